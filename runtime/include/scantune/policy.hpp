@@ -1,0 +1,106 @@
+// scantune/policy.hpp: the tunable configuration of one scan kernel.
+//
+// A Policy names every choice that shapes a generated kernel. Its canonical key
+// string is the one name of a configuration everywhere: tuning-database key,
+// kernel-cache key, kernel name and CLI text.
+//
+//   lookback_warp.tpb256.ipt12.vec4.warp_scans           (tile I/O "xpose", no backoff)
+//   lookback_thread.tpb128.ipt16.vec4.blelloch.direct.bo200
+//   reduce_then_scan.tpb512.ipt8.vec2.hillis_steele
+//   sequential                                           (takes no tile parameters)
+//
+// Fields after the block-scan algorithm are printed only where they differ from
+// their defaults (`.direct` for direct tile I/O, `.bo<ns>` for a lookback backoff),
+// so each policy has exactly one key. Policy::parse(key).key() == key for every
+// canonical key.
+//
+// Example:
+//   scantune::Policy p = scantune::Policy::parse("lookback_warp.tpb256.ipt12.vec4.warp_scans");
+//   if (auto why = p.invalid_reason(scantune::DataType::Int64)) std::puts(why->c_str());
+//   // "vector width 4 x 8 bytes exceeds 16 bytes"
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace scantune {
+
+/// Element types a scan accepts.
+enum class DataType { Int32, UInt32, Int64, UInt64, Float32, Float64 };
+
+/// Inclusive (out[i] = x0 op ... op xi) or exclusive (out[0] = init, out[i] = init op x0 op ... op x(i-1)).
+enum class ScanKind { Inclusive, Exclusive };
+
+/// How tiles cooperate across the grid.
+enum class Algorithm {
+  Sequential,      ///< one thread walks all n elements (the baseline)
+  SingleBlock,     ///< one block loops over every tile, carrying the prefix
+  ReduceThenScan,  ///< three launches: tile reductions, scan of partials, downsweep
+  Chained,         ///< each tile waits for its predecessor's inclusive prefix
+  LookbackThread,  ///< decoupled lookback, one thread walking back one tile at a time
+  LookbackWarp,    ///< decoupled lookback, a warp inspecting 32 predecessors at a time
+};
+
+/// How a block scans the per-thread aggregates of its tile.
+enum class BlockScan {
+  WarpScans,       ///< warp shuffle scans, then a scan of the warp totals
+  HillisSteele,    ///< shared memory, double buffered
+  Blelloch,        ///< work-efficient up-sweep / down-sweep in shared memory
+  BlellochPadded,  ///< Blelloch with bank-conflict-free padding
+};
+
+/// How a tile moves between global memory and registers.
+enum class TileIO {
+  Transpose,  ///< coalesced striped vector loads, shared-memory transpose to a blocked layout
+  Direct,     ///< each thread loads its own consecutive items straight from global memory
+};
+
+/// Size in bytes of one element of `t`.
+std::size_t size_of(DataType t);
+/// "int32", "uint32", "int64", "uint64", "float32", "float64".
+std::string_view to_string(DataType t);
+std::string_view to_string(ScanKind k);     ///< "inclusive", "exclusive"
+std::string_view to_string(Algorithm a);    ///< "lookback_warp", ...
+std::string_view to_string(BlockScan b);    ///< "warp_scans", ...
+/// Inverse of to_string; throw scantune::Error naming the bad text.
+DataType parse_data_type(std::string_view s);
+ScanKind parse_scan_kind(std::string_view s);
+Algorithm parse_algorithm(std::string_view s);
+BlockScan parse_block_scan(std::string_view s);
+
+/// One kernel configuration. Default-constructed, it is a reasonable 32-bit policy.
+struct Policy {
+  Algorithm algorithm = Algorithm::LookbackWarp;
+  int block_threads = 256;    ///< threads per block, a multiple of 32 in [32, 1024]
+  int items_per_thread = 12;  ///< elements each thread owns in a tile, [1, 32]
+  int vector_width = 4;       ///< elements per vector load/store; vector_width * sizeof(T) <= 16
+  BlockScan block_scan = BlockScan::WarpScans;
+  TileIO io = TileIO::Transpose;
+  int backoff_ns = 0;  ///< sleep between polls of a predecessor (chained/lookback only), 0 = spin
+
+  /// The policy of the one-thread baseline (its key is "sequential").
+  static Policy sequential();
+  /// Parses a canonical key (or any spelling with the same fields); throws scantune::Error.
+  static Policy parse(std::string_view key);
+
+  /// The canonical key, e.g. "lookback_warp.tpb256.ipt12.vec4.warp_scans".
+  std::string key() const;
+  /// Elements per tile (block_threads * items_per_thread).
+  std::size_t tile_items() const;
+  /// Static shared memory the kernel needs for element type `t`, in bytes.
+  std::size_t shared_bytes(DataType t) const;
+  /// Why this policy cannot run for element type `t`, or nothing when it can.
+  std::optional<std::string> invalid_reason(DataType t) const;
+  /// True for algorithms that wait on other tiles (and therefore use status words).
+  bool uses_tile_status() const;
+
+  friend bool operator==(const Policy& a, const Policy& b) { return a.key() == b.key(); }
+  friend bool operator!=(const Policy& a, const Policy& b) { return !(a == b); }
+};
+
+/// Static shared memory available to one block for a statically sized tile.
+inline constexpr std::size_t kMaxStaticSharedBytes = 48 * 1024;
+
+}  // namespace scantune

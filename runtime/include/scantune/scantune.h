@@ -1,0 +1,89 @@
+/* scantune/scantune.h: C API over the scantune engine, for FFI.
+ *
+ * Every function returns a status code; on failure, scantune_last_error() gives
+ * a message naming the problem (per calling thread). No C++ exception crosses
+ * this boundary.
+ *
+ * Example:
+ *   scantune_scanner_t s;
+ *   if (scantune_scanner_create(&s, -1, NULL, NULL) != SCANTUNE_SUCCESS)
+ *     fprintf(stderr, "%s\n", scantune_last_error());
+ *   int32_t init = 0;
+ *   scantune_exclusive_scan(s, SCANTUNE_INT32, SCANTUNE_OP_SUM, d_in, d_out, n, &init, stream);
+ *   scantune_scanner_destroy(s);
+ */
+#ifndef SCANTUNE_SCANTUNE_H
+#define SCANTUNE_SCANTUNE_H
+
+#include <stddef.h>
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  SCANTUNE_SUCCESS = 0,
+  SCANTUNE_ERROR_INVALID_ARGUMENT = 1, /* null pointer, misalignment, bad policy, ... */
+  SCANTUNE_ERROR_UNSUPPORTED = 2,      /* e.g. a bitwise operator on a float type */
+  SCANTUNE_ERROR_COMPILE = 3,          /* NVRTC rejected the generated source (log in the message) */
+  SCANTUNE_ERROR_CUDA = 4,             /* a CUDA runtime call failed */
+  SCANTUNE_ERROR_NO_DEVICE = 5,        /* no CUDA device or driver */
+  SCANTUNE_ERROR_INTERNAL = 6
+} scantune_status_t;
+
+typedef enum {
+  SCANTUNE_INT32 = 0,
+  SCANTUNE_UINT32 = 1,
+  SCANTUNE_INT64 = 2,
+  SCANTUNE_UINT64 = 3,
+  SCANTUNE_FLOAT32 = 4,
+  SCANTUNE_FLOAT64 = 5
+} scantune_dtype_t;
+
+typedef enum {
+  SCANTUNE_OP_SUM = 0,
+  SCANTUNE_OP_PRODUCT = 1,
+  SCANTUNE_OP_MIN = 2,
+  SCANTUNE_OP_MAX = 3,
+  SCANTUNE_OP_BIT_AND = 4,
+  SCANTUNE_OP_BIT_OR = 5,
+  SCANTUNE_OP_BIT_XOR = 6
+} scantune_op_t;
+
+typedef struct scantune_scanner_s* scantune_scanner_t;
+
+/* device: -1 = current device; database, kernel_cache: NULL = defaults. */
+scantune_status_t scantune_scanner_create(scantune_scanner_t* scanner, int device, const char* database,
+                                          const char* kernel_cache);
+scantune_status_t scantune_scanner_destroy(scantune_scanner_t scanner);
+
+scantune_status_t scantune_inclusive_scan(scantune_scanner_t scanner, scantune_dtype_t type, scantune_op_t op,
+                                          const void* d_in, void* d_out, size_t n, cudaStream_t stream);
+/* init points to one element of `type`. */
+scantune_status_t scantune_exclusive_scan(scantune_scanner_t scanner, scantune_dtype_t type, scantune_op_t op,
+                                          const void* d_in, void* d_out, size_t n, const void* init,
+                                          cudaStream_t stream);
+/* A custom operator: body of a function of a and b returning the type, and an identity expression.
+ * exclusive != 0 selects an exclusive scan (init then required). */
+scantune_status_t scantune_custom_scan(scantune_scanner_t scanner, scantune_dtype_t type, int exclusive,
+                                       const char* name, const char* body, const char* identity,
+                                       const void* d_in, void* d_out, size_t n, const void* init,
+                                       cudaStream_t stream);
+/* Runs an explicit policy key (e.g. "lookback_warp.tpb256.ipt12.vec4.warp_scans"). */
+scantune_status_t scantune_scan_with_policy(scantune_scanner_t scanner, const char* policy_key,
+                                            scantune_dtype_t type, scantune_op_t op, int exclusive,
+                                            const void* d_in, void* d_out, size_t n, const void* init,
+                                            cudaStream_t stream);
+
+/* Static text for a status. */
+const char* scantune_status_string(scantune_status_t status);
+/* The message of this thread's last failure ("" if none). */
+const char* scantune_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SCANTUNE_SCANTUNE_H */

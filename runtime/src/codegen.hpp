@@ -1,0 +1,51 @@
+// Code generation: the CUDA source and NVRTC name expressions of one or more
+// kernel specializations (type, operator, kind, policy).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "scantune/scantune.hpp"
+
+namespace scantune::detail {
+
+/// An owned operator: a built-in Op or a copy of a CustomOp.
+struct OpSpec {
+  Op op = Op::Sum;
+  bool is_custom = false;
+  CustomOp custom;
+
+  static OpSpec from(const OpRef& ref);
+  /// "sum", or "custom:<name>:<first 16 hex digits of sha256(body, identity)>".
+  std::string id() const;
+};
+
+/// Everything that selects one compiled kernel set.
+struct KernelSpec {
+  Policy policy;
+  DataType type = DataType::Int32;
+  OpSpec op;
+  ScanKind kind = ScanKind::Inclusive;
+
+  /// Stable text naming the specialization (used in cache keys and logs).
+  std::string id() const;
+};
+
+/// Throws InvalidArgument/Unsupported when (type, op) cannot be combined or a
+/// custom operator is malformed; policy problems are checked separately.
+void check_op(DataType type, const OpSpec& op);
+
+/// The kernels an algorithm launches, in launch order.
+struct GeneratedSource {
+  std::string name;    // program name for NVRTC logs
+  std::string source;  // the translation unit
+  std::vector<std::vector<std::string>> name_expressions;  // per spec, in launch order
+};
+
+/// One translation unit holding every spec (batching amortizes NVRTC start-up).
+GeneratedSource generate(const std::vector<KernelSpec>& specs);
+
+/// CUDA spelling of an element type ("int", "unsigned long long", ...).
+const char* device_type_name(DataType t);
+
+}  // namespace scantune::detail

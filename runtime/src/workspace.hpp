@@ -1,0 +1,54 @@
+// Per-stream workspaces: tile status words and ticket (single-pass algorithms)
+// and tile partials (reduce-then-scan). Grown on demand with stream-ordered
+// allocation, zeroed once when (re)allocated, then reused by every call on the
+// stream without any per-call initialisation (see templates/tile_status.cuh).
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include <cuda_runtime_api.h>
+
+namespace scantune::detail {
+
+class WorkspacePool {
+ public:
+  struct Buffer {
+    void* ptr = nullptr;
+    std::size_t bytes = 0;
+  };
+  /// Held while a call enqueues its launches: the stream's buffers cannot be
+  /// replaced (and freed) under a launch that uses them.
+  struct Lease {
+    std::unique_lock<std::mutex> lock;
+    Buffer* status = nullptr;    // ticket word + status slots
+    Buffer* partials = nullptr;  // reduce-then-scan partials
+  };
+
+  explicit WorkspacePool(int device) : device_(device) {}
+  ~WorkspacePool();
+  WorkspacePool(const WorkspacePool&) = delete;
+  WorkspacePool& operator=(const WorkspacePool&) = delete;
+
+  /// The stream's buffers with at least the requested sizes (0 = not needed).
+  Lease acquire(cudaStream_t stream, std::size_t status_bytes, std::size_t partial_bytes);
+
+  /// Bytes of workspace a call needs for `tiles` tiles of `element_size` bytes.
+  static std::size_t status_bytes(std::size_t tiles, std::size_t element_size);
+  static std::size_t partial_bytes(std::size_t tiles, std::size_t element_size);
+
+ private:
+  struct PerStream {
+    std::mutex mutex;
+    Buffer status, partials;
+  };
+  void grow(Buffer& b, std::size_t bytes, cudaStream_t stream);
+
+  int device_;
+  std::mutex mutex_;
+  std::map<cudaStream_t, std::unique_ptr<PerStream>> streams_;
+};
+
+}  // namespace scantune::detail

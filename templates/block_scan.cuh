@@ -1,0 +1,108 @@
+// Block layer: exclusive scan of one value per thread. Every algorithm returns
+// the thread's exclusive prefix (identity for thread 0) and the block aggregate,
+// and may be called repeatedly (it starts with a barrier guarding its storage).
+#pragma once
+
+#include "scantune/policy.cuh"
+#include "scantune/warp_scan.cuh"
+
+namespace scantune {
+
+template <class T, class Op, int TPB, int BS> struct block_scan;
+
+// Warp shuffles, then one warp scans the warp totals.
+template <class T, class Op, int TPB> struct block_scan<T, Op, TPB, BS_WARP_SCANS> {
+  static const int WARPS = TPB / 32;
+  static __device__ __forceinline__ void exclusive(T x, T& prefix, T& aggregate, Op op) {
+    __shared__ T warp_totals[WARPS];
+    const unsigned lane = lane_id(), warp = threadIdx.x >> 5;
+    T incl = warp_inclusive_scan(x, op);
+    T excl = __shfl_up_sync(FULL_WARP, incl, 1);
+    __syncthreads();  // the previous call's readers are done with warp_totals
+    if (lane == 31) warp_totals[warp] = incl;
+    __syncthreads();
+    if (warp == 0) {
+      T t = lane < unsigned(WARPS) ? warp_totals[lane] : Op::identity();
+      t = warp_inclusive_scan(t, op);
+      if (lane < unsigned(WARPS)) warp_totals[lane] = t;
+    }
+    __syncthreads();
+    T warp_prefix = warp > 0 ? warp_totals[warp - 1] : Op::identity();
+    prefix = lane > 0 ? op(warp_prefix, excl) : warp_prefix;
+    aggregate = warp_totals[WARPS - 1];
+  }
+};
+
+// Hillis-Steele in shared memory, double buffered (log2(TPB) steps, O(n log n) work).
+template <class T, class Op, int TPB> struct block_scan<T, Op, TPB, BS_HILLIS_STEELE> {
+  static __device__ __forceinline__ void exclusive(T x, T& prefix, T& aggregate, Op op) {
+    __shared__ T buf[2][TPB];
+    const int tid = threadIdx.x;
+    __syncthreads();
+    buf[0][tid] = x;
+    int in = 0;
+    for (int d = 1; d < TPB; d <<= 1) {
+      __syncthreads();
+      T v = buf[in][tid];
+      if (tid >= d) v = op(buf[in][tid - d], v);
+      buf[1 - in][tid] = v;
+      in = 1 - in;
+    }
+    __syncthreads();
+    prefix = tid > 0 ? buf[in][tid - 1] : Op::identity();
+    aggregate = buf[in][TPB - 1];
+  }
+};
+
+template <int N> struct next_pow2 {
+  static const int value = (N <= 1) ? 1 : 2 * next_pow2<(N + 1) / 2>::value;
+};
+template <> struct next_pow2<1> { static const int value = 1; };
+
+// Blelloch up-sweep / down-sweep over the next power of two (padded with the
+// identity). PADDED inserts one slot every 32 to spread tree levels over banks.
+template <class T, class Op, int TPB, bool PADDED> struct blelloch_scan {
+  static const int P = next_pow2<TPB>::value;
+  static __device__ __forceinline__ int at(int i) { return PADDED ? i + (i >> 5) : i; }
+  static __device__ __forceinline__ void exclusive(T x, T& prefix, T& aggregate, Op op) {
+    __shared__ T buf[PADDED ? P + P / 32 : P];
+    __shared__ T total;
+    const int tid = threadIdx.x;
+    __syncthreads();
+    buf[at(tid)] = x;
+    if (tid + TPB < P) buf[at(tid + TPB)] = Op::identity();
+    int offset = 1;
+    for (int d = P >> 1; d > 0; d >>= 1) {
+      __syncthreads();
+      if (tid < d) {
+        int ai = offset * (2 * tid + 1) - 1, bi = offset * (2 * tid + 2) - 1;
+        buf[at(bi)] = op(buf[at(ai)], buf[at(bi)]);
+      }
+      offset <<= 1;
+    }
+    __syncthreads();
+    if (tid == 0) {
+      total = buf[at(P - 1)];
+      buf[at(P - 1)] = Op::identity();
+    }
+    for (int d = 1; d < P; d <<= 1) {
+      offset >>= 1;
+      __syncthreads();
+      if (tid < d) {
+        int ai = offset * (2 * tid + 1) - 1, bi = offset * (2 * tid + 2) - 1;
+        T left = buf[at(ai)];
+        buf[at(ai)] = buf[at(bi)];                 // left child: the parent's prefix
+        buf[at(bi)] = op(buf[at(bi)], left);       // right child: parent prefix op left subtree
+      }
+    }
+    __syncthreads();
+    prefix = buf[at(tid)];
+    aggregate = total;
+  }
+};
+template <class T, class Op, int TPB> struct block_scan<T, Op, TPB, BS_BLELLOCH>
+    : blelloch_scan<T, Op, TPB, false> {};
+template <class T, class Op, int TPB> struct block_scan<T, Op, TPB, BS_BLELLOCH_PADDED>
+    : blelloch_scan<T, Op, TPB, true> {};
+
+}  // namespace scantune

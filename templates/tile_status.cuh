@@ -1,0 +1,139 @@
+// Inter-tile communication: tile tickets, status words and the three ways of
+// waiting for a predecessor's prefix (chained, one-thread and warp look-back).
+//
+// Workspace (64-bit words, owned by the host per stream, zeroed once at allocation):
+//   ws[0]         ticket word: high 32 bits generation, low 32 bits next ticket
+//   ws[32 ...]    status slots, 1 word per tile for 4-byte T, 2 words for 8-byte T
+// Each launch takes tile indices from the ticket (so tiles never depend on block
+// scheduling order); the block holding the last ticket bumps the generation and
+// zeroes the ticket, leaving the workspace valid for the next launch without a
+// memset. A slot is valid only if its flag carries the launch's generation.
+//
+// Flag (32 bits) = generation(31 bits, never 0) << 1 | inclusive. The value sits
+// beside the flag in the same 64-bit word, so no value bits are stolen: 4-byte
+// values take one word; 8-byte values are split in two words whose flags must
+// match (a torn pair is simply "not ready yet").
+#pragma once
+
+#include "scantune/warp_scan.cuh"
+
+namespace scantune {
+
+static const int STATUS_OFFSET_WORDS = 32;
+
+__device__ __forceinline__ unsigned long long load_relaxed(const unsigned long long* p) {
+  unsigned long long v;
+  asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ void store_relaxed(unsigned long long* p, unsigned long long v) {
+  asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+// Takes this block's tile index; returns the launch's generation (>= 1).
+__device__ __forceinline__ unsigned take_ticket(unsigned long long* ws, unsigned& ticket) {
+  const unsigned long long w = atomicAdd(ws, 1ull);
+  ticket = unsigned(w);
+  const unsigned epoch = unsigned(w >> 32);
+  if (ticket == gridDim.x - 1) atomicExch(ws, (unsigned long long)(epoch + 1u) << 32);
+  return epoch % 0x7fffffffu + 1u;
+}
+
+__device__ __forceinline__ unsigned make_flag(unsigned gen, bool inclusive) { return (gen << 1) | (inclusive ? 1u : 0u); }
+
+template <class T, int SIZE = sizeof(T)> struct tile_status;
+
+template <class T> struct tile_status<T, 4> {
+  static __device__ __forceinline__ void publish(unsigned long long* slots, unsigned tile, unsigned flag, T v) {
+    union { T t; unsigned u; } b;
+    b.t = v;
+    store_relaxed(slots + tile, ((unsigned long long)flag << 32) | b.u);
+  }
+  // Returns the slot's flag and value (a flag of another generation = not ready).
+  static __device__ __forceinline__ unsigned read(const unsigned long long* slots, unsigned tile, T& v) {
+    const unsigned long long w = load_relaxed(slots + tile);
+    union { T t; unsigned u; } b;
+    b.u = unsigned(w);
+    v = b.t;
+    return unsigned(w >> 32);
+  }
+};
+
+template <class T> struct tile_status<T, 8> {
+  static __device__ __forceinline__ void publish(unsigned long long* slots, unsigned tile, unsigned flag, T v) {
+    union { T t; unsigned long long u; } b;
+    b.t = v;
+    const unsigned long long f = (unsigned long long)flag << 32;
+    store_relaxed(slots + 2ull * tile, f | (b.u & 0xffffffffull));
+    store_relaxed(slots + 2ull * tile + 1, f | (b.u >> 32));
+  }
+  static __device__ __forceinline__ unsigned read(const unsigned long long* slots, unsigned tile, T& v) {
+    const unsigned long long lo = load_relaxed(slots + 2ull * tile);
+    const unsigned long long hi = load_relaxed(slots + 2ull * tile + 1);
+    if ((lo >> 32) != (hi >> 32)) return 0u;  // torn: halves of two different publications
+    union { T t; unsigned long long u; } b;
+    b.u = (hi << 32) | (lo & 0xffffffffull);
+    v = b.t;
+    return unsigned(lo >> 32);
+  }
+};
+
+template <int BACKOFF_NS> __device__ __forceinline__ void poll_backoff() {
+  if (BACKOFF_NS > 0) __nanosleep(BACKOFF_NS);
+}
+
+// Chained scan: wait for the direct predecessor's inclusive prefix.
+template <class T, int BACKOFF_NS>
+__device__ T wait_predecessor_inclusive(const unsigned long long* slots, unsigned tile, unsigned gen) {
+  const unsigned want = make_flag(gen, true);
+  T v;
+  while (tile_status<T>::read(slots, tile - 1, v) != want) poll_backoff<BACKOFF_NS>();
+  return v;
+}
+
+// Decoupled look-back by one thread: fold predecessors' aggregates until an
+// inclusive prefix is found. Returns the tile's exclusive prefix.
+template <class T, class Op, int BACKOFF_NS>
+__device__ T lookback_one_thread(const unsigned long long* slots, unsigned tile, unsigned gen, Op op) {
+  T acc = Op::identity();
+  for (unsigned j = tile - 1;; --j) {
+    T v;
+    unsigned f;
+    while (((f = tile_status<T>::read(slots, j, v)) >> 1) != gen) poll_backoff<BACKOFF_NS>();
+    acc = op(v, acc);  // v covers earlier elements than acc
+    if (f & 1u) return acc;
+  }
+}
+
+// Decoupled look-back by a full warp: lane l inspects tile (base - l), 32 tiles
+// per step; the window is folded up to the nearest inclusive prefix.
+template <class T, class Op, int BACKOFF_NS>
+__device__ T lookback_warp(const unsigned long long* slots, unsigned tile, unsigned gen, Op op) {
+  const unsigned lane = lane_id();
+  T acc = Op::identity();
+  for (long long base = (long long)tile - 1;; base -= 32) {
+    const long long j = base - lane;
+    T v = Op::identity();
+    unsigned f = 1u;  // lanes before tile 0: an inclusive identity
+    bool ready = true;
+    if (j >= 0) {
+      f = tile_status<T>::read(slots, unsigned(j), v);
+      ready = (f >> 1) == gen;
+    }
+    while (!__all_sync(FULL_WARP, ready)) {
+      poll_backoff<BACKOFF_NS>();
+      if (!ready) {
+        f = tile_status<T>::read(slots, unsigned(j), v);
+        ready = (f >> 1) == gen;
+      }
+    }
+    const unsigned inclusive = __ballot_sync(FULL_WARP, (f & 1u) != 0);
+    const unsigned first = inclusive ? unsigned(__ffs(inclusive) - 1) : 32u;
+    if (lane > first) v = Op::identity();
+    T window = __shfl_sync(FULL_WARP, warp_reduce_descending(v, op), 0);
+    acc = op(window, acc);
+    if (inclusive) return acc;
+  }
+}
+
+}  // namespace scantune

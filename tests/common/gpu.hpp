@@ -1,0 +1,59 @@
+// GPU gate for Gpu* suites: they skip (and CTest reports them skipped) on
+// machines without a CUDA device or driver.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cuda_runtime_api.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace scantune::test {
+
+inline bool has_gpu() {
+  static const bool present = [] {
+    int count = 0;
+    const bool ok = cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+    cudaGetLastError();
+    return ok;
+  }();
+  return present;
+}
+
+class GpuTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!has_gpu()) GTEST_SKIP() << "no CUDA device";
+  }
+};
+
+#define ST_CUDA(call)                                                                               \
+  do {                                                                                              \
+    cudaError_t st_e_ = (call);                                                                     \
+    if (st_e_ != cudaSuccess) throw std::runtime_error(std::string(#call) + ": " + cudaGetErrorString(st_e_)); \
+  } while (0)
+
+/// A device buffer of T, freed on scope exit.
+template <class T>
+struct DeviceBuffer {
+  T* ptr = nullptr;
+  std::size_t count = 0;
+  explicit DeviceBuffer(std::size_t n) : count(n) { ST_CUDA(cudaMalloc(reinterpret_cast<void**>(&ptr), std::max<std::size_t>(n, 1) * sizeof(T))); }
+  ~DeviceBuffer() { cudaFree(ptr); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  void upload(const std::vector<T>& v, std::size_t offset = 0) {
+    ST_CUDA(cudaMemcpy(ptr + offset, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  std::vector<T> download(std::size_t n, std::size_t offset = 0) const {
+    std::vector<T> v(n);
+    ST_CUDA(cudaMemcpy(v.data(), ptr + offset, n * sizeof(T), cudaMemcpyDeviceToHost));
+    return v;
+  }
+  /// Fills with a byte pattern so unwritten outputs never look right.
+  void poison() { ST_CUDA(cudaMemset(ptr, 0xA5, std::max<std::size_t>(count, 1) * sizeof(T))); }
+};
+
+}  // namespace scantune::test

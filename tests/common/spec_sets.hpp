@@ -1,0 +1,57 @@
+// Sets of kernel specializations shared by the compile (CPU) and GPU suites.
+#pragma once
+
+#include <vector>
+
+#include "codegen.hpp"
+
+namespace scantune::test {
+
+inline const std::vector<DataType>& all_types() {
+  static const std::vector<DataType> v{DataType::Int32,  DataType::UInt32,  DataType::Int64,
+                                       DataType::UInt64, DataType::Float32, DataType::Float64};
+  return v;
+}
+inline const std::vector<Algorithm>& tile_algorithms() {
+  static const std::vector<Algorithm> v{Algorithm::SingleBlock, Algorithm::ReduceThenScan, Algorithm::Chained,
+                                        Algorithm::LookbackThread, Algorithm::LookbackWarp};
+  return v;
+}
+inline const std::vector<BlockScan>& all_block_scans() {
+  static const std::vector<BlockScan> v{BlockScan::WarpScans, BlockScan::HillisSteele, BlockScan::Blelloch,
+                                        BlockScan::BlellochPadded};
+  return v;
+}
+inline bool is_float(DataType t) { return t == DataType::Float32 || t == DataType::Float64; }
+/// Operators valid for a type (bitwise only for integers).
+inline std::vector<Op> ops_for(DataType t) {
+  if (is_float(t)) return {Op::Sum, Op::Product, Op::Min, Op::Max};
+  return {Op::Sum, Op::Product, Op::Min, Op::Max, Op::BitAnd, Op::BitOr, Op::BitXor};
+}
+inline Policy make_policy(Algorithm a, int tpb, int ipt, int vec, BlockScan bs, TileIO io, int backoff = 0) {
+  Policy p;
+  p.algorithm = a;
+  p.block_threads = tpb;
+  p.items_per_thread = ipt;
+  p.vector_width = vec;
+  p.block_scan = bs;
+  p.io = io;
+  p.backoff_ns = backoff;
+  return p;
+}
+
+/// A spread of tile shapes for `t`: small and large blocks, 1..16 items, each
+/// vector width, both tile I/O paths, a non-power-of-two block.
+inline std::vector<Policy> shape_spread(Algorithm a, BlockScan bs, DataType t) {
+  const bool wide = size_of(t) == 8;
+  std::vector<Policy> v{
+      make_policy(a, 64, 1, 1, bs, TileIO::Transpose),
+      make_policy(a, 96, 3, 1, bs, TileIO::Direct),
+      make_policy(a, 128, 4, wide ? 2 : 4, bs, TileIO::Direct, a == Algorithm::LookbackWarp ? 100 : 0),
+      make_policy(a, 256, wide ? 8 : 12, wide ? 2 : 4, bs, TileIO::Transpose),
+      make_policy(a, 512, wide ? 4 : 16, 2, bs, TileIO::Transpose),
+  };
+  return v;
+}
+
+}  // namespace scantune::test

@@ -1,0 +1,49 @@
+// Small runs of every algorithm for compute-sanitizer (memcheck, racecheck):
+// run with --gtest_filter='GpuSanitize*'. Also part of the normal GPU suite.
+#include <gtest/gtest.h>
+
+#include "common/gpu.hpp"
+#include "common/scan_reference.hpp"
+#include "common/spec_sets.hpp"
+
+namespace scantune::test {
+namespace {
+
+class GpuSanitize : public GpuTest {};
+
+TEST_F(GpuSanitize, EveryAlgorithmAndBlockScanAtSmallSizes) {
+  Scanner scanner;
+  std::vector<Policy> policies{Policy::sequential()};
+  for (Algorithm a : tile_algorithms())
+    for (BlockScan bs : all_block_scans()) {
+      policies.push_back(make_policy(a, 64, 4, 4, bs, TileIO::Transpose));
+      policies.push_back(make_policy(a, 96, 2, 2, bs, TileIO::Direct));
+    }
+  for (const Policy& p : policies)
+    for (std::size_t n : {1ul, 255ul, 256ul, 1000ul, 4099ul})
+      for (std::size_t offset : {0ul, 1ul}) {
+        auto in = make_input<std::int32_t>(n, Op::Sum, n);
+        DeviceBuffer<std::int32_t> d_in(n + 2), d_out(n + 2);
+        d_in.upload(in, offset);
+        scanner.scan_with(p, ScanKind::Exclusive, d_in.ptr + offset, d_out.ptr + offset, n, Op::Sum, 3);
+        ASSERT_EQ(d_out.download(n, offset), reference_scan(in, Op::Sum, ScanKind::Exclusive, 3)) << p.key() << " n=" << n;
+        scanner.scan_with(p, ScanKind::Inclusive, d_in.ptr + offset, d_in.ptr + offset, n, Op::Sum, 0);  // in place
+        ASSERT_EQ(d_in.download(n, offset), reference_scan(in, Op::Sum, ScanKind::Inclusive, 0)) << p.key() << " n=" << n;
+      }
+}
+
+TEST_F(GpuSanitize, WideTypesAndLookbackWindows) {
+  Scanner scanner;
+  for (Algorithm a : {Algorithm::Chained, Algorithm::LookbackThread, Algorithm::LookbackWarp}) {
+    const Policy p = make_policy(a, 32, 2, 2, BlockScan::BlellochPadded, TileIO::Transpose);
+    const std::size_t n = 64 * 40 + 3;  // 41 tiles: more than one look-back window
+    auto in = make_input<double>(n, Op::Sum, 4);
+    DeviceBuffer<double> d_in(n), d_out(n);
+    d_in.upload(in);
+    scanner.scan_with(p, ScanKind::Inclusive, d_in.ptr, d_out.ptr, n, Op::Sum);
+    ASSERT_EQ(d_out.download(n), reference_scan(in, Op::Sum, ScanKind::Inclusive, 0.0)) << p.key();
+  }
+}
+
+}  // namespace
+}  // namespace scantune::test

@@ -1,0 +1,283 @@
+// GPU correctness: every inter-block algorithm x block-scan algorithm x a spread
+// of tile shapes x all types x all operators x inclusive/exclusive against the
+// host reference, at sizes around tile boundaries; large sizes up to 2^27; in
+// place and misaligned pointers; custom operators. Integers and integer-valued
+// floats are compared exactly; random floats against a float64 reference.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <thread>
+
+#include "codegen.hpp"
+#include "common/gpu.hpp"
+#include "common/scan_reference.hpp"
+#include "common/spec_sets.hpp"
+#include "kernel_registry.hpp"
+
+namespace scantune::test {
+namespace {
+
+int device_arch() {
+  cudaDeviceProp p{};
+  ST_CUDA(cudaGetDeviceProperties(&p, 0));
+  return p.major * 10 + p.minor;
+}
+
+template <class T>
+::testing::AssertionResult equal_exact(const std::vector<T>& got, const std::vector<T>& want) {
+  if (got.size() != want.size()) return ::testing::AssertionFailure() << "size " << got.size() << " != " << want.size();
+  for (std::size_t i = 0; i < got.size(); ++i)
+    if (!(got[i] == want[i]) && !(got[i] != got[i] && want[i] != want[i]))
+      return ::testing::AssertionFailure() << "first mismatch at " << i << " of " << got.size() << ": got " << +got[i]
+                                           << ", want " << +want[i];
+  return ::testing::AssertionSuccess();
+}
+
+// Sizes around the policy's tile boundaries, small edge cases and primes.
+std::vector<std::size_t> boundary_sizes(const Policy& p) {
+  const std::size_t tile = p.algorithm == Algorithm::Sequential ? 256 : p.tile_items();
+  std::vector<std::size_t> s{0, 1, 2, 31, 32, 33, tile - 1, tile, tile + 1, 2 * tile + 7, 7919};
+  if (p.uses_tile_status() || p.algorithm == Algorithm::ReduceThenScan) s.push_back(37 * tile + 5);  // > 32 predecessors
+  return s;
+}
+
+// Runs one (policy, type, op, kind) at every boundary size, with the input and
+// output offset by `offset` elements (and in place when asked).
+template <class T>
+void check_policy(Scanner& scanner, const Policy& p, Op op, ScanKind kind, std::size_t offset, bool in_place) {
+  const T init = make_init<T>(op);
+  for (std::size_t n : boundary_sizes(p)) {
+    auto in = make_input<T>(n, op, 7 + offset);
+    auto want = reference_scan(in, op, kind, init);
+    DeviceBuffer<T> d_in(n + 8), d_out(n + 8);
+    d_out.poison();
+    d_in.upload(in, offset);
+    T* out = in_place ? d_in.ptr + offset : d_out.ptr + offset + 1;  // output misaligned differently
+    scanner.scan_with(p, kind, d_in.ptr + offset, out, n, op, init);
+    ST_CUDA(cudaDeviceSynchronize());
+    auto got = in_place ? d_in.download(n, offset) : d_out.download(n, offset + 1);
+    ASSERT_TRUE(equal_exact(got, want)) << p.key() << " " << to_string(data_type_of<T>()) << " " << to_string(op)
+                                        << " " << to_string(kind) << " n=" << n << " offset=" << offset
+                                        << (in_place ? " in place" : "");
+  }
+}
+
+template <class F>
+void for_type(DataType t, F&& f) {
+  switch (t) {
+    case DataType::Int32: f(std::int32_t{}); break;
+    case DataType::UInt32: f(std::uint32_t{}); break;
+    case DataType::Int64: f(std::int64_t{}); break;
+    case DataType::UInt64: f(std::uint64_t{}); break;
+    case DataType::Float32: f(float{}); break;
+    case DataType::Float64: f(double{}); break;
+  }
+}
+
+// Compiles a matrix up front, in parallel NVRTC batches.
+void prepare(const std::vector<detail::KernelSpec>& specs) {
+  detail::KernelRegistry::instance().prepare(specs, device_arch(), 72);
+}
+
+class GpuScanMatrix : public GpuTest, public ::testing::WithParamInterface<std::tuple<Algorithm, BlockScan>> {};
+
+TEST_P(GpuScanMatrix, AllTypesOpsKindsAtTileBoundaries) {
+  const auto [alg, bs] = GetParam();
+  std::vector<std::pair<Policy, DataType>> runs;
+  std::vector<detail::KernelSpec> specs;
+  for (DataType t : all_types())
+    for (const Policy& p : shape_spread(alg, bs, t)) {
+      ASSERT_FALSE(p.invalid_reason(t)) << p.key() << ": " << *p.invalid_reason(t);
+      runs.emplace_back(p, t);
+      for (Op op : ops_for(t))
+        for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive}) specs.push_back({p, t, detail::OpSpec::from(op), k});
+    }
+  prepare(specs);
+  Scanner scanner;
+  for (const auto& [p, t] : runs)
+    for (Op op : ops_for(t))
+      for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive})
+        for_type(t, [&, &p = p](auto tag) { check_policy<decltype(tag)>(scanner, p, op, k, 0, false); });
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Algorithms, GpuScanMatrix,
+    ::testing::Combine(::testing::ValuesIn(tile_algorithms()), ::testing::ValuesIn(all_block_scans())),
+    [](const auto& info) {
+      return std::string(to_string(std::get<0>(info.param))) + "_" + std::string(to_string(std::get<1>(info.param)));
+    });
+
+TEST_F(GpuTest, SequentialAllTypesOpsKinds) {
+  Scanner scanner;
+  for (DataType t : all_types())
+    for (Op op : ops_for(t))
+      for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive})
+        for_type(t, [&](auto tag) { check_policy<decltype(tag)>(scanner, Policy::sequential(), op, k, 0, false); });
+}
+
+// Misaligned input/output (1-3 elements) and in place, on both tile I/O paths.
+TEST_F(GpuTest, OffsetAndInPlacePointers) {
+  Scanner scanner;
+  for (DataType t : all_types())
+    for (Algorithm a : tile_algorithms())
+      for (const Policy& p : shape_spread(a, BlockScan::WarpScans, t))
+        for (std::size_t offset : {1, 2, 3})
+          for (bool in_place : {false, true})
+            for_type(t, [&, &p = p](auto tag) {
+              check_policy<decltype(tag)>(scanner, p, Op::Sum, ScanKind::Exclusive, offset, in_place);
+              check_policy<decltype(tag)>(scanner, p, Op::Max, ScanKind::Inclusive, offset, in_place);
+            });
+}
+
+// 2^k - 1, 2^k + 1 and primes up to 2^27 (the slow seed variants up to 2^20),
+// with the default scanner policy and every inter-block algorithm.
+TEST_F(GpuTest, LargeSizes) {
+  Scanner scanner;
+  std::vector<std::size_t> sizes{1000003, 16777259};
+  for (int k = 10; k <= 27; k += (k < 20 ? 3 : 1)) {
+    sizes.push_back((std::size_t{1} << k) - 1);
+    sizes.push_back((std::size_t{1} << k) + 1);
+  }
+  const std::vector<Policy> policies{
+      Policy::sequential(),
+      make_policy(Algorithm::SingleBlock, 1024, 8, 4, BlockScan::WarpScans, TileIO::Transpose),
+      make_policy(Algorithm::ReduceThenScan, 256, 12, 4, BlockScan::BlellochPadded, TileIO::Transpose),
+      make_policy(Algorithm::Chained, 256, 12, 4, BlockScan::WarpScans, TileIO::Transpose),
+      make_policy(Algorithm::LookbackThread, 256, 12, 4, BlockScan::HillisSteele, TileIO::Direct),
+      make_policy(Algorithm::LookbackWarp, 256, 12, 4, BlockScan::WarpScans, TileIO::Transpose),
+  };
+  for (DataType t : {DataType::Int32, DataType::Float32, DataType::Int64, DataType::Float64, DataType::UInt32,
+                     DataType::UInt64})
+    for_type(t, [&](auto tag) {
+      using T = decltype(tag);
+      for (std::size_t n : sizes) {
+        if (sizeof(T) == 8 && n > (std::size_t{1} << 26) && t != DataType::Float64 && t != DataType::Int64) continue;
+        const Op op = std::is_integral_v<T> && n % 2 ? Op::BitXor : Op::Sum;
+        auto in = make_input<T>(n, op, 11);
+        DeviceBuffer<T> d_in(n), d_out(n);
+        d_in.upload(in);
+        for (ScanKind kind : {ScanKind::Inclusive, ScanKind::Exclusive}) {
+          auto want = reference_scan(in, op, kind, make_init<T>(op));
+          for (Policy p : policies) {
+            const bool slow = p.algorithm == Algorithm::Sequential || p.algorithm == Algorithm::SingleBlock;
+            if (slow && n > (std::size_t{1} << 20) + 1) continue;
+            if (size_of(t) == 8 && p.vector_width == 4) p.vector_width = 2, p.items_per_thread = 8;
+            d_out.poison();
+            scanner.scan_with(p, kind, d_in.ptr, d_out.ptr, n, op, make_init<T>(op));
+            ST_CUDA(cudaDeviceSynchronize());
+            ASSERT_TRUE(equal_exact(d_out.download(n), want))
+                << p.key() << " " << to_string(t) << " " << to_string(kind) << " n=" << n;
+          }
+          d_out.poison();
+          if (kind == ScanKind::Inclusive) scanner.inclusive_scan(d_in.ptr, d_out.ptr, n, op);
+          else scanner.exclusive_scan(d_in.ptr, d_out.ptr, n, op, make_init<T>(op));
+          ST_CUDA(cudaDeviceSynchronize());
+          ASSERT_TRUE(equal_exact(d_out.download(n), want)) << "default policy " << to_string(t) << " n=" << n;
+        }
+      }
+    });
+}
+
+// Random floats in [0, 1) against a float64 reference. Stated tolerance: the
+// relative error of a prefix is at most (tiles + 64) * eps, since the carry
+// across tiles is a sequential chain of at most `tiles` additions and each tile
+// adds a tree/serial chain of at most 64 levels (IPT + log2 TPB).
+template <class T>
+void check_float_tolerance(Scanner& scanner, const Policy& p, std::size_t n) {
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<T> in(n);
+  for (auto& x : in) x = static_cast<T>(u(rng));
+  DeviceBuffer<T> d_in(n), d_out(n);
+  d_in.upload(in);
+  scanner.scan_with(p, ScanKind::Inclusive, d_in.ptr, d_out.ptr, n, Op::Sum);
+  auto got = d_out.download(n);
+  const double eps = std::is_same_v<T, float> ? 0x1p-24 : 0x1p-53;
+  const double bound = (double(n / p.tile_items()) + 65) * eps;
+  double acc = 0, worst = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    acc += double(in[i]);
+    worst = std::max(worst, std::abs(double(got[i]) - acc) / acc);
+  }
+  EXPECT_LE(worst, bound) << p.key() << " n=" << n;
+  ::testing::Test::RecordProperty("worst_relative_error", std::to_string(worst));
+}
+
+TEST_F(GpuTest, RandomFloatsWithinTolerance) {
+  Scanner scanner;
+  for (Algorithm a : tile_algorithms()) {
+    Policy p4 = make_policy(a, 256, 12, 4, BlockScan::WarpScans, TileIO::Transpose);
+    Policy p8 = make_policy(a, 256, 8, 2, BlockScan::WarpScans, TileIO::Transpose);
+    const std::size_t n = a == Algorithm::SingleBlock ? (1u << 20) + 3 : (1u << 24) + 3;
+    check_float_tolerance<float>(scanner, p4, n);
+    check_float_tolerance<double>(scanner, p8, n);
+  }
+}
+
+TEST_F(GpuTest, CustomOperators) {
+  Scanner scanner;
+  const CustomOp absmax{"absmax", "return fabs(a) > fabs(b) ? a : b;", "0.0"};
+  const CustomOp absmax_i{"absmax_i", "return (a < 0 ? -a : a) > (b < 0 ? -b : b) ? a : b;", "0"};
+  for (std::size_t n : {1ul, 1000ul, 3072ul * 40 + 1, (1ul << 22) + 5}) {
+    std::vector<double> in(n);
+    std::vector<int> ini(n);
+    std::mt19937_64 rng(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      in[i] = double(std::int64_t(rng() % 2000001) - 1000000) / 16;
+      ini[i] = int(std::int64_t(rng() % 2000001) - 1000000);
+    }
+    auto absmax_ref = [](auto a, auto b) { return std::abs(a) > std::abs(b) ? a : b; };
+    std::vector<double> want(n);
+    std::vector<int> want_i(n);
+    double acc = 0.25;  // exclusive init
+    int acc_i = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      want[i] = acc;
+      acc = absmax_ref(acc, in[i]);
+      acc_i = i == 0 ? ini[0] : absmax_ref(acc_i, ini[i]);
+      want_i[i] = acc_i;
+    }
+    DeviceBuffer<double> d_in(n), d_out(n);
+    DeviceBuffer<int> di_in(n), di_out(n);
+    d_in.upload(in);
+    di_in.upload(ini);
+    for (Algorithm a : tile_algorithms()) {
+      scanner.scan_with(make_policy(a, 256, 8, 2, BlockScan::Blelloch, TileIO::Transpose), ScanKind::Exclusive, d_in.ptr,
+                        d_out.ptr, n, absmax, 0.25);
+      scanner.scan_with(make_policy(a, 128, 16, 4, BlockScan::WarpScans, TileIO::Direct), ScanKind::Inclusive, di_in.ptr,
+                        di_out.ptr, n, absmax_i, 0);
+      ASSERT_TRUE(equal_exact(d_out.download(n), want)) << to_string(a) << " n=" << n;
+      ASSERT_TRUE(equal_exact(di_out.download(n), want_i)) << to_string(a) << " n=" << n;
+    }
+    scanner.exclusive_scan(d_in.ptr, d_out.ptr, n, absmax, 0.25);
+    ASSERT_TRUE(equal_exact(d_out.download(n), want));
+  }
+}
+
+TEST_F(GpuTest, BrokenCustomOperatorThrowsWithTheNvrtcLog) {
+  Scanner scanner;
+  DeviceBuffer<float> d(16);
+  const CustomOp broken{"broken", "return a +* b;", "0"};
+  try {
+    scanner.inclusive_scan(d.ptr, d.ptr, 16, broken);
+    FAIL() << "expected a compile error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("custom operator broken"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("error"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(GpuTest, ProcessWideSums) {
+  const std::size_t n = 100003;
+  auto in = make_input<std::int64_t>(n, Op::Sum, 3);
+  DeviceBuffer<std::int64_t> d_in(n), d_out(n);
+  d_in.upload(in);
+  inclusive_sum(d_in.ptr, d_out.ptr, n);
+  ASSERT_TRUE(equal_exact(d_out.download(n), reference_scan(in, Op::Sum, ScanKind::Inclusive, std::int64_t{0})));
+  exclusive_sum(d_in.ptr, d_out.ptr, n);
+  ASSERT_TRUE(equal_exact(d_out.download(n), reference_scan(in, Op::Sum, ScanKind::Exclusive, std::int64_t{0})));
+}
+
+}  // namespace
+}  // namespace scantune::test

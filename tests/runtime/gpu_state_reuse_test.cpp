@@ -1,0 +1,121 @@
+// The workspace is reused across calls with no per-call initialisation: 2000
+// back-to-back look-back scans on one stream (mixing types, so the status-slot
+// layout changes between calls, and sizes, so tile counts grow and shrink), and
+// the same on 4 streams at once. Every result is checked after one final sync.
+#include <gtest/gtest.h>
+
+#include "common/gpu.hpp"
+#include "common/scan_reference.hpp"
+#include "common/spec_sets.hpp"
+
+namespace scantune::test {
+namespace {
+
+struct Job {
+  bool wide;  // int64 (two status words per tile) or int32
+  std::size_t n, in_offset, out_offset;
+  ScanKind kind;
+  Policy policy;
+};
+
+std::vector<Job> make_jobs(std::size_t count, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const Policy warp = make_policy(Algorithm::LookbackWarp, 128, 4, 2, BlockScan::WarpScans, TileIO::Transpose);
+  const Policy thread = make_policy(Algorithm::LookbackThread, 128, 4, 2, BlockScan::WarpScans, TileIO::Transpose, 50);
+  const Policy chained = make_policy(Algorithm::Chained, 64, 2, 2, BlockScan::WarpScans, TileIO::Direct);
+  std::vector<Job> jobs;
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::uint64_t r = rng();
+    const std::size_t n = 1 + r % 40000;  // up to ~80 tiles of 512
+    const int which = int((r >> 20) % 8);
+    jobs.push_back({(r >> 17) % 2 == 0, n, 0, 0, (r >> 18) % 2 ? ScanKind::Inclusive : ScanKind::Exclusive,
+                    which == 0 ? chained : which < 3 ? thread : warp});
+  }
+  return jobs;
+}
+
+// Enqueues every job on its stream, then syncs once and checks every output.
+void run_jobs(const std::vector<Job>& jobs, const std::vector<cudaStream_t>& streams) {
+  Scanner scanner;
+  std::size_t total = 0;
+  for (const auto& j : jobs) total += j.n;
+  auto in32 = make_input<std::int32_t>(total, Op::Sum, 1);
+  auto in64 = make_input<std::int64_t>(total, Op::Sum, 2);
+  DeviceBuffer<std::int32_t> d_in32(total), d_out32(total);
+  DeviceBuffer<std::int64_t> d_in64(total), d_out64(total);
+  d_in32.upload(in32);
+  d_in64.upload(in64);
+  d_out32.poison();
+  d_out64.poison();
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const Job& j = jobs[i];
+    cudaStream_t s = streams[i % streams.size()];
+    if (j.wide) scanner.scan_with(j.policy, j.kind, d_in64.ptr + at, d_out64.ptr + at, j.n, Op::Sum, std::int64_t{9}, s);
+    else scanner.scan_with(j.policy, j.kind, d_in32.ptr + at, d_out32.ptr + at, j.n, Op::Sum, std::int32_t{9}, s);
+    at += j.n;
+  }
+  ST_CUDA(cudaDeviceSynchronize());
+  auto out32 = d_out32.download(total);
+  auto out64 = d_out64.download(total);
+  at = 0;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const Job& j = jobs[i];
+    auto check = [&](const auto& in, const auto& out, auto init) {
+      using T = decltype(init);
+      std::vector<T> piece(in.begin() + long(at), in.begin() + long(at + j.n));
+      auto want = reference_scan(piece, Op::Sum, j.kind, init);
+      for (std::size_t e = 0; e < j.n; ++e)
+        if (out[at + e] != want[e]) {
+          ADD_FAILURE() << "call " << i << " (" << j.policy.key() << ", n=" << j.n << ", stream "
+                        << i % streams.size() << ") wrong at " << e;
+          return false;
+        }
+      return true;
+    };
+    if (!(j.wide ? check(in64, out64, std::int64_t{9}) : check(in32, out32, std::int32_t{9}))) return;
+    at += j.n;
+  }
+}
+
+TEST_F(GpuTest, TwoThousandBackToBackLookbackScansOnOneStream) {
+  cudaStream_t s;
+  ST_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  run_jobs(make_jobs(2000, 42), {s});
+  ST_CUDA(cudaStreamDestroy(s));
+}
+
+TEST_F(GpuTest, TwoThousandLookbackScansOnFourStreamsAtOnce) {
+  std::vector<cudaStream_t> streams(4);
+  for (auto& s : streams) ST_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  run_jobs(make_jobs(2000, 43), streams);
+  for (auto& s : streams) ST_CUDA(cudaStreamDestroy(s));
+}
+
+TEST_F(GpuTest, FullRangeValuesSurviveStatusPacking) {
+  // Values with every bit pattern, including all-ones high halves that would
+  // collide with stolen flag bits.
+  Scanner scanner;
+  const std::size_t n = 512 * 70 + 3;
+  std::vector<std::uint64_t> in(n);
+  std::vector<std::uint32_t> in32(n);
+  std::mt19937_64 rng(9);
+  for (std::size_t i = 0; i < n; ++i) {
+    in[i] = (i % 3 == 0) ? ~std::uint64_t{0} - (rng() % 7) : rng();
+    in32[i] = static_cast<std::uint32_t>(in[i] >> 7);
+  }
+  DeviceBuffer<std::uint64_t> d(n), o(n);
+  DeviceBuffer<std::uint32_t> d32(n), o32(n);
+  d.upload(in);
+  d32.upload(in32);
+  for (Op op : {Op::Sum, Op::BitXor, Op::Max, Op::Min}) {
+    const Policy p = make_policy(Algorithm::LookbackWarp, 128, 4, 2, BlockScan::WarpScans, TileIO::Transpose);
+    scanner.scan_with(p, ScanKind::Inclusive, d.ptr, o.ptr, n, op);
+    scanner.scan_with(p, ScanKind::Inclusive, d32.ptr, o32.ptr, n, op);
+    EXPECT_EQ(o.download(n), reference_scan(in, op, ScanKind::Inclusive, std::uint64_t{0})) << to_string(op);
+    EXPECT_EQ(o32.download(n), reference_scan(in32, op, ScanKind::Inclusive, std::uint32_t{0})) << to_string(op);
+  }
+}
+
+}  // namespace
+}  // namespace scantune::test
