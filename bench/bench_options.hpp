@@ -18,8 +18,8 @@ inline constexpr int kExitUsage = 2;
 inline constexpr int kExitNoGpu = 77; ///< no CUDA device (the CTest/automake "skipped" code)
 
 /// The default hand-picked policies of the `scantune` column, by element size.
-inline constexpr const char* kDefaultPolicy4Byte = "lookback_warp.tpb256.ipt12.vec4.warp_scans";
-inline constexpr const char* kDefaultPolicy8Byte = "lookback_warp.tpb256.ipt8.vec2.warp_scans";
+inline constexpr const char* kDefaultPolicy4Byte = "lookback_warp.tpb128.ipt24.vec4.warp_scans";
+inline constexpr const char* kDefaultPolicy8Byte = "lookback_warp.tpb256.ipt12.vec2.warp_scans";
 
 struct Options {
   std::vector<scantune::DataType> types; ///< in the order given

@@ -45,6 +45,10 @@ struct GeneratedSource {
 /// One translation unit holding every spec (batching amortizes NVRTC start-up).
 GeneratedSource generate(const std::vector<KernelSpec>& specs);
 
+/// SHA-256 of every embedded template source. Every generated source restates
+/// it, so a cubin (and its disk-cache key) identifies the template release.
+const std::string& template_sources_hash();
+
 /// CUDA spelling of an element type ("int", "unsigned long long", ...).
 const char* device_type_name(DataType t);
 

@@ -8,19 +8,17 @@
 
 #include <fmt/format.h>
 
-#include "cache/hash.hpp"
 #include "cache/kernel_cache.hpp"
 #include "cuda_check.hpp"
-#include "embedded_templates.hpp"
 #include "nvrtc_compiler.hpp"
 
 namespace scantune::detail {
 namespace {
 
 void put_u32(std::vector<char>& out, std::uint32_t v) {
-  char b[4];
-  std::memcpy(b, &v, 4);
-  out.insert(out.end(), b, b + 4);
+  const std::size_t at = out.size();
+  out.resize(at + 4);
+  std::memcpy(out.data() + at, &v, 4);
 }
 
 std::shared_ptr<KernelSet> load_library(const std::vector<char>& cubin, const std::vector<std::string>& names,
@@ -76,18 +74,15 @@ bool unpack_kernel_blob(const std::vector<char>& blob, std::vector<std::string>&
   return true;
 }
 
-const std::string& template_sources_hash() {
-  static const std::string hash = [] {
-    Sha256 h;
-    for (std::size_t i = 0; i < kTemplateFileCount; ++i) h.update(kTemplateFiles[i].name).update(kTemplateFiles[i].text);
-    return h.hex_digest();
-  }();
-  return hash;
-}
-
 KernelRegistry& KernelRegistry::instance() {
   static KernelRegistry* registry = new KernelRegistry();  // never destroyed: modules outlive static teardown
   return *registry;
+}
+
+std::shared_ptr<const KernelSet> KernelRegistry::find(const KernelSpec& spec, int arch) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = entries_.find(key_of(spec, arch));
+  return it == entries_.end() ? nullptr : it->second->set;
 }
 
 std::size_t KernelRegistry::size() const {

@@ -39,6 +39,9 @@ class KernelRegistry {
   /// Programs of `batch` specs at most, compiled on up to `threads` host threads.
   void prepare(const std::vector<KernelSpec>& specs, int arch, std::size_t batch = 64, unsigned threads = 0);
 
+  /// The loaded set of `spec`, or null if it was never prepared.
+  std::shared_ptr<const KernelSet> find(const KernelSpec& spec, int arch) const;
+
   /// Kernel sets currently loaded.
   std::size_t size() const;
 
@@ -57,8 +60,5 @@ class KernelRegistry {
 std::vector<char> pack_kernel_blob(const std::vector<std::string>& lowered_names, const std::vector<char>& cubin);
 bool unpack_kernel_blob(const std::vector<char>& blob, std::vector<std::string>& lowered_names,
                         std::vector<char>& cubin);
-
-/// SHA-256 of every embedded template source (identifies a kernel-source release).
-const std::string& template_sources_hash();
 
 }  // namespace scantune::detail
