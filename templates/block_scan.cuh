@@ -8,17 +8,19 @@
 
 namespace scantune {
 
-template <class T, class Op, int TPB, int BS> struct block_scan;
+template <class T, class Op, int TPB, int BS>
+struct block_scan;
 
 // Warp shuffles, then one warp scans the warp totals.
-template <class T, class Op, int TPB> struct block_scan<T, Op, TPB, BS_WARP_SCANS> {
+template <class T, class Op, int TPB>
+struct block_scan<T, Op, TPB, BS_WARP_SCANS> {
   static const int WARPS = TPB / 32;
   static __device__ __forceinline__ void exclusive(T x, T& prefix, T& aggregate, Op op) {
     __shared__ T warp_totals[WARPS];
     const unsigned lane = lane_id(), warp = threadIdx.x >> 5;
     T incl = warp_inclusive_scan(x, op);
     T excl = __shfl_up_sync(FULL_WARP, incl, 1);
-    __syncthreads();  // the previous call's readers are done with warp_totals
+    __syncthreads(); // the previous call's readers are done with warp_totals
     if (lane == 31) warp_totals[warp] = incl;
     __syncthreads();
     if (warp == 0) {
@@ -34,7 +36,8 @@ template <class T, class Op, int TPB> struct block_scan<T, Op, TPB, BS_WARP_SCAN
 };
 
 // Hillis-Steele in shared memory, double buffered (log2(TPB) steps, O(n log n) work).
-template <class T, class Op, int TPB> struct block_scan<T, Op, TPB, BS_HILLIS_STEELE> {
+template <class T, class Op, int TPB>
+struct block_scan<T, Op, TPB, BS_HILLIS_STEELE> {
   static __device__ __forceinline__ void exclusive(T x, T& prefix, T& aggregate, Op op) {
     __shared__ T buf[2][TPB];
     const int tid = threadIdx.x;
@@ -54,14 +57,19 @@ template <class T, class Op, int TPB> struct block_scan<T, Op, TPB, BS_HILLIS_ST
   }
 };
 
-template <int N> struct next_pow2 {
+template <int N>
+struct next_pow2 {
   static const int value = (N <= 1) ? 1 : 2 * next_pow2<(N + 1) / 2>::value;
 };
-template <> struct next_pow2<1> { static const int value = 1; };
+template <>
+struct next_pow2<1> {
+  static const int value = 1;
+};
 
 // Blelloch up-sweep / down-sweep over the next power of two (padded with the
 // identity). PADDED inserts one slot every 32 to spread tree levels over banks.
-template <class T, class Op, int TPB, bool PADDED> struct blelloch_scan {
+template <class T, class Op, int TPB, bool PADDED>
+struct blelloch_scan {
   static const int P = next_pow2<TPB>::value;
   static __device__ __forceinline__ int at(int i) { return PADDED ? i + (i >> 5) : i; }
   static __device__ __forceinline__ void exclusive(T x, T& prefix, T& aggregate, Op op) {
@@ -91,8 +99,8 @@ template <class T, class Op, int TPB, bool PADDED> struct blelloch_scan {
       if (tid < d) {
         int ai = offset * (2 * tid + 1) - 1, bi = offset * (2 * tid + 2) - 1;
         T left = buf[at(ai)];
-        buf[at(ai)] = buf[at(bi)];                 // left child: the parent's prefix
-        buf[at(bi)] = op(buf[at(bi)], left);       // right child: parent prefix op left subtree
+        buf[at(ai)] = buf[at(bi)];           // left child: the parent's prefix
+        buf[at(bi)] = op(buf[at(bi)], left); // right child: parent prefix op left subtree
       }
     }
     __syncthreads();
@@ -100,9 +108,9 @@ template <class T, class Op, int TPB, bool PADDED> struct blelloch_scan {
     aggregate = total;
   }
 };
-template <class T, class Op, int TPB> struct block_scan<T, Op, TPB, BS_BLELLOCH>
-    : blelloch_scan<T, Op, TPB, false> {};
-template <class T, class Op, int TPB> struct block_scan<T, Op, TPB, BS_BLELLOCH_PADDED>
-    : blelloch_scan<T, Op, TPB, true> {};
+template <class T, class Op, int TPB>
+struct block_scan<T, Op, TPB, BS_BLELLOCH> : blelloch_scan<T, Op, TPB, false> {};
+template <class T, class Op, int TPB>
+struct block_scan<T, Op, TPB, BS_BLELLOCH_PADDED> : blelloch_scan<T, Op, TPB, true> {};
 
-}  // namespace scantune
+} // namespace scantune

@@ -13,7 +13,12 @@ enum algorithm_id {
   ALG_LOOKBACK_THREAD = 4,
   ALG_LOOKBACK_WARP = 5
 };
-enum block_scan_id { BS_WARP_SCANS = 0, BS_HILLIS_STEELE = 1, BS_BLELLOCH = 2, BS_BLELLOCH_PADDED = 3 };
+enum block_scan_id {
+  BS_WARP_SCANS = 0,
+  BS_HILLIS_STEELE = 1,
+  BS_BLELLOCH = 2,
+  BS_BLELLOCH_PADDED = 3
+};
 enum tile_io_id { IO_TRANSPOSE = 0, IO_DIRECT = 1 };
 enum scan_kind_id { KIND_INCLUSIVE = 0, KIND_EXCLUSIVE = 1 };
 
@@ -27,9 +32,11 @@ struct policy {
   static const int tile_io = IO;
   static const int backoff_ns = BACKOFF_NS;
   static const int tile_items = TPB * IPT;
-  static_assert(TPB % 32 == 0 && TPB >= 32 && TPB <= 1024, "block threads: a multiple of 32 in [32, 1024]");
+  static_assert(TPB % 32 == 0 && TPB >= 32 && TPB <= 1024,
+                "block threads: a multiple of 32 in [32, 1024]");
   static_assert(IPT >= 1 && IPT <= 32, "items per thread in [1, 32]");
-  static_assert(VEC >= 1 && IPT % VEC == 0, "items per thread must be a multiple of the vector width");
+  static_assert(VEC >= 1 && IPT % VEC == 0,
+                "items per thread must be a multiple of the vector width");
 };
 
-}  // namespace scantune
+} // namespace scantune

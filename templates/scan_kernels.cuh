@@ -12,13 +12,14 @@
 #include "scantune/tile_scan.cuh"
 #include "scantune/tile_status.cuh"
 
-#define SCANTUNE_KERNEL_PARAMS                                                                   \
-  const T *in, T *out, unsigned long long n, T init, unsigned shift, unsigned flags,           \
+#define SCANTUNE_KERNEL_PARAMS                                                                     \
+  const T *in, T *out, unsigned long long n, T init, unsigned shift, unsigned flags,               \
       unsigned long long *ws
 
 namespace scantune {
 
-template <class T, class P> struct tile_smem {
+template <class T, class P>
+struct tile_smem {
   __device__ __forceinline__ static T* get() {
     __shared__ __align__(16) unsigned char raw[tile_io<T, P>::SHARED_BYTES];
     return reinterpret_cast<T*>(raw);
@@ -61,7 +62,7 @@ __global__ void __launch_bounds__(P::block_threads) single_block_kernel(SCANTUNE
       carry = op(carry, aggregate);
       return prefix;
     });
-    __syncthreads();  // the next tile's load reuses shared memory
+    __syncthreads(); // the next tile's load reuses shared memory
   }
 }
 
@@ -84,12 +85,14 @@ __global__ void __launch_bounds__(P::block_threads) single_pass_kernel(SCANTUNE_
     if (tile == 0) {
       const T prefix = first_prefix<T, Op, KIND>(init);
       if (threadIdx.x == 0)
-        tile_status<T>::publish(slots, 0, make_flag(gen, true), KIND == KIND_EXCLUSIVE ? op(init, aggregate) : aggregate);
+        tile_status<T>::publish(slots, 0, make_flag(gen, true),
+                                KIND == KIND_EXCLUSIVE ? op(init, aggregate) : aggregate);
       return prefix;
     }
     if (P::algorithm == ALG_LOOKBACK_WARP) {
       if (threadIdx.x < 32) {
-        if (threadIdx.x == 0) tile_status<T>::publish(slots, tile, make_flag(gen, false), aggregate);
+        if (threadIdx.x == 0)
+          tile_status<T>::publish(slots, tile, make_flag(gen, false), aggregate);
         const T prefix = lookback_warp<T, Op, P::backoff_ns>(slots, tile, gen, op);
         if (threadIdx.x == 0) {
           s_prefix = prefix;
@@ -116,7 +119,8 @@ __global__ void __launch_bounds__(P::block_threads) single_pass_kernel(SCANTUNE_
 template <class T, class Op, int KIND, class P>
 __global__ void __launch_bounds__(P::block_threads) rts_reduce_kernel(SCANTUNE_KERNEL_PARAMS) {
   T* partials = reinterpret_cast<T*>(ws + STATUS_OFFSET_WORDS);
-  const T aggregate = tile_scan<T, Op, KIND, P>::reduce(in, n, shift, blockIdx.x, tile_smem<T, P>::get());
+  const T aggregate =
+      tile_scan<T, Op, KIND, P>::reduce(in, n, shift, blockIdx.x, tile_smem<T, P>::get());
   if (threadIdx.x == 0) partials[blockIdx.x] = aggregate;
 }
 
@@ -130,11 +134,12 @@ __global__ void __launch_bounds__(P::block_threads) rts_partials_kernel(SCANTUNE
   const unsigned long long chunks = (tiles + P::tile_items - 1) / P::tile_items;
   T carry = first_prefix<T, Op, KIND>(init);
   for (unsigned long long c = 0; c < chunks; ++c) {
-    tile_scan<T, Op, KIND_EXCLUSIVE, P>::run(partials, partials, tiles, 0u, true, c, smem, [&](T aggregate) {
-      const T prefix = carry;
-      carry = op(carry, aggregate);
-      return prefix;
-    });
+    tile_scan<T, Op, KIND_EXCLUSIVE, P>::run(partials, partials, tiles, 0u, true, c, smem,
+                                             [&](T aggregate) {
+                                               const T prefix = carry;
+                                               carry = op(carry, aggregate);
+                                               return prefix;
+                                             });
     __syncthreads();
   }
 }
@@ -148,4 +153,4 @@ __global__ void __launch_bounds__(P::block_threads) rts_downsweep_kernel(SCANTUN
                                  [&](T) { return prefix; });
 }
 
-}  // namespace scantune
+} // namespace scantune

@@ -17,9 +17,10 @@
 
 namespace scantune {
 
-template <class T, class P> struct tile_io {
+template <class T, class P>
+struct tile_io {
   static const int TPB = P::block_threads, IPT = P::items_per_thread, VEC = P::vector_width;
-  static const int VECS = IPT / VEC;  // vectors per thread
+  static const int VECS = IPT / VEC; // vectors per thread
   typedef typename raw_vector<VEC * sizeof(T)>::type V;
   static const bool TRANSPOSE = P::tile_io == IO_TRANSPOSE;
 
@@ -33,25 +34,30 @@ template <class T, class P> struct tile_io {
       const V* src = reinterpret_cast<const V*>(in_tile);
       V staged[VECS];
 #pragma unroll
-      for (int k = 0; k < VECS; ++k) staged[k] = src[k * TPB + tid];
+      for (int k = 0; k < VECS; ++k)
+        staged[k] = src[k * TPB + tid];
       V* dst = reinterpret_cast<V*>(smem);
 #pragma unroll
-      for (int k = 0; k < VECS; ++k) dst[k * TPB + tid] = staged[k];
+      for (int k = 0; k < VECS; ++k)
+        dst[k * TPB + tid] = staged[k];
       __syncthreads();
       const V* mine = reinterpret_cast<const V*>(smem + tid * IPT);
 #pragma unroll
-      for (int k = 0; k < VECS; ++k) vitems[k] = mine[k];
+      for (int k = 0; k < VECS; ++k)
+        vitems[k] = mine[k];
     } else {
       const V* src = reinterpret_cast<const V*>(in_tile + tid * IPT);
 #pragma unroll
-      for (int k = 0; k < VECS; ++k) vitems[k] = src[k];
+      for (int k = 0; k < VECS; ++k)
+        vitems[k] = src[k];
     }
   }
 
   // g_start: global index of the tile's first slot (may be negative for the
   // first tile of a misaligned input).
-  static __device__ __forceinline__ void load_partial(const T* in, long long g_start, unsigned long long n,
-                                                      T (&items)[IPT], T* smem, T pad) {
+  static __device__ __forceinline__ void load_partial(const T* in, long long g_start,
+                                                      unsigned long long n, T (&items)[IPT],
+                                                      T* smem, T pad) {
     const int tid = threadIdx.x;
     if (TRANSPOSE) {
 #pragma unroll
@@ -62,7 +68,8 @@ template <class T, class P> struct tile_io {
       }
       __syncthreads();
 #pragma unroll
-      for (int i = 0; i < IPT; ++i) items[i] = smem[tid * IPT + i];
+      for (int i = 0; i < IPT; ++i)
+        items[i] = smem[tid * IPT + i];
     } else {
 #pragma unroll
       for (int i = 0; i < IPT; ++i) {
@@ -73,39 +80,46 @@ template <class T, class P> struct tile_io {
   }
 
   // vec_ok: the output has the input's misalignment, so full tiles are aligned there too.
-  static __device__ __forceinline__ void store_full(T* out_tile, T (&items)[IPT], T* smem, bool vec_ok) {
+  static __device__ __forceinline__ void store_full(T* out_tile, T (&items)[IPT], T* smem,
+                                                    bool vec_ok) {
     const int tid = threadIdx.x;
     const V* vitems = reinterpret_cast<const V*>(items);
     if (TRANSPOSE) {
       V* mine = reinterpret_cast<V*>(smem + tid * IPT);
 #pragma unroll
-      for (int k = 0; k < VECS; ++k) mine[k] = vitems[k];
+      for (int k = 0; k < VECS; ++k)
+        mine[k] = vitems[k];
       __syncthreads();
       if (vec_ok) {
         V* dst = reinterpret_cast<V*>(out_tile);
         const V* src = reinterpret_cast<const V*>(smem);
 #pragma unroll
-        for (int k = 0; k < VECS; ++k) dst[k * TPB + tid] = src[k * TPB + tid];
+        for (int k = 0; k < VECS; ++k)
+          dst[k * TPB + tid] = src[k * TPB + tid];
       } else {
 #pragma unroll
-        for (int e = 0; e < IPT; ++e) out_tile[e * TPB + tid] = smem[e * TPB + tid];
+        for (int e = 0; e < IPT; ++e)
+          out_tile[e * TPB + tid] = smem[e * TPB + tid];
       }
     } else if (vec_ok) {
       V* dst = reinterpret_cast<V*>(out_tile + tid * IPT);
 #pragma unroll
-      for (int k = 0; k < VECS; ++k) dst[k] = vitems[k];
+      for (int k = 0; k < VECS; ++k)
+        dst[k] = vitems[k];
     } else {
 #pragma unroll
-      for (int i = 0; i < IPT; ++i) out_tile[tid * IPT + i] = items[i];
+      for (int i = 0; i < IPT; ++i)
+        out_tile[tid * IPT + i] = items[i];
     }
   }
 
-  static __device__ __forceinline__ void store_partial(T* out, long long g_start, unsigned long long n,
-                                                       T (&items)[IPT], T* smem) {
+  static __device__ __forceinline__ void
+  store_partial(T* out, long long g_start, unsigned long long n, T (&items)[IPT], T* smem) {
     const int tid = threadIdx.x;
     if (TRANSPOSE) {
 #pragma unroll
-      for (int i = 0; i < IPT; ++i) smem[tid * IPT + i] = items[i];
+      for (int i = 0; i < IPT; ++i)
+        smem[tid * IPT + i] = items[i];
       __syncthreads();
 #pragma unroll
       for (int e = 0; e < IPT; ++e) {
@@ -123,4 +137,4 @@ template <class T, class P> struct tile_io {
   }
 };
 
-}  // namespace scantune
+} // namespace scantune

@@ -12,7 +12,8 @@
 
 namespace scantune {
 
-template <class T, class Op, int KIND, class P> struct tile_scan {
+template <class T, class Op, int KIND, class P>
+struct tile_scan {
   static const int TPB = P::block_threads, IPT = P::items_per_thread, TILE = P::tile_items;
   typedef tile_io<T, P> io;
   typedef block_scan<T, Op, TPB, P::block_scan> bscan;
@@ -20,20 +21,24 @@ template <class T, class Op, int KIND, class P> struct tile_scan {
   static __device__ __forceinline__ bool load(const T* in, unsigned long long n, long long g_start,
                                               T (&items)[IPT], T* smem) {
     const bool full = g_start >= 0 && (unsigned long long)g_start + TILE <= n;
-    if (full) io::load_full(in + g_start, items, smem);
-    else io::load_partial(in, g_start, n, items, smem, Op::identity());
+    if (full)
+      io::load_full(in + g_start, items, smem);
+    else
+      io::load_partial(in, g_start, n, items, smem, Op::identity());
     return full;
   }
 
   static __device__ __forceinline__ T thread_reduce(const T (&items)[IPT], Op op) {
     T agg = items[0];
 #pragma unroll
-    for (int i = 1; i < IPT; ++i) agg = op(agg, items[i]);
+    for (int i = 1; i < IPT; ++i)
+      agg = op(agg, items[i]);
     return agg;
   }
 
   // Block aggregate of tile t (for reduce-then-scan's first pass).
-  static __device__ T reduce(const T* in, unsigned long long n, unsigned shift, unsigned long long t, T* smem) {
+  static __device__ T reduce(const T* in, unsigned long long n, unsigned shift,
+                             unsigned long long t, T* smem) {
     Op op;
     T items[IPT];
     load(in, n, (long long)(t * TILE) - (long long)shift, items, smem);
@@ -45,8 +50,9 @@ template <class T, class Op, int KIND, class P> struct tile_scan {
   // Scans tile t. prefix_of(block_aggregate) is called by every thread and returns
   // the tile's exclusive prefix (for exclusive scans it already includes init).
   template <class PrefixFn>
-  static __device__ __forceinline__ void run(const T* in, T* out, unsigned long long n, unsigned shift,
-                                             bool out_vec_ok, unsigned long long t, T* smem, PrefixFn prefix_of) {
+  static __device__ __forceinline__ void run(const T* in, T* out, unsigned long long n,
+                                             unsigned shift, bool out_vec_ok, unsigned long long t,
+                                             T* smem, PrefixFn prefix_of) {
     Op op;
     const long long g_start = (long long)(t * TILE) - (long long)shift;
     T items[IPT];
@@ -65,9 +71,11 @@ template <class T, class Op, int KIND, class P> struct tile_scan {
         items[i] = running;
       }
     }
-    if (full) io::store_full(out + g_start, items, smem, out_vec_ok);
-    else io::store_partial(out, g_start, n, items, smem);
+    if (full)
+      io::store_full(out + g_start, items, smem, out_vec_ok);
+    else
+      io::store_partial(out, g_start, n, items, smem);
   }
 };
 
-}  // namespace scantune
+} // namespace scantune

@@ -39,68 +39,94 @@ __device__ __forceinline__ unsigned take_ticket(unsigned long long* ws, unsigned
   return epoch % 0x7fffffffu + 1u;
 }
 
-__device__ __forceinline__ unsigned make_flag(unsigned gen, bool inclusive) { return (gen << 1) | (inclusive ? 1u : 0u); }
+__device__ __forceinline__ unsigned make_flag(unsigned gen, bool inclusive) {
+  return (gen << 1) | (inclusive ? 1u : 0u);
+}
 
-template <class T, int SIZE = sizeof(T)> struct tile_status;
+template <class T, int SIZE = sizeof(T)>
+struct tile_status;
 
-template <class T> struct tile_status<T, 4> {
-  static __device__ __forceinline__ void publish(unsigned long long* slots, unsigned tile, unsigned flag, T v) {
-    union { T t; unsigned u; } b;
+template <class T>
+struct tile_status<T, 4> {
+  static __device__ __forceinline__ void publish(unsigned long long* slots, unsigned tile,
+                                                 unsigned flag, T v) {
+    union {
+      T t;
+      unsigned u;
+    } b;
     b.t = v;
     store_relaxed(slots + tile, ((unsigned long long)flag << 32) | b.u);
   }
   // Returns the slot's flag and value (a flag of another generation = not ready).
-  static __device__ __forceinline__ unsigned read(const unsigned long long* slots, unsigned tile, T& v) {
+  static __device__ __forceinline__ unsigned read(const unsigned long long* slots, unsigned tile,
+                                                  T& v) {
     const unsigned long long w = load_relaxed(slots + tile);
-    union { T t; unsigned u; } b;
+    union {
+      T t;
+      unsigned u;
+    } b;
     b.u = unsigned(w);
     v = b.t;
     return unsigned(w >> 32);
   }
 };
 
-template <class T> struct tile_status<T, 8> {
-  static __device__ __forceinline__ void publish(unsigned long long* slots, unsigned tile, unsigned flag, T v) {
-    union { T t; unsigned long long u; } b;
+template <class T>
+struct tile_status<T, 8> {
+  static __device__ __forceinline__ void publish(unsigned long long* slots, unsigned tile,
+                                                 unsigned flag, T v) {
+    union {
+      T t;
+      unsigned long long u;
+    } b;
     b.t = v;
     const unsigned long long f = (unsigned long long)flag << 32;
     store_relaxed(slots + 2ull * tile, f | (b.u & 0xffffffffull));
     store_relaxed(slots + 2ull * tile + 1, f | (b.u >> 32));
   }
-  static __device__ __forceinline__ unsigned read(const unsigned long long* slots, unsigned tile, T& v) {
+  static __device__ __forceinline__ unsigned read(const unsigned long long* slots, unsigned tile,
+                                                  T& v) {
     const unsigned long long lo = load_relaxed(slots + 2ull * tile);
     const unsigned long long hi = load_relaxed(slots + 2ull * tile + 1);
-    if ((lo >> 32) != (hi >> 32)) return 0u;  // torn: halves of two different publications
-    union { T t; unsigned long long u; } b;
+    if ((lo >> 32) != (hi >> 32)) return 0u; // torn: halves of two different publications
+    union {
+      T t;
+      unsigned long long u;
+    } b;
     b.u = (hi << 32) | (lo & 0xffffffffull);
     v = b.t;
     return unsigned(lo >> 32);
   }
 };
 
-template <int BACKOFF_NS> __device__ __forceinline__ void poll_backoff() {
+template <int BACKOFF_NS>
+__device__ __forceinline__ void poll_backoff() {
   if (BACKOFF_NS > 0) __nanosleep(BACKOFF_NS);
 }
 
 // Chained scan: wait for the direct predecessor's inclusive prefix.
 template <class T, int BACKOFF_NS>
-__device__ T wait_predecessor_inclusive(const unsigned long long* slots, unsigned tile, unsigned gen) {
+__device__ T wait_predecessor_inclusive(const unsigned long long* slots, unsigned tile,
+                                        unsigned gen) {
   const unsigned want = make_flag(gen, true);
   T v;
-  while (tile_status<T>::read(slots, tile - 1, v) != want) poll_backoff<BACKOFF_NS>();
+  while (tile_status<T>::read(slots, tile - 1, v) != want)
+    poll_backoff<BACKOFF_NS>();
   return v;
 }
 
 // Decoupled look-back by one thread: fold predecessors' aggregates until an
 // inclusive prefix is found. Returns the tile's exclusive prefix.
 template <class T, class Op, int BACKOFF_NS>
-__device__ T lookback_one_thread(const unsigned long long* slots, unsigned tile, unsigned gen, Op op) {
+__device__ T lookback_one_thread(const unsigned long long* slots, unsigned tile, unsigned gen,
+                                 Op op) {
   T acc = Op::identity();
   for (unsigned j = tile - 1;; --j) {
     T v;
     unsigned f;
-    while (((f = tile_status<T>::read(slots, j, v)) >> 1) != gen) poll_backoff<BACKOFF_NS>();
-    acc = op(v, acc);  // v covers earlier elements than acc
+    while (((f = tile_status<T>::read(slots, j, v)) >> 1) != gen)
+      poll_backoff<BACKOFF_NS>();
+    acc = op(v, acc); // v covers earlier elements than acc
     if (f & 1u) return acc;
   }
 }
@@ -114,7 +140,7 @@ __device__ T lookback_warp(const unsigned long long* slots, unsigned tile, unsig
   for (long long base = (long long)tile - 1;; base -= 32) {
     const long long j = base - lane;
     T v = Op::identity();
-    unsigned f = 1u;  // lanes before tile 0: an inclusive identity
+    unsigned f = 1u; // lanes before tile 0: an inclusive identity
     bool ready = true;
     if (j >= 0) {
       f = tile_status<T>::read(slots, unsigned(j), v);
@@ -136,4 +162,4 @@ __device__ T lookback_warp(const unsigned long long* slots, unsigned tile, unsig
   }
 }
 
-}  // namespace scantune
+} // namespace scantune

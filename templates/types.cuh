@@ -6,45 +6,84 @@ namespace scantune {
 
 // Unsigned twin of each integer type: integer Sum and Product wrap modulo 2^bits
 // by computing in the unsigned twin (signed overflow is undefined in C++).
-template <class T> struct unsigned_of { typedef T type; };
-template <> struct unsigned_of<int> { typedef unsigned int type; };
-template <> struct unsigned_of<long long> { typedef unsigned long long type; };
+template <class T>
+struct unsigned_of {
+  typedef T type;
+};
+template <>
+struct unsigned_of<int> {
+  typedef unsigned int type;
+};
+template <>
+struct unsigned_of<long long> {
+  typedef unsigned long long type;
+};
 
-template <class T> struct type_limits;
-template <> struct type_limits<int> {
+template <class T>
+struct type_limits;
+template <>
+struct type_limits<int> {
   static __device__ __forceinline__ int lowest() { return -2147483647 - 1; }
   static __device__ __forceinline__ int highest() { return 2147483647; }
 };
-template <> struct type_limits<unsigned int> {
+template <>
+struct type_limits<unsigned int> {
   static __device__ __forceinline__ unsigned int lowest() { return 0u; }
   static __device__ __forceinline__ unsigned int highest() { return 0xffffffffu; }
 };
-template <> struct type_limits<long long> {
+template <>
+struct type_limits<long long> {
   static __device__ __forceinline__ long long lowest() { return -9223372036854775807ll - 1; }
   static __device__ __forceinline__ long long highest() { return 9223372036854775807ll; }
 };
-template <> struct type_limits<unsigned long long> {
+template <>
+struct type_limits<unsigned long long> {
   static __device__ __forceinline__ unsigned long long lowest() { return 0ull; }
   static __device__ __forceinline__ unsigned long long highest() { return 0xffffffffffffffffull; }
 };
 // Floats: +-infinity, so min/max identities absorb every finite value.
-template <> struct type_limits<float> {
+template <>
+struct type_limits<float> {
   static __device__ __forceinline__ float lowest() { return __int_as_float(0xff800000); }
   static __device__ __forceinline__ float highest() { return __int_as_float(0x7f800000); }
 };
-template <> struct type_limits<double> {
-  static __device__ __forceinline__ double lowest() { return __longlong_as_double(0xfff0000000000000ll); }
-  static __device__ __forceinline__ double highest() { return __longlong_as_double(0x7ff0000000000000ll); }
+template <>
+struct type_limits<double> {
+  static __device__ __forceinline__ double lowest() {
+    return __longlong_as_double(0xfff0000000000000ll);
+  }
+  static __device__ __forceinline__ double highest() {
+    return __longlong_as_double(0x7ff0000000000000ll);
+  }
 };
 
-template <class T> struct is_integer { static const bool value = true; };
-template <> struct is_integer<float> { static const bool value = false; };
-template <> struct is_integer<double> { static const bool value = false; };
+template <class T>
+struct is_integer {
+  static const bool value = true;
+};
+template <>
+struct is_integer<float> {
+  static const bool value = false;
+};
+template <>
+struct is_integer<double> {
+  static const bool value = false;
+};
 
 // Raw vector type moving `BYTES` bytes in one instruction (4, 8 or 16).
-template <int BYTES> struct raw_vector;
-template <> struct raw_vector<4> { typedef unsigned int type; };
-template <> struct raw_vector<8> { typedef uint2 type; };
-template <> struct raw_vector<16> { typedef uint4 type; };
+template <int BYTES>
+struct raw_vector;
+template <>
+struct raw_vector<4> {
+  typedef unsigned int type;
+};
+template <>
+struct raw_vector<8> {
+  typedef uint2 type;
+};
+template <>
+struct raw_vector<16> {
+  typedef uint4 type;
+};
 
-}  // namespace scantune
+} // namespace scantune

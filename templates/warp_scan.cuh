@@ -6,7 +6,9 @@ namespace scantune {
 
 static const unsigned FULL_WARP = 0xffffffffu;
 
-__device__ __forceinline__ unsigned lane_id() { return threadIdx.x & 31u; }
+__device__ __forceinline__ unsigned lane_id() {
+  return threadIdx.x & 31u;
+}
 
 // Inclusive scan across the warp: lane i gets x0 op ... op xi.
 template <class T, class Op>
@@ -33,4 +35,4 @@ __device__ __forceinline__ T warp_reduce_descending(T x, Op op) {
   return x;
 }
 
-}  // namespace scantune
+} // namespace scantune

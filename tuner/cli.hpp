@@ -17,7 +17,7 @@ struct Exit : std::runtime_error {
   int code;
 };
 
-void register_info_commands(CLI::App& app);   // version, devices, compile
-void register_cache_commands(CLI::App& app);  // cache info|clear
+void register_info_commands(CLI::App& app);  // version, devices, compile
+void register_cache_commands(CLI::App& app); // cache info|clear
 
-}  // namespace scantune::cli
+} // namespace scantune::cli

@@ -14,8 +14,12 @@ namespace {
 
 thread_local std::string g_last_error;
 
-bool valid_dtype(scantune_dtype_t t) { return t >= SCANTUNE_INT32 && t <= SCANTUNE_FLOAT64; }
-bool valid_op(scantune_op_t o) { return o >= SCANTUNE_OP_SUM && o <= SCANTUNE_OP_BIT_XOR; }
+bool valid_dtype(scantune_dtype_t t) {
+  return t >= SCANTUNE_INT32 && t <= SCANTUNE_FLOAT64;
+}
+bool valid_op(scantune_op_t o) {
+  return o >= SCANTUNE_OP_SUM && o <= SCANTUNE_OP_BIT_XOR;
+}
 
 template <class F>
 scantune_status_t guarded(F&& f) {
@@ -51,8 +55,9 @@ scantune_status_t guarded(F&& f) {
   }
 }
 
-scantune::ScanRequest request(scantune_scanner_t s, scantune_dtype_t type, int exclusive, const void* in,
-                              void* out, size_t n, const void* init, cudaStream_t stream) {
+scantune::ScanRequest request(scantune_scanner_t s, scantune_dtype_t type, int exclusive,
+                              const void* in, void* out, size_t n, const void* init,
+                              cudaStream_t stream) {
   using scantune::detail::fail;
   if (!s) fail("null scanner handle");
   if (!valid_dtype(type)) fail("unknown element type code {}", static_cast<int>(type));
@@ -72,17 +77,17 @@ scantune::Op to_op(scantune_op_t op) {
   return static_cast<scantune::Op>(op);
 }
 
-}  // namespace
+} // namespace
 
 extern "C" {
 
-scantune_status_t scantune_scanner_create(scantune_scanner_t* scanner, int device, const char* database,
-                                          const char* kernel_cache) {
+scantune_status_t scantune_scanner_create(scantune_scanner_t* scanner, int device,
+                                          const char* database, const char* kernel_cache) {
   return guarded([&] {
     if (!scanner) scantune::detail::fail("null output handle pointer");
     *scanner = nullptr;
-    *scanner = new scantune_scanner_s{scantune::Scanner(
-        scantune::ScannerOptions{device, database ? database : "", kernel_cache ? kernel_cache : ""})};
+    *scanner = new scantune_scanner_s{scantune::Scanner(scantune::ScannerOptions{
+        device, database ? database : "", kernel_cache ? kernel_cache : ""})};
   });
 }
 
@@ -90,8 +95,9 @@ scantune_status_t scantune_scanner_destroy(scantune_scanner_t scanner) {
   return guarded([&] { delete scanner; });
 }
 
-scantune_status_t scantune_inclusive_scan(scantune_scanner_t s, scantune_dtype_t type, scantune_op_t op,
-                                          const void* d_in, void* d_out, size_t n, cudaStream_t stream) {
+scantune_status_t scantune_inclusive_scan(scantune_scanner_t s, scantune_dtype_t type,
+                                          scantune_op_t op, const void* d_in, void* d_out, size_t n,
+                                          cudaStream_t stream) {
   return guarded([&] {
     auto r = request(s, type, 0, d_in, d_out, n, nullptr, stream);
     r.op = to_op(op);
@@ -99,9 +105,9 @@ scantune_status_t scantune_inclusive_scan(scantune_scanner_t s, scantune_dtype_t
   });
 }
 
-scantune_status_t scantune_exclusive_scan(scantune_scanner_t s, scantune_dtype_t type, scantune_op_t op,
-                                          const void* d_in, void* d_out, size_t n, const void* init,
-                                          cudaStream_t stream) {
+scantune_status_t scantune_exclusive_scan(scantune_scanner_t s, scantune_dtype_t type,
+                                          scantune_op_t op, const void* d_in, void* d_out, size_t n,
+                                          const void* init, cudaStream_t stream) {
   return guarded([&] {
     auto r = request(s, type, 1, d_in, d_out, n, init, stream);
     r.op = to_op(op);
@@ -109,9 +115,10 @@ scantune_status_t scantune_exclusive_scan(scantune_scanner_t s, scantune_dtype_t
   });
 }
 
-scantune_status_t scantune_custom_scan(scantune_scanner_t s, scantune_dtype_t type, int exclusive, const char* name,
-                                       const char* body, const char* identity, const void* d_in, void* d_out,
-                                       size_t n, const void* init, cudaStream_t stream) {
+scantune_status_t scantune_custom_scan(scantune_scanner_t s, scantune_dtype_t type, int exclusive,
+                                       const char* name, const char* body, const char* identity,
+                                       const void* d_in, void* d_out, size_t n, const void* init,
+                                       cudaStream_t stream) {
   return guarded([&] {
     auto r = request(s, type, exclusive, d_in, d_out, n, init, stream);
     const scantune::CustomOp op{name ? name : "", body ? body : "", identity ? identity : ""};
@@ -120,9 +127,10 @@ scantune_status_t scantune_custom_scan(scantune_scanner_t s, scantune_dtype_t ty
   });
 }
 
-scantune_status_t scantune_scan_with_policy(scantune_scanner_t s, const char* policy_key, scantune_dtype_t type,
-                                            scantune_op_t op, int exclusive, const void* d_in, void* d_out,
-                                            size_t n, const void* init, cudaStream_t stream) {
+scantune_status_t scantune_scan_with_policy(scantune_scanner_t s, const char* policy_key,
+                                            scantune_dtype_t type, scantune_op_t op, int exclusive,
+                                            const void* d_in, void* d_out, size_t n,
+                                            const void* init, cudaStream_t stream) {
   return guarded([&] {
     auto r = request(s, type, exclusive, d_in, d_out, n, init, stream);
     if (!policy_key) scantune::detail::fail("null policy key");
@@ -135,17 +143,26 @@ scantune_status_t scantune_scan_with_policy(scantune_scanner_t s, const char* po
 
 const char* scantune_status_string(scantune_status_t status) {
   switch (status) {
-    case SCANTUNE_SUCCESS: return "success";
-    case SCANTUNE_ERROR_INVALID_ARGUMENT: return "invalid argument";
-    case SCANTUNE_ERROR_UNSUPPORTED: return "unsupported type or operator";
-    case SCANTUNE_ERROR_COMPILE: return "kernel compilation failed";
-    case SCANTUNE_ERROR_CUDA: return "CUDA error";
-    case SCANTUNE_ERROR_NO_DEVICE: return "no CUDA device";
-    case SCANTUNE_ERROR_INTERNAL: return "internal error";
+  case SCANTUNE_SUCCESS:
+    return "success";
+  case SCANTUNE_ERROR_INVALID_ARGUMENT:
+    return "invalid argument";
+  case SCANTUNE_ERROR_UNSUPPORTED:
+    return "unsupported type or operator";
+  case SCANTUNE_ERROR_COMPILE:
+    return "kernel compilation failed";
+  case SCANTUNE_ERROR_CUDA:
+    return "CUDA error";
+  case SCANTUNE_ERROR_NO_DEVICE:
+    return "no CUDA device";
+  case SCANTUNE_ERROR_INTERNAL:
+    return "internal error";
   }
   return "unknown status";
 }
 
-const char* scantune_last_error(void) { return g_last_error.c_str(); }
+const char* scantune_last_error(void) {
+  return g_last_error.c_str();
+}
 
-}  // extern "C"
+} // extern "C"

@@ -15,11 +15,17 @@
 namespace scantune::detail {
 namespace {
 
-bool is_integer(DataType t) { return t != DataType::Float32 && t != DataType::Float64; }
-bool is_bitwise(Op op) { return op == Op::BitAnd || op == Op::BitOr || op == Op::BitXor; }
+bool is_integer(DataType t) {
+  return t != DataType::Float32 && t != DataType::Float64;
+}
+bool is_bitwise(Op op) {
+  return op == Op::BitAnd || op == Op::BitOr || op == Op::BitXor;
+}
 
 bool is_identifier(const std::string& s) {
-  if (s.empty() || s.size() > 64 || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  if (s.empty() || s.size() > 64 ||
+      !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_'))
+    return false;
   for (char c : s)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
   return true;
@@ -27,27 +33,38 @@ bool is_identifier(const std::string& s) {
 
 const char* enum_name(Algorithm a) {
   switch (a) {
-    case Algorithm::Sequential: return "ALG_SEQUENTIAL";
-    case Algorithm::SingleBlock: return "ALG_SINGLE_BLOCK";
-    case Algorithm::ReduceThenScan: return "ALG_REDUCE_THEN_SCAN";
-    case Algorithm::Chained: return "ALG_CHAINED";
-    case Algorithm::LookbackThread: return "ALG_LOOKBACK_THREAD";
-    case Algorithm::LookbackWarp: return "ALG_LOOKBACK_WARP";
+  case Algorithm::Sequential:
+    return "ALG_SEQUENTIAL";
+  case Algorithm::SingleBlock:
+    return "ALG_SINGLE_BLOCK";
+  case Algorithm::ReduceThenScan:
+    return "ALG_REDUCE_THEN_SCAN";
+  case Algorithm::Chained:
+    return "ALG_CHAINED";
+  case Algorithm::LookbackThread:
+    return "ALG_LOOKBACK_THREAD";
+  case Algorithm::LookbackWarp:
+    return "ALG_LOOKBACK_WARP";
   }
   return "?";
 }
 const char* enum_name(BlockScan b) {
   switch (b) {
-    case BlockScan::WarpScans: return "BS_WARP_SCANS";
-    case BlockScan::HillisSteele: return "BS_HILLIS_STEELE";
-    case BlockScan::Blelloch: return "BS_BLELLOCH";
-    case BlockScan::BlellochPadded: return "BS_BLELLOCH_PADDED";
+  case BlockScan::WarpScans:
+    return "BS_WARP_SCANS";
+  case BlockScan::HillisSteele:
+    return "BS_HILLIS_STEELE";
+  case BlockScan::Blelloch:
+    return "BS_BLELLOCH";
+  case BlockScan::BlellochPadded:
+    return "BS_BLELLOCH_PADDED";
   }
   return "?";
 }
 
 std::string custom_struct_name(const OpSpec& op, DataType t) {
-  return fmt::format("{}_{}_{}", op.custom.name, to_string(t), op.id().substr(op.id().rfind(':') + 1));
+  return fmt::format("{}_{}_{}", op.custom.name, to_string(t),
+                     op.id().substr(op.id().rfind(':') + 1));
 }
 
 std::string op_type(const OpSpec& op, DataType t) {
@@ -56,30 +73,39 @@ std::string op_type(const OpSpec& op, DataType t) {
 }
 
 std::string policy_type(const Policy& p) {
-  return fmt::format("scantune::policy<scantune::{}, {}, {}, {}, scantune::{}, scantune::{}, {}>", enum_name(p.algorithm),
-                     p.block_threads, p.items_per_thread, p.vector_width, enum_name(p.block_scan),
-                     p.io == TileIO::Direct ? "IO_DIRECT" : "IO_TRANSPOSE", p.backoff_ns);
+  return fmt::format("scantune::policy<scantune::{}, {}, {}, {}, scantune::{}, scantune::{}, {}>",
+                     enum_name(p.algorithm), p.block_threads, p.items_per_thread, p.vector_width,
+                     enum_name(p.block_scan), p.io == TileIO::Direct ? "IO_DIRECT" : "IO_TRANSPOSE",
+                     p.backoff_ns);
 }
 
 std::vector<std::string> kernel_names(const KernelSpec& s) {
-  const std::string t = device_type_name(s.type), op = op_type(s.op, s.type), pol = policy_type(s.policy);
-  const std::string kind = s.kind == ScanKind::Exclusive ? "scantune::KIND_EXCLUSIVE" : "scantune::KIND_INCLUSIVE";
-  auto name = [&](const char* k) { return fmt::format("&scantune::{}<{}, {}, {}, {}>", k, t, op, kind, pol); };
+  const std::string t = device_type_name(s.type), op = op_type(s.op, s.type),
+                    pol = policy_type(s.policy);
+  const std::string kind =
+      s.kind == ScanKind::Exclusive ? "scantune::KIND_EXCLUSIVE" : "scantune::KIND_INCLUSIVE";
+  auto name = [&](const char* k) {
+    return fmt::format("&scantune::{}<{}, {}, {}, {}>", k, t, op, kind, pol);
+  };
   switch (s.policy.algorithm) {
-    case Algorithm::Sequential: return {fmt::format("&scantune::sequential_kernel<{}, {}, {}>", t, op, kind)};
-    case Algorithm::SingleBlock: return {name("single_block_kernel")};
-    case Algorithm::ReduceThenScan:
-      return {name("rts_reduce_kernel"), name("rts_partials_kernel"), name("rts_downsweep_kernel")};
-    default: return {name("single_pass_kernel")};
+  case Algorithm::Sequential:
+    return {fmt::format("&scantune::sequential_kernel<{}, {}, {}>", t, op, kind)};
+  case Algorithm::SingleBlock:
+    return {name("single_block_kernel")};
+  case Algorithm::ReduceThenScan:
+    return {name("rts_reduce_kernel"), name("rts_partials_kernel"), name("rts_downsweep_kernel")};
+  default:
+    return {name("single_pass_kernel")};
   }
 }
 
-}  // namespace
+} // namespace
 
 const std::string& template_sources_hash() {
   static const std::string hash = [] {
     Sha256 h;
-    for (std::size_t i = 0; i < kTemplateFileCount; ++i) h.update(kTemplateFiles[i].name).update(kTemplateFiles[i].text);
+    for (std::size_t i = 0; i < kTemplateFileCount; ++i)
+      h.update(kTemplateFiles[i].name).update(kTemplateFiles[i].text);
     return h.hex_digest();
   }();
   return hash;
@@ -87,12 +113,18 @@ const std::string& template_sources_hash() {
 
 const char* device_type_name(DataType t) {
   switch (t) {
-    case DataType::Int32: return "int";
-    case DataType::UInt32: return "unsigned int";
-    case DataType::Int64: return "long long";
-    case DataType::UInt64: return "unsigned long long";
-    case DataType::Float32: return "float";
-    case DataType::Float64: return "double";
+  case DataType::Int32:
+    return "int";
+  case DataType::UInt32:
+    return "unsigned int";
+  case DataType::Int64:
+    return "long long";
+  case DataType::UInt64:
+    return "unsigned long long";
+  case DataType::Float32:
+    return "float";
+  case DataType::Float64:
+    return "double";
   }
   return "?";
 }
@@ -109,7 +141,8 @@ OpSpec OpSpec::from(const OpRef& ref) {
 
 std::string OpSpec::id() const {
   if (!is_custom) return std::string(to_string(op));
-  return fmt::format("custom:{}:{}", custom.name, sha256_hex(custom.body + '\0' + custom.identity).substr(0, 16));
+  return fmt::format("custom:{}:{}", custom.name,
+                     sha256_hex(custom.body + '\0' + custom.identity).substr(0, 16));
 }
 
 std::string KernelSpec::id() const {
@@ -119,7 +152,8 @@ std::string KernelSpec::id() const {
 void check_op(DataType type, const OpSpec& op) {
   if (op.is_custom) {
     if (!is_identifier(op.custom.name))
-      fail("custom operator name '{}' is not a C identifier (letters, digits, '_', at most 64)", op.custom.name);
+      fail("custom operator name '{}' is not a C identifier (letters, digits, '_', at most 64)",
+           op.custom.name);
     if (op.custom.body.find_first_not_of(" \t\r\n") == std::string::npos)
       fail("custom operator '{}' has an empty body", op.custom.name);
     if (op.custom.identity.find_first_not_of(" \t\r\n") == std::string::npos)
@@ -127,49 +161,53 @@ void check_op(DataType type, const OpSpec& op) {
     return;
   }
   if (is_bitwise(op.op) && !is_integer(type))
-    fail<Unsupported>("operator {} applies to integer types only, not {}", to_string(op.op), to_string(type));
+    fail<Unsupported>("operator {} applies to integer types only, not {}", to_string(op.op),
+                      to_string(type));
 }
 
 GeneratedSource generate(const std::vector<KernelSpec>& specs) {
   GeneratedSource g;
   g.name = specs.size() == 1 ? specs[0].id() : fmt::format("scantune_batch_{}", specs.size());
   std::string& src = g.source;
-  src += fmt::format("// Generated by scantune; compiled by NVRTC. Templates sha256 {}.\n", template_sources_hash());
-  for (const auto& s : specs) src += fmt::format("// kernel: {}\n", s.id());
+  src += fmt::format("// Generated by scantune; compiled by NVRTC. Templates sha256 {}.\n",
+                     template_sources_hash());
+  for (const auto& s : specs)
+    src += fmt::format("// kernel: {}\n", s.id());
   src += "#include \"scantune/scan_kernels.cuh\"\n\n";
 
-  std::set<std::string> emitted;  // custom functors, once per (operator, type)
+  std::set<std::string> emitted; // custom functors, once per (operator, type)
   for (const auto& s : specs) {
     if (!s.op.is_custom) continue;
     const std::string name = custom_struct_name(s.op, s.type);
     if (!emitted.insert(name).second) continue;
     const char* t = device_type_name(s.type);
-    src += fmt::format(
-        "namespace scantune_user {{\n"
-        "// custom operator '{}' on {}\n"
-        "struct {} {{\n"
-        "  static __device__ __forceinline__ {} identity() {{ return ({})({}); }}\n"
-        "  __device__ __forceinline__ {} operator()({} a, {} b) const {{\n"
-        "#line 1 \"custom operator {}\"\n"
-        "{}\n"
-        "  }}\n"
-        "}};\n"
-        "}}  // namespace scantune_user\n\n",
-        s.op.custom.name, to_string(s.type), name, t, t, s.op.custom.identity, t, t, t, s.op.custom.name,
-        s.op.custom.body);
+    src += fmt::format("namespace scantune_user {{\n"
+                       "// custom operator '{}' on {}\n"
+                       "struct {} {{\n"
+                       "  static __device__ __forceinline__ {} identity() {{ return ({})({}); }}\n"
+                       "  __device__ __forceinline__ {} operator()({} a, {} b) const {{\n"
+                       "#line 1 \"custom operator {}\"\n"
+                       "{}\n"
+                       "  }}\n"
+                       "}};\n"
+                       "}}  // namespace scantune_user\n\n",
+                       s.op.custom.name, to_string(s.type), name, t, t, s.op.custom.identity, t, t,
+                       t, s.op.custom.name, s.op.custom.body);
   }
 
   std::set<std::string> asserted;
   for (const auto& s : specs) {
     g.name_expressions.push_back(kernel_names(s));
-    if (s.policy.algorithm == Algorithm::Sequential || !asserted.insert(s.policy.key()).second) continue;
+    if (s.policy.algorithm == Algorithm::Sequential || !asserted.insert(s.policy.key()).second)
+      continue;
     const Policy& p = s.policy;
-    src += fmt::format(
-        "static_assert({0}::block_threads == {1} && {0}::items_per_thread == {2} && {0}::vector_width == {3} && "
-        "{0}::backoff_ns == {4}, \"policy {5}\");\n",
-        policy_type(p), p.block_threads, p.items_per_thread, p.vector_width, p.backoff_ns, p.key());
+    src += fmt::format("static_assert({0}::block_threads == {1} && {0}::items_per_thread == {2} && "
+                       "{0}::vector_width == {3} && "
+                       "{0}::backoff_ns == {4}, \"policy {5}\");\n",
+                       policy_type(p), p.block_threads, p.items_per_thread, p.vector_width,
+                       p.backoff_ns, p.key());
   }
   return g;
 }
 
-}  // namespace scantune::detail
+} // namespace scantune::detail

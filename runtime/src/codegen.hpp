@@ -37,9 +37,9 @@ void check_op(DataType type, const OpSpec& op);
 
 /// The kernels an algorithm launches, in launch order.
 struct GeneratedSource {
-  std::string name;    // program name for NVRTC logs
-  std::string source;  // the translation unit
-  std::vector<std::vector<std::string>> name_expressions;  // per spec, in launch order
+  std::string name;                                       // program name for NVRTC logs
+  std::string source;                                     // the translation unit
+  std::vector<std::vector<std::string>> name_expressions; // per spec, in launch order
 };
 
 /// One translation unit holding every spec (batching amortizes NVRTC start-up).
@@ -52,4 +52,4 @@ const std::string& template_sources_hash();
 /// CUDA spelling of an element type ("int", "unsigned long long", ...).
 const char* device_type_name(DataType t);
 
-}  // namespace scantune::detail
+} // namespace scantune::detail

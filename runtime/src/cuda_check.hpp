@@ -12,10 +12,9 @@
   do {                                                                                             \
     const cudaError_t scantune_err_ = (call);                                                      \
     if (scantune_err_ != cudaSuccess)                                                              \
-      ::scantune::detail::fail<::scantune::detail::CudaError>("{} failed: {} ({}) at {}:{}", #call, \
-                                                              cudaGetErrorString(scantune_err_),    \
-                                                              cudaGetErrorName(scantune_err_),      \
-                                                              __FILE__, __LINE__);                  \
+      ::scantune::detail::fail<::scantune::detail::CudaError>(                                     \
+          "{} failed: {} ({}) at {}:{}", #call, cudaGetErrorString(scantune_err_),                 \
+          cudaGetErrorName(scantune_err_), __FILE__, __LINE__);                                    \
   } while (0)
 
 #define SCANTUNE_CUDA_WARN(call)                                                                   \

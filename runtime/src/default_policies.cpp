@@ -24,4 +24,4 @@ Policy default_policy(DataType type, std::size_t /*n*/) {
   return p;
 }
 
-}  // namespace scantune::detail
+} // namespace scantune::detail

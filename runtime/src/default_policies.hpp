@@ -9,4 +9,4 @@ namespace scantune::detail {
 /// The policy a scan of `n` elements of `type` runs when nothing else is known.
 Policy default_policy(DataType type, std::size_t n);
 
-}  // namespace scantune::detail
+} // namespace scantune::detail

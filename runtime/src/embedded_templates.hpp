@@ -5,9 +5,9 @@
 
 namespace scantune::detail {
 struct EmbeddedFile {
-  const char* name;  // include name, e.g. "scantune/block_scan.cuh"
+  const char* name; // include name, e.g. "scantune/block_scan.cuh"
   const char* text;
 };
 extern const EmbeddedFile kTemplateFiles[];
 extern const std::size_t kTemplateFileCount;
-}  // namespace scantune::detail
+} // namespace scantune::detail

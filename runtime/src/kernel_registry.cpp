@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <thread>
 #include <cstring>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -21,15 +21,18 @@ void put_u32(std::vector<char>& out, std::uint32_t v) {
   std::memcpy(out.data() + at, &v, 4);
 }
 
-std::shared_ptr<KernelSet> load_library(const std::vector<char>& cubin, const std::vector<std::string>& names,
+std::shared_ptr<KernelSet> load_library(const std::vector<char>& cubin,
+                                        const std::vector<std::string>& names,
                                         const std::string& what) {
   auto set = std::make_shared<KernelSet>();
-  SCANTUNE_CUDA_TRY(cudaLibraryLoadData(&set->library, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+  SCANTUNE_CUDA_TRY(
+      cudaLibraryLoadData(&set->library, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
   for (const auto& name : names) {
     cudaKernel_t k = nullptr;
     const cudaError_t e = cudaLibraryGetKernel(&k, set->library, name.c_str());
     if (e != cudaSuccess)
-      fail<CudaError>("kernel {} of {} not found in its module: {}", name, what, cudaGetErrorString(e));
+      fail<CudaError>("kernel {} of {} not found in its module: {}", name, what,
+                      cudaGetErrorString(e));
     cudaFuncAttributes attr{};
     SCANTUNE_CUDA_TRY(cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(k)));
     set->kernels.push_back(k);
@@ -38,9 +41,10 @@ std::shared_ptr<KernelSet> load_library(const std::vector<char>& cubin, const st
   return set;
 }
 
-}  // namespace
+} // namespace
 
-std::vector<char> pack_kernel_blob(const std::vector<std::string>& lowered_names, const std::vector<char>& cubin) {
+std::vector<char> pack_kernel_blob(const std::vector<std::string>& lowered_names,
+                                   const std::vector<char>& cubin) {
   std::vector<char> out;
   put_u32(out, static_cast<std::uint32_t>(lowered_names.size()));
   for (const auto& n : lowered_names) {
@@ -75,7 +79,8 @@ bool unpack_kernel_blob(const std::vector<char>& blob, std::vector<std::string>&
 }
 
 KernelRegistry& KernelRegistry::instance() {
-  static KernelRegistry* registry = new KernelRegistry();  // never destroyed: modules outlive static teardown
+  static KernelRegistry* registry =
+      new KernelRegistry(); // never destroyed: modules outlive static teardown
   return *registry;
 }
 
@@ -95,7 +100,8 @@ std::string KernelRegistry::key_of(const KernelSpec& spec, int arch) {
   return fmt::format("{}|sm_{}|nvrtc{}", spec.id(), arch, version);
 }
 
-void KernelRegistry::prepare(const std::vector<KernelSpec>& specs, int arch, std::size_t batch, unsigned threads) {
+void KernelRegistry::prepare(const std::vector<KernelSpec>& specs, int arch, std::size_t batch,
+                             unsigned threads) {
   std::vector<KernelSpec> todo;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -105,7 +111,8 @@ void KernelRegistry::prepare(const std::vector<KernelSpec>& specs, int arch, std
   std::vector<std::vector<KernelSpec>> groups;
   for (std::size_t i = 0; i < todo.size(); i += batch)
     groups.emplace_back(todo.begin() + static_cast<std::ptrdiff_t>(i),
-                        todo.begin() + static_cast<std::ptrdiff_t>(std::min(todo.size(), i + batch)));
+                        todo.begin() +
+                            static_cast<std::ptrdiff_t>(std::min(todo.size(), i + batch)));
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   std::atomic<std::size_t> next{0};
   std::mutex error_mutex;
@@ -118,11 +125,14 @@ void KernelRegistry::prepare(const std::vector<KernelSpec>& specs, int arch, std
       try {
         const GeneratedSource gen = generate(groups[g]);
         std::vector<std::string> all;
-        for (const auto& names : gen.name_expressions) all.insert(all.end(), names.begin(), names.end());
+        for (const auto& names : gen.name_expressions)
+          all.insert(all.end(), names.begin(), names.end());
         const auto start = std::chrono::steady_clock::now();
         CompiledProgram prog = nvrtc_compile(gen.name, gen.source, all, arch);
         auto library = load_library(prog.cubin, prog.lowered_names, gen.name);
-        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        const double ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count();
         std::size_t k = 0;
         for (std::size_t i = 0; i < groups[g].size(); ++i) {
           auto set = std::make_shared<KernelSet>();
@@ -144,12 +154,15 @@ void KernelRegistry::prepare(const std::vector<KernelSpec>& specs, int arch, std
     }
   };
   std::vector<std::thread> pool;
-  for (unsigned t = 0; t < std::min<std::size_t>(threads, groups.size()); ++t) pool.emplace_back(worker);
-  for (auto& t : pool) t.join();
+  for (unsigned t = 0; t < std::min<std::size_t>(threads, groups.size()); ++t)
+    pool.emplace_back(worker);
+  for (auto& t : pool)
+    t.join();
   if (error) std::rethrow_exception(error);
 }
 
-std::shared_ptr<const KernelSet> KernelRegistry::get(const KernelSpec& spec, int arch, KernelCache* disk) {
+std::shared_ptr<const KernelSet> KernelRegistry::get(const KernelSpec& spec, int arch,
+                                                     KernelCache* disk) {
   const std::string key = key_of(spec, arch);
   std::shared_ptr<Entry> entry;
   {
@@ -166,7 +179,8 @@ std::shared_ptr<const KernelSet> KernelRegistry::get(const KernelSpec& spec, int
       std::string disk_key;
       std::shared_ptr<KernelSet> set;
       if (disk) {
-        disk_key = KernelCache::key_of({gen.source, nvrtc_options(arch), nvrtc_version(), fmt::format("sm_{}", arch)});
+        disk_key = KernelCache::key_of(
+            {gen.source, nvrtc_options(arch), nvrtc_version(), fmt::format("sm_{}", arch)});
         if (auto blob = disk->load(disk_key)) {
           std::vector<std::string> lowered;
           std::vector<char> cubin;
@@ -181,7 +195,9 @@ std::shared_ptr<const KernelSet> KernelRegistry::get(const KernelSpec& spec, int
         set = load_library(prog.cubin, prog.lowered_names, spec.id());
         if (disk) disk->store(disk_key, pack_kernel_blob(prog.lowered_names, prog.cubin));
       }
-      set->prepare_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      set->prepare_ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count();
       entry->set = std::move(set);
     } catch (...) {
       entry->error = std::current_exception();
@@ -199,4 +215,4 @@ std::shared_ptr<const KernelSet> KernelRegistry::get(const KernelSpec& spec, int
   return entry->set;
 }
 
-}  // namespace scantune::detail
+} // namespace scantune::detail

@@ -21,14 +21,14 @@ namespace scantune::detail {
 
 struct KernelSet {
   cudaLibrary_t library = nullptr;
-  std::vector<cudaKernel_t> kernels;  // launch order (see codegen kernel_names)
+  std::vector<cudaKernel_t> kernels; // launch order (see codegen kernel_names)
   std::vector<cudaFuncAttributes> attributes;
   enum class Origin { Nvrtc, DiskCache } origin = Origin::Nvrtc;
-  double prepare_ms = 0;  // compile (or disk load) plus module load
+  double prepare_ms = 0; // compile (or disk load) plus module load
 };
 
 class KernelRegistry {
- public:
+public:
   static KernelRegistry& instance();
 
   /// The loaded kernels of `spec` for `arch`; compiles on first use. `disk` may be null.
@@ -37,7 +37,8 @@ class KernelRegistry {
   /// Compiles every spec not yet loaded in one NVRTC program (batched: NVRTC's
   /// start-up is paid once) and loads them; later get() calls find them.
   /// Programs of `batch` specs at most, compiled on up to `threads` host threads.
-  void prepare(const std::vector<KernelSpec>& specs, int arch, std::size_t batch = 64, unsigned threads = 0);
+  void prepare(const std::vector<KernelSpec>& specs, int arch, std::size_t batch = 64,
+               unsigned threads = 0);
 
   /// The loaded set of `spec`, or null if it was never prepared.
   std::shared_ptr<const KernelSet> find(const KernelSpec& spec, int arch) const;
@@ -45,7 +46,7 @@ class KernelRegistry {
   /// Kernel sets currently loaded.
   std::size_t size() const;
 
- private:
+private:
   struct Entry {
     std::once_flag once;
     std::shared_ptr<const KernelSet> set;
@@ -57,8 +58,9 @@ class KernelRegistry {
 };
 
 /// Serialises lowered names and CUBIN into one disk-cache blob, and back.
-std::vector<char> pack_kernel_blob(const std::vector<std::string>& lowered_names, const std::vector<char>& cubin);
+std::vector<char> pack_kernel_blob(const std::vector<std::string>& lowered_names,
+                                   const std::vector<char>& cubin);
 bool unpack_kernel_blob(const std::vector<char>& blob, std::vector<std::string>& lowered_names,
                         std::vector<char>& cubin);
 
-}  // namespace scantune::detail
+} // namespace scantune::detail

@@ -37,7 +37,7 @@ std::string program_log(nvrtcProgram p) {
   return log;
 }
 
-}  // namespace
+} // namespace
 
 std::string nvrtc_version() {
   int major = 0, minor = 0;
@@ -55,7 +55,8 @@ std::vector<int> nvrtc_supported_archs() {
 
 std::vector<std::string> nvrtc_options(int arch) {
   // No fast-math: results must match the float64-checked reference semantics.
-  return {"--std=c++17", fmt::format("--gpu-architecture=sm_{}", arch), "-DSCANTUNE_NVRTC=1", "-lineinfo"};
+  return {"--std=c++17", fmt::format("--gpu-architecture=sm_{}", arch), "-DSCANTUNE_NVRTC=1",
+          "-lineinfo"};
 }
 
 CompiledProgram nvrtc_compile(const std::string& program_name, const std::string& source,
@@ -67,26 +68,32 @@ CompiledProgram nvrtc_compile(const std::string& program_name, const std::string
     header_names.push_back(kTemplateFiles[i].name);
   }
   Program prog;
-  check(nvrtcCreateProgram(&prog.p, source.c_str(), program_name.c_str(), static_cast<int>(header_text.size()),
-                           header_text.data(), header_names.data()),
+  check(nvrtcCreateProgram(&prog.p, source.c_str(), program_name.c_str(),
+                           static_cast<int>(header_text.size()), header_text.data(),
+                           header_names.data()),
         "program creation");
-  for (const auto& e : name_expressions) check(nvrtcAddNameExpression(prog.p, e.c_str()), "name expression");
+  for (const auto& e : name_expressions)
+    check(nvrtcAddNameExpression(prog.p, e.c_str()), "name expression");
 
   const auto options = nvrtc_options(arch);
   std::vector<const char*> opts;
-  for (const auto& o : options) opts.push_back(o.c_str());
+  for (const auto& o : options)
+    opts.push_back(o.c_str());
   ++g_compiles;
   const nvrtcResult r = nvrtcCompileProgram(prog.p, static_cast<int>(opts.size()), opts.data());
   CompiledProgram out;
   out.log = program_log(prog.p);
   if (r != NVRTC_SUCCESS) {
     std::string joined;
-    for (const auto& o : options) joined += (joined.empty() ? "" : " ") + o;
-    if (const char* dump = std::getenv("SCANTUNE_DUMP_SOURCE_ON_ERROR"); dump && *dump && std::string(dump) != "0") {
-      std::ofstream(fmt::format("scantune_failed_{}.cu", std::hash<std::string>{}(program_name))) << source;
+    for (const auto& o : options)
+      joined += (joined.empty() ? "" : " ") + o;
+    if (const char* dump = std::getenv("SCANTUNE_DUMP_SOURCE_ON_ERROR");
+        dump && *dump && std::string(dump) != "0") {
+      std::ofstream(fmt::format("scantune_failed_{}.cu", std::hash<std::string>{}(program_name)))
+          << source;
     }
-    throw CompileError(fmt::format("NVRTC could not compile {} ({}) with options [{}]:\n{}", program_name,
-                                   nvrtcGetErrorString(r), joined, out.log),
+    throw CompileError(fmt::format("NVRTC could not compile {} ({}) with options [{}]:\n{}",
+                                   program_name, nvrtcGetErrorString(r), joined, out.log),
                        out.log, joined);
   }
   std::size_t size = 0;
@@ -98,10 +105,13 @@ CompiledProgram nvrtc_compile(const std::string& program_name, const std::string
     check(nvrtcGetLoweredName(prog.p, e.c_str(), &lowered), "lowered-name query");
     out.lowered_names.emplace_back(lowered);
   }
-  out.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  out.compile_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return out;
 }
 
-long nvrtc_compile_count() { return g_compiles.load(); }
+long nvrtc_compile_count() {
+  return g_compiles.load();
+}
 
-}  // namespace scantune::detail
+} // namespace scantune::detail

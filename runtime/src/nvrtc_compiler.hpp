@@ -9,8 +9,8 @@ namespace scantune::detail {
 
 struct CompiledProgram {
   std::vector<char> cubin;
-  std::vector<std::string> lowered_names;  // one per name expression, same order
-  std::string log;                         // NVRTC's log (warnings), may be empty
+  std::vector<std::string> lowered_names; // one per name expression, same order
+  std::string log;                        // NVRTC's log (warnings), may be empty
   double compile_ms = 0;
 };
 
@@ -26,4 +26,4 @@ CompiledProgram nvrtc_compile(const std::string& program_name, const std::string
 /// Number of NVRTC compiles this process has run (tests count cold vs warm loads).
 long nvrtc_compile_count();
 
-}  // namespace scantune::detail
+} // namespace scantune::detail

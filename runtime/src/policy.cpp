@@ -21,14 +21,17 @@ E parse_name(const std::array<std::string_view, N>& names, std::string_view s, c
   for (std::size_t i = 0; i < N; ++i)
     if (names[i] == s) return static_cast<E>(i);
   std::string choices;
-  for (auto n : names) choices += fmt::format("{}{}", choices.empty() ? "" : ", ", n);
+  for (auto n : names)
+    choices += fmt::format("{}{}", choices.empty() ? "" : ", ", n);
   detail::fail("unknown {} '{}' (expected one of: {})", what, s, choices);
 }
 
-constexpr std::array<std::string_view, 6> kTypeNames{"int32", "uint32", "int64", "uint64", "float32", "float64"};
+constexpr std::array<std::string_view, 6> kTypeNames{"int32",  "uint32",  "int64",
+                                                     "uint64", "float32", "float64"};
 constexpr std::array<std::string_view, 2> kKindNames{"inclusive", "exclusive"};
-constexpr std::array<std::string_view, 6> kAlgorithmNames{"sequential", "single_block",    "reduce_then_scan",
-                                                          "chained",    "lookback_thread", "lookback_warp"};
+constexpr std::array<std::string_view, 6> kAlgorithmNames{"sequential",       "single_block",
+                                                          "reduce_then_scan", "chained",
+                                                          "lookback_thread",  "lookback_warp"};
 constexpr std::array<std::string_view, 4> kBlockScanNames{"warp_scans", "hillis_steele", "blelloch",
                                                           "blelloch_padded"};
 
@@ -56,21 +59,40 @@ int prefixed_int(std::string_view token, std::string_view prefix, std::string_vi
 
 std::size_t next_pow2(std::size_t n) {
   std::size_t p = 1;
-  while (p < n) p <<= 1;
+  while (p < n)
+    p <<= 1;
   return p;
 }
 
-}  // namespace
+} // namespace
 
-std::size_t size_of(DataType t) { return (t == DataType::Int32 || t == DataType::UInt32 || t == DataType::Float32) ? 4 : 8; }
-std::string_view to_string(DataType t) { return name_of(kTypeNames, t); }
-std::string_view to_string(ScanKind k) { return name_of(kKindNames, k); }
-std::string_view to_string(Algorithm a) { return name_of(kAlgorithmNames, a); }
-std::string_view to_string(BlockScan b) { return name_of(kBlockScanNames, b); }
-DataType parse_data_type(std::string_view s) { return parse_name<DataType>(kTypeNames, s, "element type"); }
-ScanKind parse_scan_kind(std::string_view s) { return parse_name<ScanKind>(kKindNames, s, "scan kind"); }
-Algorithm parse_algorithm(std::string_view s) { return parse_name<Algorithm>(kAlgorithmNames, s, "algorithm"); }
-BlockScan parse_block_scan(std::string_view s) { return parse_name<BlockScan>(kBlockScanNames, s, "block-scan algorithm"); }
+std::size_t size_of(DataType t) {
+  return (t == DataType::Int32 || t == DataType::UInt32 || t == DataType::Float32) ? 4 : 8;
+}
+std::string_view to_string(DataType t) {
+  return name_of(kTypeNames, t);
+}
+std::string_view to_string(ScanKind k) {
+  return name_of(kKindNames, k);
+}
+std::string_view to_string(Algorithm a) {
+  return name_of(kAlgorithmNames, a);
+}
+std::string_view to_string(BlockScan b) {
+  return name_of(kBlockScanNames, b);
+}
+DataType parse_data_type(std::string_view s) {
+  return parse_name<DataType>(kTypeNames, s, "element type");
+}
+ScanKind parse_scan_kind(std::string_view s) {
+  return parse_name<ScanKind>(kKindNames, s, "scan kind");
+}
+Algorithm parse_algorithm(std::string_view s) {
+  return parse_name<Algorithm>(kAlgorithmNames, s, "algorithm");
+}
+BlockScan parse_block_scan(std::string_view s) {
+  return parse_name<BlockScan>(kBlockScanNames, s, "block-scan algorithm");
+}
 
 Policy Policy::sequential() {
   Policy p;
@@ -86,8 +108,8 @@ Policy Policy::sequential() {
 
 std::string Policy::key() const {
   if (algorithm == Algorithm::Sequential) return "sequential";
-  std::string k = fmt::format("{}.tpb{}.ipt{}.vec{}.{}", to_string(algorithm), block_threads, items_per_thread,
-                              vector_width, to_string(block_scan));
+  std::string k = fmt::format("{}.tpb{}.ipt{}.vec{}.{}", to_string(algorithm), block_threads,
+                              items_per_thread, vector_width, to_string(block_scan));
   if (io == TileIO::Direct) k += ".direct";
   if (backoff_ns != 0) k += fmt::format(".bo{}", backoff_ns);
   return k;
@@ -98,20 +120,25 @@ Policy Policy::parse(std::string_view key) {
   Policy p;
   p.algorithm = parse_algorithm(parts[0]);
   if (p.algorithm == Algorithm::Sequential) {
-    if (parts.size() != 1) detail::fail("policy key '{}': 'sequential' takes no tile parameters", key);
+    if (parts.size() != 1)
+      detail::fail("policy key '{}': 'sequential' takes no tile parameters", key);
     return sequential();
   }
   if (parts.size() < 5 || parts.size() > 7)
-    detail::fail("policy key '{}': expected <algorithm>.tpb<N>.ipt<N>.vec<N>.<block_scan>[.direct|.xpose][.bo<ns>]",
+    detail::fail("policy key '{}': expected "
+                 "<algorithm>.tpb<N>.ipt<N>.vec<N>.<block_scan>[.direct|.xpose][.bo<ns>]",
                  key);
   p.block_threads = prefixed_int(parts[1], "tpb", key);
   p.items_per_thread = prefixed_int(parts[2], "ipt", key);
   p.vector_width = prefixed_int(parts[3], "vec", key);
   p.block_scan = parse_block_scan(parts[4]);
   for (std::size_t i = 5; i < parts.size(); ++i) {
-    if (parts[i] == "direct") p.io = TileIO::Direct;
-    else if (parts[i] == "xpose") p.io = TileIO::Transpose;
-    else p.backoff_ns = prefixed_int(parts[i], "bo", key);
+    if (parts[i] == "direct")
+      p.io = TileIO::Direct;
+    else if (parts[i] == "xpose")
+      p.io = TileIO::Transpose;
+    else
+      p.backoff_ns = prefixed_int(parts[i], "bo", key);
   }
   return p;
 }
@@ -130,12 +157,20 @@ std::size_t Policy::shared_bytes(DataType t) const {
   const std::size_t size = size_of(t), tpb = static_cast<std::size_t>(block_threads);
   std::size_t bytes = io == TileIO::Transpose ? tile_items() * size : 16;
   switch (block_scan) {
-    case BlockScan::WarpScans: bytes += (tpb / 32) * size; break;
-    case BlockScan::HillisSteele: bytes += 2 * tpb * size; break;
-    case BlockScan::Blelloch: bytes += (next_pow2(tpb) + 1) * size; break;
-    case BlockScan::BlellochPadded: bytes += (next_pow2(tpb) + next_pow2(tpb) / 32 + 1) * size; break;
+  case BlockScan::WarpScans:
+    bytes += (tpb / 32) * size;
+    break;
+  case BlockScan::HillisSteele:
+    bytes += 2 * tpb * size;
+    break;
+  case BlockScan::Blelloch:
+    bytes += (next_pow2(tpb) + 1) * size;
+    break;
+  case BlockScan::BlellochPadded:
+    bytes += (next_pow2(tpb) + next_pow2(tpb) / 32 + 1) * size;
+    break;
   }
-  return bytes + 16 + size;  // ticket, generation and the broadcast prefix
+  return bytes + 16 + size; // ticket, generation and the broadcast prefix
 }
 
 std::optional<std::string> Policy::invalid_reason(DataType t) const {
@@ -155,16 +190,17 @@ std::optional<std::string> Policy::invalid_reason(DataType t) const {
   if (static_cast<std::size_t>(vector_width) * size > 16)
     return fmt::format("vector width {} x {} bytes exceeds 16 bytes", vector_width, size);
   if (items_per_thread % vector_width != 0)
-    return fmt::format("items per thread {} is not a multiple of the vector width {}", items_per_thread,
-                       vector_width);
+    return fmt::format("items per thread {} is not a multiple of the vector width {}",
+                       items_per_thread, vector_width);
   if (backoff_ns < 0 || backoff_ns > 1000000)
     return fmt::format("backoff {} ns is outside [0, 1000000]", backoff_ns);
   if (backoff_ns != 0 && !uses_tile_status())
-    return fmt::format("a backoff applies only to chained and look-back algorithms, not {}", to_string(algorithm));
+    return fmt::format("a backoff applies only to chained and look-back algorithms, not {}",
+                       to_string(algorithm));
   if (shared_bytes(t) > kMaxStaticSharedBytes)
-    return fmt::format("needs {} bytes of shared memory for {} (limit {})", shared_bytes(t), to_string(t),
-                       kMaxStaticSharedBytes);
+    return fmt::format("needs {} bytes of shared memory for {} (limit {})", shared_bytes(t),
+                       to_string(t), kMaxStaticSharedBytes);
   return std::nullopt;
 }
 
-}  // namespace scantune
+} // namespace scantune

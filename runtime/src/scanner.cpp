@@ -19,11 +19,12 @@
 namespace scantune {
 namespace {
 
-constexpr std::array<std::string_view, 7> kOpNames{"sum", "product", "min", "max", "bit_and", "bit_or", "bit_xor"};
+constexpr std::array<std::string_view, 7> kOpNames{"sum",     "product", "min",    "max",
+                                                   "bit_and", "bit_or",  "bit_xor"};
 
 // Makes `device` current for the scope, restoring the caller's device after.
 class DeviceScope {
- public:
+public:
   explicit DeviceScope(int device) {
     if (cudaGetDevice(&previous_) == cudaSuccess && previous_ != device) {
       SCANTUNE_CUDA_TRY(cudaSetDevice(device));
@@ -34,25 +35,28 @@ class DeviceScope {
     if (restore_) cudaSetDevice(previous_);
   }
 
- private:
+private:
   int previous_ = -1;
   bool restore_ = false;
 };
 
-}  // namespace
+} // namespace
 
-std::string_view to_string(Op op) { return kOpNames.at(static_cast<std::size_t>(op)); }
+std::string_view to_string(Op op) {
+  return kOpNames.at(static_cast<std::size_t>(op));
+}
 Op parse_op(std::string_view s) {
   for (std::size_t i = 0; i < kOpNames.size(); ++i)
     if (kOpNames[i] == s) return static_cast<Op>(i);
-  detail::fail("unknown operator '{}' (expected sum, product, min, max, bit_and, bit_or or bit_xor)", s);
+  detail::fail(
+      "unknown operator '{}' (expected sum, product, min, max, bit_and, bit_or or bit_xor)", s);
 }
 
 struct Scanner::Impl {
   ScannerOptions options;
   int device = -1;
   int arch = 0;
-  std::string device_error;  // why there is no usable device (checked at the first scan)
+  std::string device_error; // why there is no usable device (checked at the first scan)
   std::optional<KernelCache> disk_cache;
   std::unique_ptr<detail::WorkspacePool> workspaces;
 
@@ -62,8 +66,9 @@ struct Scanner::Impl {
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
-      device_error = e != cudaSuccess ? fmt::format("no CUDA device available: {}", cudaGetErrorString(e))
-                                      : "no CUDA device available";
+      device_error = e != cudaSuccess
+                         ? fmt::format("no CUDA device available: {}", cudaGetErrorString(e))
+                         : "no CUDA device available";
       cudaGetLastError();
     } else {
       device = options.device;
@@ -86,7 +91,9 @@ Scanner::~Scanner() = default;
 Scanner::Scanner(Scanner&&) noexcept = default;
 Scanner& Scanner::operator=(Scanner&&) noexcept = default;
 
-int Scanner::device() const { return impl_->device; }
+int Scanner::device() const {
+  return impl_->device;
+}
 
 Policy Scanner::choose_policy(DataType type, OpRef /*op*/, ScanKind /*kind*/, std::size_t n) const {
   return detail::default_policy(type, n);
@@ -101,23 +108,28 @@ void Scanner::scan(const ScanRequest& r) {
   if (!r.in) fail("null input pointer with n = {}", r.n);
   if (!r.out) fail("null output pointer with n = {}", r.n);
   if (reinterpret_cast<std::uintptr_t>(r.in) % size)
-    fail("input pointer {} is not aligned to its {}-byte {} elements", r.in, size, to_string(r.type));
+    fail("input pointer {} is not aligned to its {}-byte {} elements", r.in, size,
+         to_string(r.type));
   if (reinterpret_cast<std::uintptr_t>(r.out) % size)
-    fail("output pointer {} is not aligned to its {}-byte {} elements", r.out, size, to_string(r.type));
+    fail("output pointer {} is not aligned to its {}-byte {} elements", r.out, size,
+         to_string(r.type));
   if (r.kind == ScanKind::Exclusive && !r.init) fail("exclusive scan without an init value");
   if (r.in != r.out) {
-    const auto a = reinterpret_cast<std::uintptr_t>(r.in), b = reinterpret_cast<std::uintptr_t>(r.out);
+    const auto a = reinterpret_cast<std::uintptr_t>(r.in),
+               b = reinterpret_cast<std::uintptr_t>(r.out);
     const std::uintptr_t bytes = r.n * size;
-    if (a < b + bytes && b < a + bytes) fail("input and output ranges overlap without being identical");
+    if (a < b + bytes && b < a + bytes)
+      fail("input and output ranges overlap without being identical");
   }
   const Policy policy = r.policy ? *r.policy : choose_policy(r.type, r.op, r.kind, r.n);
-  if (auto why = policy.invalid_reason(r.type)) fail("policy {} cannot run on {}: {}", policy.key(), to_string(r.type), *why);
+  if (auto why = policy.invalid_reason(r.type))
+    fail("policy {} cannot run on {}: {}", policy.key(), to_string(r.type), *why);
   if (impl_->device < 0 || !impl_->workspaces) fail<detail::NoDevice>("{}", impl_->device_error);
 
   DeviceScope scope(impl_->device);
   const detail::KernelSpec spec{policy, r.type, op, r.kind};
-  auto kernels = detail::KernelRegistry::instance().get(spec, impl_->arch,
-                                                        impl_->disk_cache ? &*impl_->disk_cache : nullptr);
+  auto kernels = detail::KernelRegistry::instance().get(
+      spec, impl_->arch, impl_->disk_cache ? &*impl_->disk_cache : nullptr);
   detail::launch_scan(*kernels, policy, r, *impl_->workspaces);
 }
 
@@ -136,4 +148,4 @@ Scanner& default_scanner() {
   return *s;
 }
 
-}  // namespace scantune
+} // namespace scantune

@@ -4,7 +4,8 @@
 
 namespace scantune::detail {
 namespace {
-constexpr std::size_t kHeaderBytes = 32 * sizeof(unsigned long long);  // STATUS_OFFSET_WORDS in tile_status.cuh
+constexpr std::size_t kHeaderBytes =
+    32 * sizeof(unsigned long long); // STATUS_OFFSET_WORDS in tile_status.cuh
 }
 
 std::size_t WorkspacePool::status_bytes(std::size_t tiles, std::size_t element_size) {
@@ -22,12 +23,13 @@ void WorkspacePool::grow(Buffer& b, std::size_t bytes, cudaStream_t stream) {
   SCANTUNE_CUDA_TRY(cudaMallocAsync(&fresh, capacity, stream));
   // Zero = no valid status word and generation 0 in the ticket word.
   SCANTUNE_CUDA_TRY(cudaMemsetAsync(fresh, 0, capacity, stream));
-  if (b.ptr) SCANTUNE_CUDA_TRY(cudaFreeAsync(b.ptr, stream));  // after the stream's earlier launches
+  if (b.ptr) SCANTUNE_CUDA_TRY(cudaFreeAsync(b.ptr, stream)); // after the stream's earlier launches
   b.ptr = fresh;
   b.bytes = capacity;
 }
 
-WorkspacePool::Lease WorkspacePool::acquire(cudaStream_t stream, std::size_t status_bytes, std::size_t partial_bytes) {
+WorkspacePool::Lease WorkspacePool::acquire(cudaStream_t stream, std::size_t status_bytes,
+                                            std::size_t partial_bytes) {
   PerStream* ps;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -53,4 +55,4 @@ WorkspacePool::~WorkspacePool() {
   if (current != device_) cudaSetDevice(current);
 }
 
-}  // namespace scantune::detail
+} // namespace scantune::detail

@@ -14,7 +14,7 @@
 namespace scantune::detail {
 
 class WorkspacePool {
- public:
+public:
   struct Buffer {
     void* ptr = nullptr;
     std::size_t bytes = 0;
@@ -23,8 +23,8 @@ class WorkspacePool {
   /// replaced (and freed) under a launch that uses them.
   struct Lease {
     std::unique_lock<std::mutex> lock;
-    Buffer* status = nullptr;    // ticket word + status slots
-    Buffer* partials = nullptr;  // reduce-then-scan partials
+    Buffer* status = nullptr;   // ticket word + status slots
+    Buffer* partials = nullptr; // reduce-then-scan partials
   };
 
   explicit WorkspacePool(int device) : device_(device) {}
@@ -39,7 +39,7 @@ class WorkspacePool {
   static std::size_t status_bytes(std::size_t tiles, std::size_t element_size);
   static std::size_t partial_bytes(std::size_t tiles, std::size_t element_size);
 
- private:
+private:
   struct PerStream {
     std::mutex mutex;
     Buffer status, partials;
@@ -51,4 +51,4 @@ class WorkspacePool {
   std::map<cudaStream_t, std::unique_ptr<PerStream>> streams_;
 };
 
-}  // namespace scantune::detail
+} // namespace scantune::detail

@@ -23,16 +23,17 @@ inline bool has_gpu() {
 }
 
 class GpuTest : public ::testing::Test {
- protected:
+protected:
   void SetUp() override {
     if (!has_gpu()) GTEST_SKIP() << "no CUDA device";
   }
 };
 
-#define ST_CUDA(call)                                                                               \
-  do {                                                                                              \
-    cudaError_t st_e_ = (call);                                                                     \
-    if (st_e_ != cudaSuccess) throw std::runtime_error(std::string(#call) + ": " + cudaGetErrorString(st_e_)); \
+#define ST_CUDA(call)                                                                              \
+  do {                                                                                             \
+    cudaError_t st_e_ = (call);                                                                    \
+    if (st_e_ != cudaSuccess)                                                                      \
+      throw std::runtime_error(std::string(#call) + ": " + cudaGetErrorString(st_e_));             \
   } while (0)
 
 /// A device buffer of T, freed on scope exit.
@@ -40,7 +41,9 @@ template <class T>
 struct DeviceBuffer {
   T* ptr = nullptr;
   std::size_t count = 0;
-  explicit DeviceBuffer(std::size_t n) : count(n) { ST_CUDA(cudaMalloc(reinterpret_cast<void**>(&ptr), std::max<std::size_t>(n, 1) * sizeof(T))); }
+  explicit DeviceBuffer(std::size_t n) : count(n) {
+    ST_CUDA(cudaMalloc(reinterpret_cast<void**>(&ptr), std::max<std::size_t>(n, 1) * sizeof(T)));
+  }
   ~DeviceBuffer() { cudaFree(ptr); }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
@@ -56,4 +59,4 @@ struct DeviceBuffer {
   void poison() { ST_CUDA(cudaMemset(ptr, 0xA5, std::max<std::size_t>(count, 1) * sizeof(T))); }
 };
 
-}  // namespace scantune::test
+} // namespace scantune::test

@@ -17,19 +17,25 @@ T apply(Op op, T a, T b) {
   if constexpr (std::is_integral_v<T>) {
     using U = std::make_unsigned_t<T>;
     switch (op) {
-      case Op::Sum: return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-      case Op::Product: return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
-      case Op::BitAnd: return static_cast<T>(a & b);
-      case Op::BitOr: return static_cast<T>(a | b);
-      case Op::BitXor: return static_cast<T>(a ^ b);
-      default: break;
+    case Op::Sum:
+      return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+    case Op::Product:
+      return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+    case Op::BitAnd:
+      return static_cast<T>(a & b);
+    case Op::BitOr:
+      return static_cast<T>(a | b);
+    case Op::BitXor:
+      return static_cast<T>(a ^ b);
+    default:
+      break;
     }
   } else {
     if (op == Op::Sum) return a + b;
     if (op == Op::Product) return a * b;
   }
   if (op == Op::Min) return b < a ? b : a;
-  return a < b ? b : a;  // Max
+  return a < b ? b : a; // Max
 }
 
 template <class T>
@@ -63,17 +69,31 @@ std::vector<T> make_input(std::size_t n, Op op, std::uint64_t seed) {
     if constexpr (std::is_integral_v<T>) {
       constexpr int bits = sizeof(T) * 8;
       switch (op) {
-        case Op::Product: x = static_cast<T>(r | 1u); break;
-        case Op::BitAnd: x = static_cast<T>(~(T(1) << (r % bits))); break;
-        case Op::BitOr: x = static_cast<T>(T(1) << (r % bits)); break;
-        default: x = static_cast<T>(r); break;
+      case Op::Product:
+        x = static_cast<T>(r | 1u);
+        break;
+      case Op::BitAnd:
+        x = static_cast<T>(~(T(1) << (r % bits)));
+        break;
+      case Op::BitOr:
+        x = static_cast<T>(T(1) << (r % bits));
+        break;
+      default:
+        x = static_cast<T>(r);
+        break;
       }
     } else {
       switch (op) {
-        case Op::Product: x = (r & 1) ? T(1) : T(-1); break;
-        case Op::Min:
-        case Op::Max: x = static_cast<T>(static_cast<std::int64_t>(r % 2000001) - 1000000) / T(8); break;
-        default: x = static_cast<T>(static_cast<int>(r % 5) - 2); break;  // sums stay small and exact
+      case Op::Product:
+        x = (r & 1) ? T(1) : T(-1);
+        break;
+      case Op::Min:
+      case Op::Max:
+        x = static_cast<T>(static_cast<std::int64_t>(r % 2000001) - 1000000) / T(8);
+        break;
+      default:
+        x = static_cast<T>(static_cast<int>(r % 5) - 2);
+        break; // sums stay small and exact
       }
     }
   }
@@ -89,4 +109,4 @@ T make_init(Op op) {
   return T(5);
 }
 
-}  // namespace scantune::test
+} // namespace scantune::test

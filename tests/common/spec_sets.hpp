@@ -13,22 +13,26 @@ inline const std::vector<DataType>& all_types() {
   return v;
 }
 inline const std::vector<Algorithm>& tile_algorithms() {
-  static const std::vector<Algorithm> v{Algorithm::SingleBlock, Algorithm::ReduceThenScan, Algorithm::Chained,
-                                        Algorithm::LookbackThread, Algorithm::LookbackWarp};
+  static const std::vector<Algorithm> v{Algorithm::SingleBlock, Algorithm::ReduceThenScan,
+                                        Algorithm::Chained, Algorithm::LookbackThread,
+                                        Algorithm::LookbackWarp};
   return v;
 }
 inline const std::vector<BlockScan>& all_block_scans() {
-  static const std::vector<BlockScan> v{BlockScan::WarpScans, BlockScan::HillisSteele, BlockScan::Blelloch,
-                                        BlockScan::BlellochPadded};
+  static const std::vector<BlockScan> v{BlockScan::WarpScans, BlockScan::HillisSteele,
+                                        BlockScan::Blelloch, BlockScan::BlellochPadded};
   return v;
 }
-inline bool is_float(DataType t) { return t == DataType::Float32 || t == DataType::Float64; }
+inline bool is_float(DataType t) {
+  return t == DataType::Float32 || t == DataType::Float64;
+}
 /// Operators valid for a type (bitwise only for integers).
 inline std::vector<Op> ops_for(DataType t) {
   if (is_float(t)) return {Op::Sum, Op::Product, Op::Min, Op::Max};
   return {Op::Sum, Op::Product, Op::Min, Op::Max, Op::BitAnd, Op::BitOr, Op::BitXor};
 }
-inline Policy make_policy(Algorithm a, int tpb, int ipt, int vec, BlockScan bs, TileIO io, int backoff = 0) {
+inline Policy make_policy(Algorithm a, int tpb, int ipt, int vec, BlockScan bs, TileIO io,
+                          int backoff = 0) {
   Policy p;
   p.algorithm = a;
   p.block_threads = tpb;
@@ -47,11 +51,12 @@ inline std::vector<Policy> shape_spread(Algorithm a, BlockScan bs, DataType t) {
   std::vector<Policy> v{
       make_policy(a, 64, 1, 1, bs, TileIO::Transpose),
       make_policy(a, 96, 3, 1, bs, TileIO::Direct),
-      make_policy(a, 128, 4, wide ? 2 : 4, bs, TileIO::Direct, a == Algorithm::LookbackWarp ? 100 : 0),
+      make_policy(a, 128, 4, wide ? 2 : 4, bs, TileIO::Direct,
+                  a == Algorithm::LookbackWarp ? 100 : 0),
       make_policy(a, 256, wide ? 8 : 12, wide ? 2 : 4, bs, TileIO::Transpose),
       make_policy(a, 512, wide ? 4 : 16, 2, bs, TileIO::Transpose),
   };
   return v;
 }
 
-}  // namespace scantune::test
+} // namespace scantune::test

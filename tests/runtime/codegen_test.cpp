@@ -6,14 +6,19 @@
 namespace scantune::detail {
 namespace {
 
-KernelSpec spec(const char* key, DataType t, OpSpec op, ScanKind k) { return KernelSpec{Policy::parse(key), t, op, k}; }
+KernelSpec spec(const char* key, DataType t, OpSpec op, ScanKind k) {
+  return KernelSpec{Policy::parse(key), t, op, k};
+}
 
 TEST(Codegen, SourceRestatesItsPolicy) {
-  auto g = generate({spec("lookback_warp.tpb256.ipt12.vec4.warp_scans", DataType::Int32, OpSpec::from(Op::Sum),
-                          ScanKind::Inclusive)});
-  EXPECT_NE(g.source.find("// kernel: lookback_warp.tpb256.ipt12.vec4.warp_scans|int32|sum|inclusive"), std::string::npos);
+  auto g = generate({spec("lookback_warp.tpb256.ipt12.vec4.warp_scans", DataType::Int32,
+                          OpSpec::from(Op::Sum), ScanKind::Inclusive)});
+  EXPECT_NE(
+      g.source.find("// kernel: lookback_warp.tpb256.ipt12.vec4.warp_scans|int32|sum|inclusive"),
+      std::string::npos);
   EXPECT_NE(g.source.find("static_assert("), std::string::npos);
-  EXPECT_NE(g.source.find("\"policy lookback_warp.tpb256.ipt12.vec4.warp_scans\""), std::string::npos);
+  EXPECT_NE(g.source.find("\"policy lookback_warp.tpb256.ipt12.vec4.warp_scans\""),
+            std::string::npos);
   ASSERT_EQ(g.name_expressions.size(), 1u);
   ASSERT_EQ(g.name_expressions[0].size(), 1u);
   EXPECT_EQ(g.name_expressions[0][0],
@@ -23,10 +28,11 @@ TEST(Codegen, SourceRestatesItsPolicy) {
 }
 
 TEST(Codegen, ReduceThenScanLaunchesThreeKernels) {
-  auto g = generate({spec("reduce_then_scan.tpb128.ipt4.vec2.blelloch", DataType::Float64, OpSpec::from(Op::Max),
-                          ScanKind::Exclusive)});
+  auto g = generate({spec("reduce_then_scan.tpb128.ipt4.vec2.blelloch", DataType::Float64,
+                          OpSpec::from(Op::Max), ScanKind::Exclusive)});
   ASSERT_EQ(g.name_expressions[0].size(), 3u);
-  EXPECT_NE(g.name_expressions[0][0].find("rts_reduce_kernel<double, scantune::op_max<double>"), std::string::npos);
+  EXPECT_NE(g.name_expressions[0][0].find("rts_reduce_kernel<double, scantune::op_max<double>"),
+            std::string::npos);
   EXPECT_NE(g.name_expressions[0][1].find("rts_partials_kernel"), std::string::npos);
   EXPECT_NE(g.name_expressions[0][2].find("rts_downsweep_kernel"), std::string::npos);
 }
@@ -37,7 +43,8 @@ TEST(Codegen, CustomOperatorBecomesAFunctor) {
   EXPECT_EQ(op.id().rfind("custom:absmax:", 0), 0u);
   auto g = generate({spec("sequential", DataType::Float64, op, ScanKind::Inclusive)});
   EXPECT_NE(g.source.find("return fabs(a) > fabs(b) ? a : b;"), std::string::npos);
-  EXPECT_NE(g.source.find("static __device__ __forceinline__ double identity() { return (double)(0.0); }"),
+  EXPECT_NE(g.source.find(
+                "static __device__ __forceinline__ double identity() { return (double)(0.0); }"),
             std::string::npos);
   // Same name, different body: a different functor and a different id.
   CustomOp other{"absmax", "return a;", "0.0"};
@@ -47,10 +54,12 @@ TEST(Codegen, CustomOperatorBecomesAFunctor) {
 TEST(Codegen, RejectsBadOperators) {
   EXPECT_THROW(check_op(DataType::Float32, OpSpec::from(Op::BitXor)), Unsupported);
   EXPECT_NO_THROW(check_op(DataType::UInt64, OpSpec::from(Op::BitXor)));
-  EXPECT_THROW(check_op(DataType::Int32, OpSpec::from(CustomOp{"2bad", "return a;", "0"})), InvalidArgument);
+  EXPECT_THROW(check_op(DataType::Int32, OpSpec::from(CustomOp{"2bad", "return a;", "0"})),
+               InvalidArgument);
   EXPECT_THROW(check_op(DataType::Int32, OpSpec::from(CustomOp{"ok", "  ", "0"})), InvalidArgument);
-  EXPECT_THROW(check_op(DataType::Int32, OpSpec::from(CustomOp{"ok", "return a;", ""})), InvalidArgument);
+  EXPECT_THROW(check_op(DataType::Int32, OpSpec::from(CustomOp{"ok", "return a;", ""})),
+               InvalidArgument);
 }
 
-}  // namespace
-}  // namespace scantune::detail
+} // namespace
+} // namespace scantune::detail

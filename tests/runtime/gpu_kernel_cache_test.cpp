@@ -35,36 +35,42 @@ TEST(GpuKernelCacheChild, RunOneScan) {
   const char* out = std::getenv("SCANTUNE_TEST_CHILD_OUT");
   if (!out) GTEST_SKIP() << "runs only as the child of GpuKernelCache tests";
   if (!has_gpu()) GTEST_SKIP() << "no CUDA device";
-  ST_CUDA(cudaFree(nullptr));  // context creation is not part of the kernel load
+  ST_CUDA(cudaFree(nullptr)); // context creation is not part of the kernel load
   const std::size_t n = 1 << 20;
   auto in = make_input<std::int32_t>(n, Op::Sum, 1);
   DeviceBuffer<std::int32_t> d_in(n), d_out(n);
   d_in.upload(in);
-  Scanner scanner;  // kernel cache from SCANTUNE_KERNEL_CACHE
+  Scanner scanner; // kernel cache from SCANTUNE_KERNEL_CACHE
   const auto start = std::chrono::steady_clock::now();
   scanner.inclusive_scan(d_in.ptr, d_out.ptr, n, Op::Sum);
-  const double first_call_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const double first_call_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   const bool correct = d_out.download(n) == reference_scan(in, Op::Sum, ScanKind::Inclusive, 0);
-  const detail::KernelSpec spec{scanner.choose_policy(DataType::Int32, Op::Sum, ScanKind::Inclusive, n), DataType::Int32,
-                                detail::OpSpec::from(Op::Sum), ScanKind::Inclusive};
+  const detail::KernelSpec spec{
+      scanner.choose_policy(DataType::Int32, Op::Sum, ScanKind::Inclusive, n), DataType::Int32,
+      detail::OpSpec::from(Op::Sum), ScanKind::Inclusive};
   cudaDeviceProp prop{};
   ST_CUDA(cudaGetDeviceProperties(&prop, scanner.device()));
   auto set = detail::KernelRegistry::instance().find(spec, prop.major * 10 + prop.minor);
   ASSERT_TRUE(set);
-  std::ofstream(out) << detail::nvrtc_compile_count() << ' ' << set->prepare_ms << ' ' << first_call_ms << ' '
-                     << (set->origin == detail::KernelSet::Origin::DiskCache ? "disk" : "nvrtc") << ' ' << correct;
+  std::ofstream(out) << detail::nvrtc_compile_count() << ' ' << set->prepare_ms << ' '
+                     << first_call_ms << ' '
+                     << (set->origin == detail::KernelSet::Origin::DiskCache ? "disk" : "nvrtc")
+                     << ' ' << correct;
 }
 
 ChildReport run_child(const fs::path& cache_dir, const fs::path& report) {
   std::vector<std::string> env_strings;
   for (char** e = environ; *e; ++e) {
     std::string s = *e;
-    if (s.rfind("SCANTUNE_KERNEL_CACHE=", 0) != 0 && s.rfind("SCANTUNE_TEST_CHILD_OUT=", 0) != 0) env_strings.push_back(s);
+    if (s.rfind("SCANTUNE_KERNEL_CACHE=", 0) != 0 && s.rfind("SCANTUNE_TEST_CHILD_OUT=", 0) != 0)
+      env_strings.push_back(s);
   }
   env_strings.push_back("SCANTUNE_KERNEL_CACHE=" + cache_dir.string());
   env_strings.push_back("SCANTUNE_TEST_CHILD_OUT=" + report.string());
   std::vector<char*> envp;
-  for (auto& s : env_strings) envp.push_back(s.data());
+  for (auto& s : env_strings)
+    envp.push_back(s.data());
   envp.push_back(nullptr);
   std::string self = fs::read_symlink("/proc/self/exe").string();
   std::string filter = "--gtest_filter=GpuKernelCacheChild.RunOneScan";
@@ -89,10 +95,11 @@ TEST_F(GpuKernelCache, SecondProcessLoadsFromDiskWithoutCompiling) {
   const ChildReport cold = run_child(dir / "cache", dir / "cold.txt");
   const ChildReport warm = run_child(dir / "cache", dir / "warm.txt");
   fs::remove_all(dir);
-  std::printf("cold process: %ld NVRTC compile(s), kernel ready in %.2f ms, first call %.2f ms\n", cold.compiles,
-              cold.prepare_ms, cold.first_call_ms);
-  std::printf("warm process: %ld NVRTC compile(s), kernel ready in %.3f ms (%s), first call %.2f ms\n", warm.compiles,
-              warm.prepare_ms, warm.origin.c_str(), warm.first_call_ms);
+  std::printf("cold process: %ld NVRTC compile(s), kernel ready in %.2f ms, first call %.2f ms\n",
+              cold.compiles, cold.prepare_ms, cold.first_call_ms);
+  std::printf(
+      "warm process: %ld NVRTC compile(s), kernel ready in %.3f ms (%s), first call %.2f ms\n",
+      warm.compiles, warm.prepare_ms, warm.origin.c_str(), warm.first_call_ms);
   EXPECT_TRUE(cold.correct);
   EXPECT_TRUE(warm.correct);
   EXPECT_EQ(cold.compiles, 1);
@@ -102,5 +109,5 @@ TEST_F(GpuKernelCache, SecondProcessLoadsFromDiskWithoutCompiling) {
   EXPECT_LE(warm.prepare_ms, 2.0);
 }
 
-}  // namespace
-}  // namespace scantune::test
+} // namespace
+} // namespace scantune::test

@@ -25,10 +25,14 @@ TEST_F(GpuSanitize, EveryAlgorithmAndBlockScanAtSmallSizes) {
         auto in = make_input<std::int32_t>(n, Op::Sum, n);
         DeviceBuffer<std::int32_t> d_in(n + 2), d_out(n + 2);
         d_in.upload(in, offset);
-        scanner.scan_with(p, ScanKind::Exclusive, d_in.ptr + offset, d_out.ptr + offset, n, Op::Sum, 3);
-        ASSERT_EQ(d_out.download(n, offset), reference_scan(in, Op::Sum, ScanKind::Exclusive, 3)) << p.key() << " n=" << n;
-        scanner.scan_with(p, ScanKind::Inclusive, d_in.ptr + offset, d_in.ptr + offset, n, Op::Sum, 0);  // in place
-        ASSERT_EQ(d_in.download(n, offset), reference_scan(in, Op::Sum, ScanKind::Inclusive, 0)) << p.key() << " n=" << n;
+        scanner.scan_with(p, ScanKind::Exclusive, d_in.ptr + offset, d_out.ptr + offset, n, Op::Sum,
+                          3);
+        ASSERT_EQ(d_out.download(n, offset), reference_scan(in, Op::Sum, ScanKind::Exclusive, 3))
+            << p.key() << " n=" << n;
+        scanner.scan_with(p, ScanKind::Inclusive, d_in.ptr + offset, d_in.ptr + offset, n, Op::Sum,
+                          0); // in place
+        ASSERT_EQ(d_in.download(n, offset), reference_scan(in, Op::Sum, ScanKind::Inclusive, 0))
+            << p.key() << " n=" << n;
       }
 }
 
@@ -36,7 +40,7 @@ TEST_F(GpuSanitize, WideTypesAndLookbackWindows) {
   Scanner scanner;
   for (Algorithm a : {Algorithm::Chained, Algorithm::LookbackThread, Algorithm::LookbackWarp}) {
     const Policy p = make_policy(a, 32, 2, 2, BlockScan::BlellochPadded, TileIO::Transpose);
-    const std::size_t n = 64 * 40 + 3;  // 41 tiles: more than one look-back window
+    const std::size_t n = 64 * 40 + 3; // 41 tiles: more than one look-back window
     auto in = make_input<double>(n, Op::Sum, 4);
     DeviceBuffer<double> d_in(n), d_out(n);
     d_in.upload(in);
@@ -45,5 +49,5 @@ TEST_F(GpuSanitize, WideTypesAndLookbackWindows) {
   }
 }
 
-}  // namespace
-}  // namespace scantune::test
+} // namespace
+} // namespace scantune::test

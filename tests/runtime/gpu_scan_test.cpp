@@ -26,11 +26,12 @@ int device_arch() {
 
 template <class T>
 ::testing::AssertionResult equal_exact(const std::vector<T>& got, const std::vector<T>& want) {
-  if (got.size() != want.size()) return ::testing::AssertionFailure() << "size " << got.size() << " != " << want.size();
+  if (got.size() != want.size())
+    return ::testing::AssertionFailure() << "size " << got.size() << " != " << want.size();
   for (std::size_t i = 0; i < got.size(); ++i)
     if (!(got[i] == want[i]) && !(got[i] != got[i] && want[i] != want[i]))
-      return ::testing::AssertionFailure() << "first mismatch at " << i << " of " << got.size() << ": got " << +got[i]
-                                           << ", want " << +want[i];
+      return ::testing::AssertionFailure() << "first mismatch at " << i << " of " << got.size()
+                                           << ": got " << +got[i] << ", want " << +want[i];
   return ::testing::AssertionSuccess();
 }
 
@@ -38,14 +39,16 @@ template <class T>
 std::vector<std::size_t> boundary_sizes(const Policy& p) {
   const std::size_t tile = p.algorithm == Algorithm::Sequential ? 256 : p.tile_items();
   std::vector<std::size_t> s{0, 1, 2, 31, 32, 33, tile - 1, tile, tile + 1, 2 * tile + 7, 7919};
-  if (p.uses_tile_status() || p.algorithm == Algorithm::ReduceThenScan) s.push_back(37 * tile + 5);  // > 32 predecessors
+  if (p.uses_tile_status() || p.algorithm == Algorithm::ReduceThenScan)
+    s.push_back(37 * tile + 5); // > 32 predecessors
   return s;
 }
 
 // Runs one (policy, type, op, kind) at every boundary size, with the input and
 // output offset by `offset` elements (and in place when asked).
 template <class T>
-void check_policy(Scanner& scanner, const Policy& p, Op op, ScanKind kind, std::size_t offset, bool in_place) {
+void check_policy(Scanner& scanner, const Policy& p, Op op, ScanKind kind, std::size_t offset,
+                  bool in_place) {
   const T init = make_init<T>(op);
   for (std::size_t n : boundary_sizes(p)) {
     auto in = make_input<T>(n, op, 7 + offset);
@@ -53,25 +56,37 @@ void check_policy(Scanner& scanner, const Policy& p, Op op, ScanKind kind, std::
     DeviceBuffer<T> d_in(n + 8), d_out(n + 8);
     d_out.poison();
     d_in.upload(in, offset);
-    T* out = in_place ? d_in.ptr + offset : d_out.ptr + offset + 1;  // output misaligned differently
+    T* out = in_place ? d_in.ptr + offset : d_out.ptr + offset + 1; // output misaligned differently
     scanner.scan_with(p, kind, d_in.ptr + offset, out, n, op, init);
     ST_CUDA(cudaDeviceSynchronize());
     auto got = in_place ? d_in.download(n, offset) : d_out.download(n, offset + 1);
-    ASSERT_TRUE(equal_exact(got, want)) << p.key() << " " << to_string(data_type_of<T>()) << " " << to_string(op)
-                                        << " " << to_string(kind) << " n=" << n << " offset=" << offset
-                                        << (in_place ? " in place" : "");
+    ASSERT_TRUE(equal_exact(got, want))
+        << p.key() << " " << to_string(data_type_of<T>()) << " " << to_string(op) << " "
+        << to_string(kind) << " n=" << n << " offset=" << offset << (in_place ? " in place" : "");
   }
 }
 
 template <class F>
 void for_type(DataType t, F&& f) {
   switch (t) {
-    case DataType::Int32: f(std::int32_t{}); break;
-    case DataType::UInt32: f(std::uint32_t{}); break;
-    case DataType::Int64: f(std::int64_t{}); break;
-    case DataType::UInt64: f(std::uint64_t{}); break;
-    case DataType::Float32: f(float{}); break;
-    case DataType::Float64: f(double{}); break;
+  case DataType::Int32:
+    f(std::int32_t{});
+    break;
+  case DataType::UInt32:
+    f(std::uint32_t{});
+    break;
+  case DataType::Int64:
+    f(std::int64_t{});
+    break;
+  case DataType::UInt64:
+    f(std::uint64_t{});
+    break;
+  case DataType::Float32:
+    f(float{});
+    break;
+  case DataType::Float64:
+    f(double{});
+    break;
   }
 }
 
@@ -80,7 +95,8 @@ void prepare(const std::vector<detail::KernelSpec>& specs) {
   detail::KernelRegistry::instance().prepare(specs, device_arch(), 72);
 }
 
-class GpuScanMatrix : public GpuTest, public ::testing::WithParamInterface<std::tuple<Algorithm, BlockScan>> {};
+class GpuScanMatrix : public GpuTest,
+                      public ::testing::WithParamInterface<std::tuple<Algorithm, BlockScan>> {};
 
 TEST_P(GpuScanMatrix, AllTypesOpsKindsAtTileBoundaries) {
   const auto [alg, bs] = GetParam();
@@ -91,29 +107,34 @@ TEST_P(GpuScanMatrix, AllTypesOpsKindsAtTileBoundaries) {
       ASSERT_FALSE(p.invalid_reason(t)) << p.key() << ": " << *p.invalid_reason(t);
       runs.emplace_back(p, t);
       for (Op op : ops_for(t))
-        for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive}) specs.push_back({p, t, detail::OpSpec::from(op), k});
+        for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive})
+          specs.push_back({p, t, detail::OpSpec::from(op), k});
     }
   prepare(specs);
   Scanner scanner;
   for (const auto& [p, t] : runs)
     for (Op op : ops_for(t))
       for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive})
-        for_type(t, [&, &p = p](auto tag) { check_policy<decltype(tag)>(scanner, p, op, k, 0, false); });
+        for_type(
+            t, [&, &p = p](auto tag) { check_policy<decltype(tag)>(scanner, p, op, k, 0, false); });
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Algorithms, GpuScanMatrix,
-    ::testing::Combine(::testing::ValuesIn(tile_algorithms()), ::testing::ValuesIn(all_block_scans())),
-    [](const auto& info) {
-      return std::string(to_string(std::get<0>(info.param))) + "_" + std::string(to_string(std::get<1>(info.param)));
-    });
+INSTANTIATE_TEST_SUITE_P(Algorithms, GpuScanMatrix,
+                         ::testing::Combine(::testing::ValuesIn(tile_algorithms()),
+                                            ::testing::ValuesIn(all_block_scans())),
+                         [](const auto& info) {
+                           return std::string(to_string(std::get<0>(info.param))) + "_" +
+                                  std::string(to_string(std::get<1>(info.param)));
+                         });
 
 TEST_F(GpuTest, SequentialAllTypesOpsKinds) {
   Scanner scanner;
   for (DataType t : all_types())
     for (Op op : ops_for(t))
       for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive})
-        for_type(t, [&](auto tag) { check_policy<decltype(tag)>(scanner, Policy::sequential(), op, k, 0, false); });
+        for_type(t, [&](auto tag) {
+          check_policy<decltype(tag)>(scanner, Policy::sequential(), op, k, 0, false);
+        });
 }
 
 // Misaligned input/output (1-3 elements) and in place, on both tile I/O paths.
@@ -125,8 +146,10 @@ TEST_F(GpuTest, OffsetAndInPlacePointers) {
         for (std::size_t offset : {1, 2, 3})
           for (bool in_place : {false, true})
             for_type(t, [&, &p = p](auto tag) {
-              check_policy<decltype(tag)>(scanner, p, Op::Sum, ScanKind::Exclusive, offset, in_place);
-              check_policy<decltype(tag)>(scanner, p, Op::Max, ScanKind::Inclusive, offset, in_place);
+              check_policy<decltype(tag)>(scanner, p, Op::Sum, ScanKind::Exclusive, offset,
+                                          in_place);
+              check_policy<decltype(tag)>(scanner, p, Op::Max, ScanKind::Inclusive, offset,
+                                          in_place);
             });
 }
 
@@ -142,17 +165,20 @@ TEST_F(GpuTest, LargeSizes) {
   const std::vector<Policy> policies{
       Policy::sequential(),
       make_policy(Algorithm::SingleBlock, 1024, 8, 4, BlockScan::WarpScans, TileIO::Transpose),
-      make_policy(Algorithm::ReduceThenScan, 256, 12, 4, BlockScan::BlellochPadded, TileIO::Transpose),
+      make_policy(Algorithm::ReduceThenScan, 256, 12, 4, BlockScan::BlellochPadded,
+                  TileIO::Transpose),
       make_policy(Algorithm::Chained, 256, 12, 4, BlockScan::WarpScans, TileIO::Transpose),
       make_policy(Algorithm::LookbackThread, 256, 12, 4, BlockScan::HillisSteele, TileIO::Direct),
       make_policy(Algorithm::LookbackWarp, 256, 12, 4, BlockScan::WarpScans, TileIO::Transpose),
   };
-  for (DataType t : {DataType::Int32, DataType::Float32, DataType::Int64, DataType::Float64, DataType::UInt32,
-                     DataType::UInt64})
+  for (DataType t : {DataType::Int32, DataType::Float32, DataType::Int64, DataType::Float64,
+                     DataType::UInt32, DataType::UInt64})
     for_type(t, [&](auto tag) {
       using T = decltype(tag);
       for (std::size_t n : sizes) {
-        if (sizeof(T) == 8 && n > (std::size_t{1} << 26) && t != DataType::Float64 && t != DataType::Int64) continue;
+        if (sizeof(T) == 8 && n > (std::size_t{1} << 26) && t != DataType::Float64 &&
+            t != DataType::Int64)
+          continue;
         const Op op = std::is_integral_v<T> && n % 2 ? Op::BitXor : Op::Sum;
         auto in = make_input<T>(n, op, 11);
         DeviceBuffer<T> d_in(n), d_out(n);
@@ -160,9 +186,10 @@ TEST_F(GpuTest, LargeSizes) {
         for (ScanKind kind : {ScanKind::Inclusive, ScanKind::Exclusive}) {
           auto want = reference_scan(in, op, kind, make_init<T>(op));
           for (Policy p : policies) {
-            const bool slow = p.algorithm == Algorithm::Sequential || p.algorithm == Algorithm::SingleBlock;
+            const bool slow =
+                p.algorithm == Algorithm::Sequential || p.algorithm == Algorithm::SingleBlock;
             if (slow && n > (std::size_t{1} << 20) + 1) continue;
-            if (size_of(t) == 8 && p.vector_width == 4) {  // same tile bytes for 8-byte elements
+            if (size_of(t) == 8 && p.vector_width == 4) { // same tile bytes for 8-byte elements
               p.vector_width = 2;
               p.items_per_thread /= 2;
             }
@@ -173,10 +200,13 @@ TEST_F(GpuTest, LargeSizes) {
                 << p.key() << " " << to_string(t) << " " << to_string(kind) << " n=" << n;
           }
           d_out.poison();
-          if (kind == ScanKind::Inclusive) scanner.inclusive_scan(d_in.ptr, d_out.ptr, n, op);
-          else scanner.exclusive_scan(d_in.ptr, d_out.ptr, n, op, make_init<T>(op));
+          if (kind == ScanKind::Inclusive)
+            scanner.inclusive_scan(d_in.ptr, d_out.ptr, n, op);
+          else
+            scanner.exclusive_scan(d_in.ptr, d_out.ptr, n, op, make_init<T>(op));
           ST_CUDA(cudaDeviceSynchronize());
-          ASSERT_TRUE(equal_exact(d_out.download(n), want)) << "default policy " << to_string(t) << " n=" << n;
+          ASSERT_TRUE(equal_exact(d_out.download(n), want))
+              << "default policy " << to_string(t) << " n=" << n;
         }
       }
     });
@@ -191,7 +221,8 @@ void check_float_tolerance(Scanner& scanner, const Policy& p, std::size_t n) {
   std::mt19937_64 rng(5);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   std::vector<T> in(n);
-  for (auto& x : in) x = static_cast<T>(u(rng));
+  for (auto& x : in)
+    x = static_cast<T>(u(rng));
   DeviceBuffer<T> d_in(n), d_out(n);
   d_in.upload(in);
   scanner.scan_with(p, ScanKind::Inclusive, d_in.ptr, d_out.ptr, n, Op::Sum);
@@ -233,7 +264,7 @@ TEST_F(GpuTest, CustomOperators) {
     auto absmax_ref = [](auto a, auto b) { return std::abs(a) > std::abs(b) ? a : b; };
     std::vector<double> want(n);
     std::vector<int> want_i(n);
-    double acc = 0.25;  // exclusive init
+    double acc = 0.25; // exclusive init
     int acc_i = 0;
     for (std::size_t i = 0; i < n; ++i) {
       want[i] = acc;
@@ -246,10 +277,10 @@ TEST_F(GpuTest, CustomOperators) {
     d_in.upload(in);
     di_in.upload(ini);
     for (Algorithm a : tile_algorithms()) {
-      scanner.scan_with(make_policy(a, 256, 8, 2, BlockScan::Blelloch, TileIO::Transpose), ScanKind::Exclusive, d_in.ptr,
-                        d_out.ptr, n, absmax, 0.25);
-      scanner.scan_with(make_policy(a, 128, 16, 4, BlockScan::WarpScans, TileIO::Direct), ScanKind::Inclusive, di_in.ptr,
-                        di_out.ptr, n, absmax_i, 0);
+      scanner.scan_with(make_policy(a, 256, 8, 2, BlockScan::Blelloch, TileIO::Transpose),
+                        ScanKind::Exclusive, d_in.ptr, d_out.ptr, n, absmax, 0.25);
+      scanner.scan_with(make_policy(a, 128, 16, 4, BlockScan::WarpScans, TileIO::Direct),
+                        ScanKind::Inclusive, di_in.ptr, di_out.ptr, n, absmax_i, 0);
       ASSERT_TRUE(equal_exact(d_out.download(n), want)) << to_string(a) << " n=" << n;
       ASSERT_TRUE(equal_exact(di_out.download(n), want_i)) << to_string(a) << " n=" << n;
     }
@@ -277,10 +308,12 @@ TEST_F(GpuTest, ProcessWideSums) {
   DeviceBuffer<std::int64_t> d_in(n), d_out(n);
   d_in.upload(in);
   inclusive_sum(d_in.ptr, d_out.ptr, n);
-  ASSERT_TRUE(equal_exact(d_out.download(n), reference_scan(in, Op::Sum, ScanKind::Inclusive, std::int64_t{0})));
+  ASSERT_TRUE(equal_exact(d_out.download(n),
+                          reference_scan(in, Op::Sum, ScanKind::Inclusive, std::int64_t{0})));
   exclusive_sum(d_in.ptr, d_out.ptr, n);
-  ASSERT_TRUE(equal_exact(d_out.download(n), reference_scan(in, Op::Sum, ScanKind::Exclusive, std::int64_t{0})));
+  ASSERT_TRUE(equal_exact(d_out.download(n),
+                          reference_scan(in, Op::Sum, ScanKind::Exclusive, std::int64_t{0})));
 }
 
-}  // namespace
-}  // namespace scantune::test
+} // namespace
+} // namespace scantune::test

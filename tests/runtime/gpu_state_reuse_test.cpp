@@ -12,7 +12,7 @@ namespace scantune::test {
 namespace {
 
 struct Job {
-  bool wide;  // int64 (two status words per tile) or int32
+  bool wide; // int64 (two status words per tile) or int32
   std::size_t n, in_offset, out_offset;
   ScanKind kind;
   Policy policy;
@@ -20,16 +20,22 @@ struct Job {
 
 std::vector<Job> make_jobs(std::size_t count, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
-  const Policy warp = make_policy(Algorithm::LookbackWarp, 128, 4, 2, BlockScan::WarpScans, TileIO::Transpose);
-  const Policy thread = make_policy(Algorithm::LookbackThread, 128, 4, 2, BlockScan::WarpScans, TileIO::Transpose, 50);
-  const Policy chained = make_policy(Algorithm::Chained, 64, 2, 2, BlockScan::WarpScans, TileIO::Direct);
+  const Policy warp =
+      make_policy(Algorithm::LookbackWarp, 128, 4, 2, BlockScan::WarpScans, TileIO::Transpose);
+  const Policy thread = make_policy(Algorithm::LookbackThread, 128, 4, 2, BlockScan::WarpScans,
+                                    TileIO::Transpose, 50);
+  const Policy chained =
+      make_policy(Algorithm::Chained, 64, 2, 2, BlockScan::WarpScans, TileIO::Direct);
   std::vector<Job> jobs;
   for (std::size_t i = 0; i < count; ++i) {
     const std::uint64_t r = rng();
-    const std::size_t n = 1 + r % 40000;  // up to ~80 tiles of 512
+    const std::size_t n = 1 + r % 40000; // up to ~80 tiles of 512
     const int which = int((r >> 20) % 8);
-    jobs.push_back({(r >> 17) % 2 == 0, n, 0, 0, (r >> 18) % 2 ? ScanKind::Inclusive : ScanKind::Exclusive,
-                    which == 0 ? chained : which < 3 ? thread : warp});
+    jobs.push_back({(r >> 17) % 2 == 0, n, 0, 0,
+                    (r >> 18) % 2 ? ScanKind::Inclusive : ScanKind::Exclusive,
+                    which == 0  ? chained
+                    : which < 3 ? thread
+                                : warp});
   }
   return jobs;
 }
@@ -38,7 +44,8 @@ std::vector<Job> make_jobs(std::size_t count, std::uint64_t seed) {
 void run_jobs(const std::vector<Job>& jobs, const std::vector<cudaStream_t>& streams) {
   Scanner scanner;
   std::size_t total = 0;
-  for (const auto& j : jobs) total += j.n;
+  for (const auto& j : jobs)
+    total += j.n;
   auto in32 = make_input<std::int32_t>(total, Op::Sum, 1);
   auto in64 = make_input<std::int64_t>(total, Op::Sum, 2);
   DeviceBuffer<std::int32_t> d_in32(total), d_out32(total);
@@ -51,8 +58,12 @@ void run_jobs(const std::vector<Job>& jobs, const std::vector<cudaStream_t>& str
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     const Job& j = jobs[i];
     cudaStream_t s = streams[i % streams.size()];
-    if (j.wide) scanner.scan_with(j.policy, j.kind, d_in64.ptr + at, d_out64.ptr + at, j.n, Op::Sum, std::int64_t{9}, s);
-    else scanner.scan_with(j.policy, j.kind, d_in32.ptr + at, d_out32.ptr + at, j.n, Op::Sum, std::int32_t{9}, s);
+    if (j.wide)
+      scanner.scan_with(j.policy, j.kind, d_in64.ptr + at, d_out64.ptr + at, j.n, Op::Sum,
+                        std::int64_t{9}, s);
+    else
+      scanner.scan_with(j.policy, j.kind, d_in32.ptr + at, d_out32.ptr + at, j.n, Op::Sum,
+                        std::int32_t{9}, s);
     at += j.n;
   }
   ST_CUDA(cudaDeviceSynchronize());
@@ -73,7 +84,8 @@ void run_jobs(const std::vector<Job>& jobs, const std::vector<cudaStream_t>& str
         }
       return true;
     };
-    if (!(j.wide ? check(in64, out64, std::int64_t{9}) : check(in32, out32, std::int32_t{9}))) return;
+    if (!(j.wide ? check(in64, out64, std::int64_t{9}) : check(in32, out32, std::int32_t{9})))
+      return;
     at += j.n;
   }
 }
@@ -87,9 +99,11 @@ TEST_F(GpuTest, TwoThousandBackToBackLookbackScansOnOneStream) {
 
 TEST_F(GpuTest, TwoThousandLookbackScansOnFourStreamsAtOnce) {
   std::vector<cudaStream_t> streams(4);
-  for (auto& s : streams) ST_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  for (auto& s : streams)
+    ST_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   run_jobs(make_jobs(2000, 43), streams);
-  for (auto& s : streams) ST_CUDA(cudaStreamDestroy(s));
+  for (auto& s : streams)
+    ST_CUDA(cudaStreamDestroy(s));
 }
 
 TEST_F(GpuTest, FullRangeValuesSurviveStatusPacking) {
@@ -109,13 +123,16 @@ TEST_F(GpuTest, FullRangeValuesSurviveStatusPacking) {
   d.upload(in);
   d32.upload(in32);
   for (Op op : {Op::Sum, Op::BitXor, Op::Max, Op::Min}) {
-    const Policy p = make_policy(Algorithm::LookbackWarp, 128, 4, 2, BlockScan::WarpScans, TileIO::Transpose);
+    const Policy p =
+        make_policy(Algorithm::LookbackWarp, 128, 4, 2, BlockScan::WarpScans, TileIO::Transpose);
     scanner.scan_with(p, ScanKind::Inclusive, d.ptr, o.ptr, n, op);
     scanner.scan_with(p, ScanKind::Inclusive, d32.ptr, o32.ptr, n, op);
-    EXPECT_EQ(o.download(n), reference_scan(in, op, ScanKind::Inclusive, std::uint64_t{0})) << to_string(op);
-    EXPECT_EQ(o32.download(n), reference_scan(in32, op, ScanKind::Inclusive, std::uint32_t{0})) << to_string(op);
+    EXPECT_EQ(o.download(n), reference_scan(in, op, ScanKind::Inclusive, std::uint64_t{0}))
+        << to_string(op);
+    EXPECT_EQ(o32.download(n), reference_scan(in32, op, ScanKind::Inclusive, std::uint32_t{0}))
+        << to_string(op);
   }
 }
 
-}  // namespace
-}  // namespace scantune::test
+} // namespace
+} // namespace scantune::test

@@ -19,11 +19,15 @@ std::string error_of(F&& f) {
 
 // A fake but element-aligned device address: argument checks run before any use.
 template <class T>
-T* fake_ptr(std::uintptr_t a = 0x10000) { return reinterpret_cast<T*>(a); }
+T* fake_ptr(std::uintptr_t a = 0x10000) {
+  return reinterpret_cast<T*>(a);
+}
 
 TEST(Misuse, BitwiseOperatorOnFloat) {
   Scanner s;
-  EXPECT_EQ(error_of([&] { s.inclusive_scan(fake_ptr<float>(), fake_ptr<float>(0x20000), 10, Op::BitXor); }),
+  EXPECT_EQ(error_of([&] {
+              s.inclusive_scan(fake_ptr<float>(), fake_ptr<float>(0x20000), 10, Op::BitXor);
+            }),
             "operator bit_xor applies to integer types only, not float32");
 }
 
@@ -31,8 +35,9 @@ TEST(Misuse, NullPointersWithElements) {
   Scanner s;
   EXPECT_EQ(error_of([&] { s.inclusive_scan<int>(nullptr, fake_ptr<int>(), 10, Op::Sum); }),
             "null input pointer with n = 10");
-  EXPECT_EQ(error_of([&] { s.exclusive_scan<double>(fake_ptr<double>(), nullptr, 3, Op::Max, 0.0); }),
-            "null output pointer with n = 3");
+  EXPECT_EQ(
+      error_of([&] { s.exclusive_scan<double>(fake_ptr<double>(), nullptr, 3, Op::Max, 0.0); }),
+      "null output pointer with n = 3");
 }
 
 TEST(Misuse, ZeroElementsIsANoOpEvenWithNullPointers) {
@@ -42,54 +47,65 @@ TEST(Misuse, ZeroElementsIsANoOpEvenWithNullPointers) {
 
 TEST(Misuse, MisalignedAndOverlappingPointers) {
   Scanner s;
-  EXPECT_NE(error_of([&] { s.inclusive_scan(fake_ptr<long long>(0x10004), fake_ptr<long long>(), 4, Op::Sum); })
-                .find("not aligned to its 8-byte int64 elements"),
+  EXPECT_NE(error_of([&] {
+              s.inclusive_scan(fake_ptr<long long>(0x10004), fake_ptr<long long>(), 4, Op::Sum);
+            }).find("not aligned to its 8-byte int64 elements"),
             std::string::npos);
-  EXPECT_EQ(error_of([&] { s.inclusive_scan(fake_ptr<int>(0x10000), fake_ptr<int>(0x10008), 100, Op::Sum); }),
+  EXPECT_EQ(error_of([&] {
+              s.inclusive_scan(fake_ptr<int>(0x10000), fake_ptr<int>(0x10008), 100, Op::Sum);
+            }),
             "input and output ranges overlap without being identical");
 }
 
 TEST(Misuse, InvalidExplicitPolicy) {
   Scanner s;
   EXPECT_EQ(error_of([&] {
-              s.scan_with(Policy::parse("lookback_warp.tpb256.ipt12.vec4.warp_scans"), ScanKind::Inclusive,
-                          fake_ptr<double>(), fake_ptr<double>(0x40000), 8, Op::Sum);
+              s.scan_with(Policy::parse("lookback_warp.tpb256.ipt12.vec4.warp_scans"),
+                          ScanKind::Inclusive, fake_ptr<double>(), fake_ptr<double>(0x40000), 8,
+                          Op::Sum);
             }),
-            "policy lookback_warp.tpb256.ipt12.vec4.warp_scans cannot run on float64: vector width 4 x 8 bytes "
+            "policy lookback_warp.tpb256.ipt12.vec4.warp_scans cannot run on float64: vector width "
+            "4 x 8 bytes "
             "exceeds 16 bytes");
 }
 
 TEST(Misuse, MalformedCustomOperator) {
   Scanner s;
   CustomOp op{"not an identifier", "return a;", "0"};
-  EXPECT_NE(error_of([&] { s.inclusive_scan(fake_ptr<int>(), fake_ptr<int>(0x40000), 8, op); })
-                .find("is not a C identifier"),
+  EXPECT_NE(error_of([&] {
+              s.inclusive_scan(fake_ptr<int>(), fake_ptr<int>(0x40000), 8, op);
+            }).find("is not a C identifier"),
             std::string::npos);
 }
 
 TEST(CApi, StatusCodesAndMessages) {
   scantune_scanner_t s = nullptr;
-  ASSERT_EQ(scantune_scanner_create(&s, -1, nullptr, nullptr), SCANTUNE_SUCCESS) << scantune_last_error();
-  EXPECT_EQ(scantune_inclusive_scan(s, SCANTUNE_FLOAT32, SCANTUNE_OP_BIT_AND, fake_ptr<float>(), fake_ptr<float>(0x40000),
-                                    4, nullptr),
+  ASSERT_EQ(scantune_scanner_create(&s, -1, nullptr, nullptr), SCANTUNE_SUCCESS)
+      << scantune_last_error();
+  EXPECT_EQ(scantune_inclusive_scan(s, SCANTUNE_FLOAT32, SCANTUNE_OP_BIT_AND, fake_ptr<float>(),
+                                    fake_ptr<float>(0x40000), 4, nullptr),
             SCANTUNE_ERROR_UNSUPPORTED);
-  EXPECT_STREQ(scantune_last_error(), "operator bit_and applies to integer types only, not float32");
-  EXPECT_EQ(scantune_inclusive_scan(s, SCANTUNE_INT32, SCANTUNE_OP_SUM, nullptr, fake_ptr<int>(), 4, nullptr),
+  EXPECT_STREQ(scantune_last_error(),
+               "operator bit_and applies to integer types only, not float32");
+  EXPECT_EQ(scantune_inclusive_scan(s, SCANTUNE_INT32, SCANTUNE_OP_SUM, nullptr, fake_ptr<int>(), 4,
+                                    nullptr),
             SCANTUNE_ERROR_INVALID_ARGUMENT);
   EXPECT_STREQ(scantune_last_error(), "null input pointer with n = 4");
-  EXPECT_EQ(scantune_exclusive_scan(s, SCANTUNE_INT32, SCANTUNE_OP_SUM, fake_ptr<int>(), fake_ptr<int>(0x40000), 4,
-                                    nullptr, nullptr),
+  EXPECT_EQ(scantune_exclusive_scan(s, SCANTUNE_INT32, SCANTUNE_OP_SUM, fake_ptr<int>(),
+                                    fake_ptr<int>(0x40000), 4, nullptr, nullptr),
             SCANTUNE_ERROR_INVALID_ARGUMENT);
   EXPECT_STREQ(scantune_last_error(), "exclusive scan without an init value");
-  EXPECT_EQ(scantune_scan_with_policy(s, "bogus", SCANTUNE_INT32, SCANTUNE_OP_SUM, 0, fake_ptr<int>(),
-                                      fake_ptr<int>(0x40000), 4, nullptr, nullptr),
+  EXPECT_EQ(scantune_scan_with_policy(s, "bogus", SCANTUNE_INT32, SCANTUNE_OP_SUM, 0,
+                                      fake_ptr<int>(), fake_ptr<int>(0x40000), 4, nullptr, nullptr),
             SCANTUNE_ERROR_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(scantune_last_error()).find("unknown algorithm 'bogus'"), std::string::npos);
-  EXPECT_EQ(scantune_inclusive_scan(nullptr, SCANTUNE_INT32, SCANTUNE_OP_SUM, nullptr, nullptr, 0, nullptr),
+  EXPECT_NE(std::string(scantune_last_error()).find("unknown algorithm 'bogus'"),
+            std::string::npos);
+  EXPECT_EQ(scantune_inclusive_scan(nullptr, SCANTUNE_INT32, SCANTUNE_OP_SUM, nullptr, nullptr, 0,
+                                    nullptr),
             SCANTUNE_ERROR_INVALID_ARGUMENT);
   EXPECT_STREQ(scantune_status_string(SCANTUNE_ERROR_COMPILE), "kernel compilation failed");
   EXPECT_EQ(scantune_scanner_destroy(s), SCANTUNE_SUCCESS);
 }
 
-}  // namespace
-}  // namespace scantune
+} // namespace
+} // namespace scantune

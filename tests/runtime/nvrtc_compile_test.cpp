@@ -19,16 +19,20 @@ void compile_all(const std::vector<KernelSpec>& specs, int arch) {
   ASSERT_FALSE(specs.empty());
   for (std::size_t i = 0; i < specs.size(); i += 48) {
     std::vector<KernelSpec> batch(specs.begin() + static_cast<std::ptrdiff_t>(i),
-                                  specs.begin() + static_cast<std::ptrdiff_t>(std::min(specs.size(), i + 48)));
-    for (const auto& s : batch) ASSERT_FALSE(s.policy.invalid_reason(s.type)) << s.id();
+                                  specs.begin() +
+                                      static_cast<std::ptrdiff_t>(std::min(specs.size(), i + 48)));
+    for (const auto& s : batch)
+      ASSERT_FALSE(s.policy.invalid_reason(s.type)) << s.id();
     auto g = generate(batch);
     std::vector<std::string> names;
-    for (const auto& n : g.name_expressions) names.insert(names.end(), n.begin(), n.end());
+    for (const auto& n : g.name_expressions)
+      names.insert(names.end(), n.begin(), n.end());
     CompiledProgram prog;
     ASSERT_NO_THROW(prog = nvrtc_compile(g.name, g.source, names, arch)) << g.source;
     EXPECT_GT(prog.cubin.size(), 1000u);
     ASSERT_EQ(prog.lowered_names.size(), names.size());
-    for (const auto& l : prog.lowered_names) EXPECT_EQ(l.rfind("_Z", 0), 0u) << l;
+    for (const auto& l : prog.lowered_names)
+      EXPECT_EQ(l.rfind("_Z", 0), 0u) << l;
   }
 }
 
@@ -41,10 +45,12 @@ std::vector<KernelSpec> algorithm_paths() {
         for (TileIO io : {TileIO::Transpose, TileIO::Direct})
           for (int vec : {1, 2, 4}) {
             Policy p = make_policy(a, 128, 4, vec, bs, io, a == Algorithm::LookbackThread ? 50 : 0);
-            if (!p.invalid_reason(t)) v.push_back({p, t, OpSpec::from(Op::Sum), ScanKind::Inclusive});
+            if (!p.invalid_reason(t))
+              v.push_back({p, t, OpSpec::from(Op::Sum), ScanKind::Inclusive});
           }
   v.push_back({Policy::sequential(), DataType::Int32, OpSpec::from(Op::Sum), ScanKind::Inclusive});
-  v.push_back({Policy::sequential(), DataType::UInt64, OpSpec::from(Op::BitXor), ScanKind::Exclusive});
+  v.push_back(
+      {Policy::sequential(), DataType::UInt64, OpSpec::from(Op::BitXor), ScanKind::Exclusive});
   return v;
 }
 
@@ -55,10 +61,12 @@ std::vector<KernelSpec> type_op_paths() {
     for (Op op : ops_for(t))
       for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive}) {
         const int vec = size_of(t) == 8 ? 2 : 4;
-        v.push_back({make_policy(Algorithm::LookbackWarp, 256, 8, vec, BlockScan::WarpScans, TileIO::Transpose), t,
-                     OpSpec::from(op), k});
-        v.push_back({make_policy(Algorithm::ReduceThenScan, 128, 4, vec, BlockScan::BlellochPadded, TileIO::Direct), t,
-                     OpSpec::from(op), k});
+        v.push_back({make_policy(Algorithm::LookbackWarp, 256, 8, vec, BlockScan::WarpScans,
+                                 TileIO::Transpose),
+                     t, OpSpec::from(op), k});
+        v.push_back({make_policy(Algorithm::ReduceThenScan, 128, 4, vec, BlockScan::BlellochPadded,
+                                 TileIO::Direct),
+                     t, OpSpec::from(op), k});
       }
   return v;
 }
@@ -69,21 +77,27 @@ std::vector<KernelSpec> custom_op_paths() {
   std::vector<KernelSpec> v;
   for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive})
     for (Algorithm a : test::tile_algorithms()) {
-      v.push_back({make_policy(a, 256, 4, 2, BlockScan::WarpScans, TileIO::Transpose), DataType::Float64,
-                   OpSpec::from(absmax), k});
-      v.push_back({make_policy(a, 128, 8, 4, BlockScan::Blelloch, TileIO::Direct), DataType::Float32,
-                   OpSpec::from(absmax), k});
-      v.push_back({make_policy(a, 128, 4, 2, BlockScan::HillisSteele, TileIO::Transpose), DataType::Int64,
-                   OpSpec::from(maxplus), k});
+      v.push_back({make_policy(a, 256, 4, 2, BlockScan::WarpScans, TileIO::Transpose),
+                   DataType::Float64, OpSpec::from(absmax), k});
+      v.push_back({make_policy(a, 128, 8, 4, BlockScan::Blelloch, TileIO::Direct),
+                   DataType::Float32, OpSpec::from(absmax), k});
+      v.push_back({make_policy(a, 128, 4, 2, BlockScan::HillisSteele, TileIO::Transpose),
+                   DataType::Int64, OpSpec::from(maxplus), k});
     }
   return v;
 }
 
 class NvrtcCompile : public ::testing::TestWithParam<int> {};
 
-TEST_P(NvrtcCompile, EveryAlgorithmBlockScanIoAndVectorWidth) { compile_all(algorithm_paths(), GetParam()); }
-TEST_P(NvrtcCompile, EveryTypeOperatorAndKind) { compile_all(type_op_paths(), GetParam()); }
-TEST_P(NvrtcCompile, CustomOperators) { compile_all(custom_op_paths(), GetParam()); }
+TEST_P(NvrtcCompile, EveryAlgorithmBlockScanIoAndVectorWidth) {
+  compile_all(algorithm_paths(), GetParam());
+}
+TEST_P(NvrtcCompile, EveryTypeOperatorAndKind) {
+  compile_all(type_op_paths(), GetParam());
+}
+TEST_P(NvrtcCompile, CustomOperators) {
+  compile_all(custom_op_paths(), GetParam());
+}
 
 INSTANTIATE_TEST_SUITE_P(Archs, NvrtcCompile, ::testing::Values(80, 90),
                          [](const auto& info) { return "sm_" + std::to_string(info.param); });
@@ -98,7 +112,8 @@ TEST(NvrtcCompileErrors, BrokenCustomOperatorCarriesTheNvrtcLog) {
   } catch (const CompileError& e) {
     const std::string what = e.what();
     EXPECT_NE(what.find("undefined_thing"), std::string::npos) << what;
-    EXPECT_NE(what.find("custom operator broken"), std::string::npos) << what;  // #line points at the user's code
+    EXPECT_NE(what.find("custom operator broken"), std::string::npos)
+        << what; // #line points at the user's code
     EXPECT_NE(what.find("--gpu-architecture=sm_90"), std::string::npos) << what;
     EXPECT_NE(e.log.find("error"), std::string::npos);
   }
@@ -111,5 +126,5 @@ TEST(NvrtcCompileErrors, ReportsVersionAndArchs) {
   EXPECT_NE(std::find(archs.begin(), archs.end(), 80), archs.end());
 }
 
-}  // namespace
-}  // namespace scantune::detail
+} // namespace
+} // namespace scantune::detail

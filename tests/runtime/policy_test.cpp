@@ -10,9 +10,10 @@ TEST(PolicyKey, DefaultIsTheDocumentedKey) {
 }
 
 TEST(PolicyKey, RoundTripsEveryCanonicalKey) {
-  for (auto alg : {Algorithm::SingleBlock, Algorithm::ReduceThenScan, Algorithm::Chained, Algorithm::LookbackThread,
-                   Algorithm::LookbackWarp})
-    for (auto bs : {BlockScan::WarpScans, BlockScan::HillisSteele, BlockScan::Blelloch, BlockScan::BlellochPadded})
+  for (auto alg : {Algorithm::SingleBlock, Algorithm::ReduceThenScan, Algorithm::Chained,
+                   Algorithm::LookbackThread, Algorithm::LookbackWarp})
+    for (auto bs : {BlockScan::WarpScans, BlockScan::HillisSteele, BlockScan::Blelloch,
+                    BlockScan::BlellochPadded})
       for (auto io : {TileIO::Transpose, TileIO::Direct}) {
         Policy p;
         p.algorithm = alg;
@@ -30,7 +31,8 @@ TEST(PolicyKey, RoundTripsEveryCanonicalKey) {
   EXPECT_EQ(Policy::parse("lookback_thread.tpb128.ipt16.vec4.blelloch.direct.bo200").key(),
             "lookback_thread.tpb128.ipt16.vec4.blelloch.direct.bo200");
   // ".xpose" is the default and is dropped from the canonical key.
-  EXPECT_EQ(Policy::parse("chained.tpb64.ipt2.vec2.hillis_steele.xpose").key(), "chained.tpb64.ipt2.vec2.hillis_steele");
+  EXPECT_EQ(Policy::parse("chained.tpb64.ipt2.vec2.hillis_steele.xpose").key(),
+            "chained.tpb64.ipt2.vec2.hillis_steele");
 }
 
 TEST(PolicyKey, ParseErrorsNameTheProblem) {
@@ -42,15 +44,20 @@ TEST(PolicyKey, ParseErrorsNameTheProblem) {
     }
     return std::string("no error");
   };
-  EXPECT_NE(message("lookahead.tpb256.ipt12.vec4.warp_scans").find("unknown algorithm 'lookahead'"), std::string::npos);
-  EXPECT_NE(message("lookback_warp.tpbX.ipt12.vec4.warp_scans").find("'tpb<number>'"), std::string::npos);
-  EXPECT_NE(message("lookback_warp.tpb256.ipt12.vec4.kogge").find("block-scan algorithm 'kogge'"), std::string::npos);
+  EXPECT_NE(message("lookahead.tpb256.ipt12.vec4.warp_scans").find("unknown algorithm 'lookahead'"),
+            std::string::npos);
+  EXPECT_NE(message("lookback_warp.tpbX.ipt12.vec4.warp_scans").find("'tpb<number>'"),
+            std::string::npos);
+  EXPECT_NE(message("lookback_warp.tpb256.ipt12.vec4.kogge").find("block-scan algorithm 'kogge'"),
+            std::string::npos);
   EXPECT_NE(message("lookback_warp.tpb256").find("expected <algorithm>"), std::string::npos);
   EXPECT_NE(message("sequential.tpb1").find("no tile parameters"), std::string::npos);
 }
 
 TEST(PolicyValidation, RejectsInvalidCombinationsWithAReason) {
-  auto reason = [](const char* key, DataType t) { return Policy::parse(key).invalid_reason(t).value_or("valid"); };
+  auto reason = [](const char* key, DataType t) {
+    return Policy::parse(key).invalid_reason(t).value_or("valid");
+  };
   EXPECT_EQ(reason("lookback_warp.tpb256.ipt12.vec4.warp_scans", DataType::Int32), "valid");
   EXPECT_EQ(reason("lookback_warp.tpb256.ipt12.vec4.warp_scans", DataType::Float64),
             "vector width 4 x 8 bytes exceeds 16 bytes");
@@ -58,17 +65,20 @@ TEST(PolicyValidation, RejectsInvalidCombinationsWithAReason) {
             "items per thread 6 is not a multiple of the vector width 4");
   EXPECT_EQ(reason("lookback_warp.tpb100.ipt4.vec4.warp_scans", DataType::Int32),
             "block threads 100 is not a multiple of 32 in [32, 1024]");
-  EXPECT_EQ(reason("lookback_warp.tpb256.ipt33.vec1.warp_scans", DataType::Int32), "items per thread 33 is outside [1, 32]");
-  EXPECT_EQ(reason("lookback_warp.tpb256.ipt12.vec3.warp_scans", DataType::Int32), "vector width 3 is not a power of two");
+  EXPECT_EQ(reason("lookback_warp.tpb256.ipt33.vec1.warp_scans", DataType::Int32),
+            "items per thread 33 is outside [1, 32]");
+  EXPECT_EQ(reason("lookback_warp.tpb256.ipt12.vec3.warp_scans", DataType::Int32),
+            "vector width 3 is not a power of two");
   EXPECT_EQ(reason("single_block.tpb256.ipt12.vec4.warp_scans.bo100", DataType::Int32),
             "a backoff applies only to chained and look-back algorithms, not single_block");
-  EXPECT_NE(reason("lookback_warp.tpb1024.ipt32.vec2.warp_scans", DataType::Float64).find("shared memory"),
+  EXPECT_NE(reason("lookback_warp.tpb1024.ipt32.vec2.warp_scans", DataType::Float64)
+                .find("shared memory"),
             std::string::npos);
 }
 
 TEST(PolicyNames, EnumsRoundTrip) {
-  for (auto t : {DataType::Int32, DataType::UInt32, DataType::Int64, DataType::UInt64, DataType::Float32,
-                 DataType::Float64})
+  for (auto t : {DataType::Int32, DataType::UInt32, DataType::Int64, DataType::UInt64,
+                 DataType::Float32, DataType::Float64})
     EXPECT_EQ(parse_data_type(to_string(t)), t);
   for (auto op : {Op::Sum, Op::Product, Op::Min, Op::Max, Op::BitAnd, Op::BitOr, Op::BitXor})
     EXPECT_EQ(parse_op(to_string(op)), op);
@@ -76,5 +86,5 @@ TEST(PolicyNames, EnumsRoundTrip) {
   EXPECT_THROW(parse_data_type("half"), Error);
 }
 
-}  // namespace
-}  // namespace scantune
+} // namespace
+} // namespace scantune

@@ -30,40 +30,41 @@ namespace scantune {
 /// Element types a scan accepts.
 enum class DataType { Int32, UInt32, Int64, UInt64, Float32, Float64 };
 
-/// Inclusive (out[i] = x0 op ... op xi) or exclusive (out[0] = init, out[i] = init op x0 op ... op x(i-1)).
+/// Inclusive (out[i] = x0 op ... op xi) or exclusive (out[0] = init, out[i] = init op x0 op ... op
+/// x(i-1)).
 enum class ScanKind { Inclusive, Exclusive };
 
 /// How tiles cooperate across the grid.
 enum class Algorithm {
-  Sequential,      ///< one thread walks all n elements (the baseline)
-  SingleBlock,     ///< one block loops over every tile, carrying the prefix
-  ReduceThenScan,  ///< three launches: tile reductions, scan of partials, downsweep
-  Chained,         ///< each tile waits for its predecessor's inclusive prefix
-  LookbackThread,  ///< decoupled lookback, one thread walking back one tile at a time
-  LookbackWarp,    ///< decoupled lookback, a warp inspecting 32 predecessors at a time
+  Sequential,     ///< one thread walks all n elements (the baseline)
+  SingleBlock,    ///< one block loops over every tile, carrying the prefix
+  ReduceThenScan, ///< three launches: tile reductions, scan of partials, downsweep
+  Chained,        ///< each tile waits for its predecessor's inclusive prefix
+  LookbackThread, ///< decoupled lookback, one thread walking back one tile at a time
+  LookbackWarp,   ///< decoupled lookback, a warp inspecting 32 predecessors at a time
 };
 
 /// How a block scans the per-thread aggregates of its tile.
 enum class BlockScan {
-  WarpScans,       ///< warp shuffle scans, then a scan of the warp totals
-  HillisSteele,    ///< shared memory, double buffered
-  Blelloch,        ///< work-efficient up-sweep / down-sweep in shared memory
-  BlellochPadded,  ///< Blelloch with bank-conflict-free padding
+  WarpScans,      ///< warp shuffle scans, then a scan of the warp totals
+  HillisSteele,   ///< shared memory, double buffered
+  Blelloch,       ///< work-efficient up-sweep / down-sweep in shared memory
+  BlellochPadded, ///< Blelloch with bank-conflict-free padding
 };
 
 /// How a tile moves between global memory and registers.
 enum class TileIO {
-  Transpose,  ///< coalesced striped vector loads, shared-memory transpose to a blocked layout
-  Direct,     ///< each thread loads its own consecutive items straight from global memory
+  Transpose, ///< coalesced striped vector loads, shared-memory transpose to a blocked layout
+  Direct,    ///< each thread loads its own consecutive items straight from global memory
 };
 
 /// Size in bytes of one element of `t`.
 std::size_t size_of(DataType t);
 /// "int32", "uint32", "int64", "uint64", "float32", "float64".
 std::string_view to_string(DataType t);
-std::string_view to_string(ScanKind k);     ///< "inclusive", "exclusive"
-std::string_view to_string(Algorithm a);    ///< "lookback_warp", ...
-std::string_view to_string(BlockScan b);    ///< "warp_scans", ...
+std::string_view to_string(ScanKind k);  ///< "inclusive", "exclusive"
+std::string_view to_string(Algorithm a); ///< "lookback_warp", ...
+std::string_view to_string(BlockScan b); ///< "warp_scans", ...
 /// Inverse of to_string; throw scantune::Error naming the bad text.
 DataType parse_data_type(std::string_view s);
 ScanKind parse_scan_kind(std::string_view s);
@@ -73,12 +74,12 @@ BlockScan parse_block_scan(std::string_view s);
 /// One kernel configuration. Default-constructed, it is a reasonable 32-bit policy.
 struct Policy {
   Algorithm algorithm = Algorithm::LookbackWarp;
-  int block_threads = 256;    ///< threads per block, a multiple of 32 in [32, 1024]
-  int items_per_thread = 12;  ///< elements each thread owns in a tile, [1, 32]
-  int vector_width = 4;       ///< elements per vector load/store; vector_width * sizeof(T) <= 16
+  int block_threads = 256;   ///< threads per block, a multiple of 32 in [32, 1024]
+  int items_per_thread = 12; ///< elements each thread owns in a tile, [1, 32]
+  int vector_width = 4;      ///< elements per vector load/store; vector_width * sizeof(T) <= 16
   BlockScan block_scan = BlockScan::WarpScans;
   TileIO io = TileIO::Transpose;
-  int backoff_ns = 0;  ///< sleep between polls of a predecessor (chained/lookback only), 0 = spin
+  int backoff_ns = 0; ///< sleep between polls of a predecessor (chained/lookback only), 0 = spin
 
   /// The policy of the one-thread baseline (its key is "sequential").
   static Policy sequential();
@@ -103,4 +104,4 @@ struct Policy {
 /// Static shared memory available to one block for a statically sized tile.
 inline constexpr std::size_t kMaxStaticSharedBytes = 48 * 1024;
 
-}  // namespace scantune
+} // namespace scantune

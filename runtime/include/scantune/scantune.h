@@ -27,9 +27,9 @@ typedef enum {
   SCANTUNE_SUCCESS = 0,
   SCANTUNE_ERROR_INVALID_ARGUMENT = 1, /* null pointer, misalignment, bad policy, ... */
   SCANTUNE_ERROR_UNSUPPORTED = 2,      /* e.g. a bitwise operator on a float type */
-  SCANTUNE_ERROR_COMPILE = 3,          /* NVRTC rejected the generated source (log in the message) */
-  SCANTUNE_ERROR_CUDA = 4,             /* a CUDA runtime call failed */
-  SCANTUNE_ERROR_NO_DEVICE = 5,        /* no CUDA device or driver */
+  SCANTUNE_ERROR_COMPILE = 3,   /* NVRTC rejected the generated source (log in the message) */
+  SCANTUNE_ERROR_CUDA = 4,      /* a CUDA runtime call failed */
+  SCANTUNE_ERROR_NO_DEVICE = 5, /* no CUDA device or driver */
   SCANTUNE_ERROR_INTERNAL = 6
 } scantune_status_t;
 
@@ -55,27 +55,28 @@ typedef enum {
 typedef struct scantune_scanner_s* scantune_scanner_t;
 
 /* device: -1 = current device; database, kernel_cache: NULL = defaults. */
-scantune_status_t scantune_scanner_create(scantune_scanner_t* scanner, int device, const char* database,
-                                          const char* kernel_cache);
+scantune_status_t scantune_scanner_create(scantune_scanner_t* scanner, int device,
+                                          const char* database, const char* kernel_cache);
 scantune_status_t scantune_scanner_destroy(scantune_scanner_t scanner);
 
-scantune_status_t scantune_inclusive_scan(scantune_scanner_t scanner, scantune_dtype_t type, scantune_op_t op,
-                                          const void* d_in, void* d_out, size_t n, cudaStream_t stream);
-/* init points to one element of `type`. */
-scantune_status_t scantune_exclusive_scan(scantune_scanner_t scanner, scantune_dtype_t type, scantune_op_t op,
-                                          const void* d_in, void* d_out, size_t n, const void* init,
+scantune_status_t scantune_inclusive_scan(scantune_scanner_t scanner, scantune_dtype_t type,
+                                          scantune_op_t op, const void* d_in, void* d_out, size_t n,
                                           cudaStream_t stream);
+/* init points to one element of `type`. */
+scantune_status_t scantune_exclusive_scan(scantune_scanner_t scanner, scantune_dtype_t type,
+                                          scantune_op_t op, const void* d_in, void* d_out, size_t n,
+                                          const void* init, cudaStream_t stream);
 /* A custom operator: body of a function of a and b returning the type, and an identity expression.
  * exclusive != 0 selects an exclusive scan (init then required). */
-scantune_status_t scantune_custom_scan(scantune_scanner_t scanner, scantune_dtype_t type, int exclusive,
-                                       const char* name, const char* body, const char* identity,
-                                       const void* d_in, void* d_out, size_t n, const void* init,
-                                       cudaStream_t stream);
+scantune_status_t scantune_custom_scan(scantune_scanner_t scanner, scantune_dtype_t type,
+                                       int exclusive, const char* name, const char* body,
+                                       const char* identity, const void* d_in, void* d_out,
+                                       size_t n, const void* init, cudaStream_t stream);
 /* Runs an explicit policy key (e.g. "lookback_warp.tpb256.ipt12.vec4.warp_scans"). */
 scantune_status_t scantune_scan_with_policy(scantune_scanner_t scanner, const char* policy_key,
                                             scantune_dtype_t type, scantune_op_t op, int exclusive,
-                                            const void* d_in, void* d_out, size_t n, const void* init,
-                                            cudaStream_t stream);
+                                            const void* d_in, void* d_out, size_t n,
+                                            const void* init, cudaStream_t stream);
 
 /* Static text for a status. */
 const char* scantune_status_string(scantune_status_t status);

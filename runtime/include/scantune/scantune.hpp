@@ -47,9 +47,9 @@ enum class Op { Sum, Product, Min, Max, BitAnd, BitOr, BitXor };
 /// An operator given as CUDA source at run time. It must be associative, and
 /// `identity` must be its identity element (identity op x == x op identity == x).
 struct CustomOp {
-  std::string name;      ///< identifier, e.g. "absmax"
-  std::string body;      ///< body of a function of `a` and `b` (both T) returning T
-  std::string identity;  ///< expression for the identity element, e.g. "0.0"
+  std::string name;     ///< identifier, e.g. "absmax"
+  std::string body;     ///< body of a function of `a` and `b` (both T) returning T
+  std::string identity; ///< expression for the identity element, e.g. "0.0"
 };
 
 /// Every failure of the library. what() names the problem (and carries the NVRTC
@@ -60,30 +60,37 @@ class Error : public std::runtime_error {
 
 /// Where a Scanner runs and which files it reads.
 struct ScannerOptions {
-  int device = -1;           ///< CUDA device ordinal; -1 = the current device at construction
-  std::string database;      ///< tuning DB; empty = $SCANTUNE_DB or $XDG_DATA_HOME/scantune/tuning.db
-  std::string kernel_cache;  ///< cubin cache dir; empty = $SCANTUNE_KERNEL_CACHE or $XDG_CACHE_HOME/scantune
+  int device = -1;      ///< CUDA device ordinal; -1 = the current device at construction
+  std::string database; ///< tuning DB; empty = $SCANTUNE_DB or $XDG_DATA_HOME/scantune/tuning.db
+  std::string
+      kernel_cache; ///< cubin cache dir; empty = $SCANTUNE_KERNEL_CACHE or $XDG_CACHE_HOME/scantune
 };
 
-std::string_view to_string(Op op);  ///< "sum", "product", "min", "max", "bit_and", "bit_or", "bit_xor"
-Op parse_op(std::string_view s);    ///< inverse of to_string; throws Error
+std::string_view
+to_string(Op op);                ///< "sum", "product", "min", "max", "bit_and", "bit_or", "bit_xor"
+Op parse_op(std::string_view s); ///< inverse of to_string; throws Error
 
 /// The operator of a scan: a built-in Op or a CustomOp (not owned).
 struct OpRef {
   Op op = Op::Sum;
   const CustomOp* custom = nullptr;
-  OpRef(Op o) : op(o) {}                                   // NOLINT: implicit on purpose
-  OpRef(const CustomOp& c) : custom(&c) {}                 // NOLINT
+  OpRef(Op o) : op(o) {}                   // NOLINT: implicit on purpose
+  OpRef(const CustomOp& c) : custom(&c) {} // NOLINT
 };
 
 /// The DataType of a C++ element type (int32_t, uint32_t, int64_t, uint64_t, float, double).
 template <class T>
 constexpr DataType data_type_of() {
-  if constexpr (std::is_same_v<T, std::int32_t>) return DataType::Int32;
-  else if constexpr (std::is_same_v<T, std::uint32_t>) return DataType::UInt32;
-  else if constexpr (std::is_same_v<T, std::int64_t> || std::is_same_v<T, long long>) return DataType::Int64;
-  else if constexpr (std::is_same_v<T, std::uint64_t> || std::is_same_v<T, unsigned long long>) return DataType::UInt64;
-  else if constexpr (std::is_same_v<T, float>) return DataType::Float32;
+  if constexpr (std::is_same_v<T, std::int32_t>)
+    return DataType::Int32;
+  else if constexpr (std::is_same_v<T, std::uint32_t>)
+    return DataType::UInt32;
+  else if constexpr (std::is_same_v<T, std::int64_t> || std::is_same_v<T, long long>)
+    return DataType::Int64;
+  else if constexpr (std::is_same_v<T, std::uint64_t> || std::is_same_v<T, unsigned long long>)
+    return DataType::UInt64;
+  else if constexpr (std::is_same_v<T, float>)
+    return DataType::Float32;
   else {
     static_assert(std::is_same_v<T, double>,
                   "scantune scans int32, uint32, int64, uint64, float and double");
@@ -99,15 +106,15 @@ struct ScanRequest {
   const void* in = nullptr;
   void* out = nullptr;
   std::size_t n = 0;
-  const void* init = nullptr;      ///< exclusive scans: points to one element of `type`
+  const void* init = nullptr; ///< exclusive scans: points to one element of `type`
   cudaStream_t stream = nullptr;
-  const Policy* policy = nullptr;  ///< nullptr = the scanner chooses
+  const Policy* policy = nullptr; ///< nullptr = the scanner chooses
 };
 
 /// Owns compiled kernels and per-stream workspaces for one device. Thread-safe:
 /// one Scanner may be used from many host threads and streams at once.
 class Scanner {
- public:
+public:
   explicit Scanner(ScannerOptions options = {});
   ~Scanner();
   Scanner(Scanner&&) noexcept;
@@ -116,7 +123,8 @@ class Scanner {
   Scanner& operator=(const Scanner&) = delete;
 
   template <class T>
-  void inclusive_scan(const T* d_in, T* d_out, std::size_t n, Op op, cudaStream_t stream = nullptr) {
+  void inclusive_scan(const T* d_in, T* d_out, std::size_t n, Op op,
+                      cudaStream_t stream = nullptr) {
     scan(make<T>(ScanKind::Inclusive, d_in, d_out, n, op, nullptr, stream, nullptr));
   }
   template <class T>
@@ -152,7 +160,7 @@ class Scanner {
   /// The device this scanner launches on.
   int device() const;
 
- private:
+private:
   template <class T>
   static ScanRequest make(ScanKind kind, const T* in, T* out, std::size_t n, OpRef op,
                           const T* init, cudaStream_t stream, const Policy* policy) {
@@ -187,4 +195,4 @@ void exclusive_sum(const T* d_in, T* d_out, std::size_t n, cudaStream_t stream =
   default_scanner().exclusive_scan(d_in, d_out, n, Op::Sum, T{}, stream);
 }
 
-}  // namespace scantune
+} // namespace scantune
