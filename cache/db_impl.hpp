@@ -1,6 +1,10 @@
 // cache/db_impl.hpp: internals of TuningDb shared by tuning_db.cpp and db_json.cpp.
 #pragma once
 
+#include <optional>
+#include <utility>
+#include <vector>
+
 #include <filesystem>
 #include <string>
 #include <unordered_map>
@@ -36,6 +40,20 @@ public:
   StmtUse& operator=(const StmtUse&) = delete;
   sqlite::Statement* operator->() { return &s_; }
   sqlite::Statement& operator*() { return s_; }
+  /// The first row, converted by `read`, or nothing.
+  template <class Read>
+  auto first(Read read) -> std::optional<decltype(read(std::declval<sqlite::Statement&>()))> {
+    if (!s_.step()) return std::nullopt;
+    return read(s_);
+  }
+  /// Every row, converted by `read`.
+  template <class Read>
+  auto all(Read read) -> std::vector<decltype(read(std::declval<sqlite::Statement&>()))> {
+    std::vector<decltype(read(s_))> out;
+    while (s_.step())
+      out.push_back(read(s_));
+    return out;
+  }
 
 private:
   sqlite::Statement& s_;

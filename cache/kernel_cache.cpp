@@ -236,14 +236,7 @@ KernelCache::KernelCache(std::string directory, std::uint64_t max_bytes)
 
 KernelCache::KernelCache(const KernelCache& other)
     : directory_(other.directory_), max_bytes_(other.max_bytes_) {
-  KernelCacheStats s = other.stats();
-  counters_.hits = s.hits;
-  counters_.misses = s.misses;
-  counters_.corrupt = s.corrupt;
-  counters_.stores = s.stores;
-  counters_.store_failures = s.store_failures;
-  counters_.evictions = s.evictions;
-  warned_ = other.warned_.load();
+  *this = other;
 }
 
 KernelCache& KernelCache::operator=(const KernelCache& other) {

@@ -757,16 +757,12 @@ std::int64_t TuningDb::add_device(const DeviceInfo& d) {
 std::optional<DeviceInfo> TuningDb::device(std::int64_t id) const {
   StmtUse s(impl_->stmt(fmt::format("SELECT {} FROM devices WHERE id = ?1", kDeviceColumns)));
   s->bind(1, id);
-  if (!s->step()) return std::nullopt;
-  return read_device(*s);
+  return s.first(read_device);
 }
 
 std::vector<DeviceInfo> TuningDb::list_devices() const {
   StmtUse s(impl_->stmt(fmt::format("SELECT {} FROM devices ORDER BY id", kDeviceColumns)));
-  std::vector<DeviceInfo> out;
-  while (s->step())
-    out.push_back(read_device(*s));
-  return out;
+  return s.all(read_device);
 }
 
 // ================================================================ runs
@@ -802,16 +798,12 @@ void TuningDb::end_run(std::int64_t run_id, RunStatus status) {
 std::optional<RunInfo> TuningDb::run(std::int64_t id) const {
   StmtUse s(impl_->stmt(fmt::format("SELECT {} FROM tuning_runs WHERE id = ?1", kRunColumns)));
   s->bind(1, id);
-  if (!s->step()) return std::nullopt;
-  return read_run(*s);
+  return s.first(read_run);
 }
 
 std::vector<RunInfo> TuningDb::list_runs() const {
   StmtUse s(impl_->stmt(fmt::format("SELECT {} FROM tuning_runs ORDER BY id", kRunColumns)));
-  std::vector<RunInfo> out;
-  while (s->step())
-    out.push_back(read_run(*s));
-  return out;
+  return s.all(read_run);
 }
 
 // ================================================================ measurements
@@ -844,10 +836,7 @@ std::vector<Measurement> TuningDb::list_measurements(const MeasurementFilter& f)
   s->bind(1, f.run_id).bind(2, f.device_id).bind(3, f.type).bind(4, f.op).bind(5, f.kind);
   s->bind(6, f.policy);
   if (f.status) s->bind(7, to_string(*f.status));
-  std::vector<Measurement> out;
-  while (s->step())
-    out.push_back(read_measurement(*s));
-  return out;
+  return s.all(read_measurement);
 }
 
 // ================================================================ baselines
@@ -888,16 +877,12 @@ std::optional<Baseline> TuningDb::baseline_for(std::int64_t device_id, BaselineK
       kBaselineColumns)));
   s->bind(1, device_id).bind(2, to_string(k)).bind(3, type).bind(4, op).bind(5, op_hash);
   s->bind(6, kind).bind(7, size);
-  if (!s->step()) return std::nullopt;
-  return read_baseline(*s);
+  return s.first(read_baseline);
 }
 
 std::vector<Baseline> TuningDb::list_baselines() const {
   StmtUse s(impl_->stmt(fmt::format("SELECT {} FROM baselines ORDER BY id", kBaselineColumns)));
-  std::vector<Baseline> out;
-  while (s->step())
-    out.push_back(read_baseline(*s));
-  return out;
+  return s.all(read_baseline);
 }
 
 // ================================================================ best
@@ -946,8 +931,7 @@ std::optional<BestEntry> TuningDb::best_for(std::string_view model, std::string_
       kBestColumns)));
   s->bind(1, model).bind(2, type).bind(3, op).bind(4, op_hash).bind(5, kind);
   s->bind(6, size_bucket(n));
-  if (!s->step()) return std::nullopt;
-  return read_best(*s);
+  return s.first(read_best);
 }
 
 std::vector<BestEntry> TuningDb::list_best(const BestFilter& f) const {
@@ -957,10 +941,7 @@ std::vector<BestEntry> TuningDb::list_best(const BestFilter& f) const {
       "ORDER BY model, type, op, op_hash, kind, size_bucket",
       kBestColumns)));
   s->bind(1, f.model).bind(2, f.type).bind(3, f.op).bind(4, f.kind);
-  std::vector<BestEntry> out;
-  while (s->step())
-    out.push_back(read_best(*s));
-  return out;
+  return s.all(read_best);
 }
 
 // ================================================================ misc
