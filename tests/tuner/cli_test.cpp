@@ -1,0 +1,95 @@
+// The scantune CLI, run as a process: version, compile (NVRTC, no GPU needed),
+// cache info|clear, and usage errors (exit 2).
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+
+#include "cache/kernel_cache.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int code = -1;
+  std::string output;
+};
+
+Result run(const std::string& args) {
+  Result r;
+  const std::string cmd = std::string(SCANTUNE_CLI) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::array<char, 4096> buf{};
+  while (p && fgets(buf.data(), buf.size(), p)) r.output += buf.data();
+  const int status = p ? pclose(p) : -1;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+class Cli : public ::testing::Test {
+protected:
+  void SetUp() override {
+    dir = fs::temp_directory_path() / ("scantune-cli-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+  }
+  void TearDown() override { fs::remove_all(dir); }
+  fs::path dir;
+};
+
+TEST_F(Cli, Version) {
+  auto r = run("version");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("NVRTC 13."), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("templates sha256 "), std::string::npos) << r.output;
+}
+
+TEST_F(Cli, CompilesAPolicyWithoutAGpu) {
+  auto r = run("compile --policy reduce_then_scan.tpb128.ipt4.vec2.blelloch --type float64 --op max "
+               "--kind exclusive --arch 80");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("reduce_then_scan.tpb128.ipt4.vec2.blelloch|float64|max|exclusive: sm_80"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("rts_downsweep_kernel"), std::string::npos) << r.output;
+}
+
+TEST_F(Cli, UsageErrorsExitTwo) {
+  EXPECT_EQ(run("").code, 2);
+  EXPECT_EQ(run("no-such-command").code, 2);
+  EXPECT_EQ(run("compile --arch").code, 2);
+  auto r = run("compile --policy lookback_warp.tpb256.ipt12.vec4.warp_scans --type int64");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("vector width 4 x 8 bytes exceeds 16 bytes"), std::string::npos) << r.output;
+  auto bad = run("compile --policy bogus");
+  EXPECT_EQ(bad.code, 1) << bad.output;
+  EXPECT_NE(bad.output.find("unknown algorithm 'bogus'"), std::string::npos) << bad.output;
+}
+
+TEST_F(Cli, HelpForEverySubcommand) {
+  for (const char* sub : {"version", "compile", "cache", "cache info", "cache clear"}) {
+    auto r = run(std::string(sub) + " --help");
+    EXPECT_EQ(r.code, 0) << sub << ": " << r.output;
+    EXPECT_NE(r.output.find("Usage"), std::string::npos) << sub;
+  }
+}
+
+TEST_F(Cli, CacheInfoAndClear) {
+  scantune::KernelCache cache(dir.string());
+  const std::string key = scantune::KernelCache::key_of({"src", {"-opt"}, "13.0", "sm_90"});
+  ASSERT_TRUE(cache.store(key, std::vector<char>(1000, 'x')));
+  auto info = run("cache info --json --dir " + dir.string());
+  EXPECT_EQ(info.code, 0) << info.output;
+  EXPECT_NE(info.output.find("\"entries\": 1"), std::string::npos) << info.output;
+  auto clear = run("cache clear --dir " + dir.string());
+  EXPECT_EQ(clear.code, 0) << clear.output;
+  EXPECT_NE(clear.output.find("removed 1 entr"), std::string::npos) << clear.output;
+  EXPECT_FALSE(cache.load(key));
+  auto after = run("cache info --dir " + dir.string());
+  EXPECT_EQ(after.code, 0) << after.output;
+}
+
+}  // namespace
