@@ -8,22 +8,6 @@ namespace {
 
 using nlohmann::json;
 
-BestEntry make_best(std::int64_t dev, std::optional<std::int64_t> run, std::string type,
-                    std::uint64_t size, double ns, std::string policy) {
-  BestEntry e;
-  e.device_id = dev;
-  e.run_id = run;
-  e.type = std::move(type);
-  e.op = "sum";
-  e.kind = "inclusive";
-  e.size = size;
-  e.policy = std::move(policy);
-  e.ns = ns;
-  e.gbs = 8.0 * static_cast<double>(size) / ns;
-  e.updated_at = "2025-03-04T05:06:07Z";
-  return e;
-}
-
 /// Fills a database with every kind of row, including awkward values.
 void populate(TuningDb& db) {
   std::int64_t h = db.add_device(h100());

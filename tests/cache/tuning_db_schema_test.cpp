@@ -214,15 +214,8 @@ TEST(TuningDbSizeBucket, CeilLog2) {
 }
 
 BestEntry best(std::int64_t dev, std::uint64_t size, double ns, std::string policy) {
-  BestEntry e;
-  e.device_id = dev;
-  e.type = "int32";
-  e.op = "sum";
-  e.kind = "inclusive";
-  e.size = size;
-  e.policy = std::move(policy);
-  e.ns = ns;
-  e.gbs = 8.0 * static_cast<double>(size) / ns;
+  BestEntry e = make_best(dev, std::nullopt, "int32", size, ns, std::move(policy));
+  e.updated_at.clear();
   return e;
 }
 

@@ -155,6 +155,23 @@ inline RunInfo sample_run(std::int64_t device_id) {
   return r;
 }
 
+/// A best entry for int32 inclusive sum of `size` elements.
+inline BestEntry make_best(std::int64_t dev, std::optional<std::int64_t> run, std::string type,
+                           std::uint64_t size, double ns, std::string policy) {
+  BestEntry e;
+  e.device_id = dev;
+  e.run_id = run;
+  e.type = std::move(type);
+  e.op = "sum";
+  e.kind = "inclusive";
+  e.size = size;
+  e.policy = std::move(policy);
+  e.ns = ns;
+  e.gbs = 8.0 * static_cast<double>(size) / ns;
+  e.updated_at = "2025-03-04T05:06:07Z";
+  return e;
+}
+
 inline Measurement ok_measurement(std::int64_t run, std::int64_t device, std::string policy,
                                   double ns, std::uint64_t size = 1u << 24,
                                   std::string type = "int32") {
