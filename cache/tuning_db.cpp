@@ -795,6 +795,18 @@ void TuningDb::end_run(std::int64_t run_id, RunStatus status) {
   tx.commit();
 }
 
+void TuningDb::reopen_run(std::int64_t run_id) {
+  Impl& im = *impl_;
+  im.require_writable("reopen a run");
+  WriteScope tx(im);
+  StmtUse s(im.stmt("UPDATE tuning_runs SET status = 'running', ended_at = NULL "
+                    "WHERE id = ?1 AND status = 'interrupted'"));
+  s->bind(1, run_id);
+  s->run();
+  if (im.conn.changes() == 0) im.fail(fmt::format("no interrupted tuning run with id {}", run_id));
+  tx.commit();
+}
+
 std::optional<RunInfo> TuningDb::run(std::int64_t id) const {
   StmtUse s(impl_->stmt(fmt::format("SELECT {} FROM tuning_runs WHERE id = ?1", kRunColumns)));
   s->bind(1, id);

@@ -266,6 +266,9 @@ public:
   // Runs.
   std::int64_t begin_run(const RunInfo& run);
   void end_run(std::int64_t run_id, RunStatus status); ///< sets ended_at = now
+  /// Sets an interrupted run back to running (`scantune tune --resume`); throws
+  /// scantune::Error when `run_id` is not an interrupted run.
+  void reopen_run(std::int64_t run_id);
   std::optional<RunInfo> run(std::int64_t id) const;
   std::vector<RunInfo> list_runs() const;
 

@@ -1,0 +1,76 @@
+// The search space: every policy the tuner may time for one element type, and the
+// constraints that exclude points before (policy rules) and after compilation
+// (threads, registers, spills reported by cudaFuncGetAttributes).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "scantune/policy.hpp"
+
+namespace scantune::tuner {
+
+/// The grid. Each list holds the values of one dimension; enumerate() takes their
+/// product and drops the invalid combinations.
+struct SpaceOptions {
+  std::vector<Algorithm> algorithms; ///< default: single_block, reduce_then_scan, lookback_*
+  std::vector<BlockScan> block_scans; ///< default: all four
+  std::vector<int> block_threads;     ///< default: 64, 128, 256, 512, 1024
+  std::vector<int> items_per_thread;  ///< default: a spread of 1..32
+  std::vector<int> vector_bytes;      ///< bytes per vector access; default 4, 8, 16
+  std::vector<TileIO> ios;            ///< default: transpose, direct
+  std::vector<int> backoffs_ns;       ///< look-back/chained only; default 0 and 200
+  /// Size limits of the variants that only make sense for small inputs: above
+  /// these, the one-block algorithm and the Hillis-Steele block scan are not
+  /// timed (unless listed explicitly with --algorithms, which lifts the limit).
+  std::uint64_t single_block_max_n = std::uint64_t{1} << 16;
+  std::uint64_t hillis_steele_max_n = std::uint64_t{1} << 20;
+};
+
+/// The default grid (slow seed variants excluded: sequential and chained).
+SpaceOptions default_space();
+
+/// Applies an --algorithms list: comma-separated inter-block algorithm names
+/// ("lookback_warp") and block-scan names ("hillis_steele"), "default", or "all"
+/// (every algorithm including sequential and chained, every block scan, no size
+/// limits). Names of one kind replace that dimension; throws scantune::Error
+/// naming an unknown entry.
+void apply_algorithms(SpaceOptions& space, std::string_view list);
+
+/// Every valid policy of the grid for `type`, without duplicates, in a stable order
+/// (the order of the dimensions' lists). "sequential" is included once when the
+/// sequential algorithm is listed.
+std::vector<Policy> enumerate(DataType type, const SpaceOptions& space);
+
+/// Whether `policy` is timed at size n (the small-input limits above).
+bool applies_at(const Policy& policy, std::uint64_t n, const SpaceOptions& space);
+
+/// Why a compiled kernel set is not worth timing: more threads than the kernel
+/// can launch, registers that do not fit the block, or any spill to local memory.
+/// Nothing when every kernel of the set is fine.
+std::optional<std::string> kernel_constraint(const Policy& policy,
+                                             const std::vector<cudaFuncAttributes>& kernels);
+
+/// The grid neighbours of `policy` that are valid for `type`: one dimension moved
+/// by one step in its list (block threads, items per thread, vector width), or
+/// changed to another value (block scan, tile I/O, backoff, look-back variant).
+std::vector<Policy> neighbours(const Policy& policy, DataType type, const SpaceOptions& space);
+
+/// Parses a size list: "2^10:2^30:1" (powers of two from 2^10 to 2^30, step 1 in
+/// the exponent), "2^20", "1000000", or a comma-separated list of those. Sorted,
+/// unique. Throws scantune::Error on bad text or sizes outside [1, 2^40].
+std::vector<std::uint64_t> parse_sizes(std::string_view text);
+
+/// Parses an integer list of one dimension: "64,128,256" or "1:32" (every value)
+/// or "64:1024:x2" (geometric). Throws scantune::Error naming `what`.
+std::vector<int> parse_int_list(std::string_view text, std::string_view what);
+
+/// "2^20" for powers of two, else the decimal number.
+std::string size_label(std::uint64_t n);
+
+} // namespace scantune::tuner
