@@ -22,7 +22,6 @@ std::uint64_t init_bits(DataType type, Op op, bool custom);
 /// The scan of input_value(set, seed, i), i < n, as raw bytes (n * size_of(type)).
 /// Built-in operators only.
 std::vector<unsigned char> reference_scan(DataType type, Op op, ScanKind kind, ValueSet set,
-                                          std::uint64_t seed, std::size_t n,
-                                          std::uint64_t init);
+                                          std::uint64_t seed, std::size_t n, std::uint64_t init);
 
 } // namespace scantune::tuner

@@ -1,0 +1,296 @@
+// The tuner's device helpers (tuner/gpu_support.hpp): input fill against the host
+// generator, on-device comparison, and the CUB baselines against the host reference.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "common/gpu.hpp"
+#include "tuner/gpu_support.hpp"
+#include "tuner/reference.hpp"
+
+namespace scantune::tuner {
+namespace {
+
+using test::DeviceBuffer;
+using test::GpuTest;
+using test::has_gpu;
+
+const DataType kTypes[] = {DataType::Int32,  DataType::UInt32,  DataType::Int64,
+                           DataType::UInt64, DataType::Float32, DataType::Float64};
+const Op kOps[] = {Op::Sum, Op::Product, Op::Min, Op::Max, Op::BitAnd, Op::BitOr, Op::BitXor};
+const ScanKind kKinds[] = {ScanKind::Inclusive, ScanKind::Exclusive};
+
+template <class F>
+void with_type(DataType type, F&& f) {
+  switch (type) {
+  case DataType::Int32:
+    return f(std::int32_t{});
+  case DataType::UInt32:
+    return f(std::uint32_t{});
+  case DataType::Int64:
+    return f(std::int64_t{});
+  case DataType::UInt64:
+    return f(std::uint64_t{});
+  case DataType::Float32:
+    return f(float{});
+  case DataType::Float64:
+    return f(double{});
+  }
+}
+
+// The index of the first differing element of two byte images, or npos.
+std::size_t first_difference(const std::vector<unsigned char>& a,
+                             const std::vector<unsigned char>& b, std::size_t elem) {
+  for (std::size_t i = 0; i < a.size(); i += elem)
+    if (std::memcmp(a.data() + i, b.data() + i, elem) != 0) return i / elem;
+  return std::string::npos;
+}
+
+// Without a device, every helper reports the failing CUDA call as scantune::Error.
+TEST(GpuSupportHost, ThrowsErrorWithoutDevice) {
+  if (has_gpu()) GTEST_SKIP() << "needs a machine without a CUDA device";
+  try {
+    gpu::fill_input(DataType::Int32, ValueSet::Walk, 1, 0, 16, nullptr, nullptr);
+    FAIL() << "fill_input did not throw";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("fill_input"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(gpu::compare(DataType::Float32, nullptr, nullptr, 16, 0, nullptr), Error);
+  EXPECT_THROW(gpu::cub_temp_bytes(DataType::Int64, Op::Sum, ScanKind::Inclusive, 1000), Error);
+}
+
+TEST(GpuSupportHost, CubSupportsEveryValidBuiltinPair) {
+  for (DataType t : kTypes)
+    for (Op op : kOps) {
+      const bool floating = t == DataType::Float32 || t == DataType::Float64;
+      const bool bitwise = op == Op::BitAnd || op == Op::BitOr || op == Op::BitXor;
+      EXPECT_EQ(gpu::cub_supports(t, op), !(floating && bitwise))
+          << to_string(t) << " " << to_string(op);
+    }
+  // Refused before any CUDA call, so this holds without a device too.
+  EXPECT_THROW(gpu::cub_temp_bytes(DataType::Float32, Op::BitAnd, ScanKind::Inclusive, 10), Error);
+  EXPECT_THROW(gpu::cub_scan(DataType::Float64, Op::BitXor, ScanKind::Exclusive, nullptr, nullptr,
+                             10, nullptr, nullptr, 0, nullptr),
+               Error);
+}
+
+using GpuSupportFill = GpuTest;
+
+TEST_F(GpuSupportFill, MatchesHostGenerator) {
+  constexpr std::size_t n = 100003;
+  for (DataType type : kTypes)
+    for (ValueSet set : {ValueSet::Walk, ValueSet::Signs, ValueSet::Wide})
+      for (std::uint64_t first : {std::uint64_t{0}, std::uint64_t{12345678901ull}})
+        with_type(type, [&](auto tag) {
+          using T = decltype(tag);
+          DeviceBuffer<T> d(n);
+          d.poison();
+          gpu::fill_input(type, set, 77, first, n, d.ptr, nullptr);
+          ST_CUDA(cudaDeviceSynchronize());
+          const auto got = d.download(n);
+          for (std::size_t k = 0; k < n; ++k) {
+            const T want = input_value<T>(set, 77, first + k);
+            ASSERT_EQ(std::memcmp(&got[k], &want, sizeof(T)), 0)
+                << to_string(type) << " set " << static_cast<int>(set) << " first " << first
+                << " k=" << k;
+          }
+        });
+}
+
+TEST_F(GpuSupportFill, ZeroCountWritesNothing) {
+  DeviceBuffer<std::uint32_t> d(4);
+  d.poison();
+  gpu::fill_input(DataType::UInt32, ValueSet::Walk, 1, 0, 0, d.ptr, nullptr);
+  ST_CUDA(cudaDeviceSynchronize());
+  for (std::uint32_t v : d.download(4))
+    EXPECT_EQ(v, 0xA5A5A5A5u);
+}
+
+using GpuSupportCompare = GpuTest;
+
+// got and want filled identically, then `planted` elements of got changed.
+template <class T>
+gpu::CompareResult compare_planted(std::size_t n, const std::vector<std::size_t>& planted,
+                                   double rel_tol) {
+  const DataType type = data_type_of<T>();
+  DeviceBuffer<T> got(n), want(n);
+  gpu::fill_input(type, ValueSet::Wide, 5, 0, n, got.ptr, nullptr);
+  gpu::fill_input(type, ValueSet::Wide, 5, 0, n, want.ptr, nullptr);
+  for (std::size_t i : planted) {
+    auto v = got.download(1, i);
+    if constexpr (std::is_integral_v<T>)
+      v[0] ^= T(1);
+    else
+      v[0] *= T(3); // never zero, so a different value
+    got.upload(v, i);
+  }
+  return gpu::compare(type, got.ptr, want.ptr, n, rel_tol, nullptr);
+}
+
+TEST_F(GpuSupportCompare, CountsMismatchesAndFindsTheFirst) {
+  for (DataType type : kTypes)
+    with_type(type, [&](auto tag) {
+      using T = decltype(tag);
+      const std::size_t n = (std::size_t{1} << 22) + 5; // many elements per thread
+      auto r = compare_planted<T>(n, {}, 0);
+      EXPECT_EQ(r.mismatches, 0u) << to_string(type);
+      r = compare_planted<T>(n, {5000, 77, n - 1, 3000000}, 0);
+      EXPECT_EQ(r.mismatches, 4u) << to_string(type);
+      EXPECT_EQ(r.first, 77u) << to_string(type);
+      r = compare_planted<T>(n, {n - 1}, 0);
+      EXPECT_EQ(r.mismatches, 1u) << to_string(type);
+      EXPECT_EQ(r.first, n - 1) << to_string(type);
+      r = compare_planted<T>(1000, {0, 999}, 0);
+      EXPECT_EQ(r.mismatches, 2u) << to_string(type);
+      EXPECT_EQ(r.first, 0u) << to_string(type);
+    });
+}
+
+TEST_F(GpuSupportCompare, EveryElementDifferent) {
+  constexpr std::size_t n = 1 << 20;
+  DeviceBuffer<std::int64_t> a(n), b(n);
+  gpu::fill_input(DataType::Int64, ValueSet::Walk, 1, 0, n, a.ptr, nullptr);
+  gpu::fill_input(DataType::Int64, ValueSet::Walk, 2, 0, n, b.ptr, nullptr);
+  const auto r = gpu::compare(DataType::Int64, a.ptr, b.ptr, n, 0, nullptr);
+  EXPECT_EQ(r.mismatches, n);
+  EXPECT_EQ(r.first, 0u);
+}
+
+TEST_F(GpuSupportCompare, EmptyRangeMatches) {
+  const auto r = gpu::compare(DataType::Float32, nullptr, nullptr, 0, 0, nullptr);
+  EXPECT_EQ(r.mismatches, 0u);
+}
+
+template <class T>
+gpu::CompareResult compare_values(const std::vector<T>& got, const std::vector<T>& want,
+                                  double rel_tol) {
+  DeviceBuffer<T> g(got.size()), w(want.size());
+  g.upload(got);
+  w.upload(want);
+  cudaStream_t stream = nullptr;
+  ST_CUDA(cudaStreamCreate(&stream));
+  const auto r = gpu::compare(data_type_of<T>(), g.ptr, w.ptr, got.size(), rel_tol, stream);
+  ST_CUDA(cudaStreamDestroy(stream));
+  return r;
+}
+
+template <class T>
+void check_tolerance() {
+  const T inf = std::numeric_limits<T>::infinity();
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  // Relative above |want| = 1, absolute below it.
+  const std::vector<T> want{T(1000), T(1000), T(0), T(0), T(0.5), inf, nan, T(-4)};
+  const std::vector<T> got{T(1000.0005), T(1000.01), T(5e-7), T(2e-6), T(0.5), inf, nan, T(-4)};
+  const char* name = std::is_same_v<T, float> ? "float32" : "float64";
+
+  auto r = compare_values(got, want, 1e-6);
+  EXPECT_EQ(r.mismatches, 3u) << name; // 1000.01, 2e-6, NaN
+  EXPECT_EQ(r.first, 1u) << name;
+
+  r = compare_values(got, want, 0); // exact: only identical values and infinities
+  EXPECT_EQ(r.mismatches, 5u) << name;
+  EXPECT_EQ(r.first, 0u) << name;
+
+  r = compare_values(got, want, 0.5); // NaN never matches
+  EXPECT_EQ(r.mismatches, 1u) << name;
+  EXPECT_EQ(r.first, 6u) << name;
+
+  // -0 and +0 are equal values.
+  r = compare_values(std::vector<T>{T(-0.0)}, std::vector<T>{T(0)}, 0);
+  EXPECT_EQ(r.mismatches, 0u) << name;
+}
+
+TEST_F(GpuSupportCompare, FloatingPointTolerance) {
+  check_tolerance<float>();
+  check_tolerance<double>();
+}
+
+TEST_F(GpuSupportCompare, IntegersIgnoreTolerance) {
+  const auto r =
+      compare_values(std::vector<std::int32_t>{1000, 7}, std::vector<std::int32_t>{1001, 7}, 0.5);
+  EXPECT_EQ(r.mismatches, 1u);
+  EXPECT_EQ(r.first, 0u);
+}
+
+using GpuSupportCub = GpuTest;
+
+// One CUB baseline run against the host reference, on a non-default stream.
+void check_cub(DataType type, Op op, ScanKind kind, std::size_t n, cudaStream_t stream) {
+  const std::size_t elem = size_of(type);
+  const ValueSet set = value_set_for(type, op, false);
+  const std::uint64_t init = init_bits(type, op, false);
+  const std::uint64_t seed = 1000 + n;
+  DeviceBuffer<unsigned char> in(n * elem), out(n * elem);
+  out.poison();
+  gpu::fill_input(type, set, seed, 0, n, in.ptr, stream);
+  const std::size_t bytes = gpu::cub_temp_bytes(type, op, kind, n);
+  DeviceBuffer<unsigned char> temp(bytes);
+  gpu::cub_scan(type, op, kind, in.ptr, out.ptr, n, &init, temp.ptr, bytes, stream);
+  ST_CUDA(cudaStreamSynchronize(stream));
+  const auto want = reference_scan(type, op, kind, set, seed, n, init);
+  const auto got = out.download(n * elem);
+  const std::size_t i = first_difference(got, want, elem);
+  EXPECT_EQ(i, std::string::npos) << "cub " << to_string(type) << " " << to_string(op) << " "
+                                  << to_string(kind) << " n=" << n << ": first mismatch at " << i;
+}
+
+TEST_F(GpuSupportCub, MatchesReferenceForEveryTypeOpKind) {
+  cudaStream_t stream = nullptr;
+  ST_CUDA(cudaStreamCreate(&stream));
+  for (DataType type : kTypes)
+    for (Op op : kOps) {
+      if (!gpu::cub_supports(type, op)) continue;
+      for (ScanKind kind : kKinds)
+        for (std::size_t n : {std::size_t{1}, std::size_t{1000}, (std::size_t{1} << 20) + 3})
+          check_cub(type, op, kind, n, stream);
+    }
+  ST_CUDA(cudaStreamDestroy(stream));
+}
+
+TEST_F(GpuSupportCub, ZeroItemsIsANoOp) {
+  gpu::cub_scan(DataType::Int32, Op::Sum, ScanKind::Exclusive, nullptr, nullptr, 0, nullptr,
+                nullptr, 0, nullptr);
+  ST_CUDA(cudaDeviceSynchronize());
+}
+
+TEST_F(GpuSupportCub, MissingTempOrInitThrows) {
+  DeviceBuffer<int> d(16);
+  const int init = 3;
+  EXPECT_THROW(gpu::cub_scan(DataType::Int32, Op::Sum, ScanKind::Exclusive, d.ptr, d.ptr, 16, &init,
+                             nullptr, 0, nullptr),
+               Error);
+  const std::size_t bytes = gpu::cub_temp_bytes(DataType::Int32, Op::Sum, ScanKind::Exclusive, 16);
+  DeviceBuffer<unsigned char> temp(bytes);
+  EXPECT_THROW(gpu::cub_scan(DataType::Int32, Op::Sum, ScanKind::Exclusive, d.ptr, d.ptr, 16,
+                             nullptr, temp.ptr, bytes, nullptr),
+               Error);
+}
+
+// More than INT_MAX items: the 64-bit num_items path (uint32 xor keeps memory at
+// 3 x 8.6 GB on the device; the comparison runs on the device too).
+TEST_F(GpuSupportCub, SixtyFourBitItemCount) {
+  const std::size_t n = (std::size_t{1} << 31) + 5;
+  std::size_t free_bytes = 0, total = 0;
+  ST_CUDA(cudaMemGetInfo(&free_bytes, &total));
+  if (free_bytes < 3 * n * 4 + (std::size_t{2} << 30)) GTEST_SKIP() << "needs ~28 GB free";
+  const DataType type = DataType::UInt32;
+  const std::uint64_t init = init_bits(type, Op::BitXor, false);
+  DeviceBuffer<std::uint32_t> in(n), out(n), want(n);
+  gpu::fill_input(type, ValueSet::Walk, 3, 0, n, in.ptr, nullptr);
+  const std::size_t bytes = gpu::cub_temp_bytes(type, Op::BitXor, ScanKind::Exclusive, n);
+  DeviceBuffer<unsigned char> temp(bytes);
+  gpu::cub_scan(type, Op::BitXor, ScanKind::Exclusive, in.ptr, out.ptr, n, &init, temp.ptr, bytes,
+                nullptr);
+  const auto host =
+      reference_scan(type, Op::BitXor, ScanKind::Exclusive, ValueSet::Walk, 3, n, init);
+  ST_CUDA(cudaMemcpy(want.ptr, host.data(), host.size(), cudaMemcpyHostToDevice));
+  const auto r = gpu::compare(type, out.ptr, want.ptr, n, 0, nullptr);
+  EXPECT_EQ(r.mismatches, 0u) << "first mismatch at " << r.first;
+}
+
+} // namespace
+} // namespace scantune::tuner
