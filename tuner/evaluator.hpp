@@ -43,8 +43,7 @@ public:
   virtual ~Evaluator() = default;
   /// Verifies, then times, `policy` at n. `limit_ns` > 0: give up early with status
   /// Timeout once the candidate is clearly slower than that per call.
-  virtual Result measure(const Policy& policy, std::uint64_t n, Effort effort,
-                         double limit_ns) = 0;
+  virtual Result measure(const Policy& policy, std::uint64_t n, Effort effort, double limit_ns) = 0;
   /// A hint: these policies will be measured soon, in this order (the GPU evaluator
   /// compiles them on background threads meanwhile).
   virtual void prefetch(const std::vector<Policy>& /*policies*/) {}

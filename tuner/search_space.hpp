@@ -18,7 +18,7 @@ namespace scantune::tuner {
 /// The grid. Each list holds the values of one dimension; enumerate() takes their
 /// product and drops the invalid combinations.
 struct SpaceOptions {
-  std::vector<Algorithm> algorithms; ///< default: single_block, reduce_then_scan, lookback_*
+  std::vector<Algorithm> algorithms;  ///< default: single_block, reduce_then_scan, lookback_*
   std::vector<BlockScan> block_scans; ///< default: all four
   std::vector<int> block_threads;     ///< default: 64, 128, 256, 512, 1024
   std::vector<int> items_per_thread;  ///< default: a spread of 1..32
