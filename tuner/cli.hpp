@@ -1,6 +1,8 @@
 // The scantune CLI: each command group registers its subcommands on the app.
 #pragma once
 
+#include <string>
+
 #include <CLI/CLI.hpp>
 
 namespace scantune::cli {
@@ -19,5 +21,9 @@ struct Exit : std::runtime_error {
 
 void register_info_commands(CLI::App& app);  // version, devices, compile
 void register_cache_commands(CLI::App& app); // cache info|clear
+void register_tune_command(CLI::App& app);   // tune
+
+/// The invocation, shell-quoted where needed (main sets it; runs store it).
+inline std::string command_line;
 
 } // namespace scantune::cli

@@ -14,6 +14,11 @@
 
 namespace scantune::tuner {
 
+/// A problem with the options (the CLI exits 2 with its message).
+struct UsageError : Error {
+  using Error::Error;
+};
+
 struct TuneOptions {
   std::vector<DataType> types{DataType::Int32};
   std::vector<Op> ops{Op::Sum};
@@ -22,16 +27,17 @@ struct TuneOptions {
   std::vector<std::uint64_t> sizes; ///< empty: 2^10..2^30, bounded by free device memory
   std::string strategy = "halving";
   SpaceOptions space = default_space();
-  double budget_s = 0;         ///< whole run; 0 = no limit
-  std::string db_path;         ///< empty: db::default_db_path()
-  std::string simulate_db;     ///< non-empty: replay this recorded DB instead of timing
-  bool resume = false;         ///< continue the last interrupted run on this device
-  bool dry_run = false;        ///< print the size of the search space, measure nothing
-  bool hot = false;            ///< time on a hot L2 (no input rotation)
+  double budget_s = 0;     ///< whole run; 0 = no limit
+  std::string db_path;     ///< empty: db::default_db_path()
+  std::string simulate_db; ///< non-empty: replay this recorded DB instead of timing
+  std::string against_db;  ///< non-empty: duel each winner with this DB's winner
+  bool resume = false;     ///< continue the last interrupted run on this device
+  bool dry_run = false;    ///< print the size of the search space, measure nothing
+  bool hot = false;        ///< time on a hot L2 (no input rotation)
   double time_limit_factor = 2.5;
-  int device = -1;             ///< CUDA ordinal; -1 = current
-  std::uint64_t seed = 1;      ///< input data
-  std::string command_line;    ///< stored with the run
+  int device = -1;          ///< CUDA ordinal; -1 = current
+  std::uint64_t seed = 1;   ///< input data
+  std::string command_line; ///< stored with the run
   Progress::Mode progress = Progress::Mode::Lines;
 };
 
@@ -39,6 +45,8 @@ struct TuneOptions {
 /// (async-signal-safe: the CLI's SIGINT handler calls it).
 void request_interrupt() noexcept;
 bool interrupt_requested() noexcept;
+/// Forgets an earlier interrupt (a process that tunes again, e.g. a test).
+void clear_interrupt() noexcept;
 
 /// Runs the tuning and returns the process exit code: 0 ok, 1 failure, 77 no GPU
 /// (with a message on stderr), 130 interrupted (what was measured is stored and

@@ -1,5 +1,5 @@
 // The scantune CLI, run as a process: version, compile (NVRTC, no GPU needed),
-// cache info|clear, and usage errors (exit 2).
+// cache info|clear, usage errors (exit 2), and tune's option checks.
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -7,6 +7,9 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <sstream>
+#include <string>
+#include <utility>
 
 #include "cache/kernel_cache.hpp"
 
@@ -24,7 +27,8 @@ Result run(const std::string& args) {
   const std::string cmd = std::string(SCANTUNE_CLI) + " " + args + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   std::array<char, 4096> buf{};
-  while (p && fgets(buf.data(), buf.size(), p)) r.output += buf.data();
+  while (p && fgets(buf.data(), buf.size(), p))
+    r.output += buf.data();
   const int status = p ? pclose(p) : -1;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
@@ -48,11 +52,13 @@ TEST_F(Cli, Version) {
 }
 
 TEST_F(Cli, CompilesAPolicyWithoutAGpu) {
-  auto r = run("compile --policy reduce_then_scan.tpb128.ipt4.vec2.blelloch --type float64 --op max "
-               "--kind exclusive --arch 80");
+  auto r =
+      run("compile --policy reduce_then_scan.tpb128.ipt4.vec2.blelloch --type float64 --op max "
+          "--kind exclusive --arch 80");
   EXPECT_EQ(r.code, 0) << r.output;
-  EXPECT_NE(r.output.find("reduce_then_scan.tpb128.ipt4.vec2.blelloch|float64|max|exclusive: sm_80"),
-            std::string::npos)
+  EXPECT_NE(
+      r.output.find("reduce_then_scan.tpb128.ipt4.vec2.blelloch|float64|max|exclusive: sm_80"),
+      std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("rts_downsweep_kernel"), std::string::npos) << r.output;
 }
@@ -63,7 +69,8 @@ TEST_F(Cli, UsageErrorsExitTwo) {
   EXPECT_EQ(run("compile --arch").code, 2);
   auto r = run("compile --policy lookback_warp.tpb256.ipt12.vec4.warp_scans --type int64");
   EXPECT_EQ(r.code, 2) << r.output;
-  EXPECT_NE(r.output.find("vector width 4 x 8 bytes exceeds 16 bytes"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("vector width 4 x 8 bytes exceeds 16 bytes"), std::string::npos)
+      << r.output;
   auto bad = run("compile --policy bogus");
   EXPECT_EQ(bad.code, 1) << bad.output;
   EXPECT_NE(bad.output.find("unknown algorithm 'bogus'"), std::string::npos) << bad.output;
@@ -92,4 +99,50 @@ TEST_F(Cli, CacheInfoAndClear) {
   EXPECT_EQ(after.code, 0) << after.output;
 }
 
-}  // namespace
+// `scantune tune` option handling. The runs themselves (dry run, no GPU, simulation)
+// are tested with the orchestrator.
+TEST(CliTune, HelpListsEveryOption) {
+  auto r = run("tune --help");
+  EXPECT_EQ(r.code, 0) << r.output;
+  std::istringstream options(
+      "--type --op --kind --custom-op --sizes --strategy --algorithms --block-threads "
+      "--items-per-thread --vector-bytes --backoff --budget --db --resume --dry-run --hot "
+      "--simulate --time-limit --device --seed --progress");
+  for (std::string option; options >> option;)
+    EXPECT_NE(r.output.find(option), std::string::npos) << option << " missing in\n" << r.output;
+  EXPECT_NE(r.output.find("scantune tune --type int32 --op sum --kind inclusive"),
+            std::string::npos)
+      << r.output;
+}
+
+TEST(CliTune, BadValuesAreUsageErrors) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"--type int33", "int33"},
+      {"--type int32,bogus", "bogus"},
+      {"--op summ", "summ"},
+      {"--kind both", "both"},
+      {"--type float32 --op bit_and", "bit_and"},
+      {"--sizes 2^10:nope", "2^10:nope"},
+      {"--strategy annealing", "annealing"},
+      {"--budget 10x", "10x"},
+      {"--budget -5m", "-5m"},
+      {"--custom-op absmax", "absmax"},
+      {"--custom-op 'f:a+b'", "f:a+b"},
+      {"--custom-op 'sum:a+b:0'", "sum"},
+      {"--time-limit 0.5", "0.5"},
+      {"--time-limit 1", "--time-limit"},
+      {"--progress fancy", "fancy"},
+      {"--simulate /no/such/recorded.db", "/no/such/recorded.db"},
+      {"--block-threads 64,x", "64,x"},
+      {"--no-such-option", "--no-such-option"},
+      {"--device", "--device"},
+  };
+  for (const auto& [args, named] : cases) {
+    auto r = run(std::string("tune ") + args + " --dry-run");
+    EXPECT_EQ(r.code, 2) << args << ": " << r.output;
+    EXPECT_NE(r.output.find("scantune tune: "), std::string::npos) << args << ": " << r.output;
+    EXPECT_NE(r.output.find(named), std::string::npos) << args << ": " << r.output;
+  }
+}
+
+} // namespace

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine from the repository root, with a build folder made on the
+# development machine (BUILD, default build-gpu): the tuner's GPU tests, two timed
+# `scantune tune` runs of int32 inclusive sums, and the exhaustive search over the
+# same space (for comparison). Everything lands in $OUT: logs, and the databases
+# with the full progress logs in results.tar.xz.
+#   scripts/gpu_tune.sh [tests] [tune] [exhaustive]
+#   EXH_SIZES=2^10:2^20:1 EXH_BUDGET=5m scripts/gpu_tune.sh exhaustive
+#   AGAINST=exhaustive.db scripts/gpu_tune.sh tune   # run 1 re-timed against that DB's winners
+# Run 2 is always re-timed against run 1's winners (`--against`).
+set -uo pipefail
+BUILD=${BUILD:-build-gpu}
+OUT=${OUT:-/tmp/scantune-out}
+WORK=${WORK:-/tmp/scantune-tune}
+mkdir -p "$OUT" "$WORK"
+CLI="$BUILD/tuner/scantune"
+PROBLEM=(--type int32 --op sum --kind inclusive)
+steps=("$@")
+[ ${#steps[@]} -eq 0 ] && steps=(tests tune)
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$OUT/device.txt"
+rc=0
+# Packs what exists so far: a step cut short by the command's time limit still
+# leaves the earlier steps' databases and logs.
+pack() { (cd "$WORK" && tar -cJf "$OUT/results.tar.xz" --exclude=kcache . 2>/dev/null); }
+for step in "${steps[@]}"; do
+  case "$step" in
+    tests)
+      SCANTUNE_KERNEL_CACHE=off "$BUILD/tests/tuner/scantune_tuner_tests" --gtest_filter='Gpu*' 2>&1 |
+        tee "$OUT/tuner_gpu_tests.log" | grep -E '^\[ +(OK|FAILED|SKIPPED) |PASSED|FAILED|Failure' | tail -40
+      [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1 ;;
+    tune)
+      # Run 1 starts with an empty kernel cache (every candidate compiled by NVRTC);
+      # run 2 is a second, independent run into its own database.
+      rm -rf "$WORK/kcache"
+      for r in 1 2; do
+        start=$(date +%s.%N)
+        against=()
+        [ $r -eq 1 ] && [ -n "${AGAINST:-}" ] && against=(--against "$AGAINST")
+        [ $r -eq 2 ] && against=(--against "$WORK/tune1.db")
+        SCANTUNE_KERNEL_CACHE="$WORK/kcache" "$CLI" tune "${PROBLEM[@]}" --db "$WORK/tune$r.db" \
+          "${against[@]}" --progress lines >"$WORK/tune$r.log" 2>&1
+        s=$?
+        secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+        echo "tune run $r: exit $s, ${secs} s wall" | tee -a "$OUT/summary.txt"
+        grep -E '^\|' "$WORK/tune$r.log" | tee -a "$OUT/summary.txt"
+        grep -E 'measurements .* in |tuned|worst ratio|^against' "$WORK/tune$r.log" | tee -a "$OUT/summary.txt"
+        [ $s -eq 0 ] || rc=1
+        pack
+      done ;;
+    exhaustive)
+      start=$(date +%s.%N)
+      SCANTUNE_KERNEL_CACHE="$WORK/kcache" "$CLI" tune "${PROBLEM[@]}" --strategy exhaustive \
+        --sizes "${EXH_SIZES:-2^10:2^30:1}" ${EXH_BUDGET:+--budget $EXH_BUDGET} \
+        --db "$WORK/exhaustive.db" --progress lines >"$WORK/exhaustive.log" 2>&1
+      s=$?
+      secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+      echo "exhaustive (${EXH_SIZES:-2^10:2^30:1}): exit $s, ${secs} s wall" | tee -a "$OUT/summary.txt"
+      grep -E '^\|' "$WORK/exhaustive.log" | tee -a "$OUT/summary.txt"
+      [ $s -eq 0 ] || rc=1
+      pack ;;
+  esac
+done
+exit $rc

@@ -1,0 +1,176 @@
+// GPU tests of the tuner: the GPU evaluator (verification, timing, rotation, time
+// limit, baselines) and whole `run_tune` runs, with an interrupt and a resume.
+#include <cstdio>
+
+#include <gtest/gtest.h>
+
+#include "cache/tuning_db.hpp"
+#include "cache/tuning_db_test_util.hpp"
+#include "common/gpu.hpp"
+#include "default_policies.hpp"
+#include "tuner/gpu_evaluator.hpp"
+#include "tuner/tune.hpp"
+
+namespace scantune::tuner {
+namespace {
+
+using db::MeasurementStatus;
+using db::testing::EnvGuard;
+using db::testing::TempDir;
+using test::GpuTest;
+
+Problem int32_sum() {
+  return Problem{DataType::Int32, detail::OpSpec::from(Op::Sum), ScanKind::Inclusive};
+}
+
+class GpuEvaluatorTest : public GpuTest {};
+
+TEST_F(GpuEvaluatorTest, MeasuresVerifiesAndRotates) {
+  Scanner scanner;
+  GpuEvaluator eval(scanner, nullptr, int32_sum(), std::uint64_t{1} << 26, {});
+  const Policy def = detail::default_policy(DataType::Int32, 1 << 20);
+  const Result r = eval.measure(def, 1 << 20, Effort::Confirm, 0);
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_GE(r.samples, 7);
+  EXPECT_GT(r.median_ns, 1000.0);
+  EXPECT_LE(r.min_ns, r.median_ns);
+  EXPECT_GE(r.max_ns, r.median_ns);
+  ASSERT_TRUE(r.registers);
+  EXPECT_GT(*r.registers, 0);
+  EXPECT_EQ(r.spill_bytes.value_or(-1), 0);
+  // Small inputs rotate through many buffer pairs (L2 not hot); the largest does not.
+  EXPECT_GT(eval.rotation_slots(1 << 10), 100u);
+  EXPECT_EQ(eval.rotation_slots(std::uint64_t{1} << 26), 1u);
+  const Result s = eval.measure(def, 1 << 10, Effort::Screen, 0);
+  ASSERT_TRUE(s.ok()) << s.message;
+  EXPECT_GE(s.samples, 3);
+  EXPECT_LE(s.samples, 7);
+}
+
+TEST_F(GpuEvaluatorTest, EveryTypeOpAndKindVerifies) {
+  Scanner scanner;
+  for (DataType t : {DataType::Int32, DataType::UInt64, DataType::Float32, DataType::Float64})
+    for (Op op : {Op::Sum, Op::Product, Op::Max, Op::BitXor})
+      for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive}) {
+        if (op == Op::BitXor && (t == DataType::Float32 || t == DataType::Float64)) continue;
+        const Problem p{t, detail::OpSpec::from(op), k};
+        GpuEvaluator eval(scanner, nullptr, p, 100003, {});
+        // The first of these policies whose kernel does not spill (some look-back
+        // kernels spill 8 bytes for the exclusive uint64 product and are rejected).
+        Result r;
+        for (const char* key : {"lookback_warp.tpb256.ipt8.vec2.warp_scans",
+                                "reduce_then_scan.tpb256.ipt8.vec2.warp_scans"}) {
+          r = eval.measure(Policy::parse(key), 100003, Effort::Screen, 0);
+          if (r.status != MeasurementStatus::Rejected) break;
+        }
+        EXPECT_TRUE(r.ok()) << p.label() << ": " << r.message;
+        const BaselineResult cub = eval.time_cub(100003);
+        EXPECT_TRUE(cub.ok) << p.label() << ": " << cub.error;
+      }
+}
+
+TEST_F(GpuEvaluatorTest, CustomOperatorAgainstTheSequentialDefinition) {
+  Scanner scanner;
+  const CustomOp absmax{"absmax", "return fabs(a) > fabs(b) ? a : b;", "0.0"};
+  const Problem p{DataType::Float64, detail::OpSpec::from(absmax), ScanKind::Inclusive};
+  GpuEvaluator eval(scanner, nullptr, p, 1 << 18, {});
+  const Result r = eval.measure(Policy::parse("lookback_thread.tpb128.ipt8.vec2.blelloch"), 1 << 18,
+                                Effort::Screen, 0);
+  EXPECT_TRUE(r.ok()) << r.message;
+  EXPECT_FALSE(eval.time_cub(1 << 18).ok);
+}
+
+TEST_F(GpuEvaluatorTest, SlowCandidateStopsAtTheTimeLimit) {
+  Scanner scanner;
+  GpuEvaluator eval(scanner, nullptr, int32_sum(), 1 << 20, {});
+  const Result fast =
+      eval.measure(detail::default_policy(DataType::Int32, 1 << 20), 1 << 20, Effort::Confirm, 0);
+  ASSERT_TRUE(fast.ok());
+  // One block walking 2^20 elements is far slower than the look-back.
+  const Result slow = eval.measure(Policy::parse("single_block.tpb256.ipt4.vec4.warp_scans"),
+                                   1 << 20, Effort::Confirm, 2 * fast.median_ns);
+  EXPECT_EQ(slow.status, MeasurementStatus::Timeout) << slow.message;
+  EXPECT_LE(slow.samples, 2);
+  EXPECT_GT(slow.min_ns, 2 * fast.median_ns);
+}
+
+TEST_F(GpuEvaluatorTest, Baselines) {
+  Scanner scanner;
+  GpuEvaluator eval(scanner, nullptr, int32_sum(), 1 << 24, {});
+  const BaselineResult m = eval.time_memcpy(1 << 24);
+  ASSERT_TRUE(m.ok);
+  const BaselineResult c = eval.time_cub(1 << 24);
+  ASSERT_TRUE(c.ok) << c.error;
+  EXPECT_GT(c.stats.median_ns, 0.5 * m.stats.median_ns); // a scan moves at least what memcpy does
+}
+
+class GpuTuneTest : public GpuTest {};
+
+TuneOptions small_run(const TempDir& dir) {
+  TuneOptions o;
+  o.sizes = {1 << 10, 1 << 13, 1 << 16, 1 << 19};
+  o.db_path = (dir / "tuning.db").string();
+  o.progress = Progress::Mode::Quiet;
+  o.space.block_threads = {128, 256};
+  o.space.items_per_thread = {4, 8, 16};
+  return o;
+}
+
+TEST_F(GpuTuneTest, StoresAVerifiedWinnerAndBaselinesPerBucket) {
+  TempDir dir;
+  const TuneOptions o = small_run(dir);
+  std::FILE* out = std::tmpfile();
+  ASSERT_EQ(run_tune(o, out), 0);
+  std::fclose(out);
+  auto db = db::TuningDb::open(o.db_path);
+  const auto best = db.list_best();
+  ASSERT_EQ(best.size(), o.sizes.size());
+  const auto dev = db.list_devices().at(0);
+  for (const auto& b : best) {
+    EXPECT_GT(b.ns, 0);
+    EXPECT_TRUE(db.baseline_for(dev.id, db::BaselineKind::Memcpy, "int32", "", "", "", b.size));
+    EXPECT_TRUE(
+        db.baseline_for(dev.id, db::BaselineKind::Cub, "int32", "sum", "", "inclusive", b.size));
+    db::MeasurementFilter f;
+    f.policy = b.policy;
+    bool seen_ok = false;
+    for (const auto& m : db.list_measurements(f))
+      seen_ok |= m.size == b.size && m.status == MeasurementStatus::Ok;
+    EXPECT_TRUE(seen_ok) << b.policy;
+  }
+  EXPECT_EQ(db.list_runs().at(0).status, db::RunStatus::Complete);
+}
+
+TEST_F(GpuTuneTest, InterruptThenResume) {
+  TempDir dir;
+  const TuneOptions o = small_run(dir);
+  {
+    EnvGuard hook("SCANTUNE_TEST_INTERRUPT_AFTER", "25");
+    std::FILE* out = std::tmpfile();
+    EXPECT_EQ(run_tune(o, out), 130);
+    std::fclose(out);
+  }
+  std::size_t first = 0;
+  {
+    auto db = db::TuningDb::open(o.db_path);
+    ASSERT_EQ(db.list_runs().size(), 1u);
+    EXPECT_EQ(db.list_runs()[0].status, db::RunStatus::Interrupted);
+    first = db.list_measurements().size();
+    EXPECT_GE(first, 25u);
+    EXPECT_TRUE(db.list_best().empty());
+  }
+  clear_interrupt();
+  TuneOptions again = o;
+  again.resume = true;
+  std::FILE* out = std::tmpfile();
+  ASSERT_EQ(run_tune(again, out), 0);
+  std::fclose(out);
+  auto db = db::TuningDb::open(o.db_path);
+  ASSERT_EQ(db.list_runs().size(), 1u); // the same run, continued
+  EXPECT_EQ(db.list_runs()[0].status, db::RunStatus::Complete);
+  EXPECT_EQ(db.list_best().size(), o.sizes.size());
+  EXPECT_GT(db.list_measurements().size(), first);
+}
+
+} // namespace
+} // namespace scantune::tuner

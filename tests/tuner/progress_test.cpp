@@ -1,0 +1,151 @@
+// Progress reporting: durations, and what each mode writes.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+
+#include "scantune/scantune.hpp"
+#include "tuner/progress.hpp"
+
+namespace {
+
+using scantune::tuner::format_duration;
+using scantune::tuner::parse_duration;
+using scantune::tuner::Progress;
+using scantune::tuner::Result;
+
+/// Everything written to `f` so far.
+std::string contents(std::FILE* f) {
+  std::fflush(f);
+  std::string s;
+  std::rewind(f);
+  for (int c = std::fgetc(f); c != EOF; c = std::fgetc(f))
+    s += static_cast<char>(c);
+  return s;
+}
+
+Result ok_result(std::uint64_t n, double median_ns) {
+  Result r;
+  r.policy = scantune::Policy::parse("lookback_warp.tpb128.ipt24.vec4.warp_scans");
+  r.size = n;
+  r.median_ns = median_ns;
+  return r;
+}
+
+TEST(Progress, ParsesDurations) {
+  EXPECT_DOUBLE_EQ(parse_duration("90"), 90);
+  EXPECT_DOUBLE_EQ(parse_duration("90s"), 90);
+  EXPECT_DOUBLE_EQ(parse_duration("10m"), 600);
+  EXPECT_DOUBLE_EQ(parse_duration("1.5h"), 5400);
+  EXPECT_DOUBLE_EQ(parse_duration("1h30m"), 5400);
+  EXPECT_DOUBLE_EQ(parse_duration("1h2m3s"), 3723);
+  EXPECT_DOUBLE_EQ(parse_duration("2.5"), 2.5);
+  EXPECT_DOUBLE_EQ(parse_duration("0"), 0);
+}
+
+TEST(Progress, RejectsBadDurations) {
+  for (const char* bad : {"", "-5", "-5m", "abc", "5x", "1h30", "30m1h", "1m1m", "h", ".s", "1e3",
+                          " 5", "5 m", "1.5.2h"}) {
+    try {
+      parse_duration(bad);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const scantune::Error& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("'") + bad + "'"), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
+TEST(Progress, FormatsDurations) {
+  EXPECT_EQ(format_duration(0), "0.0 s");
+  EXPECT_EQ(format_duration(42), "42.0 s");
+  EXPECT_EQ(format_duration(65), "1 min 05 s");
+  EXPECT_EQ(format_duration(59.99), "1 min 00 s");
+  EXPECT_EQ(format_duration(3599.7), "1 h 00 min");
+  EXPECT_EQ(format_duration(2 * 3600 + 3 * 60 + 10), "2 h 03 min");
+  EXPECT_EQ(format_duration(-3), "0.0 s"); // an estimate never goes negative
+}
+
+TEST(Progress, LinesModeWritesOneLinePerMeasurement) {
+  std::FILE* f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  {
+    Progress p(f, Progress::Mode::Lines);
+    p.begin("int32 sum inclusive", 300);
+    p.step(ok_result(std::uint64_t{1} << 20, 5120));
+    Result failed = ok_result(1000, 0);
+    failed.status = scantune::db::MeasurementStatus::CompileError;
+    failed.message = "too many registers\nsecond line";
+    p.step(failed);
+    p.note("winner at 2^20: lookback_warp");
+    p.end();
+    EXPECT_EQ(p.done(), 2u);
+  }
+  const std::string out = contents(f);
+  std::fclose(f);
+  EXPECT_EQ(out.find('\r'), std::string::npos) << out;
+  for (const char* field :
+       {" s] int32 sum inclusive  n=2^20  lookback_warp.tpb128.ipt24.vec4.warp_scans  ok  5.12 us"
+        "  (1/300)\n",
+        "n=1000  lookback_warp.tpb128.ipt24.vec4.warp_scans  compile_error  too many registers  "
+        "(2/300)\n",
+        "winner at 2^20: lookback_warp\n"})
+    EXPECT_NE(out.find(field), std::string::npos) << "missing '" << field << "' in\n" << out;
+  EXPECT_EQ(out.find("second line"), std::string::npos) << out;
+  EXPECT_EQ(out.rfind("[", 0), 0u) << out; // starts with the elapsed time
+}
+
+TEST(Progress, BarModeRedrawsInPlaceWithAnEta) {
+  std::FILE* f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  {
+    Progress p(f, Progress::Mode::Bar);
+    p.begin("int32 sum inclusive", 4);
+    EXPECT_EQ(p.eta(), "?");
+    p.step(ok_result(std::uint64_t{1} << 20, 5000));
+    p.step(ok_result(std::uint64_t{1} << 20, 5000));
+    p.note("baseline memcpy: 3.00 us");
+    p.end();
+  }
+  const std::string out = contents(f);
+  std::fclose(f);
+  EXPECT_NE(out.find('\r'), std::string::npos) << out;
+  EXPECT_NE(out.find("int32 sum inclusive  2^20  ETA "), std::string::npos) << out;
+  EXPECT_NE(out.find("2/4"), std::string::npos) << out;
+  EXPECT_NE(out.find("baseline memcpy: 3.00 us\n"), std::string::npos) << out;
+  EXPECT_EQ(out.back(), '\n') << out; // end() leaves the cursor on a fresh line
+}
+
+TEST(Progress, EtaNeverGoesNegativePastThePlan) {
+  std::FILE* f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  Progress p(f, Progress::Mode::Quiet);
+  p.begin("int32 sum inclusive", 1);
+  for (int i = 0; i < 3; ++i)
+    p.step(ok_result(1024, 100));
+  EXPECT_EQ(p.eta(), "0.0 s");
+  std::fclose(f);
+}
+
+TEST(Progress, QuietWritesNothing) {
+  std::FILE* f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  {
+    Progress p(f, Progress::Mode::Quiet);
+    p.begin("int32 sum inclusive", 2);
+    p.step(ok_result(1024, 100));
+    p.note("a note");
+    p.end();
+  }
+  EXPECT_EQ(contents(f), "");
+  std::fclose(f);
+}
+
+TEST(Progress, AutoModeIsLinesWhenNotATerminal) {
+  std::FILE* f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(Progress::auto_mode(f), Progress::Mode::Lines);
+  std::fclose(f);
+}
+
+} // namespace
