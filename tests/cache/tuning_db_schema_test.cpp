@@ -113,6 +113,12 @@ TEST_F(TuningDbSchema, RunLifecycle) {
                   file_.string());
   EXPECT_DB_ERROR(db.end_run(id, RunStatus::Running), "complete or interrupted");
   EXPECT_EQ(db.list_runs().size(), 2u);
+  // --resume: an interrupted run goes back to running; nothing else can.
+  db.reopen_run(id2);
+  EXPECT_EQ(db.run(id2)->status, RunStatus::Running);
+  EXPECT_FALSE(db.run(id2)->ended_at.has_value());
+  EXPECT_DB_ERROR(db.reopen_run(id), "no interrupted tuning run with id");
+  EXPECT_DB_ERROR(db.reopen_run(id2), "no interrupted tuning run with id");
 }
 
 TEST_F(TuningDbSchema, MeasurementsRoundTripAndFilter) {

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "cache/kernel_cache.hpp"
+#include "common/gpu.hpp"
 
 namespace {
 
@@ -143,6 +144,41 @@ TEST(CliTune, BadValuesAreUsageErrors) {
     EXPECT_NE(r.output.find("scantune tune: "), std::string::npos) << args << ": " << r.output;
     EXPECT_NE(r.output.find(named), std::string::npos) << args << ": " << r.output;
   }
+}
+
+} // namespace
+
+namespace {
+
+TEST_F(Cli, TuneDryRunPrintsTheSizeOfTheSearch) {
+  auto r = run("tune --dry-run");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("21 sizes (2^10 .. 2^30), strategy halving"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("int32 sum inclusive: 5736 candidates"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("95122 candidate-sizes"), std::string::npos) << r.output;
+  r = run("tune --dry-run --type int64,float32 --op sum,bit_and --kind all --strategy exhaustive");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("skipping bit_and on float32"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("total: 6 problems"), std::string::npos) << r.output;
+}
+
+TEST_F(Cli, TuneWithoutAGpuExits77) {
+  if (scantune::test::has_gpu()) GTEST_SKIP() << "a GPU is present";
+  auto r = run("tune --db " + (dir / "t.db").string());
+  EXPECT_EQ(r.code, 77) << r.output;
+  EXPECT_NE(r.output.find("no CUDA device found"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(dir / "t.db")); // nothing created
+}
+
+TEST_F(Cli, TuneSimulatesARecordedRun) {
+  fs::create_directories(dir);
+  auto r = run(std::string("tune --simulate ") + SCANTUNE_RECORDED_DB +
+               " --sizes 2^12,2^24 --progress lines --db " + (dir / "sim.db").string());
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("| 2^24 | lookback_warp."), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("n=2^12"), std::string::npos) << r.output; // progress lines
+  EXPECT_TRUE(fs::exists(dir / "sim.db"));
 }
 
 } // namespace
