@@ -10,6 +10,7 @@
 #include "default_policies.hpp"
 #include "tuner/gpu_evaluator.hpp"
 #include "tuner/tune.hpp"
+#include "tuner_test_util.hpp"
 
 namespace scantune::tuner {
 namespace {
@@ -19,15 +20,11 @@ using db::testing::EnvGuard;
 using db::testing::TempDir;
 using test::GpuTest;
 
-Problem int32_sum() {
-  return Problem{DataType::Int32, detail::OpSpec::from(Op::Sum), ScanKind::Inclusive};
-}
-
 class GpuEvaluatorTest : public GpuTest {};
 
 TEST_F(GpuEvaluatorTest, MeasuresVerifiesAndRotates) {
   Scanner scanner;
-  GpuEvaluator eval(scanner, nullptr, int32_sum(), std::uint64_t{1} << 26, {});
+  GpuEvaluator eval(scanner, nullptr, int32_sum_inclusive(), std::uint64_t{1} << 26, {});
   const Policy def = detail::default_policy(DataType::Int32, 1 << 20);
   const Result r = eval.measure(def, 1 << 20, Effort::Confirm, 0);
   ASSERT_TRUE(r.ok()) << r.message;
@@ -82,7 +79,7 @@ TEST_F(GpuEvaluatorTest, CustomOperatorAgainstTheSequentialDefinition) {
 
 TEST_F(GpuEvaluatorTest, SlowCandidateStopsAtTheTimeLimit) {
   Scanner scanner;
-  GpuEvaluator eval(scanner, nullptr, int32_sum(), 1 << 20, {});
+  GpuEvaluator eval(scanner, nullptr, int32_sum_inclusive(), 1 << 20, {});
   const Result fast =
       eval.measure(detail::default_policy(DataType::Int32, 1 << 20), 1 << 20, Effort::Confirm, 0);
   ASSERT_TRUE(fast.ok());
@@ -96,7 +93,7 @@ TEST_F(GpuEvaluatorTest, SlowCandidateStopsAtTheTimeLimit) {
 
 TEST_F(GpuEvaluatorTest, Baselines) {
   Scanner scanner;
-  GpuEvaluator eval(scanner, nullptr, int32_sum(), 1 << 24, {});
+  GpuEvaluator eval(scanner, nullptr, int32_sum_inclusive(), 1 << 24, {});
   const BaselineResult m = eval.time_memcpy(1 << 24);
   ASSERT_TRUE(m.ok);
   const BaselineResult c = eval.time_cub(1 << 24);

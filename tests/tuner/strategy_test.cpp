@@ -14,6 +14,7 @@
 #include "tests/cache/tuning_db_test_util.hpp"
 #include "tuner/simulated_evaluator.hpp"
 #include "tuner/strategy.hpp"
+#include "tuner_test_util.hpp"
 
 namespace scantune::tuner {
 namespace {
@@ -88,12 +89,6 @@ SpaceOptions test_space() {
   return s;
 }
 
-Problem int32_sum() {
-  Problem p;
-  p.type = DataType::Int32;
-  return p;
-}
-
 db::Measurement row(std::int64_t run, std::int64_t dev, const Policy& p, std::uint64_t n) {
   db::Measurement m;
   m.run_id = run;
@@ -158,7 +153,7 @@ protected:
 
   SearchContext context(Evaluator& evaluator) const {
     SearchContext ctx;
-    ctx.problem = int32_sum();
+    ctx.problem = int32_sum_inclusive();
     ctx.space = test_space();
     ctx.candidates = enumerate(DataType::Int32, ctx.space);
     ctx.sizes = sizes();
@@ -199,7 +194,7 @@ private:
 
 TEST_F(StrategySimulation, ExhaustiveFindsTheRecordedBestEverywhere) {
   const auto recorded = open();
-  SimulatedEvaluator sim(recorded, int32_sum());
+  SimulatedEvaluator sim(recorded, int32_sum_inclusive());
   Checking checking(sim);
   SearchContext ctx = context(checking);
   auto strategy = make_strategy("exhaustive");
@@ -224,11 +219,11 @@ TEST_F(StrategySimulation, ExhaustiveFindsTheRecordedBestEverywhere) {
 
 TEST_F(StrategySimulation, HalvingComesCloseWithFarFewerMeasurements) {
   const auto recorded = open();
-  SimulatedEvaluator exhaustive_sim(recorded, int32_sum());
+  SimulatedEvaluator exhaustive_sim(recorded, int32_sum_inclusive());
   SearchContext exhaustive_ctx = context(exhaustive_sim);
   make_strategy("exhaustive")->run(exhaustive_ctx);
 
-  SimulatedEvaluator sim(recorded, int32_sum());
+  SimulatedEvaluator sim(recorded, int32_sum_inclusive());
   Checking checking(sim);
   SearchContext ctx = context(checking);
   auto strategy = make_strategy("halving");
@@ -265,7 +260,7 @@ TEST_F(StrategySimulation, HalvingComesCloseWithFarFewerMeasurements) {
 
 TEST_F(StrategySimulation, WrongResultsNeverWinButStayFinalists) {
   const auto recorded = open();
-  SimulatedEvaluator sim(recorded, int32_sum());
+  SimulatedEvaluator sim(recorded, int32_sum_inclusive());
   SearchContext ctx = context(sim);
   const auto outcomes = make_strategy("exhaustive")->run(ctx);
   bool saw_wrong = false;
@@ -281,7 +276,7 @@ TEST_F(StrategySimulation, WrongResultsNeverWinButStayFinalists) {
 TEST_F(StrategySimulation, OutOfTimeStillConcludesEverySize) {
   const auto recorded = open();
   for (std::string_view name : strategy_names()) {
-    SimulatedEvaluator sim(recorded, int32_sum());
+    SimulatedEvaluator sim(recorded, int32_sum_inclusive());
     SearchContext ctx = context(sim);
     ctx.out_of_time = [&] { return sim.calls() >= 40; };
     const auto outcomes = make_strategy(name)->run(ctx);
@@ -301,7 +296,7 @@ TEST_F(StrategySimulation, OutOfTimeStillConcludesEverySize) {
 
 TEST_F(StrategySimulation, HalvingOutOfTimeAfterTheFirstRepresentative) {
   const auto recorded = open();
-  SimulatedEvaluator sim(recorded, int32_sum());
+  SimulatedEvaluator sim(recorded, int32_sum_inclusive());
   SearchContext ctx = context(sim);
   ctx.out_of_time = [&] { return sim.calls() >= 500; };
   const auto outcomes = make_strategy("halving")->run(ctx);
@@ -316,7 +311,7 @@ TEST_F(StrategySimulation, HalvingOutOfTimeAfterTheFirstRepresentative) {
 TEST_F(StrategySimulation, NoTimeAtAllGivesEmptyOutcomes) {
   const auto recorded = open();
   for (std::string_view name : strategy_names()) {
-    SimulatedEvaluator sim(recorded, int32_sum());
+    SimulatedEvaluator sim(recorded, int32_sum_inclusive());
     SearchContext ctx = context(sim);
     ctx.out_of_time = [] { return true; };
     const auto outcomes = make_strategy(name)->run(ctx);
@@ -329,7 +324,7 @@ TEST_F(StrategySimulation, NoTimeAtAllGivesEmptyOutcomes) {
 
 TEST_F(StrategySimulation, HalvingWithFewSizesAndASmallSpace) {
   const auto recorded = open();
-  SimulatedEvaluator sim(recorded, int32_sum());
+  SimulatedEvaluator sim(recorded, int32_sum_inclusive());
   SearchContext ctx = context(sim);
   ctx.sizes = {1u << 20};
   apply_algorithms(ctx.space, "reduce_then_scan,blelloch");
@@ -395,7 +390,7 @@ TEST_F(SimulatedEvaluatorTest, ReplaysTheMostSampledThenLatestResult) {
   add(a_, 1024, 100, 10); // later but fewer samples
   add(a_, 4096, 300, 20);
   add(a_, 4096, 310, 20); // as many samples, later
-  SimulatedEvaluator sim(db_, int32_sum());
+  SimulatedEvaluator sim(db_, int32_sum_inclusive());
   const Policy a = Policy::parse(a_);
   const Result r = sim.measure(a, 1024, Effort::Screen, 0);
   EXPECT_TRUE(r.ok());
@@ -417,7 +412,7 @@ TEST_F(SimulatedEvaluatorTest, ReplaysTheMostSampledThenLatestResult) {
 
 TEST_F(SimulatedEvaluatorTest, UnrecordedPairsAndTimeLimits) {
   add(a_, 1024, 120);
-  SimulatedEvaluator sim(db_, int32_sum());
+  SimulatedEvaluator sim(db_, int32_sum_inclusive());
   const Policy a = Policy::parse(a_);
   const Result missing = sim.measure(a, 2048, Effort::Screen, 0);
   EXPECT_EQ(missing.status, MeasurementStatus::Rejected);
@@ -446,7 +441,7 @@ TEST_F(SimulatedEvaluatorTest, FailuresAndBestRecorded) {
   wrong.status = MeasurementStatus::WrongResult;
   db_.add_measurement(wrong);
 
-  SimulatedEvaluator sim(db_, int32_sum());
+  SimulatedEvaluator sim(db_, int32_sum_inclusive());
   const Result r = sim.measure(Policy::parse(b_), 4096, Effort::Confirm, 1000);
   EXPECT_EQ(r.status, MeasurementStatus::CompileError);
   EXPECT_EQ(r.message, "ptxas: out of registers");
@@ -469,16 +464,16 @@ TEST_F(SimulatedEvaluatorTest, OnlyTheProblemsOwnRows) {
   exclusive.kind = "exclusive";
   db_.add_measurement(exclusive);
 
-  SimulatedEvaluator sim(db_, int32_sum());
+  SimulatedEvaluator sim(db_, int32_sum_inclusive());
   EXPECT_EQ(sim.measure(Policy::parse(b_), 1024, Effort::Screen, 0).status,
             MeasurementStatus::Rejected);
   EXPECT_EQ(sim.best_recorded(1024)->policy.key(), a_);
 
-  Problem int64 = int32_sum();
+  Problem int64 = int32_sum_inclusive();
   int64.type = DataType::Int64;
   EXPECT_TRUE(
       SimulatedEvaluator(db_, int64).measure(Policy::parse(b_), 1024, Effort::Screen, 0).ok());
-  Problem product = int32_sum();
+  Problem product = int32_sum_inclusive();
   product.op.op = Op::Product;
   EXPECT_DB_ERROR(SimulatedEvaluator(db_, product), "no recorded measurements",
                   "int32 product inclusive");
@@ -490,15 +485,15 @@ TEST_F(SimulatedEvaluatorTest, ChoosesAmongDeviceModels) {
   add(a_, 1024, 250, 20, a100);
   const std::string h100_model = db::testing::h100().model();
   const std::string a100_model = db::testing::a100().model();
-  EXPECT_DB_ERROR(SimulatedEvaluator(db_, int32_sum()), "several device models", h100_model,
-                  a100_model);
-  EXPECT_DB_ERROR(SimulatedEvaluator(db_, int32_sum(), "NVIDIA B200"), "'NVIDIA B200'", h100_model,
-                  a100_model);
+  EXPECT_DB_ERROR(SimulatedEvaluator(db_, int32_sum_inclusive()), "several device models",
+                  h100_model, a100_model);
+  EXPECT_DB_ERROR(SimulatedEvaluator(db_, int32_sum_inclusive(), "NVIDIA B200"), "'NVIDIA B200'",
+                  h100_model, a100_model);
 
-  SimulatedEvaluator on_a100(db_, int32_sum(), a100_model);
+  SimulatedEvaluator on_a100(db_, int32_sum_inclusive(), a100_model);
   EXPECT_EQ(on_a100.device().model(), a100_model);
   EXPECT_DOUBLE_EQ(on_a100.measure(Policy::parse(a_), 1024, Effort::Screen, 0).median_ns, 250);
-  SimulatedEvaluator on_h100(db_, int32_sum(), h100_model);
+  SimulatedEvaluator on_h100(db_, int32_sum_inclusive(), h100_model);
   EXPECT_DOUBLE_EQ(on_h100.measure(Policy::parse(a_), 1024, Effort::Screen, 0).median_ns, 120);
 }
 

@@ -10,16 +10,13 @@
 #include "cache/tuning_db_test_util.hpp"
 #include "tuner/simulated_evaluator.hpp"
 #include "tuner/tune.hpp"
+#include "tuner_test_util.hpp"
 
 namespace scantune::tuner {
 namespace {
 
 using db::testing::EnvGuard;
 using db::testing::TempDir;
-
-Problem int32_sum() {
-  return Problem{DataType::Int32, detail::OpSpec::from(Op::Sum), ScanKind::Inclusive};
-}
 
 TuneOptions simulated(const TempDir& dir, const std::string& strategy) {
   TuneOptions o;
@@ -64,7 +61,7 @@ TEST(TuneSimulation, RecordingIsTheFullSpace) {
   ro.mode = db::OpenMode::ReadOnly;
   auto rec = db::TuningDb::open(SCANTUNE_RECORDED_DB, ro);
   EXPECT_EQ(rec.counts().measurements, 95122);
-  SimulatedEvaluator sim(rec, int32_sum());
+  SimulatedEvaluator sim(rec, int32_sum_inclusive());
   EXPECT_EQ(sim.recorded_sizes().size(), 21u);
 }
 

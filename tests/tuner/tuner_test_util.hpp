@@ -1,0 +1,13 @@
+// tests/tuner/tuner_test_util.hpp: helpers shared by the tuner's tests.
+#pragma once
+
+#include "tuner/problem.hpp"
+
+namespace scantune::tuner {
+
+/// The problem every recording and most tests use.
+inline Problem int32_sum_inclusive() {
+  return Problem{DataType::Int32, detail::OpSpec::from(Op::Sum), ScanKind::Inclusive};
+}
+
+} // namespace scantune::tuner
