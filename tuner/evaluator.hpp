@@ -32,6 +32,23 @@ struct Result {
   bool ok() const { return status == db::MeasurementStatus::Ok; }
 };
 
+/// A stored measurement as a Result (resumed runs, simulation). The DB keeps no
+/// quartiles, so `noise` stays 0.
+inline Result from_measurement(const db::Measurement& m) {
+  Result r;
+  r.policy = Policy::parse(m.policy);
+  r.size = m.size;
+  r.status = m.status;
+  r.median_ns = m.median_ns.value_or(0);
+  r.min_ns = m.min_ns.value_or(r.median_ns);
+  r.max_ns = m.max_ns.value_or(r.median_ns);
+  r.samples = m.samples;
+  r.registers = m.registers;
+  r.spill_bytes = m.spill_bytes;
+  r.message = m.message;
+  return r;
+}
+
 /// Thrown out of Evaluator::measure when the user interrupts (Ctrl-C): what was
 /// measured so far is kept, and the run is marked interrupted.
 struct Interrupted : std::runtime_error {

@@ -1,6 +1,7 @@
 // Device helpers of the tuner (gpu_support.hpp): input fill, on-device comparison,
 // and the type dispatch of the CUB baselines (cub_baseline_<type>.cu).
 #include "tuner/gpu_support.hpp"
+#include "tuner/type_dispatch.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -32,26 +33,6 @@ unsigned grid_for(std::size_t count, const std::string& who) {
   const std::size_t wanted = (count + kThreads - 1) / kThreads;
   const std::size_t cap = static_cast<std::size_t>(std::max(sms, 1)) * 8;
   return static_cast<unsigned>(std::max<std::size_t>(1, std::min(wanted, cap)));
-}
-
-// Calls f(T{}) with the C++ element type of `type`.
-template <class F>
-decltype(auto) with_type(DataType type, F&& f) {
-  switch (type) {
-  case DataType::Int32:
-    return f(std::int32_t{});
-  case DataType::UInt32:
-    return f(std::uint32_t{});
-  case DataType::Int64:
-    return f(std::int64_t{});
-  case DataType::UInt64:
-    return f(std::uint64_t{});
-  case DataType::Float32:
-    return f(float{});
-  case DataType::Float64:
-    return f(double{});
-  }
-  throw Error("scantune tuner: unknown data type " + std::to_string(static_cast<int>(type)));
 }
 
 template <class T>
@@ -114,10 +95,6 @@ struct StreamBuffer {
   StreamBuffer& operator=(const StreamBuffer&) = delete;
 };
 
-bool is_floating(DataType type) {
-  return type == DataType::Float32 || type == DataType::Float64;
-}
-
 std::string cub_label(DataType type, Op op, ScanKind kind, std::size_t n) {
   return "cub::DeviceScan (" + std::string(to_string(type)) + " " + std::string(to_string(op)) +
          " " + std::string(to_string(kind)) + ", n=" + std::to_string(n) + ")";
@@ -170,18 +147,7 @@ CompareResult compare(DataType type, const void* got, const void* want, std::siz
 }
 
 bool cub_supports(DataType type, Op op) {
-  switch (op) {
-  case Op::Sum:
-  case Op::Product:
-  case Op::Min:
-  case Op::Max:
-    return true;
-  case Op::BitAnd:
-  case Op::BitOr:
-  case Op::BitXor:
-    return !is_floating(type);
-  }
-  return false;
+  return op_applies(type, op); // CUB is instantiated for every valid built-in pair
 }
 
 std::size_t cub_temp_bytes(DataType type, Op op, ScanKind kind, std::size_t n) {

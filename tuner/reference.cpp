@@ -1,5 +1,6 @@
 // The host reference (reference.hpp): value sets, init values and a sequential scan.
 #include "tuner/reference.hpp"
+#include "tuner/type_dispatch.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -11,36 +12,8 @@
 namespace scantune::tuner {
 namespace {
 
-bool is_bitwise(Op op) {
-  return op == Op::BitAnd || op == Op::BitOr || op == Op::BitXor;
-}
-
-bool is_floating(DataType type) {
-  return type == DataType::Float32 || type == DataType::Float64;
-}
-
-// Calls f(T{}) with the C++ element type of `type`.
-template <class F>
-decltype(auto) with_type(DataType type, F&& f) {
-  switch (type) {
-  case DataType::Int32:
-    return f(std::int32_t{});
-  case DataType::UInt32:
-    return f(std::uint32_t{});
-  case DataType::Int64:
-    return f(std::int64_t{});
-  case DataType::UInt64:
-    return f(std::uint64_t{});
-  case DataType::Float32:
-    return f(float{});
-  case DataType::Float64:
-    return f(double{});
-  }
-  throw Error("reference: unknown data type " + std::to_string(static_cast<int>(type)));
-}
-
 void check_valid(DataType type, Op op, const char* who) {
-  if (is_bitwise(op) && is_floating(type))
+  if (!op_applies(type, op))
     throw Error(std::string(who) + ": " + std::string(to_string(op)) + " is not defined for " +
                 std::string(to_string(type)));
 }

@@ -12,19 +12,9 @@ namespace scantune::tuner {
 namespace {
 
 Result to_result(const db::Measurement& m) {
-  Result r;
-  r.policy = Policy::parse(m.policy);
-  r.size = m.size;
-  r.status = m.status;
-  r.median_ns = m.median_ns.value_or(0);
-  r.min_ns = m.min_ns.value_or(r.median_ns);
-  r.max_ns = m.max_ns.value_or(r.median_ns);
-  r.samples = m.samples;
+  Result r = from_measurement(m);
   // The DB keeps no quartiles; a quarter of the full range stands in for the IQR.
   if (r.median_ns > 0) r.noise = (r.max_ns - r.min_ns) / r.median_ns / 4;
-  r.registers = m.registers;
-  r.spill_bytes = m.spill_bytes;
-  r.message = m.message;
   return r;
 }
 

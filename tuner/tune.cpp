@@ -23,6 +23,7 @@
 #include "tuner/gpu_evaluator.hpp"
 #include "tuner/simulated_evaluator.hpp"
 #include "tuner/strategy.hpp"
+#include "tuner/type_dispatch.hpp"
 
 namespace scantune::tuner {
 namespace {
@@ -39,18 +40,13 @@ std::uint64_t pow2(int k) {
   return std::uint64_t{1} << k;
 }
 
-bool valid_pair(DataType t, Op op) {
-  const bool bitwise = op == Op::BitAnd || op == Op::BitOr || op == Op::BitXor;
-  return !(bitwise && (t == DataType::Float32 || t == DataType::Float64));
-}
-
 /// Every valid (type, op, kind) of the options; invalid pairs (bitwise operators on
 /// floating point) are skipped with a note, and none at all is a usage error.
 std::vector<Problem> build_problems(const TuneOptions& o, Progress& progress) {
   std::vector<Problem> out;
   for (DataType t : o.types) {
     for (Op op : o.ops) {
-      if (!valid_pair(t, op)) {
+      if (!op_applies(t, op)) {
         progress.note(fmt::format("skipping {} on {}: bitwise operators take integers",
                                   to_string(op), to_string(t)));
         continue;
@@ -103,21 +99,6 @@ db::Measurement to_measurement(const Result& r, const Problem& p, std::int64_t r
   m.spill_bytes = r.spill_bytes;
   m.message = r.message;
   return m;
-}
-
-Result from_measurement(const db::Measurement& m) {
-  Result r;
-  r.policy = Policy::parse(m.policy);
-  r.size = m.size;
-  r.status = m.status;
-  r.median_ns = m.median_ns.value_or(0);
-  r.min_ns = m.min_ns.value_or(0);
-  r.max_ns = m.max_ns.value_or(0);
-  r.samples = m.samples;
-  r.registers = m.registers;
-  r.spill_bytes = m.spill_bytes;
-  r.message = m.message;
-  return r;
 }
 
 using MemoKey = std::pair<std::string, std::uint64_t>; // (policy key, size)

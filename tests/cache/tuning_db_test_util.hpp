@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "cache/tuning_db.hpp"
+#include "common/expect_error.hpp"
 
 namespace scantune::db::testing {
 
@@ -207,17 +208,6 @@ inline OpenOptions ro() {
   return o;
 }
 
-/// Expects `stmt` to throw scantune::Error whose message contains every string given.
-#define EXPECT_DB_ERROR(stmt, ...)                                                                 \
-  do {                                                                                             \
-    try {                                                                                          \
-      stmt;                                                                                        \
-      ADD_FAILURE() << "expected scantune::Error from " #stmt;                                     \
-    } catch (const scantune::Error& e_) {                                                          \
-      for (const std::string& part_ : std::vector<std::string>{__VA_ARGS__})                       \
-        EXPECT_NE(std::string(e_.what()).find(part_), std::string::npos)                           \
-            << "message \"" << e_.what() << "\" lacks \"" << part_ << "\"";                        \
-    }                                                                                              \
-  } while (0)
+#define EXPECT_DB_ERROR EXPECT_ERROR_NAMING
 
 } // namespace scantune::db::testing

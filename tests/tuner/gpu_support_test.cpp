@@ -11,6 +11,7 @@
 #include "common/gpu.hpp"
 #include "tuner/gpu_support.hpp"
 #include "tuner/reference.hpp"
+#include "tuner/type_dispatch.hpp"
 
 namespace scantune::tuner {
 namespace {
@@ -23,24 +24,6 @@ const DataType kTypes[] = {DataType::Int32,  DataType::UInt32,  DataType::Int64,
                            DataType::UInt64, DataType::Float32, DataType::Float64};
 const Op kOps[] = {Op::Sum, Op::Product, Op::Min, Op::Max, Op::BitAnd, Op::BitOr, Op::BitXor};
 const ScanKind kKinds[] = {ScanKind::Inclusive, ScanKind::Exclusive};
-
-template <class F>
-void with_type(DataType type, F&& f) {
-  switch (type) {
-  case DataType::Int32:
-    return f(std::int32_t{});
-  case DataType::UInt32:
-    return f(std::uint32_t{});
-  case DataType::Int64:
-    return f(std::int64_t{});
-  case DataType::UInt64:
-    return f(std::uint64_t{});
-  case DataType::Float32:
-    return f(float{});
-  case DataType::Float64:
-    return f(double{});
-  }
-}
 
 // The index of the first differing element of two byte images, or npos.
 std::size_t first_difference(const std::vector<unsigned char>& a,

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tuner/reference.hpp"
+#include "tuner/type_dispatch.hpp"
 
 namespace scantune::tuner {
 namespace {
@@ -19,29 +20,6 @@ const DataType kTypes[] = {DataType::Int32,  DataType::UInt32,  DataType::Int64,
                            DataType::UInt64, DataType::Float32, DataType::Float64};
 const Op kOps[] = {Op::Sum, Op::Product, Op::Min, Op::Max, Op::BitAnd, Op::BitOr, Op::BitXor};
 const ScanKind kKinds[] = {ScanKind::Inclusive, ScanKind::Exclusive};
-
-bool valid(DataType t, Op op) {
-  const bool bitwise = op == Op::BitAnd || op == Op::BitOr || op == Op::BitXor;
-  return !(bitwise && (t == DataType::Float32 || t == DataType::Float64));
-}
-
-template <class F>
-void with_type(DataType type, F&& f) {
-  switch (type) {
-  case DataType::Int32:
-    return f(std::int32_t{});
-  case DataType::UInt32:
-    return f(std::uint32_t{});
-  case DataType::Int64:
-    return f(std::int64_t{});
-  case DataType::UInt64:
-    return f(std::uint64_t{});
-  case DataType::Float32:
-    return f(float{});
-  case DataType::Float64:
-    return f(double{});
-  }
-}
 
 template <class T>
 T from_bits(std::uint64_t bits) {
@@ -130,7 +108,7 @@ std::vector<T> naive_scan(Op op, ScanKind kind, ValueSet set, std::uint64_t seed
 TEST(ReferenceTest, MatchesNaiveScanForEveryTypeOpKind) {
   for (DataType type : kTypes)
     for (Op op : kOps) {
-      if (!valid(type, op)) continue;
+      if (!op_applies(type, op)) continue;
       for (ScanKind kind : kKinds)
         for (std::size_t n : {0, 1, 2, 31, 1000})
           for (std::uint64_t seed : {1u, 42u}) {
@@ -328,7 +306,7 @@ T identity_of(Op op) {
 TEST(ReferenceTest, InitIsNotTheIdentity) {
   for (DataType type : kTypes)
     for (Op op : kOps) {
-      if (!valid(type, op)) continue;
+      if (!op_applies(type, op)) continue;
       with_type(type, [&](auto tag) {
         using T = decltype(tag);
         const std::uint64_t bits = init_bits(type, op, false);

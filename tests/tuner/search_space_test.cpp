@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/expect_error.hpp"
 #include "scantune/scantune.hpp"
 #include "tuner/search_space.hpp"
 
@@ -44,18 +45,6 @@ void expect_valid_and_unique(const std::vector<Policy>& space, DataType type) {
     EXPECT_FALSE(p.invalid_reason(type)) << p.key() << ": " << *p.invalid_reason(type);
   EXPECT_EQ(keys(space).size(), space.size());
 }
-
-#define EXPECT_ERROR_NAMING(stmt, ...)                                                             \
-  do {                                                                                             \
-    try {                                                                                          \
-      stmt;                                                                                        \
-      ADD_FAILURE() << "expected scantune::Error from " #stmt;                                     \
-    } catch (const scantune::Error& e_) {                                                          \
-      for (const std::string& part_ : std::vector<std::string>{__VA_ARGS__})                       \
-        EXPECT_NE(std::string(e_.what()).find(part_), std::string::npos)                           \
-            << "message \"" << e_.what() << "\" lacks \"" << part_ << "\"";                        \
-    }                                                                                              \
-  } while (0)
 
 TEST(SearchSpace, DefaultSpaceFor4ByteTypes) {
   const auto space = enumerate(DataType::Int32, default_space());

@@ -1,0 +1,43 @@
+// Element-type dispatch and operator validity, shared by the tuner's host code, its
+// nvcc-compiled helpers and its tests.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "scantune/scantune.hpp"
+
+namespace scantune::tuner {
+
+inline bool is_bitwise(Op op) {
+  return op == Op::BitAnd || op == Op::BitOr || op == Op::BitXor;
+}
+inline bool is_floating(DataType type) {
+  return type == DataType::Float32 || type == DataType::Float64;
+}
+/// Whether a built-in operator is defined for `type` (bitwise ones need integers).
+inline bool op_applies(DataType type, Op op) {
+  return !(is_bitwise(op) && is_floating(type));
+}
+
+/// Calls f(T{}) with the C++ element type of `type`.
+template <class F>
+decltype(auto) with_type(DataType type, F&& f) {
+  switch (type) {
+  case DataType::Int32:
+    return f(std::int32_t{});
+  case DataType::UInt32:
+    return f(std::uint32_t{});
+  case DataType::Int64:
+    return f(std::int64_t{});
+  case DataType::UInt64:
+    return f(std::uint64_t{});
+  case DataType::Float32:
+    return f(float{});
+  case DataType::Float64:
+    return f(double{});
+  }
+  throw Error("scantune tuner: unknown data type " + std::to_string(static_cast<int>(type)));
+}
+
+} // namespace scantune::tuner
