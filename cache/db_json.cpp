@@ -88,7 +88,7 @@ json TuningDb::export_json(const ExportFilter& f) const {
   std::vector<Baseline> bs;
   std::vector<BestEntry> best;
   std::set<std::int64_t> used_runs;
-  {
+  if (f.measurements) {
     StmtUse s(im.stmt(fmt::format("SELECT {} FROM measurements ORDER BY id", kMeasurementColumns)));
     while (s->step()) {
       Measurement m = read_measurement(*s);

@@ -205,6 +205,9 @@ struct MeasurementFilter {
 struct ExportFilter {
   std::optional<std::string> model; ///< DeviceInfo::model()
   std::optional<std::int64_t> device_id;
+  /// false: an empty "measurements" array (winners, baselines and runs only; what
+  /// the library's built-in table is generated from).
+  bool measurements = true;
 };
 
 struct ImportStats {

@@ -7,6 +7,7 @@
 #   scripts/gpu_tune.sh [tests] [tune] [exhaustive]
 #   EXH_SIZES=2^10:2^20:1 EXH_BUDGET=5m scripts/gpu_tune.sh exhaustive
 #   AGAINST=exhaustive.db scripts/gpu_tune.sh tune   # run 1 re-timed against that DB's winners
+#   scripts/gpu_tune.sh builtin    # the tuning behind runtime/builtin/ (builtin.db)
 # Run 2 is always re-timed against run 1's winners (`--against`).
 set -uo pipefail
 BUILD=${BUILD:-build-gpu}
@@ -58,6 +59,23 @@ for step in "${steps[@]}"; do
       grep -E '^\|' "$WORK/exhaustive.log" | tee -a "$OUT/summary.txt"
       [ $s -eq 0 ] || rc=1
       pack ;;
+    builtin)
+      # The run exported into runtime/builtin/ (the library's built-in H100 table):
+      # even exponents only, so the odd ones stay untuned sizes for the dispatcher's
+      # nearest-bucket benchmark.
+      for problem in "--type int32,float32,int64,float64 --op sum --kind inclusive,exclusive" \
+                     "--type int32,float32 --op max --kind inclusive"; do
+        start=$(date +%s.%N)
+        # shellcheck disable=SC2086
+        SCANTUNE_KERNEL_CACHE="$WORK/kcache" "$CLI" tune $problem --sizes 2^10:2^30:2 \
+          --db "$WORK/builtin.db" --progress lines >>"$WORK/builtin.log" 2>&1
+        s=$?
+        secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+        echo "builtin ($problem): exit $s, ${secs} s wall" | tee -a "$OUT/summary.txt"
+        [ $s -eq 0 ] || rc=1
+        pack
+      done
+      grep -E '^\|' "$WORK/builtin.log" | tee -a "$OUT/summary.txt" ;;
   esac
 done
 exit $rc

@@ -162,6 +162,24 @@ TEST_F(TuningDbJson, ExportFilteredByDevice) {
   EXPECT_EQ(h.at("best").size(), 2u);
 }
 
+TEST_F(TuningDbJson, ExportWithoutMeasurementsKeepsWinnersAndBaselines) {
+  TuningDb a = TuningDb::open(dir_ / "a.db", rw());
+  populate(a);
+  ExportFilter f;
+  f.measurements = false;
+  const json doc = a.export_json(f);
+  const json full = a.export_json();
+  EXPECT_EQ(doc.at("measurements").size(), 0u);
+  EXPECT_EQ(doc.at("best"), full.at("best"));
+  EXPECT_EQ(doc.at("baselines"), full.at("baselines"));
+  EXPECT_EQ(doc.at("runs"), full.at("runs"));
+
+  TuningDb b = TuningDb::open(dir_ / "b.db", rw());
+  b.import_json(doc);
+  EXPECT_EQ(b.counts().measurements, 0);
+  EXPECT_EQ(b.list_best().size(), a.list_best().size());
+}
+
 TEST_F(TuningDbJson, MergeOfTwoDatabases) {
   const fs::path a_path = dir_ / "a.db", b_path = dir_ / "b.db";
   const std::string x = "GPU-aaaaaaaa-0000-0000-0000-000000000001";
