@@ -151,13 +151,6 @@ BaselineKind parse_baseline_kind(std::string_view s) {
   return parse_enum<BaselineKind>(s, kBaselineNames, "baseline");
 }
 
-int size_bucket(std::uint64_t n) {
-  int b = 0;
-  while (b < 64 && (std::uint64_t{1} << b) < n)
-    ++b;
-  return b;
-}
-
 std::string now_utc() {
   std::time_t t = std::time(nullptr);
   std::tm tm{};

@@ -42,6 +42,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "cache/db_schema.hpp"
+#include "cache/size_bucket.hpp"
 #include "scantune/scantune.hpp"
 
 namespace scantune::db {
@@ -181,8 +182,6 @@ struct BestEntry {
   friend bool operator==(const BestEntry& a, const BestEntry& b);
 };
 
-/// ceil(log2(n)) (0 for n <= 1): bucket b holds sizes in (2^(b-1), 2^b].
-int size_bucket(std::uint64_t n);
 /// The current time as ISO 8601 UTC with seconds, "2025-01-31T12:00:00Z".
 std::string now_utc();
 

@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "cache/hash.hpp"
-
 namespace scantune::tuner {
 
 std::string Problem::op_name() const {
@@ -11,9 +9,7 @@ std::string Problem::op_name() const {
 }
 
 std::string Problem::op_hash() const {
-  // The same hash OpSpec::id() carries, so DB rows and kernel ids agree.
-  if (!op.is_custom) return {};
-  return sha256_hex(op.custom.body + '\0' + op.custom.identity).substr(0, 16);
+  return op.is_custom ? detail::custom_op_hash(op.custom) : std::string();
 }
 
 std::string Problem::label() const {

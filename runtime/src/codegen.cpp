@@ -141,23 +141,26 @@ OpSpec OpSpec::from(const OpRef& ref) {
 
 std::string OpSpec::id() const {
   if (!is_custom) return std::string(to_string(op));
-  return fmt::format("custom:{}:{}", custom.name,
-                     sha256_hex(custom.body + '\0' + custom.identity).substr(0, 16));
+  return fmt::format("custom:{}:{}", custom.name, custom_op_hash(custom));
+}
+
+std::string custom_op_hash(const CustomOp& op) {
+  return sha256_hex(op.body + '\0' + op.identity).substr(0, 16);
 }
 
 std::string KernelSpec::id() const {
   return fmt::format("{}|{}|{}|{}", policy.key(), to_string(type), op.id(), to_string(kind));
 }
 
-void check_op(DataType type, const OpSpec& op) {
-  if (op.is_custom) {
-    if (!is_identifier(op.custom.name))
+void check_op(DataType type, const OpRef& op) {
+  if (const CustomOp* c = op.custom) {
+    if (!is_identifier(c->name))
       fail("custom operator name '{}' is not a C identifier (letters, digits, '_', at most 64)",
-           op.custom.name);
-    if (op.custom.body.find_first_not_of(" \t\r\n") == std::string::npos)
-      fail("custom operator '{}' has an empty body", op.custom.name);
-    if (op.custom.identity.find_first_not_of(" \t\r\n") == std::string::npos)
-      fail("custom operator '{}' has no identity expression", op.custom.name);
+           c->name);
+    if (c->body.find_first_not_of(" \t\r\n") == std::string::npos)
+      fail("custom operator '{}' has an empty body", c->name);
+    if (c->identity.find_first_not_of(" \t\r\n") == std::string::npos)
+      fail("custom operator '{}' has no identity expression", c->name);
     return;
   }
   if (is_bitwise(op.op) && !is_integer(type))

@@ -16,9 +16,15 @@ struct OpSpec {
   CustomOp custom;
 
   static OpSpec from(const OpRef& ref);
+  /// A reference to this operator (valid while this OpSpec lives).
+  OpRef ref() const { return is_custom ? OpRef(custom) : OpRef(op); }
   /// "sum", or "custom:<name>:<first 16 hex digits of sha256(body, identity)>".
   std::string id() const;
 };
+
+/// The first 16 hex digits of sha256(body, identity): a custom operator's
+/// `op_hash` in the tuning database and the suffix of its OpSpec::id().
+std::string custom_op_hash(const CustomOp& op);
 
 /// Everything that selects one compiled kernel set.
 struct KernelSpec {
@@ -33,7 +39,11 @@ struct KernelSpec {
 
 /// Throws InvalidArgument/Unsupported when (type, op) cannot be combined or a
 /// custom operator is malformed; policy problems are checked separately.
-void check_op(DataType type, const OpSpec& op);
+/// Allocation-free (the scan hot path calls it).
+void check_op(DataType type, const OpRef& op);
+inline void check_op(DataType type, const OpSpec& op) {
+  check_op(type, op.ref());
+}
 
 /// The kernels an algorithm launches, in launch order.
 struct GeneratedSource {

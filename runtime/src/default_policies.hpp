@@ -1,5 +1,5 @@
-// Built-in policies, used where nothing was tuned (until the dispatcher reads
-// the tuning database).
+// The heuristic policy: the dispatcher's last fallback, for GPUs whose
+// architecture has neither tuning-database entries nor a built-in table.
 #pragma once
 
 #include "scantune/policy.hpp"

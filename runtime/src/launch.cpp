@@ -1,5 +1,6 @@
 #include "launch.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstring>
@@ -18,6 +19,16 @@ unsigned misalignment(const void* p, std::size_t element_size, int vector_width)
                                static_cast<std::uintptr_t>(vector_width));
 }
 
+bool capturing(cudaStream_t stream) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &status) != cudaSuccess) {
+    // The legacy stream while another thread captures: the launch reports it.
+    cudaGetLastError();
+    return false;
+  }
+  return status == cudaStreamCaptureStatusActive;
+}
+
 void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanRequest& r,
                  WorkspacePool& pool) {
   const std::size_t size = size_of(r.type);
@@ -34,9 +45,22 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
 
   const bool single_pass = policy.uses_tile_status();
   const bool rts = policy.algorithm == Algorithm::ReduceThenScan;
-  auto lease = pool.acquire(r.stream, single_pass ? WorkspacePool::status_bytes(tiles, size) : 0,
-                            rts ? WorkspacePool::partial_bytes(tiles, size) : 0);
-  void* ws = single_pass ? lease.status->ptr : rts ? lease.partials->ptr : nullptr;
+  const std::size_t status_bytes = single_pass ? WorkspacePool::status_bytes(tiles, size) : 0;
+  const std::size_t partial_bytes = rts ? WorkspacePool::partial_bytes(tiles, size) : 0;
+  void* ws = nullptr;
+  WorkspacePool::Lease lease;
+  const bool captured = capturing(r.stream);
+  if (captured && (status_bytes || partial_bytes)) {
+    // Under stream capture the call gets its own workspace inside the graph (an
+    // allocation node, a memset, the launches, a free node): each graph launch is
+    // then independent of the stream's workspace and of other launches.
+    const std::size_t bytes = std::max(status_bytes, partial_bytes);
+    SCANTUNE_CUDA_TRY(cudaMallocAsync(&ws, bytes, r.stream));
+    SCANTUNE_CUDA_TRY(cudaMemsetAsync(ws, 0, bytes, r.stream));
+  } else if (status_bytes || partial_bytes) {
+    lease = pool.acquire(r.stream, status_bytes, partial_bytes);
+    ws = single_pass ? lease.status->ptr : lease.partials->ptr;
+  }
   const void* in = r.in;
   void* out = r.out;
   void* args[] = {&in, &out, &n, init, const_cast<unsigned*>(&shift), &flags, &ws};
@@ -65,6 +89,7 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
     launch(0, static_cast<unsigned>(tiles), tpb);
     break;
   }
+  if (captured && ws) SCANTUNE_CUDA_TRY(cudaFreeAsync(ws, r.stream));
 }
 
 } // namespace scantune::detail

@@ -13,6 +13,9 @@ std::size_t tile_count(const Policy& p, std::size_t n, unsigned shift);
 /// Input misalignment in elements relative to the policy's vector width.
 unsigned misalignment(const void* p, std::size_t element_size, int vector_width);
 
+/// Whether `stream` is being captured into a CUDA graph.
+bool capturing(cudaStream_t stream);
+
 void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanRequest& request,
                  WorkspacePool& pool);
 

@@ -1,4 +1,5 @@
-// Policy keys, parsing and validation.
+// Names of the public enums, policy keys, parsing and validation. Free of CUDA
+// calls: the build-time table generator (runtime/builtin/) compiles it too.
 #include "scantune/policy.hpp"
 
 #include <array>
@@ -28,6 +29,10 @@ E parse_name(const std::array<std::string_view, N>& names, std::string_view s, c
 
 constexpr std::array<std::string_view, 6> kTypeNames{"int32",  "uint32",  "int64",
                                                      "uint64", "float32", "float64"};
+constexpr std::array<std::string_view, 7> kOpNames{"sum",     "product", "min",    "max",
+                                                   "bit_and", "bit_or",  "bit_xor"};
+constexpr std::array<std::string_view, 4> kMatchNames{"exact", "nearest_size", "same_arch",
+                                                      "builtin"};
 constexpr std::array<std::string_view, 2> kKindNames{"inclusive", "exclusive"};
 constexpr std::array<std::string_view, 6> kAlgorithmNames{"sequential",       "single_block",
                                                           "reduce_then_scan", "chained",
@@ -80,6 +85,15 @@ std::string_view to_string(Algorithm a) {
 }
 std::string_view to_string(BlockScan b) {
   return name_of(kBlockScanNames, b);
+}
+std::string_view to_string(Op op) {
+  return name_of(kOpNames, op);
+}
+std::string_view to_string(Match m) {
+  return name_of(kMatchNames, m);
+}
+Op parse_op(std::string_view s) {
+  return parse_name<Op>(kOpNames, s, "operator");
 }
 DataType parse_data_type(std::string_view s) {
   return parse_name<DataType>(kTypeNames, s, "element type");

@@ -1,5 +1,4 @@
-// Scanner: argument checks, device binding, kernel lookup, launch.
-#include <array>
+// Scanner: argument checks, device binding, dispatch (route lookup), launch.
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -7,20 +6,20 @@
 
 #include <fmt/format.h>
 
+#include "autotune.hpp"
 #include "cache/kernel_cache.hpp"
+#include "cache/tuning_db.hpp"
 #include "codegen.hpp"
 #include "cuda_check.hpp"
-#include "default_policies.hpp"
 #include "kernel_registry.hpp"
 #include "launch.hpp"
+#include "log.hpp"
+#include "route_cache.hpp"
 #include "scantune/scantune.hpp"
 #include "workspace.hpp"
 
 namespace scantune {
 namespace {
-
-constexpr std::array<std::string_view, 7> kOpNames{"sum",     "product", "min",    "max",
-                                                   "bit_and", "bit_or",  "bit_xor"};
 
 // Makes `device` current for the scope, restoring the caller's device after.
 class DeviceScope {
@@ -40,69 +39,9 @@ private:
   bool restore_ = false;
 };
 
-} // namespace
-
-std::string_view to_string(Op op) {
-  return kOpNames.at(static_cast<std::size_t>(op));
-}
-Op parse_op(std::string_view s) {
-  for (std::size_t i = 0; i < kOpNames.size(); ++i)
-    if (kOpNames[i] == s) return static_cast<Op>(i);
-  detail::fail(
-      "unknown operator '{}' (expected sum, product, min, max, bit_and, bit_or or bit_xor)", s);
-}
-
-struct Scanner::Impl {
-  ScannerOptions options;
-  int device = -1;
-  int arch = 0;
-  std::string device_error; // why there is no usable device (checked at the first scan)
-  std::optional<KernelCache> disk_cache;
-  std::unique_ptr<detail::WorkspacePool> workspaces;
-
-  explicit Impl(ScannerOptions o) : options(std::move(o)) {
-    // No device (or no driver) is not an error until a scan needs one, so
-    // argument checks and compiles work on machines without a GPU.
-    int count = 0;
-    cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess || count == 0) {
-      device_error = e != cudaSuccess
-                         ? fmt::format("no CUDA device available: {}", cudaGetErrorString(e))
-                         : "no CUDA device available";
-      cudaGetLastError();
-    } else {
-      device = options.device;
-      if (device < 0 && cudaGetDevice(&device) != cudaSuccess) device = 0;
-      if (device >= count) {
-        device_error = fmt::format("CUDA device {} requested but only {} present", device, count);
-      } else {
-        cudaDeviceProp prop{};
-        SCANTUNE_CUDA_TRY(cudaGetDeviceProperties(&prop, device));
-        arch = prop.major * 10 + prop.minor;
-        workspaces = std::make_unique<detail::WorkspacePool>(device);
-      }
-    }
-    disk_cache = KernelCache::open_default(options.kernel_cache);
-  }
-};
-
-Scanner::Scanner(ScannerOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
-Scanner::~Scanner() = default;
-Scanner::Scanner(Scanner&&) noexcept = default;
-Scanner& Scanner::operator=(Scanner&&) noexcept = default;
-
-int Scanner::device() const {
-  return impl_->device;
-}
-
-Policy Scanner::choose_policy(DataType type, OpRef /*op*/, ScanKind /*kind*/, std::size_t n) const {
-  return detail::default_policy(type, n);
-}
-
-void Scanner::scan(const ScanRequest& r) {
+void check_request(const ScanRequest& r) {
   using detail::fail;
-  const detail::OpSpec op = detail::OpSpec::from(r.op);
-  detail::check_op(r.type, op);
+  detail::check_op(r.type, r.op);
   if (r.n == 0) return;
   const std::size_t size = size_of(r.type);
   if (!r.in) fail("null input pointer with n = {}", r.n);
@@ -121,30 +60,186 @@ void Scanner::scan(const ScanRequest& r) {
     if (a < b + bytes && b < a + bytes)
       fail("input and output ranges overlap without being identical");
   }
-  const Policy policy = r.policy ? *r.policy : choose_policy(r.type, r.op, r.kind, r.n);
-  if (auto why = policy.invalid_reason(r.type))
-    fail("policy {} cannot run on {}: {}", policy.key(), to_string(r.type), *why);
-  if (impl_->device < 0 || !impl_->workspaces) fail<detail::NoDevice>("{}", impl_->device_error);
+}
 
-  DeviceScope scope(impl_->device);
-  const detail::KernelSpec spec{policy, r.type, op, r.kind};
-  auto kernels = detail::KernelRegistry::instance().get(
-      spec, impl_->arch, impl_->disk_cache ? &*impl_->disk_cache : nullptr);
-  detail::launch_scan(*kernels, policy, r, *impl_->workspaces);
+} // namespace
+
+struct Scanner::Impl {
+  ScannerOptions options;
+  int device = -1;
+  int arch = 0;
+  std::string model;        // db::DeviceInfo::model()
+  std::string device_error; // why there is no usable device (checked at the first scan)
+  std::string db_path;      // "" = no database
+  std::optional<KernelCache> disk_cache;
+  std::unique_ptr<detail::WorkspacePool> workspaces;
+
+  // Every route cache ever built: calls in flight on other threads may still use
+  // an old one after a reload, so they live as long as the scanner.
+  std::mutex routes_mutex;
+  std::vector<std::unique_ptr<detail::RouteCache>> route_caches;
+  std::atomic<detail::RouteCache*> routes{nullptr};
+
+  std::unique_ptr<detail::Autotuner> autotuner; // last: stopped before the rest goes
+
+  explicit Impl(ScannerOptions o) : options(std::move(o)) {
+    // No device (or no driver) is not an error until a scan needs one, so
+    // argument checks and compiles work on machines without a GPU.
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0) {
+      device_error = e != cudaSuccess
+                         ? fmt::format("no CUDA device available: {}", cudaGetErrorString(e))
+                         : "no CUDA device available";
+      cudaGetLastError();
+    } else {
+      device = options.device;
+      if (device < 0 && cudaGetDevice(&device) != cudaSuccess) device = 0;
+      if (device >= count) {
+        device_error = fmt::format("CUDA device {} requested but only {} present", device, count);
+      } else {
+        const db::DeviceInfo info = db::query_device(device);
+        arch = info.cc_major * 10 + info.cc_minor;
+        model = info.model();
+        workspaces = std::make_unique<detail::WorkspacePool>(device);
+      }
+    }
+    disk_cache = KernelCache::open_default(options.kernel_cache);
+    if (options.database != "off") db_path = db::default_db_path(options.database).string();
+    load_routes();
+    if (device >= 0 && !db_path.empty() && detail::autotune_requested_by_env()) {
+      const auto dir = KernelCache::resolve_directory(options.kernel_cache);
+      autotuner = std::make_unique<detail::Autotuner>(
+          device, db_path, dir ? *dir + "/autotune.log" : "/dev/null", [this] { load_routes(); });
+    }
+  }
+
+  // Reads the database (if any) into a new route cache and makes it current.
+  void load_routes() {
+    std::vector<detail::TunedEntry> entries;
+    std::string used_path;
+    if (!db_path.empty()) {
+      try {
+        if (auto read = detail::read_tuned_entries(db_path)) {
+          entries = std::move(*read);
+          used_path = db_path;
+        }
+      } catch (const std::exception& x) {
+        // A broken database must not stop scans: the built-in table still works.
+        detail::log(detail::LogLevel::Warn, "ignoring the tuning database: {}", x.what());
+      }
+    }
+    auto table = std::make_shared<const detail::DispatchTable>(arch, model, entries, used_path);
+    detail::log(detail::LogLevel::Info,
+                "dispatch for {}: {} ({} entries for this GPU model, {} of other sm_{} GPUs), "
+                "{} built-in entries",
+                model.empty() ? "no device" : model,
+                used_path.empty() ? "no tuning DB" : "tuning DB " + used_path, table->own_entries(),
+                table->same_arch_entries(), arch, table->builtin_entries());
+    auto cache = std::make_unique<detail::RouteCache>(std::move(table));
+    std::lock_guard<std::mutex> lock(routes_mutex);
+    routes.store(cache.get(), std::memory_order_release);
+    route_caches.push_back(std::move(cache));
+  }
+
+  detail::RouteCache& current_routes() const { return *routes.load(std::memory_order_acquire); }
+
+  std::shared_ptr<const detail::KernelSet> kernels_for(const Policy& policy, const ScanRequest& r) {
+    const detail::KernelSpec spec{policy, r.type, detail::OpSpec::from(r.op), r.kind};
+    return detail::KernelRegistry::instance().get(spec, arch, disk_cache ? &*disk_cache : nullptr);
+  }
+
+  // The route's kernels, loaded (compiled, or read from the disk cache) on its first call.
+  const detail::KernelSet& route_kernels(detail::RouteCache& cache, detail::Route& route,
+                                         const ScanRequest& r) {
+    if (const detail::KernelSet* k = route.kernels.load(std::memory_order_acquire)) return *k;
+    const detail::KernelSet* k = cache.keep(kernels_for(route.plan.policy, r));
+    route.kernels.store(k, std::memory_order_release);
+    return *k;
+  }
+
+  // Once per route: log a fallback, ask for a background tuning.
+  void report(const detail::Route& route, const ScanRequest& r) {
+    const Plan& p = route.plan;
+    if (p.match == Match::Exact) return;
+    detail::log(detail::LogLevel::Info, "{} {} {} at n = {} on {}: {} -> {} ({})",
+                to_string(r.type), r.op.custom ? r.op.custom->name : to_string(r.op.op),
+                to_string(r.kind), r.n, model, to_string(p.match), p.policy.key(), p.source);
+    if (autotuner) autotuner->request(detail::ProblemName::of(r.type, r.op, r.kind), r.n);
+  }
+};
+
+Scanner::Scanner(ScannerOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+Scanner::~Scanner() = default;
+Scanner::Scanner(Scanner&&) noexcept = default;
+Scanner& Scanner::operator=(Scanner&&) noexcept = default;
+
+int Scanner::device() const {
+  return impl_->device;
+}
+
+Plan Scanner::plan(DataType type, OpRef op, ScanKind kind, std::size_t n) const {
+  detail::check_op(type, op);
+  return impl_->current_routes().route(type, op, kind, n).plan;
+}
+
+Policy Scanner::choose_policy(DataType type, OpRef op, ScanKind kind, std::size_t n) const {
+  return plan(type, op, kind, n).policy;
+}
+
+void Scanner::reload_database() {
+  impl_->load_routes();
+}
+
+std::string Scanner::database_path() const {
+  return impl_->current_routes().table().db_path();
+}
+
+void Scanner::wait_for_autotune() {
+  if (impl_->autotuner) impl_->autotuner->wait_idle();
+}
+
+void Scanner::scan(const ScanRequest& r) {
+  check_request(r);
+  if (r.n == 0) return;
+  Impl& im = *impl_;
+  if (r.policy) {
+    if (auto why = r.policy->invalid_reason(r.type))
+      detail::fail("policy {} cannot run on {}: {}", r.policy->key(), to_string(r.type), *why);
+  }
+  if (im.device < 0 || !im.workspaces) detail::fail<detail::NoDevice>("{}", im.device_error);
+
+  DeviceScope scope(im.device);
+  if (r.policy) { // explicit configuration (tuner, tests): no route
+    detail::launch_scan(*im.kernels_for(*r.policy, r), *r.policy, r, *im.workspaces);
+    return;
+  }
+  detail::RouteCache& cache = im.current_routes();
+  detail::Route& route = cache.route(r.type, r.op, r.kind, r.n);
+  const detail::KernelSet& kernels = im.route_kernels(cache, route, r);
+  if (!route.reported.load(std::memory_order_relaxed) && !route.reported.exchange(true))
+    im.report(route, r);
+  detail::launch_scan(kernels, route.plan.policy, r, *im.workspaces);
 }
 
 Scanner& default_scanner() {
-  // One per device, created on first use and kept for the process's lifetime.
-  static std::mutex mutex;
-  static std::map<int, Scanner*> scanners;
+  // One per device, created on first use and kept for the process's lifetime. The
+  // last one a thread used is remembered, so repeated calls take no lock.
+  thread_local int last_device = -2;
+  thread_local Scanner* last = nullptr;
   int device = 0;
   if (cudaGetDevice(&device) != cudaSuccess) {
     cudaGetLastError();
     device = -1;
   }
+  if (device == last_device && last) return *last;
+  static std::mutex mutex;
+  static std::map<int, Scanner*> scanners;
   std::lock_guard<std::mutex> lock(mutex);
   auto& s = scanners[device];
   if (!s) s = new Scanner(ScannerOptions{device, {}, {}});
+  last_device = device;
+  last = s;
   return *s;
 }
 

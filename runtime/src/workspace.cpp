@@ -33,7 +33,9 @@ WorkspacePool::Lease WorkspacePool::acquire(cudaStream_t stream, std::size_t sta
   PerStream* ps;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    auto& slot = streams_[stream];
+    const std::thread::id thread =
+        stream == cudaStreamPerThread ? std::this_thread::get_id() : std::thread::id();
+    auto& slot = streams_[{stream, thread}];
     if (!slot) slot = std::make_unique<PerStream>();
     ps = slot.get();
   }

@@ -8,6 +8,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <thread>
+#include <utility>
 
 #include <cuda_runtime_api.h>
 
@@ -33,6 +35,8 @@ public:
   WorkspacePool& operator=(const WorkspacePool&) = delete;
 
   /// The stream's buffers with at least the requested sizes (0 = not needed).
+  /// cudaStreamPerThread is a different stream on every host thread, so it gets a
+  /// workspace per thread.
   Lease acquire(cudaStream_t stream, std::size_t status_bytes, std::size_t partial_bytes);
 
   /// Bytes of workspace a call needs for `tiles` tiles of `element_size` bytes.
@@ -48,7 +52,7 @@ private:
 
   int device_;
   std::mutex mutex_;
-  std::map<cudaStream_t, std::unique_ptr<PerStream>> streams_;
+  std::map<std::pair<cudaStream_t, std::thread::id>, std::unique_ptr<PerStream>> streams_;
 };
 
 } // namespace scantune::detail

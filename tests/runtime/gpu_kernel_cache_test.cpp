@@ -3,20 +3,16 @@
 // twice as a child (GpuKernelCacheChild) against one fresh cache directory.
 #include <gtest/gtest.h>
 
-#include <spawn.h>
-#include <sys/wait.h>
-
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
+#include "common/child_process.hpp"
 #include "common/gpu.hpp"
 #include "common/scan_reference.hpp"
 #include "kernel_registry.hpp"
 #include "nvrtc_compiler.hpp"
-
-extern char** environ;
 
 namespace scantune::test {
 namespace {
@@ -60,26 +56,10 @@ TEST(GpuKernelCacheChild, RunOneScan) {
 }
 
 ChildReport run_child(const fs::path& cache_dir, const fs::path& report) {
-  std::vector<std::string> env_strings;
-  for (char** e = environ; *e; ++e) {
-    std::string s = *e;
-    if (s.rfind("SCANTUNE_KERNEL_CACHE=", 0) != 0 && s.rfind("SCANTUNE_TEST_CHILD_OUT=", 0) != 0)
-      env_strings.push_back(s);
-  }
-  env_strings.push_back("SCANTUNE_KERNEL_CACHE=" + cache_dir.string());
-  env_strings.push_back("SCANTUNE_TEST_CHILD_OUT=" + report.string());
-  std::vector<char*> envp;
-  for (auto& s : env_strings)
-    envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::string self = fs::read_symlink("/proc/self/exe").string();
-  std::string filter = "--gtest_filter=GpuKernelCacheChild.RunOneScan";
-  char* argv[] = {self.data(), filter.data(), nullptr};
-  pid_t pid = 0;
-  EXPECT_EQ(posix_spawn(&pid, self.c_str(), nullptr, nullptr, argv, envp.data()), 0);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child failed";
+  const int rc =
+      run_self("GpuKernelCacheChild.RunOneScan", {{"SCANTUNE_KERNEL_CACHE", cache_dir.string()},
+                                                  {"SCANTUNE_TEST_CHILD_OUT", report.string()}});
+  EXPECT_EQ(rc, 0) << "child failed";
   ChildReport r;
   int correct = 0;
   std::ifstream(report) >> r.compiles >> r.prepare_ms >> r.first_call_ms >> r.origin >> correct;

@@ -14,6 +14,42 @@
 //   scantune::CustomOp absmax{"absmax", "return fabs(a) > fabs(b) ? a : b;", "0.0"};
 //   scanner.inclusive_scan(d_fin, d_fout, n, absmax, stream);   // float or double
 //
+//   scantune::Plan p = scanner.plan(scantune::DataType::Int32, scantune::Op::Sum,
+//                                   scantune::ScanKind::Inclusive, n);
+//   std::printf("%s (%s)\n", p.policy.key().c_str(), std::string(to_string(p.match)).c_str());
+//
+// Dispatch: each call runs the configuration tuned for this GPU model, element
+// type, operator, kind and size bucket (`scantune tune` stores them in the tuning
+// database). Fallback chain, best first (Scanner::plan says which one a call gets):
+//   Exact        this GPU model, this size bucket (bucket b holds n in (2^(b-1), 2^b])
+//   NearestSize  this GPU model, the nearest tuned bucket on a log scale
+//   SameArch     another GPU model of the same compute capability, nearest bucket
+//   BuiltIn      compiled into the library: an H100 tuning for sm_90 (the nearest
+//                tuned problem of the same element size), heuristics elsewhere
+// Entries of another compute capability are never used. The database is read once,
+// when the Scanner is constructed (reload_database() reads it again); calls then
+// look their configuration up in memory. SCANTUNE_LOG=info logs the database read
+// and, once per problem and size bucket, every call that falls back.
+//
+// Hot path: after the first call of a (type, operator, kind, size bucket), a call
+// does no database query, no allocation, no host synchronization and no NVRTC
+// compile (unless a larger n on a stream needs a larger workspace, which is grown
+// once with stream-ordered allocation).
+//
+// CUDA graphs: calls may be captured (cudaStreamBeginCapture) once they are warm,
+// i.e. after one uncaptured call with the same (type, operator, kind, size bucket)
+// so that nothing is compiled during capture. A captured call allocates its own
+// workspace in the graph (stream-ordered allocation, zeroed, freed at the end of
+// the call), so graph launches are independent of each other and of the stream.
+//
+// Tune on first use (optional): with SCANTUNE_AUTOTUNE=1, the first call of a size
+// bucket that is not tuned for this GPU starts `scantune tune` for it in the
+// background (one at a time; $SCANTUNE_AUTOTUNE_BUDGET, default 60s, bounds each).
+// Calls keep using the fallback until it finishes; the scanner then rereads the
+// database. The tuner is $SCANTUNE_TUNER, else the `scantune` installed next to
+// the library, else `scantune` on PATH; its output goes to
+// $XDG_CACHE_HOME/scantune/autotune.log.
+//
 // Semantics shared by every call:
 // - Asynchronous and ordered on `stream`: the call enqueues work and returns.
 // - One kernel launch per call for the single-pass algorithms (the default); no
@@ -60,8 +96,10 @@ class Error : public std::runtime_error {
 
 /// Where a Scanner runs and which files it reads.
 struct ScannerOptions {
-  int device = -1;      ///< CUDA device ordinal; -1 = the current device at construction
-  std::string database; ///< tuning DB; empty = $SCANTUNE_DB or $XDG_DATA_HOME/scantune/tuning.db
+  int device = -1; ///< CUDA device ordinal; -1 = the current device at construction
+  /// Tuning DB; empty = $SCANTUNE_DB or $XDG_DATA_HOME/scantune/tuning.db; "off" =
+  /// none (built-in table only). Read-only: the scanner never creates or changes it.
+  std::string database;
   std::string
       kernel_cache; ///< cubin cache dir; empty = $SCANTUNE_KERNEL_CACHE or $XDG_CACHE_HOME/scantune
 };
@@ -76,6 +114,23 @@ struct OpRef {
   const CustomOp* custom = nullptr;
   OpRef(Op o) : op(o) {}                   // NOLINT: implicit on purpose
   OpRef(const CustomOp& c) : custom(&c) {} // NOLINT
+};
+
+/// How a call's configuration was found (see "Dispatch" above), best first.
+enum class Match {
+  Exact,       ///< tuning DB: this GPU model, problem and size bucket
+  NearestSize, ///< tuning DB: this GPU model and problem, the nearest tuned size bucket
+  SameArch,    ///< tuning DB: another GPU model of the same compute capability
+  BuiltIn,     ///< compiled into the library (built-in table or heuristic)
+};
+std::string_view to_string(Match m); ///< "exact", "nearest_size", "same_arch", "builtin"
+
+/// What a call runs and why (Scanner::plan).
+struct Plan {
+  Policy policy;
+  Match match = Match::BuiltIn;
+  std::uint64_t tuned_size = 0; ///< the size the chosen entry was tuned at; 0 = heuristic
+  std::string source;           ///< e.g. "tuning DB /path/tuning.db: NVIDIA H100 ... at n = 2^20"
 };
 
 /// The DataType of a C++ element type (int32_t, uint32_t, int64_t, uint64_t, float, double).
@@ -154,8 +209,19 @@ public:
   /// The type-erased entry point behind every call above (and the C API).
   void scan(const ScanRequest& request);
 
-  /// The policy a call with these parameters would run.
+  /// The configuration a call with these parameters runs, and how it was matched.
+  Plan plan(DataType type, OpRef op, ScanKind kind, std::size_t n) const;
+  /// plan(...).policy.
   Policy choose_policy(DataType type, OpRef op, ScanKind kind, std::size_t n) const;
+
+  /// Rereads the tuning database (e.g. after `scantune tune` ran in another
+  /// process). Calls in flight on other threads finish with the old table.
+  void reload_database();
+  /// The tuning database this scanner reads ("" when none: "off", or no file).
+  std::string database_path() const;
+  /// Blocks until background tunings started by SCANTUNE_AUTOTUNE=1 have finished
+  /// and the database has been reread (tests, benchmarks).
+  void wait_for_autotune();
 
   /// The device this scanner launches on.
   int device() const;

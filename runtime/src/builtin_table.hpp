@@ -1,0 +1,35 @@
+// The built-in tuning table: winners of real tuning runs compiled into the
+// library (generated at build time from runtime/builtin/*.json by
+// scantune_builtin_gen), so a GPU of a tuned architecture gets tuned scans
+// without a tuning database.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "scantune/scantune.hpp"
+
+namespace scantune::detail {
+
+struct BuiltinEntry {
+  int arch;          ///< compute capability, major * 10 + minor
+  const char* model; ///< the GPU model it was tuned on (db::DeviceInfo::model())
+  DataType type;
+  Op op;
+  ScanKind kind;
+  std::uint64_t size; ///< the size it was tuned at
+  const char* policy; ///< canonical policy key
+  double ns;          ///< its median time there
+};
+
+struct BuiltinTable {
+  const BuiltinEntry* entries;
+  std::size_t count;
+  const BuiltinEntry* begin() const { return entries; }
+  const BuiltinEntry* end() const { return entries + count; }
+};
+
+/// Every built-in entry, sorted by (arch, model, type, op, kind, size).
+const BuiltinTable& builtin_table();
+
+} // namespace scantune::detail

@@ -1,0 +1,167 @@
+#include "dispatch.hpp"
+
+#include <fmt/format.h>
+
+#include "builtin_table.hpp"
+#include "cache/size_bucket.hpp"
+#include "codegen.hpp"
+#include "default_policies.hpp"
+#include "log.hpp"
+
+namespace scantune::detail {
+namespace {
+
+std::string key_of(const ProblemName& p) {
+  return fmt::format("{}|{}|{}|{}", to_string(p.type), p.op, p.op_hash, to_string(p.kind));
+}
+
+std::string size_text(std::uint64_t n) {
+  const int b = db::size_bucket(n);
+  return b > 0 && n == std::uint64_t{1} << b ? fmt::format("2^{}", b) : fmt::format("{}", n);
+}
+
+bool is_integer_type(DataType t) {
+  return t != DataType::Float32 && t != DataType::Float64;
+}
+
+} // namespace
+
+ProblemName ProblemName::of(DataType type, const OpRef& op, ScanKind kind) {
+  ProblemName p;
+  p.type = type;
+  p.kind = kind;
+  if (op.custom) {
+    p.custom = true;
+    p.op = op.custom->name;
+    p.op_hash = custom_op_hash(*op.custom);
+  } else {
+    p.op = std::string(to_string(op.op));
+  }
+  return p;
+}
+
+std::string ProblemName::label() const {
+  return fmt::format("{} {} {}", to_string(type), op, to_string(kind));
+}
+
+bool applies_to(const Policy& p, std::uint64_t tuned_size, std::uint64_t n) {
+  const bool one_block =
+      p.algorithm == Algorithm::Sequential || p.algorithm == Algorithm::SingleBlock;
+  return !one_block || n <= 4 * tuned_size;
+}
+
+DispatchTable::DispatchTable(int arch, std::string model, const std::vector<TunedEntry>& db_entries,
+                             std::string db_path)
+    : arch_(arch), model_(std::move(model)), db_path_(std::move(db_path)) {
+  for (const TunedEntry& e : db_entries) {
+    if (e.arch != arch_) continue; // never another compute capability's winner
+    if (auto why = e.policy.invalid_reason(e.problem.type)) {
+      log(LogLevel::Warn, "tuning DB {}: ignoring {} for {} on {}: {}", db_path_, e.policy.key(),
+          e.problem.label(), e.model, *why);
+      continue;
+    }
+    db_[key_of(e.problem)].push_back(e);
+  }
+  for (const BuiltinEntry& b : builtin_table()) {
+    if (b.arch != arch_) continue;
+    TunedEntry e;
+    e.arch = b.arch;
+    e.model = b.model;
+    e.problem = ProblemName::of(b.type, b.op, b.kind);
+    e.size = b.size;
+    e.bucket = db::size_bucket(b.size);
+    e.policy = Policy::parse(b.policy);
+    builtin_[key_of(e.problem)].push_back(std::move(e));
+  }
+}
+
+std::size_t DispatchTable::own_entries() const {
+  std::size_t count = 0;
+  for (const auto& kv : db_)
+    for (const auto& e : kv.second)
+      count += e.model == model_;
+  return count;
+}
+std::size_t DispatchTable::same_arch_entries() const {
+  std::size_t count = 0;
+  for (const auto& kv : db_)
+    count += kv.second.size();
+  return count - own_entries();
+}
+std::size_t DispatchTable::builtin_entries() const {
+  std::size_t count = 0;
+  for (const auto& kv : builtin_)
+    count += kv.second.size();
+  return count;
+}
+
+const TunedEntry* DispatchTable::nearest(const Entries& entries, std::uint64_t n,
+                                         Models which) const {
+  const int target = db::size_bucket(n);
+  const TunedEntry* best = nullptr;
+  for (const TunedEntry& e : entries) {
+    if ((which == Models::Own && e.model != model_) ||
+        (which == Models::Others && e.model == model_))
+      continue;
+    if (!applies_to(e.policy, e.size, n)) continue;
+    if (!best || db::nearer_bucket(e.bucket, best->bucket, target)) best = &e;
+  }
+  return best;
+}
+
+const DispatchTable::Entries* DispatchTable::most_similar_builtin(const ProblemName& p) const {
+  // Same element size (vector widths and shared memory depend on it), then the
+  // closest problem: same type, same kind, same operator, same integer-ness.
+  const Entries* best = nullptr;
+  int best_score = -1;
+  for (const auto& kv : builtin_) {
+    const ProblemName& q = kv.second.front().problem;
+    if (size_of(q.type) != size_of(p.type)) continue;
+    const int score = (q.type == p.type) * 8 + (q.kind == p.kind) * 4 +
+                      (q.op == p.op && q.op_hash == p.op_hash) * 2 +
+                      (is_integer_type(q.type) == is_integer_type(p.type));
+    if (score > best_score) {
+      best = &kv.second;
+      best_score = score;
+    }
+  }
+  return best;
+}
+
+Plan DispatchTable::resolve(const ProblemName& problem, std::uint64_t n) const {
+  Plan plan;
+  if (auto it = db_.find(key_of(problem)); it != db_.end()) {
+    if (const TunedEntry* e = nearest(it->second, n, Models::Own)) {
+      plan.policy = e->policy;
+      plan.match = e->bucket == db::size_bucket(n) ? Match::Exact : Match::NearestSize;
+      plan.tuned_size = e->size;
+      plan.source =
+          fmt::format("tuning DB {}: {}, tuned at n = {}", db_path_, e->model, size_text(e->size));
+      return plan;
+    }
+    if (const TunedEntry* e = nearest(it->second, n, Models::Others)) {
+      plan.policy = e->policy;
+      plan.match = Match::SameArch;
+      plan.tuned_size = e->size;
+      plan.source = fmt::format("tuning DB {}: {} (also sm_{}), tuned at n = {}", db_path_,
+                                e->model, arch_, size_text(e->size));
+      return plan;
+    }
+  }
+  plan.match = Match::BuiltIn;
+  if (const Entries* entries = most_similar_builtin(problem))
+    if (const TunedEntry* e = nearest(*entries, n, Models::Any)) {
+      plan.policy = e->policy;
+      plan.tuned_size = e->size;
+      const std::string label = e->problem.label();
+      plan.source = fmt::format("built-in table: {}, {}{}, tuned at n = {}", e->model, label,
+                                label == problem.label() ? "" : " (the nearest tuned problem)",
+                                size_text(e->size));
+      return plan;
+    }
+  plan.policy = default_policy(problem.type, n);
+  plan.source = fmt::format("built-in heuristic (nothing tuned for sm_{})", arch_);
+  return plan;
+}
+
+} // namespace scantune::detail

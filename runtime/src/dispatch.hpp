@@ -1,0 +1,80 @@
+// The dispatcher's knowledge: the tuned winners that apply to one GPU (its
+// tuning-database entries of the same compute capability, and the built-in
+// table), and the fallback chain that turns them into a Plan for a call.
+// Immutable once built; a reload builds a new one.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scantune/scantune.hpp"
+
+namespace scantune::detail {
+
+/// A problem as the tuning database names it.
+struct ProblemName {
+  DataType type = DataType::Int32;
+  std::string op;      ///< "sum", ... or a custom operator's name
+  std::string op_hash; ///< custom operators: hash of body and identity; else ""
+  ScanKind kind = ScanKind::Inclusive;
+  bool custom = false;
+
+  static ProblemName of(DataType type, const OpRef& op, ScanKind kind);
+  std::string label() const; ///< "int32 sum inclusive"
+};
+
+/// One tuned winner.
+struct TunedEntry {
+  int arch = 0;      ///< compute capability of the GPU it was tuned on, major * 10 + minor
+  std::string model; ///< db::DeviceInfo::model()
+  ProblemName problem;
+  std::uint64_t size = 0;
+  int bucket = 0;
+  Policy policy;
+};
+
+class DispatchTable {
+public:
+  /// `db_entries` may hold entries of any GPU; those of another compute capability
+  /// than `arch` are dropped. `db_path` names the database in Plan::source.
+  DispatchTable(int arch, std::string model, const std::vector<TunedEntry>& db_entries,
+                std::string db_path);
+
+  /// The fallback chain (Exact, NearestSize, SameArch, BuiltIn) for n elements.
+  Plan resolve(const ProblemName& problem, std::uint64_t n) const;
+
+  int arch() const { return arch_; }
+  const std::string& model() const { return model_; }
+  const std::string& db_path() const { return db_path_; }
+  /// Entries from the database for this model / other models of this arch.
+  std::size_t own_entries() const;
+  std::size_t same_arch_entries() const;
+  std::size_t builtin_entries() const;
+
+private:
+  using Entries = std::vector<TunedEntry>;
+  enum class Models { Own, Others, Any };
+  const TunedEntry* nearest(const Entries& entries, std::uint64_t n, Models which) const;
+  const Entries* most_similar_builtin(const ProblemName& problem) const;
+
+  int arch_;
+  std::string model_, db_path_;
+  std::map<std::string, Entries> db_;      // problem key -> entries of this arch
+  std::map<std::string, Entries> builtin_; // problem key -> built-in entries of this arch
+};
+
+/// Every winner in the tuning database at `path`, read-only; nothing (nullopt)
+/// when there is no database there. Winners whose policy key no longer parses are
+/// skipped with a warning. Throws scantune::Error for a file that cannot be read.
+std::optional<std::vector<TunedEntry>> read_tuned_entries(const std::filesystem::path& path);
+
+/// Whether a winner tuned at `tuned_size` may serve n elements: one-block and
+/// one-thread algorithms are kept within 4x of the size they were tuned at (they
+/// do not scale with n, so a small bucket's winner must not serve a huge call).
+bool applies_to(const Policy& p, std::uint64_t tuned_size, std::uint64_t n);
+
+} // namespace scantune::detail

@@ -1,0 +1,64 @@
+#include "route_cache.hpp"
+
+#include <limits>
+
+#include "cache/size_bucket.hpp"
+
+namespace scantune::detail {
+
+std::unique_ptr<RouteCache::RouteSet> RouteCache::build(DataType type, const OpRef& op,
+                                                        ScanKind kind) const {
+  auto set = std::make_unique<RouteSet>();
+  const ProblemName problem = ProblemName::of(type, op, kind);
+  for (int b = 0; b < kBuckets; ++b) {
+    // The bucket's largest n: one-block winners must cover all of it.
+    const std::uint64_t n =
+        b >= 64 ? std::numeric_limits<std::uint64_t>::max() : std::uint64_t{1} << b;
+    set->by_bucket[static_cast<std::size_t>(b)].plan = table_->resolve(problem, n);
+  }
+  return set;
+}
+
+Route& RouteCache::route(DataType type, const OpRef& op, ScanKind kind, std::uint64_t n) {
+  const auto bucket = static_cast<std::size_t>(db::size_bucket(n));
+  if (const CustomOp* c = op.custom) {
+    auto same = [&](const CustomRoutes& r) {
+      return r.type == type && r.kind == kind && r.op.name == c->name && r.op.body == c->body &&
+             r.op.identity == c->identity;
+    };
+    {
+      std::shared_lock<std::shared_mutex> lock(custom_mutex_);
+      for (auto& r : custom_)
+        if (same(r)) return r.routes->by_bucket[bucket];
+    }
+    auto built = build(type, op, kind);
+    std::unique_lock<std::shared_mutex> lock(custom_mutex_);
+    for (auto& r : custom_)
+      if (same(r)) return r.routes->by_bucket[bucket];
+    custom_.push_back({type, kind, *c, std::move(built)});
+    return custom_.back().routes->by_bucket[bucket];
+  }
+  const std::size_t slot =
+      (static_cast<std::size_t>(type) * 7 + static_cast<std::size_t>(op.op)) * 2 +
+      static_cast<std::size_t>(kind);
+  RouteSet* set = builtin_[slot].load(std::memory_order_acquire);
+  if (!set) {
+    auto built = build(type, op, kind);
+    std::lock_guard<std::mutex> lock(mutex_);
+    set = builtin_[slot].load(std::memory_order_acquire);
+    if (!set) {
+      set = built.get();
+      owned_.push_back(std::move(built));
+      builtin_[slot].store(set, std::memory_order_release);
+    }
+  }
+  return set->by_bucket[bucket];
+}
+
+const KernelSet* RouteCache::keep(std::shared_ptr<const KernelSet> set) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  kept_.push_back(std::move(set));
+  return kept_.back().get();
+}
+
+} // namespace scantune::detail

@@ -1,0 +1,61 @@
+// The scan hot path's lookup: per (type, operator, kind) a set of routes, one per
+// size bucket, each holding its Plan and (once loaded) its kernels. Route sets are
+// built on first use from a DispatchTable and never change afterwards, so a warm
+// call finds its kernels with two atomic loads: no lock, no allocation, no string.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <vector>
+
+#include "dispatch.hpp"
+#include "kernel_registry.hpp"
+
+namespace scantune::detail {
+
+struct Route {
+  Plan plan;
+  std::atomic<const KernelSet*> kernels{nullptr};
+  std::atomic<bool> reported{false}; ///< fallback logged (and autotune asked) once
+};
+
+class RouteCache {
+public:
+  explicit RouteCache(std::shared_ptr<const DispatchTable> table) : table_(std::move(table)) {}
+  RouteCache(const RouteCache&) = delete;
+  RouteCache& operator=(const RouteCache&) = delete;
+
+  /// The route of a call (builds the problem's route set on first use).
+  Route& route(DataType type, const OpRef& op, ScanKind kind, std::uint64_t n);
+  const DispatchTable& table() const { return *table_; }
+
+  /// Keeps `set` alive as long as this cache (routes point at it) and returns it.
+  const KernelSet* keep(std::shared_ptr<const KernelSet> set);
+
+private:
+  static constexpr int kBuckets = 65; // db::size_bucket is 0..64
+  struct RouteSet {
+    std::array<Route, kBuckets> by_bucket;
+  };
+  std::unique_ptr<RouteSet> build(DataType type, const OpRef& op, ScanKind kind) const;
+
+  struct CustomRoutes {
+    DataType type;
+    ScanKind kind;
+    CustomOp op; // a copy: the caller's object may change or die
+    std::unique_ptr<RouteSet> routes;
+  };
+
+  std::shared_ptr<const DispatchTable> table_;
+  std::array<std::atomic<RouteSet*>, 6 * 7 * 2> builtin_{}; // [type][op][kind]
+  std::shared_mutex custom_mutex_;
+  std::vector<CustomRoutes> custom_;
+  std::mutex mutex_; // owned_ and kept_
+  std::vector<std::unique_ptr<RouteSet>> owned_;
+  std::vector<std::shared_ptr<const KernelSet>> kept_;
+};
+
+} // namespace scantune::detail

@@ -1,0 +1,218 @@
+// The dispatcher's fallback chain (Exact, NearestSize, SameArch, BuiltIn), the
+// nearest-bucket rule and the built-in table, on tuning databases built here.
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "builtin_table.hpp"
+#include "cache/tuning_db_test_util.hpp"
+#include "default_policies.hpp"
+#include "dispatch.hpp"
+
+namespace scantune::detail {
+namespace {
+
+using db::testing::TempDir;
+
+constexpr const char* kLw = "lookback_warp.tpb256.ipt12.vec4.warp_scans";
+constexpr const char* kLt = "lookback_thread.tpb128.ipt8.vec4.warp_scans";
+constexpr const char* kSb = "single_block.tpb512.ipt4.vec4.warp_scans";
+constexpr const char* kRts = "reduce_then_scan.tpb256.ipt8.vec4.blelloch";
+
+db::DeviceInfo h200() {
+  db::DeviceInfo d = db::testing::h100("GPU-22222222-0000-0000-0000-000000000000");
+  d.name = "NVIDIA H200";
+  return d;
+}
+
+db::BestEntry best(std::int64_t dev, const char* type, const char* op, const char* kind,
+                   std::uint64_t size, const char* policy) {
+  db::BestEntry e = db::testing::make_best(dev, std::nullopt, type, size, 1000.0, policy);
+  e.op = op;
+  e.kind = kind;
+  return e;
+}
+
+class Dispatch : public ::testing::Test {
+protected:
+  void SetUp() override {
+    auto tdb = db::TuningDb::open(dir_ / "tuning.db");
+    const auto h = tdb.add_device(db::testing::h100());
+    const auto h2 = tdb.add_device(h200());
+    const auto a = tdb.add_device(db::testing::a100());
+    tdb.set_best(best(h, "int32", "sum", "inclusive", 1u << 10, kSb));
+    tdb.set_best(best(h, "int32", "sum", "inclusive", 1u << 20, kLw));
+    tdb.set_best(best(h, "int32", "sum", "inclusive", 1u << 28, kLt));
+    tdb.set_best(best(h2, "int32", "sum", "exclusive", 1u << 16, kRts));
+    tdb.set_best(best(a, "int32", "max", "inclusive", 1u << 16, kRts));
+    tdb.set_best(best(a, "int32", "sum", "inclusive", 1u << 20, kRts));
+    auto entries = read_tuned_entries(dir_ / "tuning.db");
+    ASSERT_TRUE(entries.has_value());
+    entries_ = *entries;
+  }
+  DispatchTable table(const db::DeviceInfo& d) const {
+    return DispatchTable(d.cc_major * 10 + d.cc_minor, d.model(), entries_,
+                         (dir_ / "tuning.db").string());
+  }
+  static ProblemName problem(const char* type, Op op, const char* kind) {
+    return ProblemName::of(parse_data_type(type), op, parse_scan_kind(kind));
+  }
+
+  TempDir dir_;
+  std::vector<TunedEntry> entries_;
+};
+
+TEST_F(Dispatch, ExactBucketOfThisModel) {
+  const DispatchTable t = table(db::testing::h100());
+  const Plan p = t.resolve(problem("int32", Op::Sum, "inclusive"), 1u << 20);
+  EXPECT_EQ(p.match, Match::Exact);
+  EXPECT_EQ(p.policy.key(), kLw);
+  EXPECT_EQ(p.tuned_size, 1u << 20);
+  EXPECT_NE(p.source.find("tuning.db"), std::string::npos) << p.source;
+  // Every n of the bucket (2^19, 2^20] is an exact match.
+  EXPECT_EQ(t.resolve(problem("int32", Op::Sum, "inclusive"), (1u << 19) + 1).match, Match::Exact);
+}
+
+TEST_F(Dispatch, NearestBucketOnALogScaleSmallerOnATie) {
+  const DispatchTable t = table(db::testing::h100());
+  const ProblemName p = problem("int32", Op::Sum, "inclusive");
+  // Buckets tuned: 10, 20, 28.
+  EXPECT_EQ(t.resolve(p, 1u << 18).policy.key(), kLw); // 2 from 20
+  EXPECT_EQ(t.resolve(p, 1u << 18).match, Match::NearestSize);
+  EXPECT_EQ(t.resolve(p, 1u << 24).policy.key(), kLw);       // tie 4/4: the smaller bucket
+  EXPECT_EQ(t.resolve(p, (1u << 24) + 1).policy.key(), kLt); // bucket 25: 3 from 28
+  EXPECT_EQ(t.resolve(p, std::uint64_t{1} << 40).policy.key(), kLt);
+  EXPECT_EQ(t.resolve(p, 3000).policy.key(), kSb); // bucket 12: 2 from 10
+}
+
+TEST_F(Dispatch, OneBlockWinnersDoNotServeFarLargerSizes) {
+  const DispatchTable t = table(db::testing::h100());
+  const ProblemName p = problem("int32", Op::Sum, "inclusive");
+  EXPECT_EQ(t.resolve(p, 4u << 10).policy.key(), kSb); // within 4x of 2^10
+  // Bucket 14 is nearer to 10 than to 20, but a single block must not scan 2^14.
+  EXPECT_EQ(t.resolve(p, 1u << 14).policy.key(), kLw);
+  EXPECT_EQ(t.resolve(p, 1u << 14).match, Match::NearestSize);
+  EXPECT_TRUE(applies_to(Policy::parse(kLw), 1, std::uint64_t{1} << 40));
+  EXPECT_FALSE(applies_to(Policy::sequential(), 1024, 4097));
+}
+
+TEST_F(Dispatch, SameArchitectureOtherModel) {
+  const DispatchTable t = table(db::testing::h100());
+  const Plan p = t.resolve(problem("int32", Op::Sum, "exclusive"), 1u << 20);
+  EXPECT_EQ(p.match, Match::SameArch);
+  EXPECT_EQ(p.policy.key(), kRts);
+  EXPECT_NE(p.source.find("NVIDIA H200"), std::string::npos) << p.source;
+}
+
+TEST_F(Dispatch, NeverAnEntryOfAnotherComputeCapability) {
+  // The A100 tuned int32 max inclusive; an H100 must not use it.
+  const DispatchTable h = table(db::testing::h100());
+  const Plan p = h.resolve(problem("int32", Op::Max, "inclusive"), 1u << 16);
+  EXPECT_EQ(p.match, Match::BuiltIn);
+  // And the A100 uses its own entries, never the H100's or H200's.
+  const DispatchTable a = table(db::testing::a100());
+  EXPECT_EQ(a.resolve(problem("int32", Op::Max, "inclusive"), 1u << 16).match, Match::Exact);
+  const Plan s = a.resolve(problem("int32", Op::Sum, "exclusive"), 1u << 16);
+  EXPECT_EQ(s.match, Match::BuiltIn);
+  EXPECT_EQ(s.policy, default_policy(DataType::Int32, 1u << 16)); // no sm_80 built-in table
+  EXPECT_NE(s.source.find("heuristic"), std::string::npos) << s.source;
+  EXPECT_EQ(a.own_entries(), 2u);
+  EXPECT_EQ(a.same_arch_entries(), 0u);
+  EXPECT_EQ(h.own_entries(), 3u);
+  EXPECT_EQ(h.same_arch_entries(), 1u);
+}
+
+TEST_F(Dispatch, OtherProblemsAndCustomOperatorsAreSeparate) {
+  const DispatchTable t = table(db::testing::h100());
+  // Tuned int32 sum inclusive says nothing about uint32 sum or a custom operator.
+  EXPECT_EQ(t.resolve(problem("uint32", Op::Sum, "inclusive"), 1u << 20).match, Match::BuiltIn);
+  const CustomOp plus{"plus", "return a + b;", "0"};
+  EXPECT_EQ(t.resolve(ProblemName::of(DataType::Int32, plus, ScanKind::Inclusive), 1u << 20).match,
+            Match::BuiltIn);
+}
+
+TEST_F(Dispatch, CustomOperatorsMatchByNameAndSource) {
+  const CustomOp absmax{"absmax", "return fabs(a) > fabs(b) ? a : b;", "0.0"};
+  const ProblemName name = ProblemName::of(DataType::Float64, absmax, ScanKind::Inclusive);
+  {
+    auto tdb = db::TuningDb::open(dir_ / "tuning.db");
+    db::BestEntry e = best(1, "float64", "absmax", "inclusive", 1u << 22,
+                           "lookback_warp.tpb256.ipt8.vec2.warp_scans");
+    e.op_hash = name.op_hash;
+    tdb.set_best(e);
+  }
+  const auto entries = read_tuned_entries(dir_ / "tuning.db");
+  const DispatchTable t(90, db::testing::h100().model(), *entries, "x");
+  EXPECT_EQ(t.resolve(name, 1u << 22).match, Match::Exact);
+  const CustomOp edited{"absmax", "return fabs(a) >= fabs(b) ? a : b;", "0.0"};
+  EXPECT_EQ(
+      t.resolve(ProblemName::of(DataType::Float64, edited, ScanKind::Inclusive), 1u << 22).match,
+      Match::BuiltIn);
+}
+
+TEST_F(Dispatch, WinnersThatCannotRunOnTheirTypeAreIgnored) {
+  {
+    auto tdb = db::TuningDb::open(dir_ / "tuning.db");
+    // vec4 of 8-byte elements is 32 bytes: invalid for int64.
+    tdb.set_best(best(1, "int64", "sum", "inclusive", 1u << 20, kLw));
+  }
+  const auto entries = read_tuned_entries(dir_ / "tuning.db");
+  const DispatchTable t(90, db::testing::h100().model(), *entries, "x");
+  const Plan p = t.resolve(problem("int64", Op::Sum, "inclusive"), 1u << 20);
+  EXPECT_EQ(p.match, Match::BuiltIn);
+  EXPECT_FALSE(p.policy.invalid_reason(DataType::Int64).has_value());
+}
+
+TEST(DispatchDb, MissingDatabaseIsNoneAndABrokenOneThrows) {
+  TempDir dir;
+  EXPECT_FALSE(read_tuned_entries(dir / "absent.db").has_value());
+  db::testing::write_bytes(dir / "broken.db", "this is not an SQLite file, just text");
+  EXPECT_ERROR_NAMING(read_tuned_entries(dir / "broken.db"), "broken.db");
+  EXPECT_EQ(db::testing::read_bytes(dir / "broken.db"), "this is not an SQLite file, just text");
+}
+
+// The built-in table is the committed H100 export, entry for entry.
+TEST(BuiltinTable, MatchesTheCommittedExport) {
+  std::ifstream in(SCANTUNE_SOURCE_DIR "/runtime/builtin/h100_sm90.json");
+  ASSERT_TRUE(in.good());
+  const auto doc = nlohmann::json::parse(in);
+  std::vector<std::tuple<std::string, std::string, std::string, std::uint64_t, std::string>> want,
+      got;
+  for (const auto& e : doc.at("best"))
+    want.emplace_back(e.at("type"), e.at("op"), e.at("kind"), e.at("size"), e.at("policy"));
+  for (const BuiltinEntry& e : builtin_table()) {
+    EXPECT_EQ(e.arch, 90);
+    EXPECT_STREQ(e.model, "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)");
+    got.emplace_back(to_string(e.type), to_string(e.op), to_string(e.kind), e.size, e.policy);
+  }
+  std::sort(want.begin(), want.end());
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, want);
+  EXPECT_GE(got.size(), 100u);
+}
+
+TEST(BuiltinTable, ServesSm90WithoutADatabase) {
+  const DispatchTable t(90, "NVIDIA H100 PCIe (sm_90, 114 SMs)", {}, "");
+  const Plan p =
+      t.resolve(ProblemName::of(DataType::Float64, Op::Sum, ScanKind::Exclusive), 1u << 26);
+  EXPECT_EQ(p.match, Match::BuiltIn);
+  EXPECT_EQ(p.tuned_size, 1u << 26);
+  EXPECT_NE(p.source.find("built-in table: NVIDIA H100 80GB HBM3"), std::string::npos) << p.source;
+  EXPECT_EQ(p.source.find("nearest tuned problem"), std::string::npos) << p.source;
+  // An untuned problem borrows the nearest tuned one of the same element size.
+  const Plan u =
+      t.resolve(ProblemName::of(DataType::UInt64, Op::Min, ScanKind::Exclusive), 1u << 26);
+  EXPECT_EQ(u.match, Match::BuiltIn);
+  EXPECT_NE(u.source.find("int64 sum exclusive (the nearest tuned problem)"), std::string::npos)
+      << u.source;
+  EXPECT_FALSE(u.policy.invalid_reason(DataType::UInt64).has_value());
+  // Another architecture: heuristics only.
+  const DispatchTable old(75, "Tesla T4 (sm_75, 40 SMs)", {}, "");
+  EXPECT_NE(old.resolve(ProblemName::of(DataType::Int32, Op::Sum, ScanKind::Inclusive), 1u << 20)
+                .source.find("heuristic"),
+            std::string::npos);
+}
+
+} // namespace
+} // namespace scantune::detail
