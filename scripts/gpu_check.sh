@@ -2,7 +2,10 @@
 # Runs on the GPU machine from the repository root, with a build folder made on
 # the development machine (BUILD, default build-gpu): the GPU test suites,
 # compute-sanitizer on the small suite, and the benchmark. Logs go to $OUT.
-#   scripts/gpu_check.sh [tests] [sanitize] [bench] [cache]
+#   scripts/gpu_check.sh [tests] [sanitize] [bench] [cache] [clibench]
+# clibench: `scantune bench` with every algorithm (bench_all.md/.json/.svg), the
+# CLI's Gpu* tests, and `scantune plot` of the database $DB (when set) to tuning.svg.
+#   DB=tuning.db PLOT_ARGS='--device H100 --type int32' scripts/gpu_check.sh clibench
 set -uo pipefail
 BUILD=${BUILD:-build-gpu}
 OUT=${OUT:-/tmp/scantune-out}
@@ -28,6 +31,20 @@ for step in "${steps[@]}"; do
     bench)
       if [ -x "$BUILD/bench/scantune_bench" ]; then
         "$BUILD/bench/scantune_bench" ${BENCH_ARGS:-} --json "$OUT/bench.json" 2>&1 | tee "$OUT/bench.md" | tail -60
+      fi ;;
+    clibench)
+      "$BUILD/tests/tuner/scantune_cli_inspect_tests" --gtest_filter='Gpu*' 2>&1 |
+        tee "$OUT/clibench_tests.log" | grep -E '^\[ +(OK|FAILED|SKIPPED) |PASSED|FAILED' | tail -5
+      [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+      start=$(date +%s)
+      "$BUILD/tuner/scantune" bench --type int32 --op sum --kind inclusive --sizes 2^10:2^30:2 \
+        --algorithms all --json "$OUT/bench_all.json" --plot "$OUT/bench_all.svg" 2> >(tee "$OUT/bench_all.log" >&2) | tee "$OUT/bench_all.md"
+      [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+      echo "scantune bench: $(( $(date +%s) - start )) s"
+      if [ -n "${DB:-}" ]; then
+        # PLOT_ARGS picks one problem (and --device MODEL when $DB holds several).
+        "$BUILD/tuner/scantune" plot --db "$DB" ${PLOT_ARGS:---type int32 --op sum --kind inclusive} \
+          --out "$OUT/tuning.svg" || rc=1
       fi ;;
   esac
 done

@@ -218,8 +218,7 @@ private:
 
 /// Usage errors print as "scantune tune: ..." and exit 2.
 [[noreturn]] void usage_error(const std::string& message) {
-  fmt::print(stderr, "scantune tune: {}\n", message);
-  throw Exit(kExitUsage, "");
+  fail(kExitUsage, "tune", message);
 }
 
 void run(const RawOptions& raw) {
@@ -238,8 +237,7 @@ void run(const RawOptions& raw) {
   } catch (const tuner::UsageError& e) {
     usage_error(e.what()); // what only run_tune can check, e.g. --device past the count
   } catch (const Error& e) {
-    fmt::print(stderr, "scantune tune: {}\n", e.what());
-    throw Exit(kExitFailure, "");
+    fail(kExitFailure, "tune", e.what());
   }
   if (rc != kExitOk) throw Exit(rc, ""); // run_tune has said why
 }

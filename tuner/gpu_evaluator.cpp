@@ -96,7 +96,7 @@ struct GpuEvaluator::Impl {
     std::optional<int> registers, spill_bytes;
   };
   std::map<std::string, Candidate> candidates;
-  std::set<std::uint64_t> cub_verified;
+  std::set<std::uint64_t> cub_verified, dispatch_verified;
 
   // Background compiles.
   std::mutex mutex;
@@ -220,7 +220,8 @@ struct GpuEvaluator::Impl {
     return static_cast<std::size_t>(std::clamp<std::uint64_t>(want, 1, fit));
   }
 
-  void scan(const Policy& policy, std::uint64_t n, const void* in, void* out) {
+  /// One Scanner call; `policy` null = the scanner's own choice (tuning DB, defaults).
+  void scan(const Policy* policy, std::uint64_t n, const void* in, void* out) {
     ScanRequest r;
     r.type = problem.type;
     r.kind = problem.kind;
@@ -230,7 +231,7 @@ struct GpuEvaluator::Impl {
     r.n = n;
     r.init = &init;
     r.stream = stream;
-    r.policy = &policy;
+    r.policy = policy;
     scanner.scan(r);
   }
 
@@ -241,8 +242,8 @@ struct GpuEvaluator::Impl {
     const std::uint64_t n0 = std::min<std::uint64_t>(max_n, 1 << 16);
     const Policy seq = Policy::sequential();
     const Policy def = detail::default_policy(problem.type, max_n);
-    scan(seq, n0, in_pool.ptr, ref.ptr);
-    scan(def, max_n, in_pool.ptr, out_pool.ptr);
+    scan(&seq, n0, in_pool.ptr, ref.ptr);
+    scan(&def, max_n, in_pool.ptr, out_pool.ptr);
     const gpu::CompareResult c =
         gpu::compare(problem.type, out_pool.ptr, ref.ptr, n0, tolerance, stream);
     if (c.mismatches)
@@ -312,7 +313,7 @@ struct GpuEvaluator::Impl {
     }
     try {
       for (std::uint64_t n : adversarial_sizes(policy))
-        if (auto wrong = check(n, [&](const void* in, void* out) { scan(policy, n, in, out); })) {
+        if (auto wrong = check(n, [&](const void* in, void* out) { scan(&policy, n, in, out); })) {
           c.failure = failed(policy, 0, MeasurementStatus::WrongResult, *wrong);
           return c;
         }
@@ -362,7 +363,7 @@ struct GpuEvaluator::Impl {
     r.spill_bytes = c.spill_bytes;
     try {
       if (!c.verified.count(n)) {
-        if (auto wrong = check(n, [&](const void* in, void* out) { scan(policy, n, in, out); })) {
+        if (auto wrong = check(n, [&](const void* in, void* out) { scan(&policy, n, in, out); })) {
           c.failure = failed(policy, n, MeasurementStatus::WrongResult, *wrong);
           Result f = *c.failure;
           f.registers = c.registers;
@@ -372,7 +373,7 @@ struct GpuEvaluator::Impl {
         c.verified.insert(n);
       }
       const SamplingOutcome t =
-          time(n, effort, limit_ns, [&](const void* in, void* out) { scan(policy, n, in, out); });
+          time(n, effort, limit_ns, [&](const void* in, void* out) { scan(&policy, n, in, out); });
       r.median_ns = t.stats.median_ns;
       r.min_ns = t.stats.min_ns;
       r.max_ns = t.stats.max_ns;
@@ -417,12 +418,25 @@ struct GpuEvaluator::Impl {
       gpu::cub_scan(problem.type, op, problem.kind, in, out, n, &init, cub_temp.ptr, cub_temp_bytes,
                     stream);
     };
-    if (!cub_verified.count(n)) {
+    return verified_timing(n, "CUB", cub_verified, call);
+  }
+
+  BaselineResult time_dispatch(std::uint64_t n) {
+    return verified_timing(n, "dispatch", dispatch_verified,
+                           [&](const void* in, void* out) { scan(nullptr, n, in, out); });
+  }
+
+  /// Verifies `call` at n once (sizes in `verified`), then times it fully.
+  template <class Call>
+  BaselineResult verified_timing(std::uint64_t n, const char* what,
+                                 std::set<std::uint64_t>& verified, const Call& call) {
+    BaselineResult b;
+    if (!verified.count(n)) {
       if (auto wrong = check(n, call)) {
-        b.error = "CUB: " + *wrong;
+        b.error = std::string(what) + ": " + *wrong;
         return b;
       }
-      cub_verified.insert(n);
+      verified.insert(n);
     }
     b.stats = time(n, Effort::Confirm, 0, call).stats;
     b.ok = true;
@@ -449,6 +463,9 @@ BaselineResult GpuEvaluator::time_memcpy(std::uint64_t n) {
 }
 BaselineResult GpuEvaluator::time_cub(std::uint64_t n) {
   return impl_->time_cub(n);
+}
+BaselineResult GpuEvaluator::time_dispatch(std::uint64_t n) {
+  return impl_->time_dispatch(n);
 }
 double GpuEvaluator::setup_seconds() const {
   return impl_->setup_s;

@@ -51,6 +51,9 @@ public:
   /// CUB DeviceScan with the problem's operator, verified first; not ok (with a
   /// reason) for custom operators.
   BaselineResult time_cub(std::uint64_t n);
+  /// The scanner's own choice of policy (no policy given: what an application's
+  /// call runs, from the tuning database or the built-in defaults), verified first.
+  BaselineResult time_dispatch(std::uint64_t n);
 
   /// Seconds spent filling inputs and computing the reference.
   double setup_seconds() const;

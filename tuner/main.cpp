@@ -50,6 +50,9 @@ int main(int argc, char** argv) {
   scantune::cli::register_info_commands(app);
   scantune::cli::register_cache_commands(app);
   scantune::cli::register_tune_command(app);
+  scantune::cli::register_db_commands(app);
+  scantune::cli::register_transfer_commands(app);
+  scantune::cli::register_bench_commands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -20,6 +20,7 @@
 #include "default_policies.hpp"
 #include "errors.hpp"
 #include "nvrtc_compiler.hpp"
+#include "tuner/gpu_device.hpp"
 #include "tuner/gpu_evaluator.hpp"
 #include "tuner/simulated_evaluator.hpp"
 #include "tuner/strategy.hpp"
@@ -230,34 +231,6 @@ std::string ratio(double num, double den) {
   return num > 0 && den > 0 ? fmt::format("{:.2f}", num / den) : "-";
 }
 
-/// Sizes that fit the device memory for `type` (inputs, outputs, reference, CUB's
-/// temporary storage and the scanner's workspace, with a reserve).
-std::vector<std::uint64_t> fitting_sizes(const std::vector<std::uint64_t>& sizes, DataType type,
-                                         Progress& progress) {
-  std::size_t free_b = 0, total_b = 0;
-  if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
-    cudaGetLastError();
-    return sizes;
-  }
-  int dev = 0;
-  cudaGetDevice(&dev);
-  int l2 = 0;
-  cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev);
-  const std::uint64_t reserve = (std::uint64_t{1} << 30) + total_b / 20;
-  std::vector<std::uint64_t> out;
-  for (std::uint64_t n : sizes) {
-    const std::uint64_t need = gpu_evaluator_bytes(type, n, static_cast<std::uint64_t>(l2)) +
-                               n * size_of(type) / 8 + reserve;
-    if (need <= free_b)
-      out.push_back(n);
-    else
-      progress.note(fmt::format("skipping n = {} for {}: needs {} MiB of device memory, {} MiB "
-                                "free",
-                                size_label(n), to_string(type), need >> 20, free_b >> 20));
-  }
-  return out;
-}
-
 struct RunState {
   db::TuningDb* db = nullptr;
   std::int64_t run_id = 0, device_id = 0;
@@ -380,22 +353,16 @@ int run_tune(const TuneOptions& o, std::FILE* out) {
       throw UsageError("recorded database " + o.simulate_db + " holds no device");
     device = devices.front();
   } else {
-    int count = 0;
-    const cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess || count == 0) {
-      cudaGetLastError();
+    const GpuCount gpus = count_gpus();
+    if (gpus.count == 0) {
       fmt::print(stderr,
                  "scantune tune: no CUDA device found ({}). Tuning times kernels on a GPU; use "
                  "--dry-run to see the search space, or --simulate RECORDED.db to replay a "
                  "recorded run.\n",
-                 e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
+                 gpus.why_none);
       return 77;
     }
-    int ordinal = o.device;
-    if (ordinal < 0 && cudaGetDevice(&ordinal) != cudaSuccess) ordinal = 0;
-    if (ordinal >= count)
-      throw UsageError(fmt::format("device {} requested, {} present", ordinal, count));
-    cudaSetDevice(ordinal);
+    const int ordinal = use_device(o.device, gpus.count);
     device = db::query_device(ordinal);
   }
 
@@ -456,7 +423,9 @@ int run_tune(const TuneOptions& o, std::FILE* out) {
       const auto problem_start = clock_type::now();
       const auto problem_deadline = deadline(problems.size() - pi);
       std::vector<std::uint64_t> sizes =
-          recorded ? requested : fitting_sizes(requested, p.type, progress);
+          recorded
+              ? requested
+              : fitting_sizes(requested, p.type, [&](const std::string& m) { progress.note(m); });
       if (sizes.empty()) {
         progress.note(fmt::format("{}: no size fits the device; skipped", p.label()));
         continue;
@@ -499,12 +468,22 @@ int run_tune(const TuneOptions& o, std::FILE* out) {
       fmt::print(out, "|---|---|---:|---:|---:|---:|---|\n");
       for (const SizeOutcome& oc : outcomes) {
         const std::uint64_t n = oc.size;
-        // The incumbent: the stored winner of this bucket, else the built-in default.
-        Policy inc_policy = detail::default_policy(p.type, n);
-        if (auto prev = db.best_for(st.model, std::string(to_string(p.type)), p.op_name(),
-                                    p.op_hash(), std::string(to_string(p.kind)), n);
-            prev && prev->size_bucket == db::size_bucket(n))
-          inc_policy = Policy::parse(prev->policy);
+        // The incumbent: what the dispatcher runs today (the stored winner of this
+        // bucket, else its fallback: nearest bucket, same arch, built-in table).
+        // Simulations have no scanner: the stored winner, else the heuristic.
+        Plan inc_plan;
+        if (scanner) {
+          inc_plan = scanner->plan(p.type, p.op.ref(), p.kind, n);
+        } else {
+          inc_plan.policy = detail::default_policy(p.type, n);
+          if (auto prev = db.best_for(st.model, std::string(to_string(p.type)), p.op_name(),
+                                      p.op_hash(), std::string(to_string(p.kind)), n);
+              prev && prev->size_bucket == db::size_bucket(n)) {
+            inc_plan.policy = Policy::parse(prev->policy);
+            inc_plan.match = Match::Exact;
+          }
+        }
+        const Policy& inc_policy = inc_plan.policy;
         std::vector<Result> duelled = final_duel(recorder, oc.finalists, inc_policy, n);
         std::optional<Result> incumbent;
         for (const Result& r : duelled)
@@ -576,8 +555,14 @@ int run_tune(const TuneOptions& o, std::FILE* out) {
             w->kept_incumbent && !(fastest(duelled) && fastest(duelled)->policy == w->result.policy)
                 ? "kept incumbent"
                 : "";
-        if (cub_ns > 0 && w->result.median_ns > cub_ns)
-          note += note.empty() ? "slower than CUB" : "; slower than CUB";
+        const auto add_note = [&](const std::string& text) {
+          note += note.empty() ? text : "; " + text;
+        };
+        // How much the search gained over the dispatcher's own choice (same duel).
+        if (incumbent && incumbent->ok() && incumbent->policy != w->result.policy)
+          add_note(fmt::format("dispatch ({}) {:.3f}x", to_string(inc_plan.match),
+                               incumbent->median_ns / w->result.median_ns));
+        if (cub_ns > 0 && w->result.median_ns > cub_ns) add_note("slower than CUB");
         fmt::print(out, "| {} | {} | {} | {:.0f} | {} | {} | {} |\n", size_label(n), e.policy,
                    us(e.ns), e.gbs, ratio(memcpy_ns, e.ns), ratio(cub_ns, e.ns), note);
         winners.push_back(w->result);

@@ -2,10 +2,6 @@
 // cache info|clear, usage errors (exit 2), and tune's option checks.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -13,26 +9,16 @@
 
 #include "cache/kernel_cache.hpp"
 #include "common/gpu.hpp"
+#include "tuner/cli_run.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int code = -1;
-  std::string output;
-};
+using Result = scantune::test::CliResult;
 
 Result run(const std::string& args) {
-  Result r;
-  const std::string cmd = std::string(SCANTUNE_CLI) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf{};
-  while (p && fgets(buf.data(), buf.size(), p))
-    r.output += buf.data();
-  const int status = p ? pclose(p) : -1;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return scantune::test::run_cli(args);
 }
 
 class Cli : public ::testing::Test {
@@ -78,7 +64,8 @@ TEST_F(Cli, UsageErrorsExitTwo) {
 }
 
 TEST_F(Cli, HelpForEverySubcommand) {
-  for (const char* sub : {"version", "compile", "cache", "cache info", "cache clear"}) {
+  for (const char* sub : {"version", "compile", "cache", "cache info", "cache clear", "devices",
+                          "show", "compare", "export", "import", "bench", "plot"}) {
     auto r = run(std::string(sub) + " --help");
     EXPECT_EQ(r.code, 0) << sub << ": " << r.output;
     EXPECT_NE(r.output.find("Usage"), std::string::npos) << sub;

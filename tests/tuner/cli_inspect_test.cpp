@@ -1,0 +1,311 @@
+// The inspection commands run as processes against a database built here with
+// the TuningDb API (two devices, runs, measurements, baselines, winners): devices,
+// show (text, JSON, CSV, compared with golden files), compare (golden), export ->
+// import, plot, usage errors (exit 2), a missing database (exit 1, nothing created)
+// and bench without a GPU (exit 77). SCANTUNE_UPDATE_GOLDEN=1 rewrites the goldens.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cache/tuning_db_test_util.hpp"
+#include "common/gpu.hpp"
+#include "tuner/cli_run.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace scantune::db;
+using namespace scantune::db::testing;
+using scantune::test::run_cli;
+
+const std::string kLookback = "lookback_warp.tpb256.ipt12.vec4.warp_scans";
+const std::string kRts = "reduce_then_scan.tpb512.ipt8.vec4.warp_scans";
+const std::string kSingle = "single_block.tpb1024.ipt4.vec4.warp_scans";
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+/// Compares `got` with tests/tuner/data/golden/<name> byte for byte.
+void expect_golden(const std::string& name, const std::string& got) {
+  const fs::path file = fs::path(SCANTUNE_TEST_DATA) / "golden" / name;
+  if (std::getenv("SCANTUNE_UPDATE_GOLDEN")) std::ofstream(file, std::ios::binary) << got;
+  EXPECT_EQ(got, slurp(file)) << "differs from " << file
+                              << " (SCANTUNE_UPDATE_GOLDEN=1 rewrites it)";
+}
+
+BestEntry best(std::int64_t dev, std::int64_t run, std::string kind, std::uint64_t size, double ns,
+               std::string policy) {
+  BestEntry e = make_best(dev, run, "int32", size, ns, std::move(policy));
+  e.kind = std::move(kind);
+  e.gbs = 8.0 * static_cast<double>(size) / ns;
+  return e;
+}
+
+Baseline baseline(std::int64_t dev, BaselineKind k, std::uint64_t size, double ns) {
+  Baseline b;
+  b.device_id = dev;
+  b.baseline = k;
+  b.type = "int32";
+  if (k == BaselineKind::Cub) {
+    b.op = "sum";
+    b.kind = "inclusive";
+  }
+  b.size = size;
+  b.ns = ns;
+  b.gbs = 8.0 * static_cast<double>(size) / ns;
+  b.measured_at = "2025-03-04T05:00:00Z";
+  return b;
+}
+
+/// H100: int32 sum inclusive at 2^10, 2^20, 2^24 (baselines at the two larger,
+/// duel rounds of the 2^20 winner) and exclusive at 2^20; A100: inclusive at 2^10,
+/// 2^20 (another winner) and 2^28.
+void build_db(const fs::path& file) {
+  TuningDb db = TuningDb::open(file, rw());
+  const std::int64_t h = db.add_device(h100());
+  const std::int64_t a = db.add_device(a100());
+  const std::int64_t rh = db.begin_run(sample_run(h));
+  const std::int64_t ra = db.begin_run(sample_run(a));
+  for (double ns : {7000.0, 6900.0, 7100.0}) { // three duel rounds; 7000 is their median
+    Measurement m = ok_measurement(rh, h, kLookback, ns, 1u << 20);
+    m.samples = ns == 7000.0 ? 23 : 11;
+    db.add_measurement(m);
+  }
+  db.add_measurement(ok_measurement(rh, h, kLookback, 52000, 1u << 24));
+  db.add_measurement(ok_measurement(rh, h, kSingle, 4100, 1u << 10));
+  for (auto [size, memcpy_ns, cub_ns] :
+       {std::tuple{1u << 20, 6000.0, 8000.0}, std::tuple{1u << 24, 46000.0, 60000.0}}) {
+    db.add_baseline(baseline(h, BaselineKind::Memcpy, size, memcpy_ns));
+    db.add_baseline(baseline(h, BaselineKind::Cub, size, cub_ns));
+  }
+  db.set_best(best(h, rh, "inclusive", 1u << 10, 4100, kSingle));
+  db.set_best(best(h, rh, "inclusive", 1u << 20, 7000, kLookback));
+  db.set_best(best(h, rh, "inclusive", 1u << 24, 52000, kLookback));
+  db.set_best(best(h, rh, "exclusive", 1u << 20, 7400, kLookback));
+  db.set_best(best(a, ra, "inclusive", 1u << 10, 5200, kSingle));
+  db.set_best(best(a, ra, "inclusive", 1u << 20, 11000, kRts));
+  db.set_best(best(a, ra, "inclusive", 1u << 28, 1400000, kLookback));
+  db.end_run(rh, RunStatus::Complete);
+  db.end_run(ra, RunStatus::Complete);
+}
+
+class CliInspect : public ::testing::Test {
+protected:
+  void SetUp() override { build_db(dir / "t.db"); }
+  /// scantune <args> in the temporary directory (relative paths), stderr dropped.
+  scantune::test::CliResult here(const std::string& args) {
+    return run_cli(args, "2>/dev/null", "cd " + dir.path().string() + " &&");
+  }
+  TempDir dir;
+};
+
+TEST_F(CliInspect, ShowTextJsonCsvMatchTheGoldenFiles) {
+  auto text = here("show --db t.db");
+  EXPECT_EQ(text.code, 0) << text.output;
+  expect_golden("show.txt", text.output);
+  auto json = here("show --db t.db --json");
+  EXPECT_EQ(json.code, 0) << json.output;
+  expect_golden("show.json", json.output);
+  auto csv = here("show --db t.db --csv");
+  EXPECT_EQ(csv.code, 0) << csv.output;
+  expect_golden("show.csv", csv.output);
+}
+
+TEST_F(CliInspect, ShowFilters) {
+  auto r = here("show --db t.db --device a100 --kind inclusive");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("## NVIDIA A100-SXM4-40GB (sm_80, 108 SMs): int32 sum inclusive"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("H100"), std::string::npos) << r.output;
+  auto none = run_cli("show --db " + (dir / "t.db").string() + " --device V100");
+  EXPECT_EQ(none.code, 1) << none.output;
+  EXPECT_NE(none.output.find("no tuned entries match"), std::string::npos) << none.output;
+}
+
+TEST_F(CliInspect, CompareTwoDevicesOfOneDatabase) {
+  auto r = here("compare --db t.db --device H100 --device A100 --kind inclusive");
+  EXPECT_EQ(r.code, 0) << r.output;
+  expect_golden("compare.txt", r.output);
+}
+
+TEST_F(CliInspect, CompareTwoDatabases) {
+  {
+    TuningDb db = TuningDb::open(dir / "t.db", rw());
+    ExportFilter f;
+    f.model = h100().model();
+    db.export_file(dir / "h100.json", f);
+  }
+  ASSERT_EQ(here("import --db h100.db h100.json").code, 0);
+  auto r = here("compare h100.db t.db --device H100");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("4 bucket(s) tuned on both sides, 0 with different winners"),
+            std::string::npos)
+      << r.output;
+  auto ambiguous = run_cli("compare " + (dir / "h100.db").string() + " " + (dir / "t.db").string());
+  EXPECT_EQ(ambiguous.code, 2) << ambiguous.output;
+  EXPECT_NE(ambiguous.output.find("choose one with --device"), std::string::npos)
+      << ambiguous.output;
+}
+
+TEST_F(CliInspect, DevicesListsTheDatabase) {
+  auto r = here("devices --db t.db");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("GPUs here"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("|   1 | NVIDIA H100 80GB HBM3 (sm_90, 132 SMs) | 13.0"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("NVIDIA A100-SXM4-40GB (sm_80, 108 SMs) | 12.4"), std::string::npos)
+      << r.output;
+  auto missing = here("devices --db missing.db");
+  EXPECT_EQ(missing.code, 0) << missing.output;
+  EXPECT_NE(missing.output.find("no tuning database at missing.db"), std::string::npos);
+  EXPECT_FALSE(fs::exists(dir / "missing.db"));
+}
+
+TEST_F(CliInspect, ExportImportRoundTrip) {
+  auto e = here("export --db t.db --out all.json");
+  EXPECT_EQ(e.code, 0) << e.output;
+  EXPECT_NE(e.output.find("exported 2 device(s), 2 run(s), 5 measurement(s), 4 baseline(s) and "
+                          "7 best entries"),
+            std::string::npos)
+      << e.output;
+  auto i = here("import --db copy.db all.json");
+  EXPECT_EQ(i.code, 0) << i.output;
+  EXPECT_NE(i.output.find("measurements: 5 added, 0 skipped"), std::string::npos) << i.output;
+  EXPECT_NE(i.output.find("best entries: 7 added"), std::string::npos) << i.output;
+  auto again = here("import --db copy.db all.json");
+  EXPECT_NE(again.output.find("measurements: 0 added, 5 skipped"), std::string::npos)
+      << again.output;
+  ASSERT_EQ(here("export --db copy.db --out copy.json").code, 0);
+  EXPECT_EQ(slurp(dir / "all.json"), slurp(dir / "copy.json"));
+  EXPECT_EQ(here("show --db copy.db").output, here("show --db t.db").output);
+
+  auto slim = here("export --db t.db --device h100 --no-measurements --out slim.json");
+  EXPECT_EQ(slim.code, 0) << slim.output;
+  const auto doc = nlohmann::json::parse(slurp(dir / "slim.json"));
+  EXPECT_EQ(doc["devices"].size(), 1u);
+  EXPECT_EQ(doc["measurements"].size(), 0u);
+  EXPECT_EQ(doc["best"].size(), 4u);
+}
+
+TEST_F(CliInspect, PlotFromTheDatabase) {
+  auto r = here("plot --db t.db --device H100 --kind inclusive --out p.svg");
+  EXPECT_EQ(r.code, 0) << r.output;
+  const std::string svg = slurp(dir / "p.svg");
+  EXPECT_NE(svg.find("int32 sum inclusive"), std::string::npos);
+  EXPECT_NE(svg.find("NVIDIA H100 80GB HBM3"), std::string::npos);
+  EXPECT_NE(svg.find("data-name=\"tuned\""), std::string::npos);
+  auto several = here("plot --db t.db --out p2.svg");
+  EXPECT_EQ(several.code, 2);
+  EXPECT_FALSE(fs::exists(dir / "p2.svg"));
+}
+
+TEST_F(CliInspect, PlotFromABenchReport) {
+  std::ofstream(dir / "b.json") << R"J({"format": "scantune-bench", "version": 1,
+    "device": "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)", "type": "int32", "op": "sum",
+    "kind": "inclusive", "sizes": [1024, 1048576],
+    "series": [{"name": "tuned", "policy": "", "points": [{"ns": 4000}, {"ns": 3100}]},
+               {"name": "cub", "policy": "", "points": [{"ns": 5000}, {"ns": 3300}]},
+               {"name": "memcpy", "policy": "", "points": [{"ns": 3000}, {"ns": null}]}]})J";
+  auto r = here("plot --from-bench b.json --out b.svg");
+  EXPECT_EQ(r.code, 0) << r.output;
+  const std::string svg = slurp(dir / "b.svg");
+  EXPECT_NE(svg.find("2^20"), std::string::npos);
+  std::ofstream(dir / "bad.json") << R"({"format": "scantune-bench"})";
+  EXPECT_EQ(here("plot --from-bench bad.json --out c.svg").code, 1);
+}
+
+TEST_F(CliInspect, MissingDatabaseIsAnErrorAndCreatesNothing) {
+  for (const char* cmd : {"show --db none.db", "compare --db none.db --device a --device b",
+                          "export --db none.db --out x.json", "plot --db none.db --out x.svg"}) {
+    auto r = run_cli(cmd, "2>&1", "cd " + dir.path().string() + " &&");
+    EXPECT_EQ(r.code, 1) << cmd << ": " << r.output;
+    EXPECT_NE(r.output.find("no tuning database at none.db"), std::string::npos)
+        << cmd << ": " << r.output;
+    EXPECT_FALSE(fs::exists(dir / "none.db")) << cmd;
+  }
+}
+
+TEST_F(CliInspect, UsageErrorsExitTwoNamingTheProblem) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"show --db t.db --json --csv", "--json"},
+      {"show --db t.db --type int33", "int33"},
+      {"show --db t.db --kind both", "both"},
+      {"show --db t.db --bogus", "--bogus"},
+      {"compare t.db", "two databases"},
+      {"compare --db t.db --device a --device b --device c", "more than twice"},
+      {"import --db t.db missing.json", "missing.json"},
+      {"export --db t.db", "--out"},
+      {"plot --db t.db", "--out"},
+      {"plot --from-bench b.json --db t.db --out x.svg", "--db"},
+      {"bench --type int33", "int33"},
+      {"bench --op summ", "summ"},
+      {"bench --type float32 --op bit_and", "bit_and"},
+      {"bench --sizes 2^10:nope", "2^10:nope"},
+      {"bench --algorithms lookback,fast", "lookback"},
+      {"bench --device -3", "--device"},
+  };
+  for (const auto& [args, named] : cases) {
+    auto r = run_cli(args, "2>&1", "cd " + dir.path().string() + " &&");
+    EXPECT_EQ(r.code, 2) << args << ": " << r.output;
+    EXPECT_NE(r.output.find(named), std::string::npos) << args << ": " << r.output;
+    EXPECT_NE(r.output.find("scantune"), std::string::npos) << args << ": " << r.output;
+  }
+}
+
+TEST_F(CliInspect, BenchWithoutAGpuExits77) {
+  if (scantune::test::has_gpu()) GTEST_SKIP() << "a GPU is present";
+  auto r = run_cli("bench --sizes 2^10");
+  EXPECT_EQ(r.code, 77) << r.output;
+  EXPECT_NE(r.output.find("scantune bench: no CUDA device found"), std::string::npos) << r.output;
+}
+
+} // namespace
+
+namespace {
+
+/// The data rows of the markdown table in `out` (lines starting "| 2^").
+std::vector<std::string> table_rows(const std::string& out) {
+  std::vector<std::string> rows;
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("| 2^", 0) == 0) rows.push_back(line);
+  return rows;
+}
+
+TEST(GpuCliBench, TinyRunPrintsOneRowPerSizeAndWritesJsonAndSvg) {
+  if (!scantune::test::has_gpu()) GTEST_SKIP() << "no CUDA device";
+  TempDir dir;
+  const std::string env = "SCANTUNE_DB=" + (dir / "none.db").string() + " ";
+  auto r = run_cli("bench --sizes 2^10:2^14:2 --algorithms lookback_warp,sequential --json " +
+                       (dir / "b.json").string() + " --plot " + (dir / "b.svg").string(),
+                   "2>/dev/null", env);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("| n    | tuned policy"), std::string::npos) << r.output;
+  const auto rows = table_rows(r.output);
+  ASSERT_EQ(rows.size(), 3u) << r.output;
+  for (const std::string& row : rows) {
+    EXPECT_EQ(std::count(row.begin(), row.end(), '|'), 10) << row; // 9 columns
+    EXPECT_FALSE(std::regex_search(row, std::regex(R"(\|\s+-\s+\|)"))) << "a missing time: " << row;
+  }
+  const auto doc = nlohmann::json::parse(slurp(dir / "b.json"));
+  EXPECT_EQ(doc["series"].size(), 5u);
+  EXPECT_EQ(doc["sizes"].size(), 3u);
+  EXPECT_NE(slurp(dir / "b.svg").find("</svg>"), std::string::npos);
+  EXPECT_FALSE(fs::exists(dir / "none.db")); // the dispatch only reads
+}
+
+} // namespace

@@ -1,0 +1,33 @@
+// Options and helpers shared by the inspection commands (show, compare, plot,
+// export, import, bench, devices): the database option, the problem filter, and
+// reading a database without creating one.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <CLI/CLI.hpp>
+
+#include "cache/tuning_db.hpp"
+#include "tuner/db_report.hpp"
+
+namespace scantune::cli {
+
+/// --db PATH, "the tuning database to read" (default: db::default_db_path).
+CLI::Option* add_db_option(CLI::App* app, std::string& path);
+/// --type, --op, --kind (and --device unless `device` is false) into `f`.
+void add_filter_options(CLI::App* app, tuner::ReportFilter& f, bool device = true);
+/// Usage errors (exit 2) for an unknown --type or --kind.
+void check_filter(std::string_view command, const tuner::ReportFilter& f);
+
+/// The database at `path` (or the default), read-only; a missing one ends the
+/// command with exit 1 and says so; nothing is created.
+db::TuningDb open_for_reading(std::string_view command, const std::string& path);
+
+/// Writes `text` to `path`, or ends the command with exit 1 naming the problem.
+void write_text_file(std::string_view command, const std::string& path, const std::string& text);
+
+/// "13.0" from a CUDA version number (13000).
+std::string cuda_version(int v);
+
+} // namespace scantune::cli
