@@ -2,7 +2,10 @@
 # Runs on the GPU machine from the repository root, with a build folder made on
 # the development machine (BUILD, default build-gpu): the GPU test suites,
 # compute-sanitizer on the small suite, and the benchmark. Logs go to $OUT.
-#   scripts/gpu_check.sh [tests] [sanitize] [bench] [cache] [clibench]
+#   scripts/gpu_check.sh [tests] [sanitize] [bench] [cache] [clibench] [example]
+# tests: GTEST_FILTER picks the suites (default every Gpu* test). sanitize:
+# SANITIZE_FILTER (default GpuSanitize*). example: examples/ built against an
+# install in $BUILD/prefix (LD_LIBRARY_PATH, as the install's RPATH is this machine's).
 # clibench: `scantune bench` with every algorithm (bench_all.md/.json/.svg), the
 # CLI's Gpu* tests, and `scantune plot` of the database $DB (when set) to tuning.svg.
 #   DB=tuning.db PLOT_ARGS='--device H100 --type int32' scripts/gpu_check.sh clibench
@@ -24,7 +27,8 @@ for step in "${steps[@]}"; do
     sanitize)
       for tool in memcheck racecheck; do
         compute-sanitizer --tool $tool --error-exitcode 9 \
-          "$BUILD/tests/runtime/scantune_runtime_tests" --gtest_filter='GpuSanitize*' >"$OUT/sanitize_$tool.log" 2>&1
+          "$BUILD/tests/runtime/scantune_runtime_tests" --gtest_filter="${SANITIZE_FILTER:-GpuSanitize*}" \
+          >"$OUT/sanitize_$tool.log" 2>&1
         s=$?; echo "compute-sanitizer $tool: exit $s; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize_$tool.log" | tail -1)"
         [ $s -eq 0 ] || rc=1
       done ;;
@@ -46,6 +50,10 @@ for step in "${steps[@]}"; do
         "$BUILD/tuner/scantune" plot --db "$DB" ${PLOT_ARGS:---type int32 --op sum --kind inclusive} \
           --out "$OUT/tuning.svg" || rc=1
       fi ;;
+    example)
+      LD_LIBRARY_PATH="$BUILD/prefix/lib:${LD_LIBRARY_PATH:-}" "$BUILD/examples/inclusive_sum_example" 2>&1 |
+        tee "$OUT/example.log"
+      [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1 ;;
   esac
 done
 exit $rc

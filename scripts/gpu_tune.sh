@@ -8,6 +8,7 @@
 #   EXH_SIZES=2^10:2^20:1 EXH_BUDGET=5m scripts/gpu_tune.sh exhaustive
 #   AGAINST=exhaustive.db scripts/gpu_tune.sh tune   # run 1 re-timed against that DB's winners
 #   scripts/gpu_tune.sh builtin    # the tuning behind runtime/builtin/ (builtin.db)
+#   scripts/gpu_tune.sh untuned    # the dispatcher at sizes the built-in table lacks
 # Run 2 is always re-timed against run 1's winners (`--against`).
 set -uo pipefail
 BUILD=${BUILD:-build-gpu}
@@ -76,6 +77,20 @@ for step in "${steps[@]}"; do
         pack
       done
       grep -E '^\|' "$WORK/builtin.log" | tee -a "$OUT/summary.txt" ;;
+    untuned)
+      # Sizes between the built-in table's buckets, tuned into an empty database:
+      # each row's duel times the dispatcher's choice (the incumbent) against the
+      # search's best, and notes "dispatch (builtin) 1.0xx" where the search won.
+      start=$(date +%s.%N)
+      SCANTUNE_KERNEL_CACHE="$WORK/kcache" "$CLI" tune --type ${UNTUNED_TYPES:-int32,float64} \
+        --op sum --kind inclusive --sizes "${UNTUNED_SIZES:-2^11:2^29:2,3000000,100000000}" \
+        --db "$WORK/untuned.db" --progress lines >"$WORK/untuned.log" 2>&1
+      s=$?
+      secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+      echo "untuned sizes: exit $s, ${secs} s wall" | tee -a "$OUT/summary.txt"
+      grep -E '^\||^int|^float' "$WORK/untuned.log" | tee -a "$OUT/summary.txt"
+      [ $s -eq 0 ] || rc=1
+      pack ;;
   esac
 done
 exit $rc
