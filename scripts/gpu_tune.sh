@@ -62,13 +62,14 @@ for step in "${steps[@]}"; do
       pack ;;
     builtin)
       # The run exported into runtime/builtin/ (the library's built-in H100 table):
-      # even exponents only, so the odd ones stay untuned sizes for the dispatcher's
-      # nearest-bucket benchmark.
+      # BUILTIN_SIZES (default even exponents; 2^11:2^29:2 for the odd ones), into
+      # $WORK/builtin.db (BUILTIN_DB, when set, is copied there first: runs accumulate).
+      [ -n "${BUILTIN_DB:-}" ] && cp "$BUILTIN_DB" "$WORK/builtin.db"
       for problem in "--type int32,float32,int64,float64 --op sum --kind inclusive,exclusive" \
                      "--type int32,float32 --op max --kind inclusive"; do
         start=$(date +%s.%N)
         # shellcheck disable=SC2086
-        SCANTUNE_KERNEL_CACHE="$WORK/kcache" "$CLI" tune $problem --sizes 2^10:2^30:2 \
+        SCANTUNE_KERNEL_CACHE="$WORK/kcache" "$CLI" tune $problem --sizes "${BUILTIN_SIZES:-2^10:2^30:2}" \
           --db "$WORK/builtin.db" --progress lines >>"$WORK/builtin.log" 2>&1
         s=$?
         secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')

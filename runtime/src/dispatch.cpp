@@ -47,7 +47,7 @@ std::string ProblemName::label() const {
 bool applies_to(const Policy& p, std::uint64_t tuned_size, std::uint64_t n) {
   const bool one_block =
       p.algorithm == Algorithm::Sequential || p.algorithm == Algorithm::SingleBlock;
-  return !one_block || n <= 4 * tuned_size;
+  return !one_block || db::size_bucket(n) <= db::size_bucket(tuned_size);
 }
 
 DispatchTable::DispatchTable(int arch, std::string model, const std::vector<TunedEntry>& db_entries,

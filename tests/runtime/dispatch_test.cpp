@@ -83,18 +83,21 @@ TEST_F(Dispatch, NearestBucketOnALogScaleSmallerOnATie) {
   EXPECT_EQ(t.resolve(p, 1u << 24).policy.key(), kLw);       // tie 4/4: the smaller bucket
   EXPECT_EQ(t.resolve(p, (1u << 24) + 1).policy.key(), kLt); // bucket 25: 3 from 28
   EXPECT_EQ(t.resolve(p, std::uint64_t{1} << 40).policy.key(), kLt);
-  EXPECT_EQ(t.resolve(p, 3000).policy.key(), kSb); // bucket 12: 2 from 10
+  EXPECT_EQ(t.resolve(p, 3000).policy.key(), kLw); // bucket 12: 10 is nearer, but one block
 }
 
 TEST_F(Dispatch, OneBlockWinnersDoNotServeFarLargerSizes) {
   const DispatchTable t = table(db::testing::h100());
   const ProblemName p = problem("int32", Op::Sum, "inclusive");
-  EXPECT_EQ(t.resolve(p, 4u << 10).policy.key(), kSb); // within 4x of 2^10
-  // Bucket 14 is nearer to 10 than to 20, but a single block must not scan 2^14.
-  EXPECT_EQ(t.resolve(p, 1u << 14).policy.key(), kLw);
-  EXPECT_EQ(t.resolve(p, 1u << 14).match, Match::NearestSize);
+  EXPECT_EQ(t.resolve(p, 1000).policy.key(), kSb); // its own bucket
+  EXPECT_EQ(t.resolve(p, 100).policy.key(), kSb);  // and smaller ones
+  // Bucket 11 is nearer to 10 than to 20, but a single block must not scan more
+  // than its tuned bucket.
+  EXPECT_EQ(t.resolve(p, 1025).policy.key(), kLw);
+  EXPECT_EQ(t.resolve(p, 1025).match, Match::NearestSize);
   EXPECT_TRUE(applies_to(Policy::parse(kLw), 1, std::uint64_t{1} << 40));
-  EXPECT_FALSE(applies_to(Policy::sequential(), 1024, 4097));
+  EXPECT_TRUE(applies_to(Policy::sequential(), 1000, 1024));
+  EXPECT_FALSE(applies_to(Policy::sequential(), 1024, 1025));
 }
 
 TEST_F(Dispatch, SameArchitectureOtherModel) {
