@@ -1,6 +1,8 @@
 // The `scantune bench` run (see bench_run.hpp).
 #include "tuner/bench_run.hpp"
 
+#include "default_policies.hpp"
+
 #include <algorithm>
 #include <optional>
 
@@ -92,7 +94,10 @@ representative_policies(DataType type, const std::vector<std::string>& names) {
   const int vec = static_cast<int>(std::min<std::size_t>(4, 16 / size_of(type)));
   std::vector<std::pair<std::string, Policy>> out;
   for (const std::string& name : names) {
-    Policy p; // lookback_warp.tpb256.ipt12.vec4.warp_scans, the vector fitted to the type
+    // The multi-block algorithms share one tile shape, the heuristic default
+    // (detail::default_policy: a 12 KB / 24 KB tile that does not spill), so the
+    // columns compare the algorithms, not the shapes.
+    Policy p = detail::default_policy(type, 0);
     p.vector_width = vec;
     if (name == "sequential") {
       p = Policy::sequential();

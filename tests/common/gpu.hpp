@@ -47,8 +47,12 @@ struct DeviceBuffer {
   ~DeviceBuffer() { cudaFree(ptr); }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  // upload() and poison() complete before they return: a pageable cudaMemcpy may
+  // return before its DMA lands, and cudaMemset is asynchronous; neither is ordered
+  // with non-blocking streams.
   void upload(const std::vector<T>& v, std::size_t offset = 0) {
     ST_CUDA(cudaMemcpy(ptr + offset, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+    ST_CUDA(cudaStreamSynchronize(cudaStreamLegacy));
   }
   std::vector<T> download(std::size_t n, std::size_t offset = 0) const {
     std::vector<T> v(n);
@@ -56,7 +60,10 @@ struct DeviceBuffer {
     return v;
   }
   /// Fills with a byte pattern so unwritten outputs never look right.
-  void poison() { ST_CUDA(cudaMemset(ptr, 0xA5, std::max<std::size_t>(count, 1) * sizeof(T))); }
+  void poison() {
+    ST_CUDA(cudaMemset(ptr, 0xA5, std::max<std::size_t>(count, 1) * sizeof(T)));
+    ST_CUDA(cudaStreamSynchronize(cudaStreamLegacy));
+  }
 };
 
 } // namespace scantune::test
