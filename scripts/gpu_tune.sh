@@ -24,6 +24,19 @@ rc=0
 # Packs what exists so far: a step cut short by the command's time limit still
 # leaves the earlier steps' databases and logs.
 pack() { (cd "$WORK" && tar -cJf "$OUT/results.tar.xz" --exclude=kcache . 2>/dev/null); }
+# timed_tune LABEL LOG ARGS...: `scantune tune ARGS`, appended to LOG; the exit code
+# and wall time go to the summary, a failure to rc; then the results are packed.
+timed_tune() {
+  local label=$1 log=$2 start s secs
+  shift 2
+  start=$(date +%s.%N)
+  SCANTUNE_KERNEL_CACHE="$WORK/kcache" "$CLI" tune "$@" --progress lines >>"$log" 2>&1
+  s=$?
+  secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+  echo "$label: exit $s, ${secs} s wall" | tee -a "$OUT/summary.txt"
+  [ $s -eq 0 ] || rc=1
+  pack
+}
 for step in "${steps[@]}"; do
   case "$step" in
     tests)
@@ -35,31 +48,19 @@ for step in "${steps[@]}"; do
       # run 2 is a second, independent run into its own database.
       rm -rf "$WORK/kcache"
       for r in 1 2; do
-        start=$(date +%s.%N)
         against=()
         [ $r -eq 1 ] && [ -n "${AGAINST:-}" ] && against=(--against "$AGAINST")
         [ $r -eq 2 ] && against=(--against "$WORK/tune1.db")
-        SCANTUNE_KERNEL_CACHE="$WORK/kcache" "$CLI" tune "${PROBLEM[@]}" --db "$WORK/tune$r.db" \
-          "${against[@]}" --progress lines >"$WORK/tune$r.log" 2>&1
-        s=$?
-        secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-        echo "tune run $r: exit $s, ${secs} s wall" | tee -a "$OUT/summary.txt"
+        timed_tune "tune run $r" "$WORK/tune$r.log" "${PROBLEM[@]}" --db "$WORK/tune$r.db" \
+          "${against[@]}"
         grep -E '^\|' "$WORK/tune$r.log" | tee -a "$OUT/summary.txt"
         grep -E 'measurements .* in |tuned|worst ratio|^against' "$WORK/tune$r.log" | tee -a "$OUT/summary.txt"
-        [ $s -eq 0 ] || rc=1
-        pack
       done ;;
     exhaustive)
-      start=$(date +%s.%N)
-      SCANTUNE_KERNEL_CACHE="$WORK/kcache" "$CLI" tune "${PROBLEM[@]}" --strategy exhaustive \
-        --sizes "${EXH_SIZES:-2^10:2^30:1}" ${EXH_BUDGET:+--budget $EXH_BUDGET} \
-        --db "$WORK/exhaustive.db" --progress lines >"$WORK/exhaustive.log" 2>&1
-      s=$?
-      secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-      echo "exhaustive (${EXH_SIZES:-2^10:2^30:1}): exit $s, ${secs} s wall" | tee -a "$OUT/summary.txt"
-      grep -E '^\|' "$WORK/exhaustive.log" | tee -a "$OUT/summary.txt"
-      [ $s -eq 0 ] || rc=1
-      pack ;;
+      timed_tune "exhaustive (${EXH_SIZES:-2^10:2^30:1})" "$WORK/exhaustive.log" "${PROBLEM[@]}" \
+        --strategy exhaustive --sizes "${EXH_SIZES:-2^10:2^30:1}" ${EXH_BUDGET:+--budget $EXH_BUDGET} \
+        --db "$WORK/exhaustive.db"
+      grep -E '^\|' "$WORK/exhaustive.log" | tee -a "$OUT/summary.txt" ;;
     builtin)
       # The run exported into runtime/builtin/ (the library's built-in H100 table):
       # BUILTIN_SIZES (default even exponents; 2^11:2^29:2 for the odd ones), into
@@ -67,31 +68,20 @@ for step in "${steps[@]}"; do
       [ -n "${BUILTIN_DB:-}" ] && cp "$BUILTIN_DB" "$WORK/builtin.db"
       for problem in "--type int32,float32,int64,float64 --op sum --kind inclusive,exclusive" \
                      "--type int32,float32 --op max --kind inclusive"; do
-        start=$(date +%s.%N)
         # shellcheck disable=SC2086
-        SCANTUNE_KERNEL_CACHE="$WORK/kcache" "$CLI" tune $problem --sizes "${BUILTIN_SIZES:-2^10:2^30:2}" \
-          --db "$WORK/builtin.db" --progress lines >>"$WORK/builtin.log" 2>&1
-        s=$?
-        secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-        echo "builtin ($problem): exit $s, ${secs} s wall" | tee -a "$OUT/summary.txt"
-        [ $s -eq 0 ] || rc=1
-        pack
+        timed_tune "builtin ($problem)" "$WORK/builtin.log" $problem \
+          --sizes "${BUILTIN_SIZES:-2^10:2^30:2}" --db "$WORK/builtin.db"
       done
       grep -E '^\|' "$WORK/builtin.log" | tee -a "$OUT/summary.txt" ;;
     untuned)
       # Sizes between the built-in table's buckets, tuned into an empty database:
       # each row's duel times the dispatcher's choice (the incumbent) against the
       # search's best, and notes "dispatch (builtin) 1.0xx" where the search won.
-      start=$(date +%s.%N)
-      SCANTUNE_KERNEL_CACHE="$WORK/kcache" "$CLI" tune --type ${UNTUNED_TYPES:-int32,float64} \
+      # shellcheck disable=SC2086
+      timed_tune "untuned sizes" "$WORK/untuned.log" --type ${UNTUNED_TYPES:-int32,float64} \
         --op sum --kind inclusive --sizes "${UNTUNED_SIZES:-2^11:2^29:2,3000000,100000000}" \
-        --db "$WORK/untuned.db" --progress lines >"$WORK/untuned.log" 2>&1
-      s=$?
-      secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-      echo "untuned sizes: exit $s, ${secs} s wall" | tee -a "$OUT/summary.txt"
-      grep -E '^\||^int|^float' "$WORK/untuned.log" | tee -a "$OUT/summary.txt"
-      [ $s -eq 0 ] || rc=1
-      pack ;;
+        --db "$WORK/untuned.db"
+      grep -E '^\||^int|^float' "$WORK/untuned.log" | tee -a "$OUT/summary.txt" ;;
   esac
 done
 exit $rc
