@@ -9,6 +9,8 @@
 # clibench: `scantune bench` with every algorithm (bench_all.md/.json/.svg), the
 # CLI's Gpu* tests, and `scantune plot` of the database $DB (when set) to tuning.svg.
 #   DB=tuning.db PLOT_ARGS='--device H100 --type int32' scripts/gpu_check.sh clibench
+# matrix: `scantune bench` of every type x sum/min/max x inclusive/exclusive at
+# MATRIX_SIZES (default 2^16,2^20,2^24,2^28), one markdown table each in matrix.md.
 set -uo pipefail
 BUILD=${BUILD:-build-gpu}
 OUT=${OUT:-/tmp/scantune-out}
@@ -50,6 +52,16 @@ for step in "${steps[@]}"; do
         "$BUILD/tuner/scantune" plot --db "$DB" ${PLOT_ARGS:---type int32 --op sum --kind inclusive} \
           --out "$OUT/tuning.svg" || rc=1
       fi ;;
+    matrix)
+      for type in int32 uint32 float32 int64 uint64 float64; do
+        for op in sum min max; do
+          for kind in inclusive exclusive; do
+            "$BUILD/tuner/scantune" bench --type $type --op $op --kind $kind \
+              --sizes "${MATRIX_SIZES:-2^16,2^20,2^24,2^28}" >>"$OUT/matrix.md" 2>>"$OUT/matrix.log" || rc=1
+          done
+        done
+      done
+      grep -cE '^\| 2\^' "$OUT/matrix.md" ;;
     example)
       LD_LIBRARY_PATH="$BUILD/prefix/lib:${LD_LIBRARY_PATH:-}" "$BUILD/examples/inclusive_sum_example" 2>&1 |
         tee "$OUT/example.log"

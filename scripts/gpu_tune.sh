@@ -8,6 +8,7 @@
 #   EXH_SIZES=2^10:2^20:1 EXH_BUDGET=5m scripts/gpu_tune.sh exhaustive
 #   AGAINST=exhaustive.db scripts/gpu_tune.sh tune   # run 1 re-timed against that DB's winners
 #   scripts/gpu_tune.sh builtin    # the tuning behind runtime/builtin/ (builtin.db)
+#   BUILTIN_PROBLEMS='--type int32 --op max --kind inclusive' scripts/gpu_tune.sh builtin
 #   scripts/gpu_tune.sh untuned    # the dispatcher at sizes the built-in table lacks
 # Run 2 is always re-timed against run 1's winners (`--against`).
 set -uo pipefail
@@ -65,9 +66,10 @@ for step in "${steps[@]}"; do
       # The run exported into runtime/builtin/ (the library's built-in H100 table):
       # BUILTIN_SIZES (default even exponents; 2^11:2^29:2 for the odd ones), into
       # $WORK/builtin.db (BUILTIN_DB, when set, is copied there first: runs accumulate).
+      # BUILTIN_PROBLEMS (';'-separated tune options) replaces the default problem list.
       [ -n "${BUILTIN_DB:-}" ] && cp "$BUILTIN_DB" "$WORK/builtin.db"
-      for problem in "--type int32,float32,int64,float64 --op sum --kind inclusive,exclusive" \
-                     "--type int32,float32 --op max --kind inclusive"; do
+      IFS=';' read -r -a problems <<<"${BUILTIN_PROBLEMS:-"--type int32,float32,int64,float64 --op sum --kind inclusive,exclusive;--type int32,float32 --op max --kind inclusive"}"
+      for problem in "${problems[@]}"; do
         # shellcheck disable=SC2086
         timed_tune "builtin ($problem)" "$WORK/builtin.log" $problem \
           --sizes "${BUILTIN_SIZES:-2^10:2^30:2}" --db "$WORK/builtin.db"

@@ -1,6 +1,12 @@
 // Block layer: exclusive scan of one value per thread. Every algorithm returns
 // the thread's exclusive prefix (identity for thread 0) and the block aggregate,
 // and may be called repeatedly (it starts with a barrier guarding its storage).
+//
+// scan_with_prefix also asks for the block's own prefix: warp 0 alone calls
+// prefix_of(block aggregate) (all 32 lanes, converged; the inter-block
+// algorithm publishes and looks back there) and every thread gets
+// prefix op (its exclusive prefix within the block). The caller guarantees a
+// barrier between two calls (tiles loops end with one).
 #pragma once
 
 #include "scantune/policy.cuh"
@@ -33,11 +39,53 @@ struct block_scan<T, Op, TPB, BS_WARP_SCANS> {
     prefix = lane > 0 ? op(warp_prefix, excl) : warp_prefix;
     aggregate = warp_totals[WARPS - 1];
   }
+
+  // Two barriers: warp totals in, then warp 0 scans them, obtains the block
+  // prefix and writes back each warp's full exclusive prefix.
+  template <class PrefixFn>
+  static __device__ __forceinline__ T scan_with_prefix(T x, Op op, PrefixFn prefix_of) {
+    __shared__ T warp_prefix[WARPS];
+    const unsigned lane = lane_id(), warp = threadIdx.x >> 5;
+    const T incl = warp_inclusive_scan(x, op);
+    const T excl = __shfl_up_sync(FULL_WARP, incl, 1);
+    if (lane == 31) warp_prefix[warp] = incl;
+    __syncthreads();
+    if (warp == 0) {
+      const T total = lane < unsigned(WARPS) ? warp_prefix[lane] : Op::identity();
+      const T scanned = warp_inclusive_scan(total, op);
+      const T before = __shfl_up_sync(FULL_WARP, scanned, 1);
+      const T block_prefix = prefix_of(__shfl_sync(FULL_WARP, scanned, WARPS - 1));
+      if (lane < unsigned(WARPS))
+        warp_prefix[lane] = lane > 0 ? op(block_prefix, before) : block_prefix;
+    }
+    __syncthreads();
+    const T wp = warp_prefix[warp];
+    return lane > 0 ? op(wp, excl) : wp;
+  }
+};
+
+// The shared-memory scans: their own exclusive(), then warp 0 asks for the
+// block prefix and a barrier broadcasts it.
+template <class T, class Op, class Scan>
+struct with_prefix_broadcast {
+  template <class PrefixFn>
+  static __device__ __forceinline__ T scan_with_prefix(T x, Op op, PrefixFn prefix_of) {
+    __shared__ T s_block_prefix;
+    T prefix, aggregate;
+    Scan::exclusive(x, prefix, aggregate, op);
+    if (threadIdx.x < 32) {
+      const T p = prefix_of(aggregate);
+      if (threadIdx.x == 0) s_block_prefix = p;
+    }
+    __syncthreads();
+    return op(s_block_prefix, prefix);
+  }
 };
 
 // Hillis-Steele in shared memory, double buffered (log2(TPB) steps, O(n log n) work).
 template <class T, class Op, int TPB>
-struct block_scan<T, Op, TPB, BS_HILLIS_STEELE> {
+struct block_scan<T, Op, TPB, BS_HILLIS_STEELE>
+    : with_prefix_broadcast<T, Op, block_scan<T, Op, TPB, BS_HILLIS_STEELE>> {
   static __device__ __forceinline__ void exclusive(T x, T& prefix, T& aggregate, Op op) {
     __shared__ T buf[2][TPB];
     const int tid = threadIdx.x;
@@ -69,7 +117,7 @@ struct next_pow2<1> {
 // Blelloch up-sweep / down-sweep over the next power of two (padded with the
 // identity). PADDED inserts one slot every 32 to spread tree levels over banks.
 template <class T, class Op, int TPB, bool PADDED>
-struct blelloch_scan {
+struct blelloch_scan : with_prefix_broadcast<T, Op, blelloch_scan<T, Op, TPB, PADDED>> {
   static const int P = next_pow2<TPB>::value;
   static __device__ __forceinline__ int at(int i) { return PADDED ? i + (i >> 5) : i; }
   static __device__ __forceinline__ void exclusive(T x, T& prefix, T& aggregate, Op op) {

@@ -11,7 +11,8 @@ enum algorithm_id {
   ALG_REDUCE_THEN_SCAN = 2,
   ALG_CHAINED = 3,
   ALG_LOOKBACK_THREAD = 4,
-  ALG_LOOKBACK_WARP = 5
+  ALG_LOOKBACK_WARP = 5,
+  ALG_LOOKBACK_PIPELINED = 6
 };
 enum block_scan_id {
   BS_WARP_SCANS = 0,
@@ -19,10 +20,13 @@ enum block_scan_id {
   BS_BLELLOCH = 2,
   BS_BLELLOCH_PADDED = 3
 };
-enum tile_io_id { IO_TRANSPOSE = 0, IO_DIRECT = 1 };
+enum tile_io_id { IO_TRANSPOSE = 0, IO_DIRECT = 1, IO_WARP_TRANSPOSE = 2 };
+// Cache policy of full-tile global accesses: default, or streaming (.cs: evict first).
+enum cache_id { CACHE_DEFAULT = 0, CACHE_STREAMING = 1 };
 enum scan_kind_id { KIND_INCLUSIVE = 0, KIND_EXCLUSIVE = 1 };
 
-template <int ALG, int TPB, int IPT, int VEC, int BS, int IO, int BACKOFF_NS>
+template <int ALG, int TPB, int IPT, int VEC, int BS, int IO, int BACKOFF_NS, int CACHE,
+          int LOOKBACK_SPAN>
 struct policy {
   static const int algorithm = ALG;
   static const int block_threads = TPB;
@@ -31,10 +35,13 @@ struct policy {
   static const int block_scan = BS;
   static const int tile_io = IO;
   static const int backoff_ns = BACKOFF_NS;
+  static const int cache = CACHE;
+  static const int lookback_span = LOOKBACK_SPAN; // tiles per lane per warp look-back step
   static const int tile_items = TPB * IPT;
   static_assert(TPB % 32 == 0 && TPB >= 32 && TPB <= 1024,
                 "block threads: a multiple of 32 in [32, 1024]");
   static_assert(IPT >= 1 && IPT <= 32, "items per thread in [1, 32]");
+  static_assert(LOOKBACK_SPAN >= 1 && LOOKBACK_SPAN <= 8, "look-back span in [1, 8]");
   static_assert(VEC >= 1 && IPT % VEC == 0,
                 "items per thread must be a multiple of the vector width");
 };

@@ -3,13 +3,22 @@
 //
 // Full tiles start at a vector-aligned address (the host shifts the tiling by the
 // input pointer's misalignment), so they use VEC-element vector accesses:
-//  - IO_TRANSPOSE: coalesced striped vector loads into shared memory, then each
-//    thread reads its blocked items (and the reverse for stores);
+//  - IO_TRANSPOSE: the block moves the tile with coalesced striped vector
+//    accesses and transposes it through shared memory (block barriers);
+//  - IO_WARP_TRANSPOSE: the same, but each warp owns a contiguous 32*IPT segment
+//    and transposes only its own part, so a warp barrier suffices;
 //  - IO_DIRECT: each thread moves its own blocked items with vector accesses.
 // Partial tiles use guarded scalar accesses and pad with the operator's identity,
 // so the operator never sees uninitialised elements.
-// Precondition for stores (IO_TRANSPOSE): a barrier separates the load's
+// CACHE_STREAMING marks full-tile accesses evict-first (ld/st.global.cs): every
+// element is touched once, so the tile should not displace the status words.
+// Precondition for stores (transposes): a barrier separates the load's
 // shared-memory reads from the store (the block scan provides it).
+//
+// The pipelined look-back keeps two staged tiles per block: prefetch_full copies
+// the next tile into shared memory asynchronously (cp.async, sm_80+), in the
+// striped order a transpose stores it, while the current tile is scanned;
+// read_staged then reads the blocked items once wait_prefetch allows.
 #pragma once
 
 #include "scantune/policy.cuh"
@@ -22,35 +31,112 @@ struct tile_io {
   static const int TPB = P::block_threads, IPT = P::items_per_thread, VEC = P::vector_width;
   static const int VECS = IPT / VEC; // vectors per thread
   typedef typename raw_vector<VEC * sizeof(T)>::type V;
-  static const bool TRANSPOSE = P::tile_io == IO_TRANSPOSE;
+  static const bool WARP_XPOSE = P::tile_io == IO_WARP_TRANSPOSE;
+  static const bool STAGED = P::tile_io == IO_TRANSPOSE || WARP_XPOSE;
+  static const bool STREAMING = P::cache == CACHE_STREAMING;
+  // Threads that stripe one staged segment: the whole block, or one warp.
+  static const int GROUP = WARP_XPOSE ? 32 : TPB;
 
-  // Shared bytes this layer needs.
-  static const int SHARED_BYTES = TRANSPOSE ? P::tile_items * int(sizeof(T)) : 16;
+  // Staged tiles held at once, and the shared bytes this layer needs.
+  static const int STAGES = P::algorithm == ALG_LOOKBACK_PIPELINED ? 2 : 1;
+  static const int SHARED_BYTES = STAGED ? STAGES * P::tile_items * int(sizeof(T)) : 16;
+
+  // First element of this thread's segment within the tile, and its rank there.
+  static __device__ __forceinline__ int group_base() {
+    return WARP_XPOSE ? int(threadIdx.x >> 5) * 32 * IPT : 0;
+  }
+  static __device__ __forceinline__ int group_rank() {
+    return WARP_XPOSE ? int(threadIdx.x & 31u) : int(threadIdx.x);
+  }
+  static __device__ __forceinline__ void group_sync() {
+    if (WARP_XPOSE)
+      __syncwarp();
+    else
+      __syncthreads();
+  }
+
+  template <class U>
+  static __device__ __forceinline__ U load_global(const U* p) {
+    return STREAMING ? __ldcs(p) : *p;
+  }
+  template <class U>
+  static __device__ __forceinline__ void store_global(U* p, U v) {
+    if (STREAMING)
+      __stcs(p, v);
+    else
+      *p = v;
+  }
 
   static __device__ __forceinline__ void load_full(const T* in_tile, T (&items)[IPT], T* smem) {
-    const int tid = threadIdx.x;
     V* vitems = reinterpret_cast<V*>(items);
-    if (TRANSPOSE) {
-      const V* src = reinterpret_cast<const V*>(in_tile);
+    if (STAGED) {
+      const int base = group_base(), rank = group_rank();
+      const V* src = reinterpret_cast<const V*>(in_tile + base);
       V staged[VECS];
 #pragma unroll
       for (int k = 0; k < VECS; ++k)
-        staged[k] = src[k * TPB + tid];
-      V* dst = reinterpret_cast<V*>(smem);
+        staged[k] = load_global(src + k * GROUP + rank);
+      V* dst = reinterpret_cast<V*>(smem + base);
 #pragma unroll
       for (int k = 0; k < VECS; ++k)
-        dst[k * TPB + tid] = staged[k];
-      __syncthreads();
-      const V* mine = reinterpret_cast<const V*>(smem + tid * IPT);
+        dst[k * GROUP + rank] = staged[k];
+      group_sync();
+      const V* mine = reinterpret_cast<const V*>(smem + base + rank * IPT);
 #pragma unroll
       for (int k = 0; k < VECS; ++k)
         vitems[k] = mine[k];
     } else {
-      const V* src = reinterpret_cast<const V*>(in_tile + tid * IPT);
+      const V* src = reinterpret_cast<const V*>(in_tile + threadIdx.x * IPT);
 #pragma unroll
       for (int k = 0; k < VECS; ++k)
-        vitems[k] = src[k];
+        vitems[k] = load_global(src + k);
     }
+  }
+
+  // Starts copying a full tile into `stage` (striped); completes with wait_prefetch.
+  static __device__ __forceinline__ void prefetch_full(const T* in_tile, T* stage) {
+    const int base = group_base(), rank = group_rank();
+    const V* src = reinterpret_cast<const V*>(in_tile + base);
+    V* dst = reinterpret_cast<V*>(stage + base);
+#pragma unroll
+    for (int k = 0; k < VECS; ++k) {
+#if __CUDA_ARCH__ >= 800
+      const unsigned to = unsigned(__cvta_generic_to_shared(dst + k * GROUP + rank));
+      if (sizeof(V) == 16)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to),
+                     "l"(src + k * GROUP + rank)
+                     : "memory");
+      else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(to),
+                     "l"(src + k * GROUP + rank), "n"(int(sizeof(V)))
+                     : "memory");
+#else
+      dst[k * GROUP + rank] = src[k * GROUP + rank];
+#endif
+    }
+  }
+  // Closes the prefetches issued since the last commit into one group.
+  static __device__ __forceinline__ void commit_prefetch() {
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+  }
+  // Waits until at most `PENDING` committed groups are in flight, then makes the
+  // landed data visible to the staging group.
+  template <int PENDING>
+  static __device__ __forceinline__ void wait_prefetch() {
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;" ::"n"(PENDING) : "memory");
+#endif
+    group_sync();
+  }
+  // This thread's blocked items of a staged full tile.
+  static __device__ __forceinline__ void read_staged(T (&items)[IPT], const T* stage) {
+    V* vitems = reinterpret_cast<V*>(items);
+    const V* mine = reinterpret_cast<const V*>(stage + group_base() + group_rank() * IPT);
+#pragma unroll
+    for (int k = 0; k < VECS; ++k)
+      vitems[k] = mine[k];
   }
 
   // g_start: global index of the tile's first slot (may be negative for the
@@ -58,22 +144,22 @@ struct tile_io {
   static __device__ __forceinline__ void load_partial(const T* in, long long g_start,
                                                       unsigned long long n, T (&items)[IPT],
                                                       T* smem, T pad) {
-    const int tid = threadIdx.x;
-    if (TRANSPOSE) {
+    if (STAGED) {
+      const int base = group_base(), rank = group_rank();
 #pragma unroll
       for (int e = 0; e < IPT; ++e) {
-        const int local = e * TPB + tid;
+        const int local = base + e * GROUP + rank;
         const long long g = g_start + local;
         smem[local] = (g >= 0 && (unsigned long long)g < n) ? in[g] : pad;
       }
-      __syncthreads();
+      group_sync();
 #pragma unroll
       for (int i = 0; i < IPT; ++i)
-        items[i] = smem[tid * IPT + i];
+        items[i] = smem[base + rank * IPT + i];
     } else {
 #pragma unroll
       for (int i = 0; i < IPT; ++i) {
-        const long long g = g_start + tid * IPT + i;
+        const long long g = g_start + threadIdx.x * IPT + i;
         items[i] = (g >= 0 && (unsigned long long)g < n) ? in[g] : pad;
       }
     }
@@ -82,55 +168,55 @@ struct tile_io {
   // vec_ok: the output has the input's misalignment, so full tiles are aligned there too.
   static __device__ __forceinline__ void store_full(T* out_tile, T (&items)[IPT], T* smem,
                                                     bool vec_ok) {
-    const int tid = threadIdx.x;
     const V* vitems = reinterpret_cast<const V*>(items);
-    if (TRANSPOSE) {
-      V* mine = reinterpret_cast<V*>(smem + tid * IPT);
+    if (STAGED) {
+      const int base = group_base(), rank = group_rank();
+      V* mine = reinterpret_cast<V*>(smem + base + rank * IPT);
 #pragma unroll
       for (int k = 0; k < VECS; ++k)
         mine[k] = vitems[k];
-      __syncthreads();
+      group_sync();
       if (vec_ok) {
-        V* dst = reinterpret_cast<V*>(out_tile);
-        const V* src = reinterpret_cast<const V*>(smem);
+        V* dst = reinterpret_cast<V*>(out_tile + base);
+        const V* src = reinterpret_cast<const V*>(smem + base);
 #pragma unroll
         for (int k = 0; k < VECS; ++k)
-          dst[k * TPB + tid] = src[k * TPB + tid];
+          store_global(dst + k * GROUP + rank, src[k * GROUP + rank]);
       } else {
 #pragma unroll
         for (int e = 0; e < IPT; ++e)
-          out_tile[e * TPB + tid] = smem[e * TPB + tid];
+          store_global(out_tile + base + e * GROUP + rank, smem[base + e * GROUP + rank]);
       }
     } else if (vec_ok) {
-      V* dst = reinterpret_cast<V*>(out_tile + tid * IPT);
+      V* dst = reinterpret_cast<V*>(out_tile + threadIdx.x * IPT);
 #pragma unroll
       for (int k = 0; k < VECS; ++k)
-        dst[k] = vitems[k];
+        store_global(dst + k, vitems[k]);
     } else {
 #pragma unroll
       for (int i = 0; i < IPT; ++i)
-        out_tile[tid * IPT + i] = items[i];
+        store_global(out_tile + threadIdx.x * IPT + i, items[i]);
     }
   }
 
   static __device__ __forceinline__ void
   store_partial(T* out, long long g_start, unsigned long long n, T (&items)[IPT], T* smem) {
-    const int tid = threadIdx.x;
-    if (TRANSPOSE) {
+    if (STAGED) {
+      const int base = group_base(), rank = group_rank();
 #pragma unroll
       for (int i = 0; i < IPT; ++i)
-        smem[tid * IPT + i] = items[i];
-      __syncthreads();
+        smem[base + rank * IPT + i] = items[i];
+      group_sync();
 #pragma unroll
       for (int e = 0; e < IPT; ++e) {
-        const int local = e * TPB + tid;
+        const int local = base + e * GROUP + rank;
         const long long g = g_start + local;
         if (g >= 0 && (unsigned long long)g < n) out[g] = smem[local];
       }
     } else {
 #pragma unroll
       for (int i = 0; i < IPT; ++i) {
-        const long long g = g_start + tid * IPT + i;
+        const long long g = g_start + threadIdx.x * IPT + i;
         if (g >= 0 && (unsigned long long)g < n) out[g] = items[i];
       }
     }

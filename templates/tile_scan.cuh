@@ -47,19 +47,26 @@ struct tile_scan {
     return agg;
   }
 
-  // Scans tile t. prefix_of(block_aggregate) is called by every thread and returns
-  // the tile's exclusive prefix (for exclusive scans it already includes init).
+  // Scans tile t. prefix_of(block_aggregate) is called by warp 0 only (see
+  // block_scan::scan_with_prefix) and returns the tile's exclusive prefix (for
+  // exclusive scans it already includes init).
   template <class PrefixFn>
   static __device__ __forceinline__ void run(const T* in, T* out, unsigned long long n,
                                              unsigned shift, bool out_vec_ok, unsigned long long t,
                                              T* smem, PrefixFn prefix_of) {
-    Op op;
     const long long g_start = (long long)(t * TILE) - (long long)shift;
     T items[IPT];
     const bool full = load(in, n, g_start, items, smem);
-    T thread_prefix, block_aggregate;
-    bscan::exclusive(thread_reduce(items, op), thread_prefix, block_aggregate, op);
-    T running = op(prefix_of(block_aggregate), thread_prefix);
+    scan_store(out, n, g_start, full, out_vec_ok, items, smem, prefix_of);
+  }
+
+  // The second half of run(): scans loaded items and stores them.
+  template <class PrefixFn>
+  static __device__ __forceinline__ void scan_store(T* out, unsigned long long n, long long g_start,
+                                                    bool full, bool out_vec_ok, T (&items)[IPT],
+                                                    T* smem, PrefixFn prefix_of) {
+    Op op;
+    T running = bscan::scan_with_prefix(thread_reduce(items, op), op, prefix_of);
 #pragma unroll
     for (int i = 0; i < IPT; ++i) {
       if (KIND == KIND_EXCLUSIVE) {

@@ -5,7 +5,8 @@
 //   ws[0]         ticket word: high 32 bits generation, low 32 bits next ticket
 //   ws[32 ...]    status slots, 1 word per tile for 4-byte T, 2 words for 8-byte T
 // Each launch takes tile indices from the ticket (so tiles never depend on block
-// scheduling order); the block holding the last ticket bumps the generation and
+// scheduling order); the block taking the launch's last ticket (one per block,
+// or tiles + blocks - 1 for the pipelined kernel) bumps the generation and
 // zeroes the ticket, leaving the workspace valid for the next launch without a
 // memset. A slot is valid only if its flag carries the launch's generation.
 //
@@ -30,12 +31,14 @@ __device__ __forceinline__ void store_relaxed(unsigned long long* p, unsigned lo
   asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
 
-// Takes this block's tile index; returns the launch's generation (>= 1).
-__device__ __forceinline__ unsigned take_ticket(unsigned long long* ws, unsigned& ticket) {
+// Takes a tile index; returns the launch's generation (>= 1). `last` is the
+// launch's final ticket: whoever takes it resets the counter for the next launch.
+__device__ __forceinline__ unsigned take_ticket(unsigned long long* ws, unsigned& ticket,
+                                                unsigned last) {
   const unsigned long long w = atomicAdd(ws, 1ull);
   ticket = unsigned(w);
   const unsigned epoch = unsigned(w >> 32);
-  if (ticket == gridDim.x - 1) atomicExch(ws, (unsigned long long)(epoch + 1u) << 32);
+  if (ticket == last) atomicExch(ws, (unsigned long long)(epoch + 1u) << 32);
   return epoch % 0x7fffffffu + 1u;
 }
 
@@ -131,32 +134,55 @@ __device__ T lookback_one_thread(const unsigned long long* slots, unsigned tile,
   }
 }
 
-// Decoupled look-back by a full warp: lane l inspects tile (base - l), 32 tiles
-// per step; the window is folded up to the nearest inclusive prefix.
-template <class T, class Op, int BACKOFF_NS>
+// Decoupled look-back by a full warp: lane l inspects the SPAN tiles
+// base - l*SPAN - r (r = 0..SPAN-1), so one step covers 32*SPAN predecessors
+// with one round trip to L2; the window is folded up to the nearest inclusive
+// prefix. Wider steps shorten long walks (many tiles in flight), at the cost of
+// more loads per step.
+template <class T, class Op, int BACKOFF_NS, int SPAN>
 __device__ T lookback_warp(const unsigned long long* slots, unsigned tile, unsigned gen, Op op) {
   const unsigned lane = lane_id();
   T acc = Op::identity();
-  for (long long base = (long long)tile - 1;; base -= 32) {
-    const long long j = base - lane;
-    T v = Op::identity();
-    unsigned f = 1u; // lanes before tile 0: an inclusive identity
+  for (long long base = (long long)tile - 1;; base -= 32 * SPAN) {
+    T v[SPAN];
+    unsigned f[SPAN];
     bool ready = true;
-    if (j >= 0) {
-      f = tile_status<T>::read(slots, unsigned(j), v);
-      ready = (f >> 1) == gen;
+#pragma unroll
+    for (int r = 0; r < SPAN; ++r) {
+      const long long j = base - (long long)lane * SPAN - r;
+      v[r] = Op::identity();
+      f[r] = 1u; // slots before tile 0: an inclusive identity
+      if (j >= 0) {
+        f[r] = tile_status<T>::read(slots, unsigned(j), v[r]);
+        ready = ready && (f[r] >> 1) == gen;
+      }
     }
     while (!__all_sync(FULL_WARP, ready)) {
       poll_backoff<BACKOFF_NS>();
-      if (!ready) {
-        f = tile_status<T>::read(slots, unsigned(j), v);
-        ready = (f >> 1) == gen;
+      ready = true;
+#pragma unroll
+      for (int r = 0; r < SPAN; ++r) {
+        const long long j = base - (long long)lane * SPAN - r;
+        if (j >= 0 && (f[r] >> 1) != gen) {
+          f[r] = tile_status<T>::read(slots, unsigned(j), v[r]);
+          ready = ready && (f[r] >> 1) == gen;
+        }
       }
     }
-    const unsigned inclusive = __ballot_sync(FULL_WARP, (f & 1u) != 0);
+    // This lane's fold, newest slot last (earlier tiles on the left), stopping
+    // at its first inclusive slot.
+    bool has_inclusive = false;
+    T mine = Op::identity();
+#pragma unroll
+    for (int r = 0; r < SPAN; ++r)
+      if (!has_inclusive) {
+        mine = op(v[r], mine);
+        has_inclusive = (f[r] & 1u) != 0;
+      }
+    const unsigned inclusive = __ballot_sync(FULL_WARP, has_inclusive);
     const unsigned first = inclusive ? unsigned(__ffs(inclusive) - 1) : 32u;
-    if (lane > first) v = Op::identity();
-    T window = __shfl_sync(FULL_WARP, warp_reduce_descending(v, op), 0);
+    if (lane > first) mine = Op::identity();
+    const T window = __shfl_sync(FULL_WARP, warp_reduce_descending(mine, op), 0);
     acc = op(window, acc);
     if (inclusive) return acc;
   }

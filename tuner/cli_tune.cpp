@@ -34,7 +34,7 @@ struct RawOptions {
   std::string types = "int32", ops = "sum", kinds = "inclusive";
   std::vector<std::string> custom_ops;
   std::string sizes, strategy = "halving", algorithms;
-  std::string block_threads, items_per_thread, vector_bytes, backoff;
+  std::string block_threads, items_per_thread, vector_bytes, backoff, tile_io, cache, spans;
   std::string budget, db, simulate, against, progress = "auto";
   bool resume = false, dry_run = false, hot = false;
   double time_limit = 2.5;
@@ -143,6 +143,10 @@ TuneOptions build_options(const RawOptions& raw) {
   if (!raw.vector_bytes.empty())
     o.space.vector_bytes = tuner::parse_int_list(raw.vector_bytes, "--vector-bytes");
   if (!raw.backoff.empty()) o.space.backoffs_ns = tuner::parse_int_list(raw.backoff, "--backoff");
+  if (!raw.tile_io.empty()) o.space.ios = tuner::parse_tile_ios(raw.tile_io);
+  if (!raw.cache.empty()) o.space.streaming = tuner::parse_cache_hints(raw.cache);
+  if (!raw.spans.empty())
+    o.space.lookback_spans = tuner::parse_int_list(raw.spans, "--lookback-span");
 
   if (!raw.budget.empty()) o.budget_s = tuner::parse_duration(raw.budget);
   o.db_path = raw.db;
@@ -337,6 +341,21 @@ void register_tune_command(CLI::App& app) {
   tune->add_option("--backoff", raw->backoff,
                    "Look-back poll backoff in ns (look-back and chained algorithms).\n"
                    "Default: 0,200. Example: --backoff 0,100,400")
+      ->type_name("LIST")
+      ->group(search);
+  tune->add_option("--tile-io", raw->tile_io,
+                   "Tile I/O: xpose (block transpose), direct, wxpose (warp transpose).\n"
+                   "Default: xpose,direct,wxpose. Example: --tile-io wxpose")
+      ->type_name("LIST")
+      ->group(search);
+  tune->add_option("--cache", raw->cache,
+                   "Cache hints of full-tile accesses: default, streaming (.cs).\n"
+                   "Default: default,streaming. Example: --cache streaming")
+      ->type_name("LIST")
+      ->group(search);
+  tune->add_option("--lookback-span", raw->spans,
+                   "Tiles each lane inspects per warp look-back step (lookback_warp,\n"
+                   "lookback_pipelined), 1..8. Default: 1. Example: --lookback-span 1,2,4")
       ->type_name("LIST")
       ->group(search);
   tune->add_option("--time-limit", raw->time_limit,

@@ -15,9 +15,10 @@
 namespace scantune::tuner {
 namespace {
 
-constexpr std::array kAllAlgorithms{Algorithm::Sequential,     Algorithm::SingleBlock,
-                                    Algorithm::ReduceThenScan, Algorithm::Chained,
-                                    Algorithm::LookbackThread, Algorithm::LookbackWarp};
+constexpr std::array kAllAlgorithms{Algorithm::Sequential,       Algorithm::SingleBlock,
+                                    Algorithm::ReduceThenScan,   Algorithm::Chained,
+                                    Algorithm::LookbackThread,   Algorithm::LookbackWarp,
+                                    Algorithm::LookbackPipelined};
 constexpr std::array kAllBlockScans{BlockScan::WarpScans, BlockScan::HillisSteele,
                                     BlockScan::Blelloch, BlockScan::BlellochPadded};
 constexpr std::uint64_t kMaxSize = std::uint64_t{1} << 40;
@@ -89,6 +90,10 @@ std::vector<int> adjacent(std::vector<int> list, int value) {
   return out;
 }
 
+bool warp_lookback(Algorithm a) {
+  return a == Algorithm::LookbackWarp || a == Algorithm::LookbackPipelined;
+}
+
 template <class T>
 bool contains(const std::vector<T>& v, const T& x) {
   return std::find(v.begin(), v.end(), x) != v.end();
@@ -104,7 +109,9 @@ SpaceOptions default_space() {
   s.block_threads = {64, 128, 256, 512, 1024};
   s.items_per_thread = {1, 2, 4, 6, 8, 12, 16, 20, 24, 32};
   s.vector_bytes = {4, 8, 16};
-  s.ios = {TileIO::Transpose, TileIO::Direct};
+  s.ios = {TileIO::Transpose, TileIO::Direct, TileIO::WarpTranspose};
+  s.streaming = {false, true};
+  s.lookback_spans = {1}; // wider steps measured slower on the H100 (docs/performance.md)
   s.backoffs_ns = {0, 200};
   return s;
 }
@@ -171,20 +178,26 @@ std::vector<Policy> enumerate(DataType type, const SpaceOptions& space) {
     // Backoffs only mean something where tiles wait on each other.
     const std::vector<int> backoffs =
         p.uses_tile_status() ? space.backoffs_ns : std::vector<int>{0};
+    const std::vector<int> spans =
+        warp_lookback(algorithm) ? space.lookback_spans : std::vector<int>{1};
     for (BlockScan block_scan : space.block_scans)
       for (int tpb : space.block_threads)
         for (int ipt : space.items_per_thread)
           for (int vec : widths)
             for (TileIO io : space.ios)
-              for (int backoff : backoffs) {
-                p.block_scan = block_scan;
-                p.block_threads = tpb;
-                p.items_per_thread = ipt;
-                p.vector_width = vec;
-                p.io = io;
-                p.backoff_ns = backoff;
-                add(p);
-              }
+              for (bool streaming : space.streaming)
+                for (int backoff : backoffs)
+                  for (int span : spans) {
+                    p.lookback_span = span;
+                    p.block_scan = block_scan;
+                    p.block_threads = tpb;
+                    p.items_per_thread = ipt;
+                    p.vector_width = vec;
+                    p.io = io;
+                    p.streaming = streaming;
+                    p.backoff_ns = backoff;
+                    add(p);
+                  }
   }
   return out;
 }
@@ -249,18 +262,47 @@ std::vector<Policy> neighbours(const Policy& policy, DataType type, const SpaceO
     add(p);
   }
   p = policy;
+  for (bool v : space.streaming) {
+    p.streaming = v;
+    add(p);
+  }
+  p = policy;
+  if (warp_lookback(policy.algorithm))
+    for (int v : space.lookback_spans) {
+      p.lookback_span = v;
+      add(p);
+    }
+  p = policy;
   if (policy.uses_tile_status())
     for (int v : space.backoffs_ns) {
       p.backoff_ns = v;
       add(p);
     }
   p = policy;
-  const bool lookback =
-      policy.algorithm == Algorithm::LookbackThread || policy.algorithm == Algorithm::LookbackWarp;
-  if (lookback) {
-    p.algorithm = policy.algorithm == Algorithm::LookbackThread ? Algorithm::LookbackWarp
-                                                                : Algorithm::LookbackThread;
-    if (contains(space.algorithms, p.algorithm)) add(p);
+  // The other look-back variants of the same shape.
+  constexpr std::array kLookbacks{Algorithm::LookbackThread, Algorithm::LookbackWarp,
+                                  Algorithm::LookbackPipelined};
+  if (contains(std::vector<Algorithm>(kLookbacks.begin(), kLookbacks.end()), policy.algorithm))
+    for (Algorithm a : kLookbacks) {
+      p.algorithm = a;
+      if (contains(space.algorithms, a)) add(p);
+    }
+  return out;
+}
+
+std::vector<TileIO> parse_tile_ios(std::string_view text) {
+  std::vector<TileIO> out;
+  for (std::string_view name : split(text, ','))
+    if (!contains(out, parse_tile_io(name))) out.push_back(parse_tile_io(name));
+  return out;
+}
+
+std::vector<bool> parse_cache_hints(std::string_view text) {
+  std::vector<bool> out;
+  for (std::string_view name : split(text, ',')) {
+    if (name != "default" && name != "streaming")
+      detail::fail("unknown cache hint '{}' (expected one of: default, streaming)", name);
+    if (!contains(out, name == "streaming")) out.push_back(name == "streaming");
   }
   return out;
 }

@@ -23,7 +23,9 @@ struct SpaceOptions {
   std::vector<int> block_threads;     ///< default: 64, 128, 256, 512, 1024
   std::vector<int> items_per_thread;  ///< default: a spread of 1..32
   std::vector<int> vector_bytes;      ///< bytes per vector access; default 4, 8, 16
-  std::vector<TileIO> ios;            ///< default: transpose, direct
+  std::vector<TileIO> ios;            ///< default: transpose, direct, warp transpose
+  std::vector<bool> streaming;        ///< cache hints: default {false, true}
+  std::vector<int> lookback_spans;    ///< warp look-backs only; default 1
   std::vector<int> backoffs_ns;       ///< look-back/chained only; default 0 and 200
   /// Size limits of the variants that only make sense for small inputs: above
   /// these, the one-block algorithm and the Hillis-Steele block scan are not
@@ -65,6 +67,11 @@ std::vector<Policy> neighbours(const Policy& policy, DataType type, const SpaceO
 /// the exponent), "2^20", "1000000", or a comma-separated list of those. Sorted,
 /// unique. Throws scantune::Error on bad text or sizes outside [1, 2^40].
 std::vector<std::uint64_t> parse_sizes(std::string_view text);
+
+/// Parses a --tile-io list ("xpose,direct,wxpose"); throws scantune::Error.
+std::vector<TileIO> parse_tile_ios(std::string_view text);
+/// Parses a --cache list ("default,streaming"); throws scantune::Error.
+std::vector<bool> parse_cache_hints(std::string_view text);
 
 /// Parses an integer list of one dimension: "64,128,256" or "1:32" (every value)
 /// or "64:1024:x2" (geometric). Throws scantune::Error naming `what`.

@@ -49,12 +49,17 @@ std::size_t region_of(std::uint64_t size, const std::vector<std::uint64_t>& reps
   return best;
 }
 
-// The candidates screened first: the usually best block scan, tile I/O and backoff;
+// The candidates screened first: the usually best block scan, tile I/O (the warp
+// transpose where the space has it), cache hints, backoff and look-back span;
 // refinement visits the other values of those dimensions.
 std::vector<Policy> core_candidates(const std::vector<Policy>& candidates) {
+  TileIO io = TileIO::Transpose;
+  for (const Policy& p : candidates)
+    if (p.io == TileIO::WarpTranspose) io = TileIO::WarpTranspose;
   std::vector<Policy> core;
   for (const Policy& p : candidates)
-    if (p.block_scan == BlockScan::WarpScans && p.io == TileIO::Transpose && p.backoff_ns == 0)
+    if (p.block_scan == BlockScan::WarpScans && p.io == io && !p.streaming && p.backoff_ns == 0 &&
+        p.lookback_span == 1)
       core.push_back(p);
   return core.empty() ? candidates : core;
 }

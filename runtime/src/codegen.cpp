@@ -45,6 +45,8 @@ const char* enum_name(Algorithm a) {
     return "ALG_LOOKBACK_THREAD";
   case Algorithm::LookbackWarp:
     return "ALG_LOOKBACK_WARP";
+  case Algorithm::LookbackPipelined:
+    return "ALG_LOOKBACK_PIPELINED";
   }
   return "?";
 }
@@ -62,6 +64,18 @@ const char* enum_name(BlockScan b) {
   return "?";
 }
 
+const char* enum_name(TileIO io) {
+  switch (io) {
+  case TileIO::Transpose:
+    return "IO_TRANSPOSE";
+  case TileIO::Direct:
+    return "IO_DIRECT";
+  case TileIO::WarpTranspose:
+    return "IO_WARP_TRANSPOSE";
+  }
+  return "?";
+}
+
 std::string custom_struct_name(const OpSpec& op, DataType t) {
   return fmt::format("{}_{}_{}", op.custom.name, to_string(t),
                      op.id().substr(op.id().rfind(':') + 1));
@@ -73,10 +87,11 @@ std::string op_type(const OpSpec& op, DataType t) {
 }
 
 std::string policy_type(const Policy& p) {
-  return fmt::format("scantune::policy<scantune::{}, {}, {}, {}, scantune::{}, scantune::{}, {}>",
+  return fmt::format("scantune::policy<scantune::{}, {}, {}, {}, scantune::{}, scantune::{}, {}, "
+                     "scantune::{}, {}>",
                      enum_name(p.algorithm), p.block_threads, p.items_per_thread, p.vector_width,
-                     enum_name(p.block_scan), p.io == TileIO::Direct ? "IO_DIRECT" : "IO_TRANSPOSE",
-                     p.backoff_ns);
+                     enum_name(p.block_scan), enum_name(p.io), p.backoff_ns,
+                     p.streaming ? "CACHE_STREAMING" : "CACHE_DEFAULT", p.lookback_span);
 }
 
 std::vector<std::string> kernel_names(const KernelSpec& s) {
@@ -94,6 +109,8 @@ std::vector<std::string> kernel_names(const KernelSpec& s) {
     return {name("single_block_kernel")};
   case Algorithm::ReduceThenScan:
     return {name("rts_reduce_kernel"), name("rts_partials_kernel"), name("rts_downsweep_kernel")};
+  case Algorithm::LookbackPipelined:
+    return {name("pipelined_kernel")};
   default:
     return {name("single_pass_kernel")};
   }
@@ -204,11 +221,13 @@ GeneratedSource generate(const std::vector<KernelSpec>& specs) {
     if (s.policy.algorithm == Algorithm::Sequential || !asserted.insert(s.policy.key()).second)
       continue;
     const Policy& p = s.policy;
-    src += fmt::format("static_assert({0}::block_threads == {1} && {0}::items_per_thread == {2} && "
-                       "{0}::vector_width == {3} && "
-                       "{0}::backoff_ns == {4}, \"policy {5}\");\n",
-                       policy_type(p), p.block_threads, p.items_per_thread, p.vector_width,
-                       p.backoff_ns, p.key());
+    src +=
+        fmt::format("static_assert({0}::block_threads == {1} && {0}::items_per_thread == {2} && "
+                    "{0}::vector_width == {3} && {0}::tile_io == scantune::{6} && "
+                    "{0}::cache == {7} && {0}::backoff_ns == {4} && {0}::lookback_span == {8}, "
+                    "\"policy {5}\");\n",
+                    policy_type(p), p.block_threads, p.items_per_thread, p.vector_width,
+                    p.backoff_ns, p.key(), enum_name(p.io), p.streaming ? 1 : 0, p.lookback_span);
   }
   return g;
 }

@@ -3,6 +3,7 @@
 // (with a write-back). One compile per cold key, whatever the number of threads.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -25,6 +26,8 @@ struct KernelSet {
   std::vector<cudaFuncAttributes> attributes;
   enum class Origin { Nvrtc, DiskCache } origin = Origin::Nvrtc;
   double prepare_ms = 0; // compile (or disk load) plus module load
+  // Blocks of kernel 0 resident per SM (persistent grids); 0 until first asked.
+  mutable std::atomic<int> resident_per_sm{0};
 };
 
 class KernelRegistry {

@@ -29,8 +29,24 @@ bool capturing(cudaStream_t stream) {
   return status == cudaStreamCaptureStatusActive;
 }
 
+namespace {
+
+// Blocks of `kernels`' first kernel that fit on the device at once (asked once).
+std::size_t resident_blocks(const KernelSet& kernels, int block_threads, int sm_count) {
+  int per_sm = kernels.resident_per_sm.load(std::memory_order_relaxed);
+  if (per_sm == 0) {
+    SCANTUNE_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, reinterpret_cast<const void*>(kernels.kernels.at(0)), block_threads, 0));
+    per_sm = std::max(per_sm, 1);
+    kernels.resident_per_sm.store(per_sm, std::memory_order_relaxed);
+  }
+  return static_cast<std::size_t>(per_sm) * static_cast<std::size_t>(std::max(sm_count, 1));
+}
+
+} // namespace
+
 void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanRequest& r,
-                 WorkspacePool& pool) {
+                 WorkspacePool& pool, int sm_count) {
   const std::size_t size = size_of(r.type);
   const unsigned shift = misalignment(r.in, size, policy.vector_width);
   unsigned flags = misalignment(r.out, size, policy.vector_width) == shift ? 1u : 0u;
@@ -84,6 +100,12 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
     launch(0, static_cast<unsigned>(tiles), tpb);
     launch(1, 1, tpb);
     launch(2, static_cast<unsigned>(tiles), tpb);
+    break;
+  case Algorithm::LookbackPipelined:
+    launch(0,
+           static_cast<unsigned>(
+               std::min(tiles, resident_blocks(kernels, policy.block_threads, sm_count))),
+           tpb);
     break;
   default:
     launch(0, static_cast<unsigned>(tiles), tpb);

@@ -16,7 +16,8 @@ unsigned misalignment(const void* p, std::size_t element_size, int vector_width)
 /// Whether `stream` is being captured into a CUDA graph.
 bool capturing(cudaStream_t stream);
 
+/// Launches the scan. `sm_count` sizes the persistent grid of lookback_pipelined.
 void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanRequest& request,
-                 WorkspacePool& pool);
+                 WorkspacePool& pool, int sm_count);
 
 } // namespace scantune::detail

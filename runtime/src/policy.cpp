@@ -34,9 +34,10 @@ constexpr std::array<std::string_view, 7> kOpNames{"sum",     "product", "min", 
 constexpr std::array<std::string_view, 4> kMatchNames{"exact", "nearest_size", "same_arch",
                                                       "builtin"};
 constexpr std::array<std::string_view, 2> kKindNames{"inclusive", "exclusive"};
-constexpr std::array<std::string_view, 6> kAlgorithmNames{"sequential",       "single_block",
-                                                          "reduce_then_scan", "chained",
-                                                          "lookback_thread",  "lookback_warp"};
+constexpr std::array<std::string_view, 7> kAlgorithmNames{
+    "sequential",      "single_block",  "reduce_then_scan",  "chained",
+    "lookback_thread", "lookback_warp", "lookback_pipelined"};
+constexpr std::array<std::string_view, 3> kTileIONames{"xpose", "direct", "wxpose"};
 constexpr std::array<std::string_view, 4> kBlockScanNames{"warp_scans", "hillis_steele", "blelloch",
                                                           "blelloch_padded"};
 
@@ -92,6 +93,12 @@ std::string_view to_string(Op op) {
 std::string_view to_string(Match m) {
   return name_of(kMatchNames, m);
 }
+std::string_view to_string(TileIO io) {
+  return name_of(kTileIONames, io);
+}
+TileIO parse_tile_io(std::string_view s) {
+  return parse_name<TileIO>(kTileIONames, s, "tile I/O");
+}
 Op parse_op(std::string_view s) {
   return parse_name<Op>(kOpNames, s, "operator");
 }
@@ -117,6 +124,8 @@ Policy Policy::sequential() {
   p.block_scan = BlockScan::WarpScans;
   p.io = TileIO::Direct;
   p.backoff_ns = 0;
+  p.streaming = false;
+  p.lookback_span = 1;
   return p;
 }
 
@@ -124,8 +133,10 @@ std::string Policy::key() const {
   if (algorithm == Algorithm::Sequential) return "sequential";
   std::string k = fmt::format("{}.tpb{}.ipt{}.vec{}.{}", to_string(algorithm), block_threads,
                               items_per_thread, vector_width, to_string(block_scan));
-  if (io == TileIO::Direct) k += ".direct";
+  if (io != TileIO::Transpose) k += fmt::format(".{}", to_string(io));
+  if (streaming) k += ".cs";
   if (backoff_ns != 0) k += fmt::format(".bo{}", backoff_ns);
+  if (lookback_span != 1) k += fmt::format(".span{}", lookback_span);
   return k;
 }
 
@@ -138,19 +149,22 @@ Policy Policy::parse(std::string_view key) {
       detail::fail("policy key '{}': 'sequential' takes no tile parameters", key);
     return sequential();
   }
-  if (parts.size() < 5 || parts.size() > 7)
+  if (parts.size() < 5 || parts.size() > 9)
     detail::fail("policy key '{}': expected "
-                 "<algorithm>.tpb<N>.ipt<N>.vec<N>.<block_scan>[.direct|.xpose][.bo<ns>]",
+                 "<algorithm>.tpb<N>.ipt<N>.vec<N>.<block_scan>[.xpose|.direct|.wxpose][.cs][.bo<"
+                 "ns>][.span<N>]",
                  key);
   p.block_threads = prefixed_int(parts[1], "tpb", key);
   p.items_per_thread = prefixed_int(parts[2], "ipt", key);
   p.vector_width = prefixed_int(parts[3], "vec", key);
   p.block_scan = parse_block_scan(parts[4]);
   for (std::size_t i = 5; i < parts.size(); ++i) {
-    if (parts[i] == "direct")
-      p.io = TileIO::Direct;
-    else if (parts[i] == "xpose")
-      p.io = TileIO::Transpose;
+    if (parts[i] == "xpose" || parts[i] == "direct" || parts[i] == "wxpose")
+      p.io = parse_tile_io(parts[i]);
+    else if (parts[i] == "cs")
+      p.streaming = true;
+    else if (parts[i].substr(0, 4) == "span")
+      p.lookback_span = prefixed_int(parts[i], "span", key);
     else
       p.backoff_ns = prefixed_int(parts[i], "bo", key);
   }
@@ -163,13 +177,14 @@ std::size_t Policy::tile_items() const {
 
 bool Policy::uses_tile_status() const {
   return algorithm == Algorithm::Chained || algorithm == Algorithm::LookbackThread ||
-         algorithm == Algorithm::LookbackWarp;
+         algorithm == Algorithm::LookbackWarp || algorithm == Algorithm::LookbackPipelined;
 }
 
 std::size_t Policy::shared_bytes(DataType t) const {
   if (algorithm == Algorithm::Sequential) return 0;
   const std::size_t size = size_of(t), tpb = static_cast<std::size_t>(block_threads);
-  std::size_t bytes = io == TileIO::Transpose ? tile_items() * size : 16;
+  const std::size_t stages = algorithm == Algorithm::LookbackPipelined ? 2 : 1;
+  std::size_t bytes = io != TileIO::Direct ? stages * tile_items() * size : 16;
   switch (block_scan) {
   case BlockScan::WarpScans:
     bytes += (tpb / 32) * size;
@@ -190,7 +205,7 @@ std::size_t Policy::shared_bytes(DataType t) const {
 std::optional<std::string> Policy::invalid_reason(DataType t) const {
   if (algorithm == Algorithm::Sequential) {
     if (block_threads == 1 && items_per_thread == 1 && vector_width == 1 && io == TileIO::Direct &&
-        backoff_ns == 0 && block_scan == BlockScan::WarpScans)
+        backoff_ns == 0 && !streaming && lookback_span == 1 && block_scan == BlockScan::WarpScans)
       return std::nullopt;
     return std::string("sequential takes no tile parameters (use Policy::sequential())");
   }
@@ -211,6 +226,16 @@ std::optional<std::string> Policy::invalid_reason(DataType t) const {
   if (backoff_ns != 0 && !uses_tile_status())
     return fmt::format("a backoff applies only to chained and look-back algorithms, not {}",
                        to_string(algorithm));
+  if (lookback_span < 1 || lookback_span > 8)
+    return fmt::format("look-back span {} is outside [1, 8]", lookback_span);
+  if (lookback_span != 1 && algorithm != Algorithm::LookbackWarp &&
+      algorithm != Algorithm::LookbackPipelined)
+    return fmt::format("a look-back span applies only to lookback_warp and lookback_pipelined, "
+                       "not {}",
+                       to_string(algorithm));
+  if (algorithm == Algorithm::LookbackPipelined && io == TileIO::Direct)
+    return std::string("lookback_pipelined stages tiles in shared memory: it needs the xpose or "
+                       "wxpose tile I/O, not direct");
   if (shared_bytes(t) > kMaxStaticSharedBytes)
     return fmt::format("needs {} bytes of shared memory for {} (limit {})", shared_bytes(t),
                        to_string(t), kMaxStaticSharedBytes);

@@ -13,9 +13,9 @@ inline const std::vector<DataType>& all_types() {
   return v;
 }
 inline const std::vector<Algorithm>& tile_algorithms() {
-  static const std::vector<Algorithm> v{Algorithm::SingleBlock, Algorithm::ReduceThenScan,
-                                        Algorithm::Chained, Algorithm::LookbackThread,
-                                        Algorithm::LookbackWarp};
+  static const std::vector<Algorithm> v{Algorithm::SingleBlock,  Algorithm::ReduceThenScan,
+                                        Algorithm::Chained,      Algorithm::LookbackThread,
+                                        Algorithm::LookbackWarp, Algorithm::LookbackPipelined};
   return v;
 }
 inline const std::vector<BlockScan>& all_block_scans() {
@@ -31,16 +31,23 @@ inline std::vector<Op> ops_for(DataType t) {
   if (is_float(t)) return {Op::Sum, Op::Product, Op::Min, Op::Max};
   return {Op::Sum, Op::Product, Op::Min, Op::Max, Op::BitAnd, Op::BitOr, Op::BitXor};
 }
+/// Every tile I/O.
+inline std::vector<TileIO> all_tile_ios() {
+  return {TileIO::Transpose, TileIO::Direct, TileIO::WarpTranspose};
+}
 inline Policy make_policy(Algorithm a, int tpb, int ipt, int vec, BlockScan bs, TileIO io,
-                          int backoff = 0) {
+                          int backoff = 0, bool streaming = false) {
   Policy p;
   p.algorithm = a;
   p.block_threads = tpb;
   p.items_per_thread = ipt;
   p.vector_width = vec;
   p.block_scan = bs;
-  p.io = io;
+  // The pipelined look-back stages tiles in shared memory: "direct" becomes the
+  // warp transpose, so every matrix that asks for direct I/O covers both stagings.
+  p.io = a == Algorithm::LookbackPipelined && io == TileIO::Direct ? TileIO::WarpTranspose : io;
   p.backoff_ns = backoff;
+  p.streaming = streaming;
   return p;
 }
 
@@ -54,8 +61,15 @@ inline std::vector<Policy> shape_spread(Algorithm a, BlockScan bs, DataType t) {
       make_policy(a, 128, 4, wide ? 2 : 4, bs, TileIO::Direct,
                   a == Algorithm::LookbackWarp ? 100 : 0),
       make_policy(a, 256, wide ? 8 : 12, wide ? 2 : 4, bs, TileIO::Transpose),
-      make_policy(a, 512, wide ? 4 : 16, 2, bs, TileIO::Transpose),
+      make_policy(a, 512, wide || a == Algorithm::LookbackPipelined ? 4 : 16, 2, bs,
+                  TileIO::Transpose),
+      make_policy(a, 160, 6, 2, bs, TileIO::WarpTranspose, 0, true),
   };
+  // Wider warp look-back steps (an odd span exercises the lane/slot mapping).
+  if (a == Algorithm::LookbackWarp || a == Algorithm::LookbackPipelined) {
+    v[2].lookback_span = 3;
+    v[5].lookback_span = 4;
+  }
   return v;
 }
 

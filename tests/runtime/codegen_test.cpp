@@ -24,7 +24,16 @@ TEST(Codegen, SourceRestatesItsPolicy) {
   EXPECT_EQ(g.name_expressions[0][0],
             "&scantune::single_pass_kernel<int, scantune::op_sum<int>, scantune::KIND_INCLUSIVE, "
             "scantune::policy<scantune::ALG_LOOKBACK_WARP, 256, 12, 4, scantune::BS_WARP_SCANS, "
-            "scantune::IO_TRANSPOSE, 0>>");
+            "scantune::IO_TRANSPOSE, 0, scantune::CACHE_DEFAULT, 1>>");
+}
+
+TEST(Codegen, WarpTransposeAndStreamingReachTheTemplate) {
+  auto g = generate({spec("lookback_warp.tpb128.ipt20.vec4.warp_scans.wxpose.cs", DataType::Int32,
+                          OpSpec::from(Op::Sum), ScanKind::Inclusive)});
+  EXPECT_NE(
+      g.name_expressions[0][0].find("scantune::IO_WARP_TRANSPOSE, 0, scantune::CACHE_STREAMING"),
+      std::string::npos);
+  EXPECT_NE(g.source.find("::tile_io == scantune::IO_WARP_TRANSPOSE && "), std::string::npos);
 }
 
 TEST(Codegen, ReduceThenScanLaunchesThreeKernels) {

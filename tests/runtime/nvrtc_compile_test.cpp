@@ -36,15 +36,17 @@ void compile_all(const std::vector<KernelSpec>& specs, int arch) {
   }
 }
 
-// Every inter-block algorithm x block-scan algorithm x tile I/O x vector width.
+// Every inter-block algorithm x block-scan algorithm x tile I/O x vector width,
+// with and without streaming cache hints.
 std::vector<KernelSpec> algorithm_paths() {
   std::vector<KernelSpec> v;
   for (DataType t : {DataType::Int32, DataType::Float64})
     for (Algorithm a : tile_algorithms())
       for (BlockScan bs : all_block_scans())
-        for (TileIO io : {TileIO::Transpose, TileIO::Direct})
+        for (TileIO io : test::all_tile_ios())
           for (int vec : {1, 2, 4}) {
-            Policy p = make_policy(a, 128, 4, vec, bs, io, a == Algorithm::LookbackThread ? 50 : 0);
+            Policy p = make_policy(a, 128, 4, vec, bs, io, a == Algorithm::LookbackThread ? 50 : 0,
+                                   vec == 2);
             if (!p.invalid_reason(t))
               v.push_back({p, t, OpSpec::from(Op::Sum), ScanKind::Inclusive});
           }
@@ -63,6 +65,9 @@ std::vector<KernelSpec> type_op_paths() {
         const int vec = size_of(t) == 8 ? 2 : 4;
         v.push_back({make_policy(Algorithm::LookbackWarp, 256, 8, vec, BlockScan::WarpScans,
                                  TileIO::Transpose),
+                     t, OpSpec::from(op), k});
+        v.push_back({make_policy(Algorithm::LookbackWarp, 128, 16, vec, BlockScan::WarpScans,
+                                 TileIO::WarpTranspose, 0, true),
                      t, OpSpec::from(op), k});
         v.push_back({make_policy(Algorithm::ReduceThenScan, 128, 4, vec, BlockScan::BlellochPadded,
                                  TileIO::Direct),

@@ -14,22 +14,30 @@ TEST(PolicyKey, RoundTripsEveryCanonicalKey) {
                    Algorithm::LookbackThread, Algorithm::LookbackWarp})
     for (auto bs : {BlockScan::WarpScans, BlockScan::HillisSteele, BlockScan::Blelloch,
                     BlockScan::BlellochPadded})
-      for (auto io : {TileIO::Transpose, TileIO::Direct}) {
-        Policy p;
-        p.algorithm = alg;
-        p.block_scan = bs;
-        p.io = io;
-        p.block_threads = 384;
-        p.items_per_thread = 6;
-        p.vector_width = 2;
-        p.backoff_ns = p.uses_tile_status() ? 250 : 0;
-        const std::string key = p.key();
-        EXPECT_EQ(Policy::parse(key).key(), key);
-        EXPECT_EQ(Policy::parse(key), p);
-      }
+      for (auto io : {TileIO::Transpose, TileIO::Direct, TileIO::WarpTranspose})
+        for (bool streaming : {false, true}) {
+          Policy p;
+          p.streaming = streaming;
+          p.algorithm = alg;
+          p.block_scan = bs;
+          p.io = io;
+          p.block_threads = 384;
+          p.items_per_thread = 6;
+          p.vector_width = 2;
+          p.backoff_ns = p.uses_tile_status() ? 250 : 0;
+          const std::string key = p.key();
+          EXPECT_EQ(Policy::parse(key).key(), key);
+          EXPECT_EQ(Policy::parse(key), p);
+        }
   EXPECT_EQ(Policy::parse("sequential"), Policy::sequential());
   EXPECT_EQ(Policy::parse("lookback_thread.tpb128.ipt16.vec4.blelloch.direct.bo200").key(),
             "lookback_thread.tpb128.ipt16.vec4.blelloch.direct.bo200");
+  EXPECT_EQ(Policy::parse("lookback_warp.tpb128.ipt20.vec4.warp_scans.wxpose.cs.bo100").key(),
+            "lookback_warp.tpb128.ipt20.vec4.warp_scans.wxpose.cs.bo100");
+  EXPECT_EQ(Policy::parse("lookback_warp.tpb128.ipt20.vec4.warp_scans.cs").io, TileIO::Transpose);
+  EXPECT_EQ(Policy::parse("lookback_pipelined.tpb256.ipt12.vec4.warp_scans.wxpose.span4").key(),
+            "lookback_pipelined.tpb256.ipt12.vec4.warp_scans.wxpose.span4");
+  EXPECT_EQ(Policy::parse("lookback_warp.tpb256.ipt12.vec4.warp_scans.span4").lookback_span, 4);
   // ".xpose" is the default and is dropped from the canonical key.
   EXPECT_EQ(Policy::parse("chained.tpb64.ipt2.vec2.hillis_steele.xpose").key(),
             "chained.tpb64.ipt2.vec2.hillis_steele");
@@ -71,6 +79,19 @@ TEST(PolicyValidation, RejectsInvalidCombinationsWithAReason) {
             "vector width 3 is not a power of two");
   EXPECT_EQ(reason("single_block.tpb256.ipt12.vec4.warp_scans.bo100", DataType::Int32),
             "a backoff applies only to chained and look-back algorithms, not single_block");
+  EXPECT_EQ(reason("lookback_thread.tpb256.ipt12.vec4.warp_scans.span4", DataType::Int32),
+            "a look-back span applies only to lookback_warp and lookback_pipelined, not "
+            "lookback_thread");
+  EXPECT_EQ(reason("lookback_warp.tpb256.ipt12.vec4.warp_scans.span9", DataType::Int32),
+            "look-back span 9 is outside [1, 8]");
+  EXPECT_EQ(reason("lookback_pipelined.tpb256.ipt12.vec4.warp_scans.direct", DataType::Int32),
+            "lookback_pipelined stages tiles in shared memory: it needs the xpose or wxpose tile "
+            "I/O, not direct");
+  // Two staged tiles: 2 x 256 x 24 x 4 bytes exceed the static limit.
+  EXPECT_NE(reason("lookback_pipelined.tpb256.ipt24.vec4.warp_scans", DataType::Int32)
+                .find("shared memory"),
+            std::string::npos);
+  EXPECT_EQ(reason("lookback_warp.tpb256.ipt24.vec4.warp_scans", DataType::Int32), "valid");
   EXPECT_NE(reason("lookback_warp.tpb1024.ipt32.vec2.warp_scans", DataType::Float64)
                 .find("shared memory"),
             std::string::npos);

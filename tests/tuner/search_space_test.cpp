@@ -37,7 +37,8 @@ std::set<int> values(const std::vector<Policy>& ps, F field) {
 int fields_changed(const Policy& a, const Policy& b) {
   return (a.algorithm != b.algorithm) + (a.block_threads != b.block_threads) +
          (a.items_per_thread != b.items_per_thread) + (a.vector_width != b.vector_width) +
-         (a.block_scan != b.block_scan) + (a.io != b.io) + (a.backoff_ns != b.backoff_ns);
+         (a.block_scan != b.block_scan) + (a.io != b.io) + (a.backoff_ns != b.backoff_ns) +
+         (a.streaming != b.streaming) + (a.lookback_span != b.lookback_span);
 }
 
 void expect_valid_and_unique(const std::vector<Policy>& space, DataType type) {
@@ -49,7 +50,7 @@ void expect_valid_and_unique(const std::vector<Policy>& space, DataType type) {
 TEST(SearchSpace, DefaultSpaceFor4ByteTypes) {
   const auto space = enumerate(DataType::Int32, default_space());
   // A regression count: changes to the grid or to Policy::invalid_reason move it.
-  EXPECT_EQ(space.size(), 5736u);
+  EXPECT_EQ(space.size(), 16704u);
   expect_valid_and_unique(space, DataType::Int32);
   EXPECT_EQ(values(space, [](const Policy& p) { return p.algorithm; }),
             (std::set<int>{static_cast<int>(Algorithm::SingleBlock),
@@ -63,7 +64,9 @@ TEST(SearchSpace, DefaultSpaceFor4ByteTypes) {
   EXPECT_EQ(values(space, [](const Policy& p) { return p.items_per_thread; }),
             (std::set<int>{1, 2, 4, 6, 8, 12, 16, 20, 24, 32}));
   EXPECT_EQ(values(space, [](const Policy& p) { return p.block_scan; }).size(), 4u);
-  EXPECT_EQ(values(space, [](const Policy& p) { return p.io; }).size(), 2u);
+  EXPECT_EQ(values(space, [](const Policy& p) { return p.io; }).size(), 3u);
+  EXPECT_EQ(values(space, [](const Policy& p) { return p.streaming; }), (std::set<int>{0, 1}));
+  EXPECT_EQ(values(space, [](const Policy& p) { return p.lookback_span; }), (std::set<int>{1}));
   EXPECT_EQ(values(space, [](const Policy& p) { return p.backoff_ns; }), (std::set<int>{0, 200}));
   for (const Policy& p : space)
     EXPECT_TRUE(p.backoff_ns == 0 || p.uses_tile_status()) << p.key();
@@ -76,7 +79,7 @@ TEST(SearchSpace, DefaultSpaceFor4ByteTypes) {
 
 TEST(SearchSpace, DefaultSpaceFor8ByteTypes) {
   const auto space = enumerate(DataType::Int64, default_space());
-  EXPECT_EQ(space.size(), 3876u);
+  EXPECT_EQ(space.size(), 10944u);
   expect_valid_and_unique(space, DataType::Int64);
   EXPECT_EQ(values(space, [](const Policy& p) { return p.vector_width; }), (std::set<int>{1, 2}));
   EXPECT_EQ(keys(enumerate(DataType::Float64, default_space())), keys(space));
@@ -104,7 +107,7 @@ TEST(SearchSpace, NoSlowSeedsByDefault) {
 TEST(SearchSpace, AllAddsSeedsAndLiftsLimits) {
   SpaceOptions s = default_space();
   apply_algorithms(s, "all");
-  EXPECT_EQ(s.algorithms.size(), 6u);
+  EXPECT_EQ(s.algorithms.size(), 7u);
   EXPECT_EQ(s.block_scans.size(), 4u);
   EXPECT_EQ(s.single_block_max_n, kNoLimit);
   EXPECT_EQ(s.hillis_steele_max_n, kNoLimit);
@@ -119,8 +122,14 @@ TEST(SearchSpace, AllAddsSeedsAndLiftsLimits) {
   const auto lookback_warp = std::count_if(space.begin(), space.end(), [](const Policy& p) {
     return p.algorithm == Algorithm::LookbackWarp;
   });
+  const auto pipelined = std::count_if(space.begin(), space.end(), [](const Policy& p) {
+    return p.algorithm == Algorithm::LookbackPipelined;
+  });
   EXPECT_EQ(chained, lookback_warp); // same shape: tile parameters and backoffs
-  EXPECT_EQ(space.size(), 5736u + 1 + static_cast<std::size_t>(chained));
+  // Two staged tiles and no direct I/O: a subset of the look-back shapes.
+  EXPECT_GT(pipelined, 0);
+  EXPECT_LT(pipelined, lookback_warp);
+  EXPECT_EQ(space.size(), 16704u + 1 + static_cast<std::size_t>(chained + pipelined));
 }
 
 TEST(SearchSpace, ExplicitNamesReplaceTheirDimension) {
@@ -228,6 +237,8 @@ TEST(SearchSpace, NeighboursOfATypicalPolicy) {
       "lookback_warp.tpb256.ipt12.vec4.blelloch",
       "lookback_warp.tpb256.ipt12.vec4.blelloch_padded",
       "lookback_warp.tpb256.ipt12.vec4.warp_scans.direct",
+      "lookback_warp.tpb256.ipt12.vec4.warp_scans.wxpose", // tile I/O
+      "lookback_warp.tpb256.ipt12.vec4.warp_scans.cs",     // cache hints
       "lookback_warp.tpb256.ipt12.vec4.warp_scans.bo200",
       "lookback_thread.tpb256.ipt12.vec4.warp_scans"};
   EXPECT_EQ(n, expected);

@@ -24,6 +24,9 @@ TuneOptions simulated(const TempDir& dir, const std::string& strategy) {
   o.db_path = (dir / (strategy + ".db")).string();
   o.strategy = strategy;
   o.progress = Progress::Mode::Quiet;
+  // The space the recording was made with (before the warp transpose and cache hints).
+  o.space.ios = {TileIO::Transpose, TileIO::Direct};
+  o.space.streaming = {false};
   return o;
 }
 

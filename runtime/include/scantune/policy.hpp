@@ -6,11 +6,13 @@
 //
 //   lookback_warp.tpb256.ipt12.vec4.warp_scans           (tile I/O "xpose", no backoff)
 //   lookback_thread.tpb128.ipt16.vec4.blelloch.direct.bo200
+//   lookback_warp.tpb256.ipt16.vec4.warp_scans.wxpose.cs
 //   reduce_then_scan.tpb512.ipt8.vec2.hillis_steele
 //   sequential                                           (takes no tile parameters)
 //
 // Fields after the block-scan algorithm are printed only where they differ from
-// their defaults (`.direct` for direct tile I/O, `.bo<ns>` for a lookback backoff),
+// their defaults (`.direct` or `.wxpose` for the tile I/O, `.cs` for streaming
+// cache hints, `.bo<ns>` for a lookback backoff, `.span<N>` for a wider look-back step),
 // so each policy has exactly one key. Policy::parse(key).key() == key for every
 // canonical key.
 //
@@ -42,6 +44,10 @@ enum class Algorithm {
   Chained,        ///< each tile waits for its predecessor's inclusive prefix
   LookbackThread, ///< decoupled lookback, one thread walking back one tile at a time
   LookbackWarp,   ///< decoupled lookback, a warp inspecting 32 predecessors at a time
+  /// Warp lookback in a grid of resident blocks that take tiles by ticket; each
+  /// block copies its next tile into shared memory (cp.async) while it scans the
+  /// current one, so loads overlap the look-back. Needs a staged tile I/O.
+  LookbackPipelined,
 };
 
 /// How a block scans the per-thread aggregates of its tile.
@@ -54,8 +60,10 @@ enum class BlockScan {
 
 /// How a tile moves between global memory and registers.
 enum class TileIO {
-  Transpose, ///< coalesced striped vector loads, shared-memory transpose to a blocked layout
-  Direct,    ///< each thread loads its own consecutive items straight from global memory
+  Transpose,     ///< coalesced striped vector loads, shared-memory transpose to a blocked layout
+  Direct,        ///< each thread loads its own consecutive items straight from global memory
+  WarpTranspose, ///< like Transpose, but each warp transposes its own contiguous segment
+                 ///< (a warp barrier instead of block barriers)
 };
 
 /// Size in bytes of one element of `t`.
@@ -65,11 +73,13 @@ std::string_view to_string(DataType t);
 std::string_view to_string(ScanKind k);  ///< "inclusive", "exclusive"
 std::string_view to_string(Algorithm a); ///< "lookback_warp", ...
 std::string_view to_string(BlockScan b); ///< "warp_scans", ...
+std::string_view to_string(TileIO io);   ///< "xpose", "direct", "wxpose"
 /// Inverse of to_string; throw scantune::Error naming the bad text.
 DataType parse_data_type(std::string_view s);
 ScanKind parse_scan_kind(std::string_view s);
 Algorithm parse_algorithm(std::string_view s);
 BlockScan parse_block_scan(std::string_view s);
+TileIO parse_tile_io(std::string_view s);
 
 /// One kernel configuration. Default-constructed, it is a reasonable 32-bit policy.
 struct Policy {
@@ -80,6 +90,11 @@ struct Policy {
   BlockScan block_scan = BlockScan::WarpScans;
   TileIO io = TileIO::Transpose;
   int backoff_ns = 0; ///< sleep between polls of a predecessor (chained/lookback only), 0 = spin
+  /// Full-tile loads and stores with the evict-first (streaming) cache hint, `ld/st.global.cs`.
+  bool streaming = false;
+  /// Predecessor tiles each lane inspects per warp look-back step (lookback_warp and
+  /// lookback_pipelined), [1, 8]: a step covers 32 * span tiles in one round trip.
+  int lookback_span = 1;
 
   /// The policy of the one-thread baseline (its key is "sequential").
   static Policy sequential();
