@@ -111,14 +111,22 @@ const TunedEntry* DispatchTable::nearest(const Entries& entries, std::uint64_t n
 
 const DispatchTable::Entries* DispatchTable::most_similar_builtin(const ProblemName& p) const {
   // Same element size (vector widths and shared memory depend on it), then the
-  // closest problem: same type, same kind, same operator, same integer-ness.
+  // closest problem: same type, same operator (min and max count as close), same
+  // kind, same integer-ness. The operator outranks the kind: on the H100, 32-bit
+  // max exclusive ran at 70% of memcpy with sum exclusive's winner at 2^28, while
+  // max inclusive's own winner reaches 80% (docs/performance.md).
+  auto selection = [](const ProblemName& x) {
+    return !x.custom && (x.op == "min" || x.op == "max");
+  };
   const Entries* best = nullptr;
   int best_score = -1;
   for (const auto& kv : builtin_) {
     const ProblemName& q = kv.second.front().problem;
     if (size_of(q.type) != size_of(p.type)) continue;
-    const int score = (q.type == p.type) * 8 + (q.kind == p.kind) * 4 +
-                      (q.op == p.op && q.op_hash == p.op_hash) * 2 +
+    const int op_score = q.op == p.op && q.op_hash == p.op_hash ? 2
+                         : selection(q) && selection(p)         ? 1
+                                                                : 0;
+    const int score = (q.type == p.type) * 16 + op_score * 4 + (q.kind == p.kind) * 2 +
                       (is_integer_type(q.type) == is_integer_type(p.type));
     if (score > best_score) {
       best = &kv.second;

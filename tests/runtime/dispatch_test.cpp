@@ -2,6 +2,8 @@
 // nearest-bucket rule and the built-in table, on tuning databases built here.
 #include <fstream>
 
+#include <tuple>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -210,6 +212,14 @@ TEST(BuiltinTable, ServesSm90WithoutADatabase) {
   EXPECT_NE(u.source.find("int64 sum exclusive (the nearest tuned problem)"), std::string::npos)
       << u.source;
   EXPECT_FALSE(u.policy.invalid_reason(DataType::UInt64).has_value());
+  // The operator outranks the kind, and min borrows from max.
+  for (auto [type, op, from] : {std::tuple{DataType::Int32, Op::Max, "int32 max inclusive"},
+                                std::tuple{DataType::UInt32, Op::Min, "int32 max inclusive"},
+                                std::tuple{DataType::Float32, Op::Min, "float32 max inclusive"}}) {
+    const Plan b = t.resolve(ProblemName::of(type, op, ScanKind::Exclusive), 1u << 28);
+    EXPECT_NE(b.source.find(std::string(from) + " (the nearest tuned problem)"), std::string::npos)
+        << b.source;
+  }
   // Another architecture: heuristics only.
   const DispatchTable old(75, "Tesla T4 (sm_75, 40 SMs)", {}, "");
   EXPECT_NE(old.resolve(ProblemName::of(DataType::Int32, Op::Sum, ScanKind::Inclusive), 1u << 20)
