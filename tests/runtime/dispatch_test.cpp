@@ -209,13 +209,14 @@ TEST(BuiltinTable, ServesSm90WithoutADatabase) {
   const Plan u =
       t.resolve(ProblemName::of(DataType::UInt64, Op::Min, ScanKind::Exclusive), 1u << 26);
   EXPECT_EQ(u.match, Match::BuiltIn);
-  EXPECT_NE(u.source.find("int64 sum exclusive (the nearest tuned problem)"), std::string::npos)
+  EXPECT_NE(u.source.find("int64 max inclusive (the nearest tuned problem)"), std::string::npos)
       << u.source;
   EXPECT_FALSE(u.policy.invalid_reason(DataType::UInt64).has_value());
   // The operator outranks the kind, and min borrows from max.
   for (auto [type, op, from] : {std::tuple{DataType::Int32, Op::Max, "int32 max inclusive"},
                                 std::tuple{DataType::UInt32, Op::Min, "int32 max inclusive"},
-                                std::tuple{DataType::Float32, Op::Min, "float32 max inclusive"}}) {
+                                std::tuple{DataType::Float32, Op::Min, "float32 max inclusive"},
+                                std::tuple{DataType::Float64, Op::Max, "float64 max inclusive"}}) {
     const Plan b = t.resolve(ProblemName::of(type, op, ScanKind::Exclusive), 1u << 28);
     EXPECT_NE(b.source.find(std::string(from) + " (the nearest tuned problem)"), std::string::npos)
         << b.source;
