@@ -313,51 +313,39 @@ void register_tune_command(CLI::App& app) {
                    "repeat; exhaustive: time every candidate fully. Default: halving")
       ->type_name("NAME")
       ->group(search);
-  tune->add_option("--algorithms", raw->algorithms,
-                   "Inter-block algorithms and/or block scans, comma-separated; names\n"
-                   "of one kind replace that dimension. 'all' adds sequential and\n"
-                   "chained and lifts the small-size limits. Default: single_block,\n"
-                   "reduce_then_scan, lookback_thread, lookback_warp; all block scans.\n"
-                   "Example: --algorithms lookback_warp,reduce_then_scan,warp_scans")
-      ->type_name("LIST")
-      ->group(search);
-  tune->add_option("--block-threads", raw->block_threads,
-                   "Threads per block: A,B,C or A:B (every value) or A:B:x2\n"
-                   "(geometric). Default: 64,128,256,512,1024.\n"
-                   "Example: --block-threads 128:512:x2")
-      ->type_name("LIST")
-      ->group(search);
-  tune->add_option("--items-per-thread", raw->items_per_thread,
-                   "Items per thread (1..32), same syntax.\n"
-                   "Default: 1,2,4,6,8,12,16,20,24,32.\n"
-                   "Example: --items-per-thread 8,12,16")
-      ->type_name("LIST")
-      ->group(search);
-  tune->add_option("--vector-bytes", raw->vector_bytes,
-                   "Bytes per vector load/store. Default: 4,8,16.\n"
-                   "Example: --vector-bytes 16")
-      ->type_name("LIST")
-      ->group(search);
-  tune->add_option("--backoff", raw->backoff,
-                   "Look-back poll backoff in ns (look-back and chained algorithms).\n"
-                   "Default: 0,200. Example: --backoff 0,100,400")
-      ->type_name("LIST")
-      ->group(search);
-  tune->add_option("--tile-io", raw->tile_io,
-                   "Tile I/O: xpose (block transpose), direct, wxpose (warp transpose).\n"
-                   "Default: xpose,direct,wxpose. Example: --tile-io wxpose")
-      ->type_name("LIST")
-      ->group(search);
-  tune->add_option("--cache", raw->cache,
-                   "Cache hints of full-tile accesses: default, streaming (.cs).\n"
-                   "Default: default,streaming. Example: --cache streaming")
-      ->type_name("LIST")
-      ->group(search);
-  tune->add_option("--lookback-span", raw->spans,
-                   "Tiles each lane inspects per warp look-back step (lookback_warp,\n"
-                   "lookback_pipelined), 1..8. Default: 1. Example: --lookback-span 1,2,4")
-      ->type_name("LIST")
-      ->group(search);
+  // The grid dimensions: comma-separated lists in the "Search" group.
+  auto search_list = [&](const char* name, std::string& dest, const char* help) {
+    tune->add_option(name, dest, help)->type_name("LIST")->group(search);
+  };
+  search_list("--algorithms", raw->algorithms,
+              "Inter-block algorithms and/or block scans, comma-separated; names\n"
+              "of one kind replace that dimension. 'all' adds sequential and\n"
+              "chained and lifts the small-size limits. Default: single_block,\n"
+              "reduce_then_scan, lookback_thread, lookback_warp; all block scans.\n"
+              "Example: --algorithms lookback_warp,reduce_then_scan,warp_scans");
+  search_list("--block-threads", raw->block_threads,
+              "Threads per block: A,B,C or A:B (every value) or A:B:x2\n"
+              "(geometric). Default: 64,128,256,512,1024.\n"
+              "Example: --block-threads 128:512:x2");
+  search_list("--items-per-thread", raw->items_per_thread,
+              "Items per thread (1..32), same syntax.\n"
+              "Default: 1,2,4,6,8,12,16,20,24,32.\n"
+              "Example: --items-per-thread 8,12,16");
+  search_list("--vector-bytes", raw->vector_bytes,
+              "Bytes per vector load/store. Default: 4,8,16.\n"
+              "Example: --vector-bytes 16");
+  search_list("--backoff", raw->backoff,
+              "Look-back poll backoff in ns (look-back and chained algorithms).\n"
+              "Default: 0,200. Example: --backoff 0,100,400");
+  search_list("--tile-io", raw->tile_io,
+              "Tile I/O: xpose (block transpose), direct, wxpose (warp transpose).\n"
+              "Default: xpose,direct,wxpose. Example: --tile-io wxpose");
+  search_list("--cache", raw->cache,
+              "Cache hints of full-tile accesses: default, streaming (.cs).\n"
+              "Default: default,streaming. Example: --cache streaming");
+  search_list("--lookback-span", raw->spans,
+              "Tiles each lane inspects per warp look-back step (lookback_warp,\n"
+              "lookback_pipelined), 1..8. Default: 1. Example: --lookback-span 1,2,4");
   tune->add_option("--time-limit", raw->time_limit,
                    "Stop timing a candidate once it is clearly slower than FACTOR\n"
                    "times the best time at that size; above 1. Default: 2.5")
