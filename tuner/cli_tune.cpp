@@ -319,8 +319,8 @@ void register_tune_command(CLI::App& app) {
   };
   search_list("--algorithms", raw->algorithms,
               "Inter-block algorithms and/or block scans, comma-separated; names\n"
-              "of one kind replace that dimension. 'all' adds sequential and\n"
-              "chained and lifts the small-size limits. Default: single_block,\n"
+              "of one kind replace that dimension. 'all' adds sequential, chained\n"
+              "and lookback_pipelined and lifts the small-size limits. Default: single_block,\n"
               "reduce_then_scan, lookback_thread, lookback_warp; all block scans.\n"
               "Example: --algorithms lookback_warp,reduce_then_scan,warp_scans");
   search_list("--block-threads", raw->block_threads,

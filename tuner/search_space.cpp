@@ -236,57 +236,31 @@ std::vector<Policy> neighbours(const Policy& policy, DataType type, const SpaceO
   auto add = [&](const Policy& p) {
     if (!p.invalid_reason(type) && seen.insert(p.key()).second) out.push_back(p);
   };
-  Policy p = policy;
-  for (int v : adjacent(space.block_threads, policy.block_threads)) {
-    p.block_threads = v;
-    add(p);
-  }
-  p = policy;
-  for (int v : adjacent(space.items_per_thread, policy.items_per_thread)) {
-    p.items_per_thread = v;
-    add(p);
-  }
-  p = policy;
-  for (int v : adjacent(vector_widths(type, space), policy.vector_width)) {
-    p.vector_width = v;
-    add(p);
-  }
-  p = policy;
-  for (BlockScan v : space.block_scans) {
-    p.block_scan = v;
-    add(p);
-  }
-  p = policy;
-  for (TileIO v : space.ios) {
-    p.io = v;
-    add(p);
-  }
-  p = policy;
-  for (bool v : space.streaming) {
-    p.streaming = v;
-    add(p);
-  }
-  p = policy;
-  if (warp_lookback(policy.algorithm))
-    for (int v : space.lookback_spans) {
-      p.lookback_span = v;
+  // One dimension at a time: every value of `values` in field `member`.
+  auto vary = [&](auto member, const auto& values) {
+    Policy p = policy;
+    for (const auto& v : values) {
+      p.*member = v;
       add(p);
     }
-  p = policy;
-  if (policy.uses_tile_status())
-    for (int v : space.backoffs_ns) {
-      p.backoff_ns = v;
-      add(p);
-    }
-  p = policy;
+  };
+  vary(&Policy::block_threads, adjacent(space.block_threads, policy.block_threads));
+  vary(&Policy::items_per_thread, adjacent(space.items_per_thread, policy.items_per_thread));
+  vary(&Policy::vector_width, adjacent(vector_widths(type, space), policy.vector_width));
+  vary(&Policy::block_scan, space.block_scans);
+  vary(&Policy::io, space.ios);
+  vary(&Policy::streaming, space.streaming);
+  if (warp_lookback(policy.algorithm)) vary(&Policy::lookback_span, space.lookback_spans);
+  if (policy.uses_tile_status()) vary(&Policy::backoff_ns, space.backoffs_ns);
   // The other look-back variants of the same shape.
-  constexpr std::array kLookbacks{Algorithm::LookbackThread, Algorithm::LookbackWarp,
-                                  Algorithm::LookbackPipelined};
-  if (contains(std::vector<Algorithm>(kLookbacks.begin(), kLookbacks.end()), policy.algorithm))
-    for (Algorithm a : kLookbacks) {
-      p.algorithm = a;
-      if (contains(space.algorithms, a)) add(p);
-    }
+  const std::vector<Algorithm> lookbacks{Algorithm::LookbackThread, Algorithm::LookbackWarp,
+                                         Algorithm::LookbackPipelined};
+  if (contains(lookbacks, policy.algorithm)) {
+    std::vector<Algorithm> listed;
+    for (Algorithm a : lookbacks)
+      if (contains(space.algorithms, a)) listed.push_back(a);
+    vary(&Policy::algorithm, listed);
+  }
   return out;
 }
 
