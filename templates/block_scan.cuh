@@ -7,6 +7,10 @@
 // algorithm publishes and looks back there) and every thread gets
 // prefix op (its exclusive prefix within the block). The caller guarantees a
 // barrier between two calls (tiles loops end with one).
+// exclusive_then is the same scan without a block prefix: warp 0 calls
+// then(block aggregate) before the barrier that releases the results, so
+// warp-0 work of the caller (publishing, looking back for another tile) and
+// its shared-memory writes ride on that barrier.
 #pragma once
 
 #include "scantune/policy.cuh"
@@ -40,10 +44,11 @@ struct block_scan<T, Op, TPB, BS_WARP_SCANS> {
     aggregate = warp_totals[WARPS - 1];
   }
 
-  // Two barriers: warp totals in, then warp 0 scans them, obtains the block
-  // prefix and writes back each warp's full exclusive prefix.
-  template <class PrefixFn>
-  static __device__ __forceinline__ T scan_with_prefix(T x, Op op, PrefixFn prefix_of) {
+  // Two barriers: warp totals in, then warp 0 scans them and
+  // warp_start(aggregate, exclusive prefix of the warp totals; lane 0's is
+  // undefined) returns each warp's full exclusive prefix for lane = warp.
+  template <class WarpStart>
+  static __device__ __forceinline__ T scan_core(T x, Op op, WarpStart warp_start) {
     __shared__ T warp_prefix[WARPS];
     const unsigned lane = lane_id(), warp = threadIdx.x >> 5;
     const T incl = warp_inclusive_scan(x, op);
@@ -54,30 +59,50 @@ struct block_scan<T, Op, TPB, BS_WARP_SCANS> {
       const T total = lane < unsigned(WARPS) ? warp_prefix[lane] : Op::identity();
       const T scanned = warp_inclusive_scan(total, op);
       const T before = __shfl_up_sync(FULL_WARP, scanned, 1);
-      const T block_prefix = prefix_of(__shfl_sync(FULL_WARP, scanned, WARPS - 1));
-      if (lane < unsigned(WARPS))
-        warp_prefix[lane] = lane > 0 ? op(block_prefix, before) : block_prefix;
+      const T start = warp_start(__shfl_sync(FULL_WARP, scanned, WARPS - 1), before);
+      if (lane < unsigned(WARPS)) warp_prefix[lane] = start;
     }
     __syncthreads();
     const T wp = warp_prefix[warp];
     return lane > 0 ? op(wp, excl) : wp;
   }
+
+  template <class PrefixFn>
+  static __device__ __forceinline__ T scan_with_prefix(T x, Op op, PrefixFn prefix_of) {
+    return scan_core(x, op, [&](T aggregate, T before) {
+      const T block_prefix = prefix_of(aggregate);
+      return lane_id() > 0 ? op(block_prefix, before) : block_prefix;
+    });
+  }
+
+  template <class Then>
+  static __device__ __forceinline__ T exclusive_then(T x, Op op, Then then) {
+    return scan_core(x, op, [&](T aggregate, T before) {
+      then(aggregate);
+      return lane_id() > 0 ? before : Op::identity();
+    });
+  }
 };
 
-// The shared-memory scans: their own exclusive(), then warp 0 asks for the
-// block prefix and a barrier broadcasts it.
+// The shared-memory scans: their own exclusive(), then warp 0 runs the hook and
+// a barrier releases what it wrote (the block prefix, for scan_with_prefix).
 template <class T, class Op, class Scan>
 struct with_prefix_broadcast {
+  template <class Then>
+  static __device__ __forceinline__ T exclusive_then(T x, Op op, Then then) {
+    T prefix, aggregate;
+    Scan::exclusive(x, prefix, aggregate, op);
+    if (threadIdx.x < 32) then(aggregate);
+    __syncthreads();
+    return prefix;
+  }
   template <class PrefixFn>
   static __device__ __forceinline__ T scan_with_prefix(T x, Op op, PrefixFn prefix_of) {
     __shared__ T s_block_prefix;
-    T prefix, aggregate;
-    Scan::exclusive(x, prefix, aggregate, op);
-    if (threadIdx.x < 32) {
+    const T prefix = exclusive_then(x, op, [&](T aggregate) {
       const T p = prefix_of(aggregate);
       if (threadIdx.x == 0) s_block_prefix = p;
-    }
-    __syncthreads();
+    });
     return op(s_block_prefix, prefix);
   }
 };

@@ -66,35 +66,55 @@ __global__ void __launch_bounds__(P::block_threads) single_block_kernel(SCANTUNE
   }
 }
 
+// Publishes a tile's aggregate (tile 0: its inclusive prefix, which is known).
+template <class T, class Op, int KIND>
+__device__ __forceinline__ void publish_aggregate(unsigned long long* slots, unsigned tile,
+                                                  unsigned gen, T aggregate, T init) {
+  if (lane_id() != 0) return;
+  Op op;
+  if (tile == 0)
+    tile_status<T>::publish(slots, 0, make_flag(gen, true),
+                            KIND == KIND_EXCLUSIVE ? op(init, aggregate) : aggregate);
+  else
+    tile_status<T>::publish(slots, tile, make_flag(gen, false), aggregate);
+}
+
+// Warp look-back for a tile whose aggregate is published: returns its exclusive
+// prefix (for exclusive scans including init) and publishes its inclusive one.
+// Called by all 32 lanes of one warp (lane 0 publishes, as in publish_aggregate).
+template <class T, class Op, int KIND, class P>
+__device__ __forceinline__ T finish_lookback(unsigned long long* slots, unsigned tile, unsigned gen,
+                                             T aggregate, T init) {
+  Op op;
+  if (tile == 0) return first_prefix<T, Op, KIND>(init);
+  const T prefix = lookback_warp<T, Op, P::backoff_ns, P::lookback_span>(slots, tile, gen, op);
+  if (lane_id() == 0)
+    tile_status<T>::publish(slots, tile, make_flag(gen, true), op(prefix, aggregate));
+  return prefix;
+}
+
 // Warp 0's part of the single-pass algorithms for one tile: publish the tile's
 // aggregate, obtain its exclusive prefix (chained wait or look-back), publish its
 // inclusive prefix. Called by all 32 lanes of warp 0; returns the prefix in each.
 template <class T, class Op, int KIND, class P>
 __device__ __forceinline__ T resolve_prefix(unsigned long long* slots, unsigned tile, unsigned gen,
                                             T aggregate, T init) {
+  if (P::algorithm == ALG_LOOKBACK_WARP || tile == 0) {
+    publish_aggregate<T, Op, KIND>(slots, tile, gen, aggregate, init);
+    return finish_lookback<T, Op, KIND, P>(slots, tile, gen, aggregate, init);
+  }
   Op op;
   const bool leader = threadIdx.x == 0;
-  if (tile == 0) {
-    if (leader)
-      tile_status<T>::publish(slots, 0, make_flag(gen, true),
-                              KIND == KIND_EXCLUSIVE ? op(init, aggregate) : aggregate);
-    return first_prefix<T, Op, KIND>(init);
-  }
   T prefix = Op::identity();
-  if (P::algorithm == ALG_LOOKBACK_WARP || P::algorithm == ALG_LOOKBACK_PIPELINED) {
-    if (leader) tile_status<T>::publish(slots, tile, make_flag(gen, false), aggregate);
-    prefix = lookback_warp<T, Op, P::backoff_ns, P::lookback_span>(slots, tile, gen, op);
-  } else {
-    if (leader) {
-      if (P::algorithm == ALG_CHAINED) {
-        prefix = wait_predecessor_inclusive<T, P::backoff_ns>(slots, tile, gen);
-      } else {
-        tile_status<T>::publish(slots, tile, make_flag(gen, false), aggregate);
-        prefix = lookback_one_thread<T, Op, P::backoff_ns>(slots, tile, gen, op);
-      }
+  if (leader) {
+    if (P::algorithm == ALG_CHAINED) {
+      prefix = wait_predecessor_inclusive<T, P::backoff_ns>(slots, tile, gen);
+    } else {
+      tile_status<T>::publish(slots, tile, make_flag(gen, false), aggregate);
+      prefix = lookback_one_thread<T, Op, P::backoff_ns>(slots, tile, gen, op);
     }
-    prefix = __shfl_sync(FULL_WARP, prefix, 0);
   }
+  prefix = __shfl_sync(FULL_WARP, prefix, 0);
   if (leader) tile_status<T>::publish(slots, tile, make_flag(gen, true), op(prefix, aggregate));
   return prefix;
 }
@@ -116,10 +136,13 @@ __global__ void __launch_bounds__(P::block_threads) single_pass_kernel(SCANTUNE_
       });
 }
 
-// Pipelined warp look-back: a grid of resident blocks, each taking tiles by
-// ticket until none is left. A block holds two tickets: while it scans tile
-// `cur` (and waits on its look-back), the copy of tile `next` into the other
-// shared-memory stage is already in flight, and the ticket after it is taken.
+// Look-ahead warp look-back: a grid of resident blocks, each taking tiles by
+// ticket until none is left, with three shared-memory stages. One step of a
+// block: (1) start copying tile C (cp.async) and take the ticket after it,
+// (2) reduce tile B, which has landed, and publish its aggregate, then, in warp
+// 0 while the others wait, (3) look back for tile A (reduced one step earlier)
+// and (4) scan and store A. So every tile's aggregate is out one step before its
+// block waits on a look-back, and while it waits a tile copy is in flight.
 // Tickets are taken in order by running blocks and each block finishes its
 // tiles in order, so the lowest unfinished tile never waits on a later one.
 template <class T, class Op, int KIND, class P>
@@ -127,59 +150,92 @@ __global__ void __launch_bounds__(P::block_threads) pipelined_kernel(SCANTUNE_KE
   static_assert(P::algorithm == ALG_LOOKBACK_PIPELINED && P::tile_io != IO_DIRECT,
                 "pipelined_kernel stages tiles in shared memory");
   typedef tile_io<T, P> io;
-  __shared__ unsigned s_first[2], s_fetched[2], s_gen;
+  typedef tile_scan<T, Op, KIND, P> ts;
+  typedef block_scan<T, Op, P::block_threads, P::block_scan> bscan;
+  static_assert(io::STAGES == 3, "tiles A, B and C each have a stage");
+  __shared__ unsigned s_first[3], s_next[2], s_gen;
+  __shared__ T s_prefix;
+  Op op;
+  unsigned long long* slots = ws + STATUS_OFFSET_WORDS;
   T* stages = tile_smem<T, P>::get();
   const long long TILE = P::tile_items;
   const unsigned long long tiles = (n + shift + TILE - 1) / TILE;
   // Every block takes tickets until one is past the end: the last of those resets.
   const unsigned last = unsigned(tiles) + gridDim.x - 1;
+  auto take_after = [&](unsigned prev) {
+    unsigned t = prev;
+    if (prev < tiles) take_ticket(ws, t, last);
+    return t;
+  };
   if (threadIdx.x == 0) {
-    unsigned t, t2;
+    unsigned t;
     s_gen = take_ticket(ws, t, last);
-    if (t < tiles) take_ticket(ws, t2, last);
     s_first[0] = t;
-    s_first[1] = t < tiles ? t2 : t;
+    s_first[1] = take_after(t);
+    s_first[2] = take_after(s_first[1]);
   }
   __syncthreads();
   const unsigned gen = s_gen;
-  unsigned cur = s_first[0], next = s_first[1], stage = 0;
-  if (cur >= tiles) return;
+  unsigned a = s_first[0], b = s_first[1], c = s_first[2], sa = 0;
+  if (a >= tiles) return;
   auto start_of = [&](unsigned t) { return (long long)t * TILE - (long long)shift; };
   auto is_full = [&](unsigned t) {
-    return start_of(t) >= 0 && (unsigned long long)(start_of(t) + TILE) <= n;
+    return t < tiles && start_of(t) >= 0 && (unsigned long long)(start_of(t) + TILE) <= n;
   };
-  if (is_full(cur)) io::prefetch_full(in + start_of(cur), stages);
-  io::commit_prefetch();
-  for (unsigned i = 0;; ++i) {
-    T* here = stages + stage * TILE;
-    // The next tile's copy goes into the stage the previous tile stored from.
-    io::group_sync();
-    if (next < tiles && is_full(next))
-      io::prefetch_full(in + start_of(next), stages + (stage ^ 1u) * TILE);
+  auto stage = [&](unsigned k) { return stages + (k % 3u) * TILE; };
+  auto prefetch = [&](unsigned t, T* to) {
+    if (is_full(t)) io::prefetch_full(in + start_of(t), to);
     io::commit_prefetch();
-    if (threadIdx.x == 0) {
-      unsigned t = next;
-      if (next < tiles) take_ticket(ws, t, last);
-      s_fetched[i & 1u] = t; // read after the block scan's barriers
-    }
-    io::template wait_prefetch<1>(); // every group but the newest: tile `cur` has landed
+  };
+  // The landed (or, for a partial tile, freshly loaded) tile's thread partial.
+  auto reduce_landed = [&](unsigned t, T* from) {
     T items[P::items_per_thread];
-    const long long g = start_of(cur);
-    const bool full = is_full(cur);
-    if (full)
-      io::read_staged(items, here);
+    if (is_full(t))
+      io::read_staged(items, from);
     else
-      io::load_partial(in, g, n, items, here, Op::identity());
-    const unsigned tile = cur;
-    tile_scan<T, Op, KIND, P>::scan_store(
-        out, n, g, full, flags & 1u, items, here, [&](T aggregate) {
-          return resolve_prefix<T, Op, KIND, P>(ws + STATUS_OFFSET_WORDS, tile, gen, aggregate,
-                                                init);
-        });
-    if (next >= tiles) break;
-    cur = next;
-    next = s_fetched[i & 1u];
-    stage ^= 1u;
+      io::load_partial(in, start_of(t), n, items, from, Op::identity());
+    return ts::thread_reduce(items, op);
+  };
+  prefetch(a, stage(0));
+  prefetch(b, stage(1));
+  io::template wait_prefetch<1>();
+  T agg_a = Op::identity(); // warp 0 only
+  T part_a = bscan::exclusive_then(reduce_landed(a, stage(0)), op, [&](T aggregate) {
+    publish_aggregate<T, Op, KIND>(slots, a, gen, aggregate, init);
+    agg_a = aggregate;
+  });
+  for (unsigned step = 0;; ++step) {
+    // (1) Tile C goes into the stage tile A of the previous step stored from.
+    io::group_sync();
+    prefetch(c, stage(sa + 2));
+    if (threadIdx.x == 0) s_next[step & 1u] = take_after(c); // read after (2)'s barriers
+    io::template wait_prefetch<1>(); // all but the newest group: tile B has landed
+    // (2) + (3): warp 0 publishes B's aggregate, then looks back for A.
+    const bool has_b = b < tiles;
+    auto warp0 = [&](T agg_b) {
+      if (has_b) publish_aggregate<T, Op, KIND>(slots, b, gen, agg_b, init);
+      const T p = finish_lookback<T, Op, KIND, P>(slots, a, gen, agg_a, init);
+      if (threadIdx.x == 0) s_prefix = p;
+      agg_a = agg_b;
+    };
+    T part_b = Op::identity();
+    if (has_b) {
+      part_b = bscan::exclusive_then(reduce_landed(b, stage(sa + 1)), op, warp0);
+    } else {
+      if (threadIdx.x < 32) warp0(Op::identity());
+      __syncthreads();
+    }
+    // (4) Scan and store tile A from its stage.
+    T items[P::items_per_thread];
+    T* here = stage(sa);
+    io::read_staged(items, here);
+    ts::apply_store(out, n, start_of(a), is_full(a), flags & 1u, items, op(s_prefix, part_a), here);
+    if (!has_b) break;
+    a = b;
+    part_a = part_b;
+    b = c;
+    c = s_next[step & 1u];
+    sa = (sa + 1u) % 3u;
   }
 }
 

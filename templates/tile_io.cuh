@@ -15,10 +15,10 @@
 // Precondition for stores (transposes): a barrier separates the load's
 // shared-memory reads from the store (the block scan provides it).
 //
-// The pipelined look-back keeps two staged tiles per block: prefetch_full copies
-// the next tile into shared memory asynchronously (cp.async, sm_80+), in the
-// striped order a transpose stores it, while the current tile is scanned;
-// read_staged then reads the blocked items once wait_prefetch allows.
+// The pipelined look-back keeps three staged tiles per block: prefetch_full
+// copies a later tile into shared memory asynchronously (cp.async, sm_80+), in
+// the striped order a transpose stores it, while earlier tiles are reduced and
+// scanned; read_staged then reads the blocked items once wait_prefetch allows.
 #pragma once
 
 #include "scantune/policy.cuh"
@@ -38,7 +38,7 @@ struct tile_io {
   static const int GROUP = WARP_XPOSE ? 32 : TPB;
 
   // Staged tiles held at once, and the shared bytes this layer needs.
-  static const int STAGES = P::algorithm == ALG_LOOKBACK_PIPELINED ? 2 : 1;
+  static const int STAGES = P::algorithm == ALG_LOOKBACK_PIPELINED ? 3 : 1;
   static const int SHARED_BYTES = STAGED ? STAGES * P::tile_items * int(sizeof(T)) : 16;
 
   // First element of this thread's segment within the tile, and its rank there.

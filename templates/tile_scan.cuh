@@ -66,7 +66,15 @@ struct tile_scan {
                                                     bool full, bool out_vec_ok, T (&items)[IPT],
                                                     T* smem, PrefixFn prefix_of) {
     Op op;
-    T running = bscan::scan_with_prefix(thread_reduce(items, op), op, prefix_of);
+    const T running = bscan::scan_with_prefix(thread_reduce(items, op), op, prefix_of);
+    apply_store(out, n, g_start, full, out_vec_ok, items, running, smem);
+  }
+
+  // Scans the thread's items from its exclusive prefix `running` and stores the tile.
+  static __device__ __forceinline__ void apply_store(T* out, unsigned long long n,
+                                                     long long g_start, bool full, bool out_vec_ok,
+                                                     T (&items)[IPT], T running, T* smem) {
+    Op op;
 #pragma unroll
     for (int i = 0; i < IPT; ++i) {
       if (KIND == KIND_EXCLUSIVE) {

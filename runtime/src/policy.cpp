@@ -183,11 +183,12 @@ bool Policy::uses_tile_status() const {
 std::size_t Policy::shared_bytes(DataType t) const {
   if (algorithm == Algorithm::Sequential) return 0;
   const std::size_t size = size_of(t), tpb = static_cast<std::size_t>(block_threads);
-  const std::size_t stages = algorithm == Algorithm::LookbackPipelined ? 2 : 1;
+  const std::size_t stages = algorithm == Algorithm::LookbackPipelined ? 3 : 1;
   std::size_t bytes = io != TileIO::Direct ? stages * tile_items() * size : 16;
   switch (block_scan) {
   case BlockScan::WarpScans:
-    bytes += (tpb / 32) * size;
+    // lookback_pipelined: a second set of warp prefixes (two call sites) and the tile prefix.
+    bytes += (algorithm == Algorithm::LookbackPipelined ? 2 * (tpb / 32) + 1 : tpb / 32) * size;
     break;
   case BlockScan::HillisSteele:
     bytes += 2 * tpb * size;

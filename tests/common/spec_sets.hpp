@@ -55,14 +55,15 @@ inline Policy make_policy(Algorithm a, int tpb, int ipt, int vec, BlockScan bs, 
 /// vector width, both tile I/O paths, a non-power-of-two block.
 inline std::vector<Policy> shape_spread(Algorithm a, BlockScan bs, DataType t) {
   const bool wide = size_of(t) == 8;
+  // The pipelined look-back holds three staged tiles within the 48 KB of static shared memory.
+  const bool staged3 = a == Algorithm::LookbackPipelined;
   std::vector<Policy> v{
       make_policy(a, 64, 1, 1, bs, TileIO::Transpose),
       make_policy(a, 96, 3, 1, bs, TileIO::Direct),
       make_policy(a, 128, 4, wide ? 2 : 4, bs, TileIO::Direct,
                   a == Algorithm::LookbackWarp ? 100 : 0),
-      make_policy(a, 256, wide ? 8 : 12, wide ? 2 : 4, bs, TileIO::Transpose),
-      make_policy(a, 512, wide || a == Algorithm::LookbackPipelined ? 4 : 16, 2, bs,
-                  TileIO::Transpose),
+      make_policy(a, 256, wide ? (staged3 ? 6 : 8) : 12, wide ? 2 : 4, bs, TileIO::Transpose),
+      make_policy(a, 512, staged3 ? (wide ? 2 : 4) : (wide ? 4 : 16), 2, bs, TileIO::Transpose),
       make_policy(a, 160, 6, 2, bs, TileIO::WarpTranspose, 0, true),
   };
   // Wider warp look-back steps (an odd span exercises the lane/slot mapping).

@@ -26,6 +26,9 @@ std::vector<Job> make_jobs(std::size_t count, std::uint64_t seed) {
                                     TileIO::Transpose, 50);
   const Policy chained =
       make_policy(Algorithm::Chained, 64, 2, 2, BlockScan::WarpScans, TileIO::Direct);
+  // A resident grid taking tiles + blocks tickets: the reset differs from the others'.
+  const Policy pipelined = make_policy(Algorithm::LookbackPipelined, 128, 4, 2,
+                                       BlockScan::WarpScans, TileIO::WarpTranspose);
   std::vector<Job> jobs;
   for (std::size_t i = 0; i < count; ++i) {
     const std::uint64_t r = rng();
@@ -33,9 +36,10 @@ std::vector<Job> make_jobs(std::size_t count, std::uint64_t seed) {
     const int which = int((r >> 20) % 8);
     jobs.push_back({(r >> 17) % 2 == 0, n, 0, 0,
                     (r >> 18) % 2 ? ScanKind::Inclusive : ScanKind::Exclusive,
-                    which == 0  ? chained
-                    : which < 3 ? thread
-                                : warp});
+                    which == 0   ? chained
+                    : which < 3  ? thread
+                    : which == 7 ? pipelined
+                                 : warp});
   }
   return jobs;
 }

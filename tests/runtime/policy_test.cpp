@@ -87,7 +87,7 @@ TEST(PolicyValidation, RejectsInvalidCombinationsWithAReason) {
   EXPECT_EQ(reason("lookback_pipelined.tpb256.ipt12.vec4.warp_scans.direct", DataType::Int32),
             "lookback_pipelined stages tiles in shared memory: it needs the xpose or wxpose tile "
             "I/O, not direct");
-  // Two staged tiles: 2 x 256 x 24 x 4 bytes exceed the static limit.
+  // Three staged tiles: 3 x 256 x 24 x 4 bytes exceed the static limit.
   EXPECT_NE(reason("lookback_pipelined.tpb256.ipt24.vec4.warp_scans", DataType::Int32)
                 .find("shared memory"),
             std::string::npos);

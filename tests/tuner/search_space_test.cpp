@@ -126,7 +126,7 @@ TEST(SearchSpace, AllAddsSeedsAndLiftsLimits) {
     return p.algorithm == Algorithm::LookbackPipelined;
   });
   EXPECT_EQ(chained, lookback_warp); // same shape: tile parameters and backoffs
-  // Two staged tiles and no direct I/O: a subset of the look-back shapes.
+  // Three staged tiles and no direct I/O: a subset of the look-back shapes.
   EXPECT_GT(pipelined, 0);
   EXPECT_LT(pipelined, lookback_warp);
   EXPECT_EQ(space.size(), 16704u + 1 + static_cast<std::size_t>(chained + pipelined));
