@@ -128,12 +128,13 @@ double predicted_call_ns(const Policy& policy, DataType type, std::uint64_t n, s
 BenchReport run_bench(const BenchOptions& o, const std::function<void(const std::string&)>& log) {
   Scanner scanner(ScannerOptions{o.device, o.db_path, {}});
   std::optional<KernelCache> cache = KernelCache::open_default("");
-  const Problem problem{o.type, detail::OpSpec::from(o.op), o.kind};
+  const OpRef op = o.custom ? OpRef(*o.custom) : OpRef(o.op);
+  const Problem problem{o.type, detail::OpSpec::from(op), o.kind};
 
   BenchReport r;
   r.device = db::query_device(scanner.device()).model();
   r.type = std::string(to_string(o.type));
-  r.op = std::string(to_string(o.op));
+  r.op = problem.op_name();
   r.kind = std::string(to_string(o.kind));
   r.sizes = fitting_sizes(o.sizes, o.type, log);
   r.series = {{"tuned", "", {}}, {"cub", "", {}}, {"memcpy", "", {}}};
@@ -153,7 +154,7 @@ BenchReport run_bench(const BenchOptions& o, const std::function<void(const std:
   for (std::size_t i = 0; i < r.sizes.size(); ++i) {
     const std::uint64_t n = r.sizes[i];
     BenchPoint tuned = point_of([&] { return eval.time_dispatch(n); });
-    tuned.policy = scanner.choose_policy(o.type, o.op, o.kind, n).key();
+    tuned.policy = scanner.choose_policy(o.type, op, o.kind, n).key();
     r.series[0].points.push_back(tuned);
     r.series[1].points.push_back(point_of([&] { return eval.time_cub(n); }));
     r.series[2].points.push_back(point_of([&] { return eval.time_memcpy(n); }));

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -40,6 +41,7 @@ double predicted_call_ns(const Policy& policy, DataType type, std::uint64_t n, s
 struct BenchOptions {
   DataType type = DataType::Int32;
   Op op = Op::Sum;
+  std::optional<CustomOp> custom; ///< replaces `op` when set
   ScanKind kind = ScanKind::Inclusive;
   std::vector<std::uint64_t> sizes; ///< ascending
   std::vector<std::string> algorithms;

@@ -21,7 +21,7 @@ namespace scantune::cli {
 namespace {
 
 struct BenchCliOptions {
-  std::string type = "int32", op = "sum", kind = "inclusive";
+  std::string type = "int32", op, kind = "inclusive", custom_op;
   std::string sizes = "2^10:2^30:2", algorithms, json, plot, db;
   int device = -1;
 };
@@ -30,9 +30,12 @@ tuner::BenchOptions build_bench_options(const BenchCliOptions& raw) {
   tuner::BenchOptions o;
   try {
     o.type = parse_data_type(raw.type);
-    o.op = parse_op(raw.op);
+    if (!raw.op.empty() && !raw.custom_op.empty())
+      fail(kExitUsage, "bench", "give --op or --custom-op, not both");
+    o.op = parse_op(raw.op.empty() ? "sum" : raw.op);
+    if (!raw.custom_op.empty()) o.custom = parse_custom_op(raw.custom_op);
     o.kind = parse_scan_kind(raw.kind);
-    detail::check_op(o.type, detail::OpSpec::from(o.op));
+    detail::check_op(o.type, detail::OpSpec::from(o.custom ? OpRef(*o.custom) : OpRef(o.op)));
     o.sizes = tuner::parse_sizes(raw.sizes);
     if (!raw.algorithms.empty()) o.algorithms = tuner::parse_bench_algorithms(raw.algorithms);
   } catch (const Error& e) {
@@ -125,6 +128,12 @@ void register_bench_commands(CLI::App& app) {
       "bench", "Time the tuned scan against CUB and device memcpy on this GPU now");
   bench->add_option("--type", bo->type, "Element type. Default: int32")->type_name("TYPE");
   bench->add_option("--op", bo->op, "Built-in operator. Default: sum")->type_name("OP");
+  bench
+      ->add_option("--custom-op", bo->custom_op,
+                   "A custom operator instead: NAME:BODY:IDENTITY as for tune, or the\n"
+                   "name of a sample with a compiled CUB twin, which gives the CUB column:\n"
+                   "absmax (float32, float64), shifted_product (uint32, uint64)")
+      ->type_name("NAME:BODY:IDENTITY");
   bench->add_option("--kind", bo->kind, "inclusive or exclusive. Default: inclusive")
       ->type_name("KIND");
   bench

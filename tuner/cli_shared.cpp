@@ -6,8 +6,27 @@
 #include <fmt/format.h>
 
 #include "tuner/cli.hpp"
+#include "tuner/custom_op_twins.hpp"
 
 namespace scantune::cli {
+
+CustomOp parse_custom_op(const std::string& text) {
+  const auto first = text.find(':');
+  const auto last = text.rfind(':');
+  if (first == std::string::npos)
+    if (auto twin = tuner::custom_op_twin_named(text)) return *twin;
+  if (first == std::string::npos || first == last)
+    throw Error(fmt::format("--custom-op '{}': expected NAME:BODY:IDENTITY, e.g. "
+                            "'absmax:return fabs(a) > fabs(b) ? a : b;:0.0', or a sample's name "
+                            "(absmax, shifted_product)",
+                            text));
+  CustomOp op{text.substr(0, first), text.substr(first + 1, last - first - 1),
+              text.substr(last + 1)};
+  // A bare expression is the common case on a command line; the generator wants
+  // a function body.
+  if (op.body.find("return") == std::string::npos) op.body = "return " + op.body + ";";
+  return op;
+}
 
 CLI::Option* add_db_option(CLI::App* app, std::string& path) {
   return app

@@ -1,6 +1,6 @@
-// Options and helpers shared by the inspection commands (show, compare, plot,
-// export, import, bench, devices): the database option, the problem filter, and
-// reading a database without creating one.
+// Options and helpers shared by the commands (show, compare, plot, export, import,
+// bench, devices, tune): the database option, the problem filter, reading a
+// database without creating one, and custom operators.
 #pragma once
 
 #include <string>
@@ -12,6 +12,12 @@
 #include "tuner/db_report.hpp"
 
 namespace scantune::cli {
+
+/// --custom-op "NAME:BODY:IDENTITY" (the body may contain ':': the name ends at the
+/// first ':', the identity starts after the last; a bare expression becomes
+/// `return EXPR;`), or NAME alone for a sample with a compiled CUB twin
+/// (tuner/custom_op_twins.hpp). Throws scantune::Error (a usage error) otherwise.
+CustomOp parse_custom_op(const std::string& text);
 
 /// --db PATH, "the tuning database to read" (default: db::default_db_path).
 CLI::Option* add_db_option(CLI::App* app, std::string& path);

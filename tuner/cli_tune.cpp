@@ -14,6 +14,7 @@
 #include "codegen.hpp"
 #include "scantune/scantune.hpp"
 #include "tuner/cli.hpp"
+#include "tuner/cli_shared.hpp"
 #include "tuner/strategy.hpp"
 #include "tuner/tune.hpp"
 
@@ -64,23 +65,6 @@ std::vector<E> parse_names(std::string_view list, const E (&all)[N], Parse parse
     if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
   }
   return values;
-}
-
-/// "name:body:identity". The body may itself contain ':' (`a > b ? a : b`), so the
-/// name ends at the first ':' and the identity starts after the last.
-CustomOp parse_custom_op(const std::string& text) {
-  const auto first = text.find(':');
-  const auto last = text.rfind(':');
-  if (first == std::string::npos || first == last)
-    throw Exit(kExitUsage, fmt::format("--custom-op '{}': expected NAME:BODY:IDENTITY, e.g. "
-                                       "'absmax:return fabs(a) > fabs(b) ? a : b;:0.0'",
-                                       text));
-  CustomOp op{text.substr(0, first), text.substr(first + 1, last - first - 1),
-              text.substr(last + 1)};
-  // A bare expression is the common case on a command line; the generator wants
-  // a function body.
-  if (op.body.find("return") == std::string::npos) op.body = "return " + op.body + ";";
-  return op;
 }
 
 TuneOptions build_options(const RawOptions& raw) {
@@ -293,7 +277,9 @@ void register_tune_command(CLI::App& app) {
   tune->add_option("--custom-op", raw->custom_ops,
                    "A custom operator, repeatable: NAME:BODY:IDENTITY, tuned for every\n"
                    "--type. BODY is an expression or function body of `a` and `b`\n"
-                   "(it may contain ':'). Example:\n"
+                   "(it may contain ':'). NAME alone picks a sample with a compiled CUB\n"
+                   "twin (a CUB baseline): absmax (float32, float64), shifted_product\n"
+                   "(uint32, uint64). Example:\n"
                    "--custom-op 'absmax:fabs(a) > fabs(b) ? a : b:0.0'")
       ->type_name("NAME:BODY:IDENTITY")
       ->expected(1) // one operator per occurrence: bodies contain spaces

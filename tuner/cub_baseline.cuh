@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 
 #include "scantune/scantune.hpp"
+#include "tuner/custom_op_twins.hpp"
 
 namespace scantune::tuner::gpu::cub_baseline {
 
@@ -19,6 +20,12 @@ namespace scantune::tuner::gpu::cub_baseline {
 template <class T>
 cudaError_t scan(Op op, ScanKind kind, const T* in, T* out, std::size_t n, T init, void* temp,
                  std::size_t& temp_bytes, cudaStream_t stream);
+
+/// The same with a sample custom operator's compiled twin (cub_baseline_custom.cu);
+/// cudaErrorInvalidValue where the twin is not built for T.
+template <class T>
+cudaError_t scan_twin(Twin twin, ScanKind kind, const T* in, T* out, std::size_t n, T init,
+                      void* temp, std::size_t& temp_bytes, cudaStream_t stream);
 
 } // namespace scantune::tuner::gpu::cub_baseline
 
@@ -122,5 +129,11 @@ cudaError_t scan(Op op, ScanKind kind, const T* in, T* out, std::size_t n, T ini
   template cudaError_t scantune::tuner::gpu::cub_baseline::scan<T>(                                \
       scantune::Op, scantune::ScanKind, const T*, T*, std::size_t, T, void*, std::size_t&,         \
       cudaStream_t)
+
+/// Instantiates the custom-operator twins for element type T.
+#define SCANTUNE_CUB_TWIN_INSTANTIATE(T)                                                           \
+  template cudaError_t scantune::tuner::gpu::cub_baseline::scan_twin<T>(                           \
+      scantune::tuner::Twin, scantune::ScanKind, const T*, T*, std::size_t, T, void*,              \
+      std::size_t&, cudaStream_t)
 
 #endif // SCANTUNE_CUB_BASELINE_DEFINE

@@ -403,12 +403,15 @@ struct GpuEvaluator::Impl {
 
   BaselineResult time_cub(std::uint64_t n) {
     BaselineResult b;
-    if (problem.op.is_custom || !gpu::cub_supports(problem.type, problem.op.op)) {
+    // A custom operator has a CUB baseline only as a sample with a compiled twin.
+    const std::optional<Twin> twin =
+        problem.op.is_custom ? custom_op_twin(problem.op.custom, problem.type) : std::nullopt;
+    if (problem.op.is_custom ? !twin : !gpu::cub_supports(problem.type, problem.op.op)) {
       b.error = "no CUB baseline for " + problem.label();
       return b;
     }
     const Op op = problem.op.op;
-    const std::size_t need = gpu::cub_temp_bytes(problem.type, op, problem.kind, n);
+    const std::size_t need = gpu::cub_temp_bytes(problem.type, op, problem.kind, n, twin);
     if (need > cub_temp_bytes) {
       SCANTUNE_CUDA_TRY(cudaStreamSynchronize(stream)); // the old buffer may still be in use
       cub_temp.allocate(need, "CUB temporary storage");
@@ -416,7 +419,7 @@ struct GpuEvaluator::Impl {
     }
     const auto call = [&](const void* in, void* out) {
       gpu::cub_scan(problem.type, op, problem.kind, in, out, n, &init, cub_temp.ptr, cub_temp_bytes,
-                    stream);
+                    stream, twin);
     };
     return verified_timing(n, "CUB", cub_verified, call);
   }

@@ -95,14 +95,27 @@ struct StreamBuffer {
   StreamBuffer& operator=(const StreamBuffer&) = delete;
 };
 
-std::string cub_label(DataType type, Op op, ScanKind kind, std::size_t n) {
-  return "cub::DeviceScan (" + std::string(to_string(type)) + " " + std::string(to_string(op)) +
-         " " + std::string(to_string(kind)) + ", n=" + std::to_string(n) + ")";
+std::string cub_label(DataType type, Op op, ScanKind kind, std::size_t n,
+                      std::optional<Twin> twin) {
+  const std::string op_name =
+      twin ? std::string(kCustomOpTwins[static_cast<int>(*twin)].name) : std::string(to_string(op));
+  return "cub::DeviceScan (" + std::string(to_string(type)) + " " + op_name + " " +
+         std::string(to_string(kind)) + ", n=" + std::to_string(n) + ")";
 }
 
-void require_cub(DataType type, Op op, ScanKind kind, std::size_t n) {
-  if (!cub_supports(type, op))
-    throw Error("scantune tuner: no CUB baseline for " + cub_label(type, op, kind, n));
+// The twins check their type themselves (cudaErrorInvalidValue).
+void require_cub(DataType type, Op op, ScanKind kind, std::size_t n, std::optional<Twin> twin) {
+  if (!twin && !cub_supports(type, op))
+    throw Error("scantune tuner: no CUB baseline for " + cub_label(type, op, kind, n, twin));
+}
+
+template <class T>
+cudaError_t cub_call(Op op, std::optional<Twin> twin, ScanKind kind, const T* in, T* out,
+                     std::size_t n, T init, void* temp, std::size_t& temp_bytes,
+                     cudaStream_t stream) {
+  if (twin)
+    return cub_baseline::scan_twin<T>(*twin, kind, in, out, n, init, temp, temp_bytes, stream);
+  return cub_baseline::scan<T>(op, kind, in, out, n, init, temp, temp_bytes, stream);
 }
 
 } // namespace
@@ -150,34 +163,36 @@ bool cub_supports(DataType type, Op op) {
   return op_applies(type, op); // CUB is instantiated for every valid built-in pair
 }
 
-std::size_t cub_temp_bytes(DataType type, Op op, ScanKind kind, std::size_t n) {
-  require_cub(type, op, kind, n);
+std::size_t cub_temp_bytes(DataType type, Op op, ScanKind kind, std::size_t n,
+                           std::optional<Twin> twin) {
+  require_cub(type, op, kind, n, twin);
   std::size_t bytes = 0;
   const cudaError_t e = with_type(type, [&](auto tag) {
     using T = decltype(tag);
-    return cub_baseline::scan<T>(op, kind, nullptr, nullptr, n, T{}, nullptr, bytes, nullptr);
+    return cub_call<T>(op, twin, kind, nullptr, nullptr, n, T{}, nullptr, bytes, nullptr);
   });
-  check(e, "temporary storage size of " + cub_label(type, op, kind, n));
+  check(e, "temporary storage size of " + cub_label(type, op, kind, n, twin));
   return bytes;
 }
 
 void cub_scan(DataType type, Op op, ScanKind kind, const void* in, void* out, std::size_t n,
-              const void* init, void* temp, std::size_t temp_bytes, cudaStream_t stream) {
-  require_cub(type, op, kind, n);
+              const void* init, void* temp, std::size_t temp_bytes, cudaStream_t stream,
+              std::optional<Twin> twin) {
+  require_cub(type, op, kind, n, twin);
+  const std::string label = cub_label(type, op, kind, n, twin);
   if (n == 0) return;
   if (kind == ScanKind::Exclusive && init == nullptr)
-    throw Error("scantune tuner: " + cub_label(type, op, kind, n) + ": init is null");
+    throw Error("scantune tuner: " + label + ": init is null");
   // CUB reads a null temp as a size query and would silently scan nothing.
-  if (temp == nullptr)
-    throw Error("scantune tuner: " + cub_label(type, op, kind, n) + ": temp storage is null");
+  if (temp == nullptr) throw Error("scantune tuner: " + label + ": temp storage is null");
   const cudaError_t e = with_type(type, [&](auto tag) {
     using T = decltype(tag);
     T init_value{};
     if (kind == ScanKind::Exclusive) std::memcpy(&init_value, init, sizeof(T));
-    return cub_baseline::scan<T>(op, kind, static_cast<const T*>(in), static_cast<T*>(out), n,
-                                 init_value, temp, temp_bytes, stream);
+    return cub_call<T>(op, twin, kind, static_cast<const T*>(in), static_cast<T*>(out), n,
+                       init_value, temp, temp_bytes, stream);
   });
-  check(e, cub_label(type, op, kind, n));
+  check(e, label);
 }
 
 } // namespace scantune::tuner::gpu

@@ -5,10 +5,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 #include <cuda_runtime_api.h>
 
 #include "scantune/scantune.hpp"
+#include "tuner/custom_op_twins.hpp"
 #include "tuner/input_values.hpp"
 
 namespace scantune::tuner::gpu {
@@ -30,12 +32,15 @@ CompareResult compare(DataType type, const void* got, const void* want, std::siz
 /// Whether CUB DeviceScan is available as a baseline for (type, op): every valid
 /// built-in pair (bitwise operators on integers only).
 bool cub_supports(DataType type, Op op);
-/// Temporary storage CUB needs for n elements.
-std::size_t cub_temp_bytes(DataType type, Op op, ScanKind kind, std::size_t n);
+/// Temporary storage CUB needs for n elements. With `twin`, the operator is that
+/// sample custom operator's compiled functor and `op` is ignored.
+std::size_t cub_temp_bytes(DataType type, Op op, ScanKind kind, std::size_t n,
+                           std::optional<Twin> twin = {});
 /// One CUB DeviceScan call: InclusiveScan / ExclusiveScan with the operator's
 /// functor (*init for exclusive scans, an element of `type`), 32-bit num_items
 /// where n fits. Asynchronous; throws scantune::Error on a CUDA error.
 void cub_scan(DataType type, Op op, ScanKind kind, const void* in, void* out, std::size_t n,
-              const void* init, void* temp, std::size_t temp_bytes, cudaStream_t stream);
+              const void* init, void* temp, std::size_t temp_bytes, cudaStream_t stream,
+              std::optional<Twin> twin = {});
 
 } // namespace scantune::tuner::gpu

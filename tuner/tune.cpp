@@ -20,6 +20,7 @@
 #include "default_policies.hpp"
 #include "errors.hpp"
 #include "nvrtc_compiler.hpp"
+#include "tuner/custom_op_twins.hpp"
 #include "tuner/gpu_device.hpp"
 #include "tuner/gpu_evaluator.hpp"
 #include "tuner/simulated_evaluator.hpp"
@@ -501,6 +502,7 @@ int run_tune(const TuneOptions& o, std::FILE* out) {
           b.baseline = k;
           b.type = type_s;
           b.op = op;
+          b.op_hash = op.empty() ? "" : p.op_hash(); // a custom operator's CUB twin
           b.kind = kind;
           b.size = n;
           b.ns = ns;
@@ -512,7 +514,8 @@ int run_tune(const TuneOptions& o, std::FILE* out) {
             const BaselineResult m = gpu->time_memcpy(n);
             if (m.ok) store(db::BaselineKind::Memcpy, m.stats.median_ns, "", "");
           }
-          if (!p.op.is_custom) {
+          // Custom operators: only the samples with a compiled twin have a CUB baseline.
+          if (!p.op.is_custom || custom_op_twin(p.op.custom, p.type)) {
             const BaselineResult c = gpu->time_cub(n);
             if (c.ok)
               store(db::BaselineKind::Cub, c.stats.median_ns, p.op_name(), kind_s);

@@ -257,6 +257,8 @@ TEST_F(CliInspect, UsageErrorsExitTwoNamingTheProblem) {
       {"bench --sizes 2^10:nope", "2^10:nope"},
       {"bench --algorithms lookback,fast", "lookback"},
       {"bench --device -3", "--device"},
+      {"bench --op max --custom-op absmax", "not both"},
+      {"bench --custom-op absmin", "absmin"},
   };
   for (const auto& [args, named] : cases) {
     auto r = run_cli(args, "2>&1", "cd " + dir.path().string() + " &&");
@@ -268,9 +270,12 @@ TEST_F(CliInspect, UsageErrorsExitTwoNamingTheProblem) {
 
 TEST_F(CliInspect, BenchWithoutAGpuExits77) {
   if (scantune::test::has_gpu()) GTEST_SKIP() << "a GPU is present";
-  auto r = run_cli("bench --sizes 2^10");
-  EXPECT_EQ(r.code, 77) << r.output;
-  EXPECT_NE(r.output.find("scantune bench: no CUDA device found"), std::string::npos) << r.output;
+  for (const char* args : {"bench --sizes 2^10", "bench --type float64 --custom-op absmax",
+                           "bench --type uint32 --custom-op 'g:a > b ? a : b:0'"}) {
+    auto r = run_cli(args);
+    EXPECT_EQ(r.code, 77) << args << ": " << r.output; // the options parsed
+    EXPECT_NE(r.output.find("scantune bench: no CUDA device found"), std::string::npos) << r.output;
+  }
 }
 
 } // namespace
@@ -306,6 +311,24 @@ TEST(GpuCliBench, TinyRunPrintsOneRowPerSizeAndWritesJsonAndSvg) {
   EXPECT_EQ(doc["sizes"].size(), 3u);
   EXPECT_NE(slurp(dir / "b.svg").find("</svg>"), std::string::npos);
   EXPECT_FALSE(fs::exists(dir / "none.db")); // the dispatch only reads
+}
+
+// A sample custom operator gets the CUB column from its compiled twin.
+TEST(GpuCliBench, CustomOperatorSampleHasACubColumn) {
+  if (!scantune::test::has_gpu()) GTEST_SKIP() << "no CUDA device";
+  TempDir dir;
+  const std::string env = "SCANTUNE_DB=" + (dir / "none.db").string() + " ";
+  for (const char* args : {"bench --type float64 --custom-op absmax --kind exclusive --sizes "
+                           "2^12,2^17",
+                           "bench --type uint32 --custom-op shifted_product --sizes 2^12,2^17"}) {
+    auto r = run_cli(args, "2>&1", env);
+    ASSERT_EQ(r.code, 0) << args << ": " << r.output;
+    const auto rows = table_rows(r.output);
+    ASSERT_EQ(rows.size(), 2u) << r.output;
+    for (const std::string& row : rows)
+      EXPECT_FALSE(std::regex_search(row, std::regex(R"(\|\s+-\s+\|)")))
+          << "a missing time: " << row;
+  }
 }
 
 } // namespace

@@ -114,7 +114,7 @@ TEST(CliTune, BadValuesAreUsageErrors) {
       {"--strategy annealing", "annealing"},
       {"--budget 10x", "10x"},
       {"--budget -5m", "-5m"},
-      {"--custom-op absmax", "absmax"},
+      {"--custom-op absmin", "absmin"}, // neither NAME:BODY:IDENTITY nor a sample's name
       {"--custom-op 'f:a+b'", "f:a+b"},
       {"--custom-op 'sum:a+b:0'", "sum"},
       {"--time-limit 0.5", "0.5"},
@@ -148,6 +148,11 @@ TEST_F(Cli, TuneDryRunPrintsTheSizeOfTheSearch) {
   EXPECT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("skipping bit_and on float32"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("total: 6 problems"), std::string::npos) << r.output;
+  // A sample's name stands for its body and identity.
+  r = run("tune --dry-run --type float32,uint64 --custom-op absmax --custom-op shifted_product");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("float32 absmax inclusive"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("uint64 shifted_product inclusive"), std::string::npos) << r.output;
 }
 
 TEST_F(Cli, TuneWithoutAGpuExits77) {
