@@ -305,9 +305,11 @@ void register_tune_command(CLI::App& app) {
   };
   search_list("--algorithms", raw->algorithms,
               "Inter-block algorithms and/or block scans, comma-separated; names\n"
-              "of one kind replace that dimension. 'all' adds sequential, chained\n"
-              "and lookback_pipelined and lifts the small-size limits. Default: single_block,\n"
-              "reduce_then_scan, lookback_thread, lookback_warp; all block scans.\n"
+              "of one kind replace that dimension. 'all' adds sequential and chained\n"
+              "and lifts the size limits (single_block above 2^16, hillis_steele above\n"
+              "2^20, lookback_pipelined below 2^20; naming one lifts its own).\n"
+              "Default: single_block, reduce_then_scan, lookback_thread, lookback_warp,\n"
+              "lookback_pipelined; all block scans.\n"
               "Example: --algorithms lookback_warp,reduce_then_scan,warp_scans");
   search_list("--block-threads", raw->block_threads,
               "Threads per block: A,B,C or A:B (every value) or A:B:x2\n"

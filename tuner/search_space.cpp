@@ -104,7 +104,7 @@ bool contains(const std::vector<T>& v, const T& x) {
 SpaceOptions default_space() {
   SpaceOptions s;
   s.algorithms = {Algorithm::SingleBlock, Algorithm::ReduceThenScan, Algorithm::LookbackThread,
-                  Algorithm::LookbackWarp};
+                  Algorithm::LookbackWarp, Algorithm::LookbackPipelined};
   s.block_scans = {kAllBlockScans.begin(), kAllBlockScans.end()};
   s.block_threads = {64, 128, 256, 512, 1024};
   s.items_per_thread = {1, 2, 4, 6, 8, 12, 16, 20, 24, 32};
@@ -127,12 +127,14 @@ void apply_algorithms(SpaceOptions& options, std::string_view list) {
       space.block_scans = d.block_scans;
       space.single_block_max_n = d.single_block_max_n;
       space.hillis_steele_max_n = d.hillis_steele_max_n;
+      space.pipelined_min_n = d.pipelined_min_n;
       continue;
     }
     if (name == "all") {
       space.algorithms = {kAllAlgorithms.begin(), kAllAlgorithms.end()};
       space.block_scans = {kAllBlockScans.begin(), kAllBlockScans.end()};
       space.single_block_max_n = space.hillis_steele_max_n = kNoLimit;
+      space.pipelined_min_n = 0;
       continue;
     }
     auto a = std::find_if(kAllAlgorithms.begin(), kAllAlgorithms.end(),
@@ -143,6 +145,7 @@ void apply_algorithms(SpaceOptions& options, std::string_view list) {
       if (!contains(algorithms, *a)) algorithms.push_back(*a);
       // Asking for it by name means wanting it timed at every size.
       if (*a == Algorithm::SingleBlock) space.single_block_max_n = kNoLimit;
+      if (*a == Algorithm::LookbackPipelined) space.pipelined_min_n = 0;
     } else if (b != kAllBlockScans.end()) {
       if (!contains(block_scans, *b)) block_scans.push_back(*b);
       if (*b == BlockScan::HillisSteele) space.hillis_steele_max_n = kNoLimit;
@@ -204,6 +207,7 @@ std::vector<Policy> enumerate(DataType type, const SpaceOptions& space) {
 
 bool applies_at(const Policy& policy, std::uint64_t n, const SpaceOptions& space) {
   if (policy.algorithm == Algorithm::SingleBlock && n > space.single_block_max_n) return false;
+  if (policy.algorithm == Algorithm::LookbackPipelined && n < space.pipelined_min_n) return false;
   if (policy.algorithm != Algorithm::Sequential && policy.block_scan == BlockScan::HillisSteele &&
       n > space.hillis_steele_max_n)
     return false;

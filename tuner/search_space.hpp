@@ -19,6 +19,7 @@ namespace scantune::tuner {
 /// product and drops the invalid combinations.
 struct SpaceOptions {
   std::vector<Algorithm> algorithms;  ///< default: single_block, reduce_then_scan, lookback_*
+                                      ///< (thread, warp, pipelined)
   std::vector<BlockScan> block_scans; ///< default: all four
   std::vector<int> block_threads;     ///< default: 64, 128, 256, 512, 1024
   std::vector<int> items_per_thread;  ///< default: a spread of 1..32
@@ -32,6 +33,9 @@ struct SpaceOptions {
   /// timed (unless listed explicitly with --algorithms, which lifts the limit).
   std::uint64_t single_block_max_n = std::uint64_t{1} << 16;
   std::uint64_t hillis_steele_max_n = std::uint64_t{1} << 20;
+  /// The persistent look-ahead kernel pays for its resident grid only on large
+  /// inputs (it wins from 2^21 up on the H100): below this it is not timed either.
+  std::uint64_t pipelined_min_n = std::uint64_t{1} << 20;
 };
 
 /// The default grid (slow seed variants excluded: sequential and chained).

@@ -50,13 +50,14 @@ void expect_valid_and_unique(const std::vector<Policy>& space, DataType type) {
 TEST(SearchSpace, DefaultSpaceFor4ByteTypes) {
   const auto space = enumerate(DataType::Int32, default_space());
   // A regression count: changes to the grid or to Policy::invalid_reason move it.
-  EXPECT_EQ(space.size(), 16704u);
+  EXPECT_EQ(space.size(), 19072u);
   expect_valid_and_unique(space, DataType::Int32);
   EXPECT_EQ(values(space, [](const Policy& p) { return p.algorithm; }),
             (std::set<int>{static_cast<int>(Algorithm::SingleBlock),
                            static_cast<int>(Algorithm::ReduceThenScan),
                            static_cast<int>(Algorithm::LookbackThread),
-                           static_cast<int>(Algorithm::LookbackWarp)}));
+                           static_cast<int>(Algorithm::LookbackWarp),
+                           static_cast<int>(Algorithm::LookbackPipelined)}));
   EXPECT_EQ(values(space, [](const Policy& p) { return p.vector_width; }),
             (std::set<int>{1, 2, 4}));
   EXPECT_EQ(values(space, [](const Policy& p) { return p.block_threads; }),
@@ -79,7 +80,7 @@ TEST(SearchSpace, DefaultSpaceFor4ByteTypes) {
 
 TEST(SearchSpace, DefaultSpaceFor8ByteTypes) {
   const auto space = enumerate(DataType::Int64, default_space());
-  EXPECT_EQ(space.size(), 10944u);
+  EXPECT_EQ(space.size(), 12192u);
   expect_valid_and_unique(space, DataType::Int64);
   EXPECT_EQ(values(space, [](const Policy& p) { return p.vector_width; }), (std::set<int>{1, 2}));
   EXPECT_EQ(keys(enumerate(DataType::Float64, default_space())), keys(space));
@@ -129,7 +130,19 @@ TEST(SearchSpace, AllAddsSeedsAndLiftsLimits) {
   // Three staged tiles and no direct I/O: a subset of the look-back shapes.
   EXPECT_GT(pipelined, 0);
   EXPECT_LT(pipelined, lookback_warp);
-  EXPECT_EQ(space.size(), 16704u + 1 + static_cast<std::size_t>(chained + pipelined));
+  EXPECT_EQ(space.size(), 19072u + 1 + static_cast<std::size_t>(chained));
+  EXPECT_EQ(s.pipelined_min_n, 0u);
+}
+
+TEST(SearchSpace, PipelinedOnlyFromTwoToTheTwentyUnlessNamed) {
+  SpaceOptions s = default_space();
+  const Policy p = Policy::parse("lookback_pipelined.tpb128.ipt24.vec4.warp_scans.wxpose");
+  EXPECT_FALSE(applies_at(p, (1u << 20) - 1, s));
+  EXPECT_TRUE(applies_at(p, 1u << 20, s));
+  apply_algorithms(s, "lookback_pipelined,lookback_warp");
+  EXPECT_TRUE(applies_at(p, 1000, s));
+  apply_algorithms(s, "default");
+  EXPECT_FALSE(applies_at(p, 1000, s));
 }
 
 TEST(SearchSpace, ExplicitNamesReplaceTheirDimension) {
@@ -240,7 +253,8 @@ TEST(SearchSpace, NeighboursOfATypicalPolicy) {
       "lookback_warp.tpb256.ipt12.vec4.warp_scans.wxpose", // tile I/O
       "lookback_warp.tpb256.ipt12.vec4.warp_scans.cs",     // cache hints
       "lookback_warp.tpb256.ipt12.vec4.warp_scans.bo200",
-      "lookback_thread.tpb256.ipt12.vec4.warp_scans"};
+      "lookback_thread.tpb256.ipt12.vec4.warp_scans", // the other look-back variants
+      "lookback_pipelined.tpb256.ipt12.vec4.warp_scans"};
   EXPECT_EQ(n, expected);
 
   // Without the other look-back variant in the space, it is no neighbour.

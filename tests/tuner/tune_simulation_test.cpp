@@ -24,7 +24,10 @@ TuneOptions simulated(const TempDir& dir, const std::string& strategy) {
   o.db_path = (dir / (strategy + ".db")).string();
   o.strategy = strategy;
   o.progress = Progress::Mode::Quiet;
-  // The space the recording was made with (before the warp transpose and cache hints).
+  // The space the recording was made with (before the warp transpose, the cache
+  // hints and the look-ahead kernel joined the default).
+  o.space.algorithms = {Algorithm::SingleBlock, Algorithm::ReduceThenScan,
+                        Algorithm::LookbackThread, Algorithm::LookbackWarp};
   o.space.ios = {TileIO::Transpose, TileIO::Direct};
   o.space.streaming = {false};
   return o;
