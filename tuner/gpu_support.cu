@@ -179,12 +179,13 @@ void cub_scan(DataType type, Op op, ScanKind kind, const void* in, void* out, st
               const void* init, void* temp, std::size_t temp_bytes, cudaStream_t stream,
               std::optional<Twin> twin) {
   require_cub(type, op, kind, n, twin);
-  const std::string label = cub_label(type, op, kind, n, twin);
+  // Called inside timed loops: the label is formatted only for an error.
+  const auto label = [&] { return cub_label(type, op, kind, n, twin); };
   if (n == 0) return;
   if (kind == ScanKind::Exclusive && init == nullptr)
-    throw Error("scantune tuner: " + label + ": init is null");
+    throw Error("scantune tuner: " + label() + ": init is null");
   // CUB reads a null temp as a size query and would silently scan nothing.
-  if (temp == nullptr) throw Error("scantune tuner: " + label + ": temp storage is null");
+  if (temp == nullptr) throw Error("scantune tuner: " + label() + ": temp storage is null");
   const cudaError_t e = with_type(type, [&](auto tag) {
     using T = decltype(tag);
     T init_value{};
@@ -192,7 +193,7 @@ void cub_scan(DataType type, Op op, ScanKind kind, const void* in, void* out, st
     return cub_call<T>(op, twin, kind, static_cast<const T*>(in), static_cast<T*>(out), n,
                        init_value, temp, temp_bytes, stream);
   });
-  check(e, label);
+  if (e != cudaSuccess) check(e, label());
 }
 
 } // namespace scantune::tuner::gpu
