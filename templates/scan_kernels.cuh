@@ -137,12 +137,14 @@ __global__ void __launch_bounds__(P::block_threads) single_pass_kernel(SCANTUNE_
 }
 
 // Look-ahead warp look-back: a grid of resident blocks, each taking tiles by
-// ticket until none is left, with three shared-memory stages. One step of a
-// block: (1) start copying tile C (cp.async) and take the ticket after it,
-// (2) reduce tile B, which has landed, and publish its aggregate, then, in warp
-// 0 while the others wait, (3) look back for tile A (reduced one step earlier)
-// and (4) scan and store A. So every tile's aggregate is out one step before its
-// block waits on a look-back, and while it waits a tile copy is in flight.
+// ticket until none is left, with S = P::stages shared-memory stages (dynamic
+// shared memory, S tiles). A block holds tiles T0 (reduced), T1 (landed or
+// landing) and T2..T(S-1) (copies in flight). One step: (1) start copying
+// T(S-1) (cp.async) and take the ticket after it, (2) reduce T1, which has
+// landed, and publish its aggregate, then, in warp 0 while the others wait,
+// (3) look back for T0 (reduced one step earlier) and (4) scan and store T0.
+// So every tile's aggregate is out one step before its block waits on a
+// look-back, and while it waits S - 2 tile copies are in flight.
 // Tickets are taken in order by running blocks and each block finishes its
 // tiles in order, so the lowest unfinished tile never waits on a later one.
 template <class T, class Op, int KIND, class P>
@@ -152,12 +154,14 @@ __global__ void __launch_bounds__(P::block_threads) pipelined_kernel(SCANTUNE_KE
   typedef tile_io<T, P> io;
   typedef tile_scan<T, Op, KIND, P> ts;
   typedef block_scan<T, Op, P::block_threads, P::block_scan> bscan;
-  static_assert(io::STAGES == 3, "tiles A, B and C each have a stage");
-  __shared__ unsigned s_first[3], s_next[2], s_gen;
+  const unsigned S = io::STAGES;
+  static_assert(io::STAGES >= 3, "T0, T1 and at least one copy in flight each have a stage");
+  extern __shared__ __align__(16) unsigned char dynamic_smem[]; // S tiles (host-sized)
+  __shared__ unsigned s_tile[P::stages], s_next[2], s_gen;
   __shared__ T s_prefix;
   Op op;
   unsigned long long* slots = ws + STATUS_OFFSET_WORDS;
-  T* stages = tile_smem<T, P>::get();
+  T* stages = reinterpret_cast<T*>(dynamic_smem);
   const long long TILE = P::tile_items;
   const unsigned long long tiles = (n + shift + TILE - 1) / TILE;
   // Every block takes tickets until one is past the end: the last of those resets.
@@ -170,19 +174,23 @@ __global__ void __launch_bounds__(P::block_threads) pipelined_kernel(SCANTUNE_KE
   if (threadIdx.x == 0) {
     unsigned t;
     s_gen = take_ticket(ws, t, last);
-    s_first[0] = t;
-    s_first[1] = take_after(t);
-    s_first[2] = take_after(s_first[1]);
+    s_tile[0] = t;
+    for (unsigned k = 1; k < S; ++k)
+      s_tile[k] = t = take_after(t);
   }
   __syncthreads();
   const unsigned gen = s_gen;
-  unsigned a = s_first[0], b = s_first[1], c = s_first[2], sa = 0;
-  if (a >= tiles) return;
+  unsigned tile[P::stages]; // T0 .. T(S-1); stage of Tk: (s0 + k) % S
+#pragma unroll
+  for (unsigned k = 0; k < S; ++k)
+    tile[k] = s_tile[k];
+  unsigned s0 = 0;
+  if (tile[0] >= tiles) return;
   auto start_of = [&](unsigned t) { return (long long)t * TILE - (long long)shift; };
   auto is_full = [&](unsigned t) {
     return t < tiles && start_of(t) >= 0 && (unsigned long long)(start_of(t) + TILE) <= n;
   };
-  auto stage = [&](unsigned k) { return stages + (k % 3u) * TILE; };
+  auto stage = [&](unsigned k) { return stages + (k % S) * TILE; };
   auto prefetch = [&](unsigned t, T* to) {
     if (is_full(t)) io::prefetch_full(in + start_of(t), to);
     io::commit_prefetch();
@@ -196,46 +204,49 @@ __global__ void __launch_bounds__(P::block_threads) pipelined_kernel(SCANTUNE_KE
       io::load_partial(in, start_of(t), n, items, from, Op::identity());
     return ts::thread_reduce(items, op);
   };
-  prefetch(a, stage(0));
-  prefetch(b, stage(1));
-  io::template wait_prefetch<1>();
-  T agg_a = Op::identity(); // warp 0 only
-  T part_a = bscan::exclusive_then(reduce_landed(a, stage(0)), op, [&](T aggregate) {
-    publish_aggregate<T, Op, KIND>(slots, a, gen, aggregate, init);
-    agg_a = aggregate;
+#pragma unroll
+  for (unsigned k = 0; k + 1 < S; ++k)
+    prefetch(tile[k], stage(k));
+  io::template wait_prefetch<P::stages - 2>(); // T0 has landed
+  T agg_0 = Op::identity();                    // warp 0 only
+  T part_0 = bscan::exclusive_then(reduce_landed(tile[0], stage(0)), op, [&](T aggregate) {
+    publish_aggregate<T, Op, KIND>(slots, tile[0], gen, aggregate, init);
+    agg_0 = aggregate;
   });
   for (unsigned step = 0;; ++step) {
-    // (1) Tile C goes into the stage tile A of the previous step stored from.
+    // (1) T(S-1) goes into the stage T0 of the previous step stored from.
     io::group_sync();
-    prefetch(c, stage(sa + 2));
-    if (threadIdx.x == 0) s_next[step & 1u] = take_after(c); // read after (2)'s barriers
-    io::template wait_prefetch<1>(); // all but the newest group: tile B has landed
-    // (2) + (3): warp 0 publishes B's aggregate, then looks back for A.
-    const bool has_b = b < tiles;
-    auto warp0 = [&](T agg_b) {
-      if (has_b) publish_aggregate<T, Op, KIND>(slots, b, gen, agg_b, init);
-      const T p = finish_lookback<T, Op, KIND, P>(slots, a, gen, agg_a, init);
+    prefetch(tile[S - 1], stage(s0 + S - 1));
+    if (threadIdx.x == 0) s_next[step & 1u] = take_after(tile[S - 1]); // read after (2)'s barriers
+    io::template wait_prefetch<P::stages - 2>(); // all but the newest S - 2 groups: T1 landed
+    // (2) + (3): warp 0 publishes T1's aggregate, then looks back for T0.
+    const bool has_1 = tile[1] < tiles;
+    auto warp0 = [&](T agg_1) {
+      if (has_1) publish_aggregate<T, Op, KIND>(slots, tile[1], gen, agg_1, init);
+      const T p = finish_lookback<T, Op, KIND, P>(slots, tile[0], gen, agg_0, init);
       if (threadIdx.x == 0) s_prefix = p;
-      agg_a = agg_b;
+      agg_0 = agg_1;
     };
-    T part_b = Op::identity();
-    if (has_b) {
-      part_b = bscan::exclusive_then(reduce_landed(b, stage(sa + 1)), op, warp0);
+    T part_1 = Op::identity();
+    if (has_1) {
+      part_1 = bscan::exclusive_then(reduce_landed(tile[1], stage(s0 + 1)), op, warp0);
     } else {
       if (threadIdx.x < 32) warp0(Op::identity());
       __syncthreads();
     }
-    // (4) Scan and store tile A from its stage.
+    // (4) Scan and store T0 from its stage.
     T items[P::items_per_thread];
-    T* here = stage(sa);
+    T* here = stage(s0);
     io::read_staged(items, here);
-    ts::apply_store(out, n, start_of(a), is_full(a), flags & 1u, items, op(s_prefix, part_a), here);
-    if (!has_b) break;
-    a = b;
-    part_a = part_b;
-    b = c;
-    c = s_next[step & 1u];
-    sa = (sa + 1u) % 3u;
+    ts::apply_store(out, n, start_of(tile[0]), is_full(tile[0]), flags & 1u, items,
+                    op(s_prefix, part_0), here);
+    if (!has_1) break;
+    part_0 = part_1;
+#pragma unroll
+    for (unsigned k = 0; k + 1 < S; ++k)
+      tile[k] = tile[k + 1];
+    tile[S - 1] = s_next[step & 1u];
+    s0 = (s0 + 1u) % S;
   }
 }
 

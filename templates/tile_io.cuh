@@ -15,7 +15,7 @@
 // Precondition for stores (transposes): a barrier separates the load's
 // shared-memory reads from the store (the block scan provides it).
 //
-// The pipelined look-back keeps three staged tiles per block: prefetch_full
+// The pipelined look-back keeps P::stages staged tiles per block: prefetch_full
 // copies a later tile into shared memory asynchronously (cp.async, sm_80+), in
 // the striped order a transpose stores it, while earlier tiles are reduced and
 // scanned; read_staged then reads the blocked items once wait_prefetch allows.
@@ -37,9 +37,11 @@ struct tile_io {
   // Threads that stripe one staged segment: the whole block, or one warp.
   static const int GROUP = WARP_XPOSE ? 32 : TPB;
 
-  // Staged tiles held at once, and the shared bytes this layer needs.
-  static const int STAGES = P::algorithm == ALG_LOOKBACK_PIPELINED ? 3 : 1;
-  static const int SHARED_BYTES = STAGED ? STAGES * P::tile_items * int(sizeof(T)) : 16;
+  // Staged tiles held at once, and the static shared bytes this layer needs
+  // (lookback_pipelined's stages are dynamic shared memory, sized by the host).
+  static const bool PIPELINED = P::algorithm == ALG_LOOKBACK_PIPELINED;
+  static const int STAGES = PIPELINED ? P::stages : 1;
+  static const int SHARED_BYTES = STAGED && !PIPELINED ? P::tile_items * int(sizeof(T)) : 16;
 
   // First element of this thread's segment within the tile, and its rank there.
   static __device__ __forceinline__ int group_base() {

@@ -35,7 +35,7 @@ struct RawOptions {
   std::string types = "int32", ops = "sum", kinds = "inclusive";
   std::vector<std::string> custom_ops;
   std::string sizes, strategy = "halving", algorithms;
-  std::string block_threads, items_per_thread, vector_bytes, backoff, tile_io, cache, spans;
+  std::string block_threads, items_per_thread, vector_bytes, backoff, tile_io, cache, spans, stages;
   std::string budget, db, simulate, against, progress = "auto";
   bool resume = false, dry_run = false, hot = false;
   double time_limit = 2.5;
@@ -131,6 +131,7 @@ TuneOptions build_options(const RawOptions& raw) {
   if (!raw.cache.empty()) o.space.streaming = tuner::parse_cache_hints(raw.cache);
   if (!raw.spans.empty())
     o.space.lookback_spans = tuner::parse_int_list(raw.spans, "--lookback-span");
+  if (!raw.stages.empty()) o.space.stages = tuner::parse_int_list(raw.stages, "--stages");
 
   if (!raw.budget.empty()) o.budget_s = tuner::parse_duration(raw.budget);
   o.db_path = raw.db;
@@ -334,6 +335,9 @@ void register_tune_command(CLI::App& app) {
   search_list("--lookback-span", raw->spans,
               "Tiles each lane inspects per warp look-back step (lookback_warp,\n"
               "lookback_pipelined), 1..8. Default: 1. Example: --lookback-span 1,2,4");
+  search_list("--stages", raw->stages,
+              "Shared-memory tile stages of lookback_pipelined (stages - 2 copies\n"
+              "in flight), 3..8. Default: 3. Example: --stages 3,4");
   tune->add_option("--time-limit", raw->time_limit,
                    "Stop timing a candidate once it is clearly slower than FACTOR\n"
                    "times the best time at that size; above 1. Default: 2.5")

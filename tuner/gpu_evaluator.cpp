@@ -79,6 +79,7 @@ struct GpuEvaluator::Impl {
   std::size_t esize;
   int device = 0, arch = 0;
   std::uint64_t l2 = 0;
+  std::size_t shared_limit = kMaxDynamicSharedBytes; // per block, opted in
   ValueSet set;
   std::uint64_t init = 0;
   std::uint64_t pool_elems = 0;
@@ -115,6 +116,7 @@ struct GpuEvaluator::Impl {
     cudaDeviceProp prop{};
     SCANTUNE_CUDA_TRY(cudaGetDeviceProperties(&prop, device));
     arch = prop.major * 10 + prop.minor;
+    shared_limit = prop.sharedMemPerBlockOptin;
     l2 = static_cast<std::uint64_t>(prop.l2CacheSize);
     set = value_set_for(p.type, p.op.op, p.op.is_custom);
     init = init_bits(p.type, p.op.op, p.op.is_custom);
@@ -307,7 +309,8 @@ struct GpuEvaluator::Impl {
     }
     c.registers = regs;
     c.spill_bytes = spill;
-    if (auto why = kernel_constraint(policy, set->attributes)) {
+    if (auto why = kernel_constraint(policy, set->attributes,
+                                     policy.dynamic_shared_bytes(problem.type), shared_limit)) {
       c.failure = failed(policy, 0, MeasurementStatus::Rejected, *why);
       return c;
     }

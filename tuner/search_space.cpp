@@ -112,6 +112,7 @@ SpaceOptions default_space() {
   s.ios = {TileIO::Transpose, TileIO::Direct, TileIO::WarpTranspose};
   s.streaming = {false, true};
   s.lookback_spans = {1}; // wider steps measured slower on the H100 (docs/performance.md)
+  s.stages = {3};
   s.backoffs_ns = {0, 200};
   return s;
 }
@@ -183,6 +184,8 @@ std::vector<Policy> enumerate(DataType type, const SpaceOptions& space) {
         p.uses_tile_status() ? space.backoffs_ns : std::vector<int>{0};
     const std::vector<int> spans =
         warp_lookback(algorithm) ? space.lookback_spans : std::vector<int>{1};
+    const std::vector<int> stages =
+        algorithm == Algorithm::LookbackPipelined ? space.stages : std::vector<int>{3};
     for (BlockScan block_scan : space.block_scans)
       for (int tpb : space.block_threads)
         for (int ipt : space.items_per_thread)
@@ -190,17 +193,19 @@ std::vector<Policy> enumerate(DataType type, const SpaceOptions& space) {
             for (TileIO io : space.ios)
               for (bool streaming : space.streaming)
                 for (int backoff : backoffs)
-                  for (int span : spans) {
-                    p.lookback_span = span;
-                    p.block_scan = block_scan;
-                    p.block_threads = tpb;
-                    p.items_per_thread = ipt;
-                    p.vector_width = vec;
-                    p.io = io;
-                    p.streaming = streaming;
-                    p.backoff_ns = backoff;
-                    add(p);
-                  }
+                  for (int span : spans)
+                    for (int stage_count : stages) {
+                      p.stages = stage_count;
+                      p.lookback_span = span;
+                      p.block_scan = block_scan;
+                      p.block_threads = tpb;
+                      p.items_per_thread = ipt;
+                      p.vector_width = vec;
+                      p.io = io;
+                      p.streaming = streaming;
+                      p.backoff_ns = backoff;
+                      add(p);
+                    }
   }
   return out;
 }
@@ -215,7 +220,8 @@ bool applies_at(const Policy& policy, std::uint64_t n, const SpaceOptions& space
 }
 
 std::optional<std::string> kernel_constraint(const Policy& policy,
-                                             const std::vector<cudaFuncAttributes>& kernels) {
+                                             const std::vector<cudaFuncAttributes>& kernels,
+                                             std::size_t dynamic_bytes, std::size_t shared_limit) {
   constexpr long kRegistersPerBlock = 65536;
   const long threads = policy.block_threads;
   for (std::size_t i = 0; i < kernels.size(); ++i) {
@@ -229,6 +235,10 @@ std::optional<std::string> kernel_constraint(const Policy& policy,
     if (a.localSizeBytes > 0)
       return fmt::format("kernel {}: spills {} bytes per thread to local memory", i,
                          a.localSizeBytes);
+    if (i == 0 && a.sharedSizeBytes + dynamic_bytes > shared_limit)
+      return fmt::format("kernel {}: needs {} bytes of shared memory per block, the device "
+                         "allows {}",
+                         i, a.sharedSizeBytes + dynamic_bytes, shared_limit);
   }
   return std::nullopt;
 }
@@ -255,6 +265,7 @@ std::vector<Policy> neighbours(const Policy& policy, DataType type, const SpaceO
   vary(&Policy::io, space.ios);
   vary(&Policy::streaming, space.streaming);
   if (warp_lookback(policy.algorithm)) vary(&Policy::lookback_span, space.lookback_spans);
+  if (policy.algorithm == Algorithm::LookbackPipelined) vary(&Policy::stages, space.stages);
   if (policy.uses_tile_status()) vary(&Policy::backoff_ns, space.backoffs_ns);
   // The other look-back variants of the same shape.
   const std::vector<Algorithm> lookbacks{Algorithm::LookbackThread, Algorithm::LookbackWarp,

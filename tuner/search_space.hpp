@@ -27,6 +27,7 @@ struct SpaceOptions {
   std::vector<TileIO> ios;            ///< default: transpose, direct, warp transpose
   std::vector<bool> streaming;        ///< cache hints: default {false, true}
   std::vector<int> lookback_spans;    ///< warp look-backs only; default 1
+  std::vector<int> stages;            ///< lookback_pipelined's tile stages; default 3
   std::vector<int> backoffs_ns;       ///< look-back/chained only; default 0 and 200
   /// Size limits of the variants that only make sense for small inputs: above
   /// these, the one-block algorithm and the Hillis-Steele block scan are not
@@ -57,10 +58,13 @@ std::vector<Policy> enumerate(DataType type, const SpaceOptions& space);
 bool applies_at(const Policy& policy, std::uint64_t n, const SpaceOptions& space);
 
 /// Why a compiled kernel set is not worth timing: more threads than the kernel
-/// can launch, registers that do not fit the block, or any spill to local memory.
-/// Nothing when every kernel of the set is fine.
+/// can launch, registers that do not fit the block, any spill to local memory, or
+/// more shared memory (static plus the launch's `dynamic_bytes`) than the device's
+/// per-block limit `shared_limit`. Nothing when every kernel of the set is fine.
 std::optional<std::string> kernel_constraint(const Policy& policy,
-                                             const std::vector<cudaFuncAttributes>& kernels);
+                                             const std::vector<cudaFuncAttributes>& kernels,
+                                             std::size_t dynamic_bytes = 0,
+                                             std::size_t shared_limit = kMaxDynamicSharedBytes);
 
 /// The grid neighbours of `policy` that are valid for `type`: one dimension moved
 /// by one step in its list (block threads, items per thread, vector width), or

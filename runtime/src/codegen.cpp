@@ -88,10 +88,10 @@ std::string op_type(const OpSpec& op, DataType t) {
 
 std::string policy_type(const Policy& p) {
   return fmt::format("scantune::policy<scantune::{}, {}, {}, {}, scantune::{}, scantune::{}, {}, "
-                     "scantune::{}, {}>",
+                     "scantune::{}, {}, {}>",
                      enum_name(p.algorithm), p.block_threads, p.items_per_thread, p.vector_width,
                      enum_name(p.block_scan), enum_name(p.io), p.backoff_ns,
-                     p.streaming ? "CACHE_STREAMING" : "CACHE_DEFAULT", p.lookback_span);
+                     p.streaming ? "CACHE_STREAMING" : "CACHE_DEFAULT", p.lookback_span, p.stages);
 }
 
 std::vector<std::string> kernel_names(const KernelSpec& s) {
@@ -221,13 +221,13 @@ GeneratedSource generate(const std::vector<KernelSpec>& specs) {
     if (s.policy.algorithm == Algorithm::Sequential || !asserted.insert(s.policy.key()).second)
       continue;
     const Policy& p = s.policy;
-    src +=
-        fmt::format("static_assert({0}::block_threads == {1} && {0}::items_per_thread == {2} && "
-                    "{0}::vector_width == {3} && {0}::tile_io == scantune::{6} && "
-                    "{0}::cache == {7} && {0}::backoff_ns == {4} && {0}::lookback_span == {8}, "
-                    "\"policy {5}\");\n",
-                    policy_type(p), p.block_threads, p.items_per_thread, p.vector_width,
-                    p.backoff_ns, p.key(), enum_name(p.io), p.streaming ? 1 : 0, p.lookback_span);
+    src += fmt::format(
+        "static_assert({0}::block_threads == {1} && {0}::items_per_thread == {2} && "
+        "{0}::vector_width == {3} && {0}::tile_io == scantune::{6} && "
+        "{0}::cache == {7} && {0}::backoff_ns == {4} && {0}::lookback_span == {8} && "
+        "{0}::stages == {9}, \"policy {5}\");\n",
+        policy_type(p), p.block_threads, p.items_per_thread, p.vector_width, p.backoff_ns, p.key(),
+        enum_name(p.io), p.streaming ? 1 : 0, p.lookback_span, p.stages);
   }
   return g;
 }

@@ -28,6 +28,8 @@ struct KernelSet {
   double prepare_ms = 0; // compile (or disk load) plus module load
   // Blocks of kernel 0 resident per SM (persistent grids); 0 until first asked.
   mutable std::atomic<int> resident_per_sm{0};
+  // Devices (bit per ordinal) on which kernel 0 opted into > 48 KiB of shared memory.
+  mutable std::atomic<unsigned long long> shared_opt_in{0};
 };
 
 class KernelRegistry {

@@ -32,15 +32,40 @@ bool capturing(cudaStream_t stream) {
 namespace {
 
 // Blocks of `kernels`' first kernel that fit on the device at once (asked once).
-std::size_t resident_blocks(const KernelSet& kernels, int block_threads, int sm_count) {
+std::size_t resident_blocks(const KernelSet& kernels, int block_threads, std::size_t dynamic_bytes,
+                            int sm_count) {
   int per_sm = kernels.resident_per_sm.load(std::memory_order_relaxed);
   if (per_sm == 0) {
     SCANTUNE_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, reinterpret_cast<const void*>(kernels.kernels.at(0)), block_threads, 0));
+        &per_sm, reinterpret_cast<const void*>(kernels.kernels.at(0)), block_threads,
+        dynamic_bytes));
     per_sm = std::max(per_sm, 1);
     kernels.resident_per_sm.store(per_sm, std::memory_order_relaxed);
   }
   return static_cast<std::size_t>(per_sm) * static_cast<std::size_t>(std::max(sm_count, 1));
+}
+
+// A block may use more than 48 KiB of shared memory only after its kernel opts in,
+// per device, up to the device's own limit (checked here, with the policy named).
+void opt_in_shared(const KernelSet& kernels, const Policy& policy, DataType type,
+                   std::size_t dynamic_bytes) {
+  const std::size_t total = kernels.attributes.at(0).sharedSizeBytes + dynamic_bytes;
+  if (total <= kMaxStaticSharedBytes) return;
+  int device = 0;
+  SCANTUNE_CUDA_TRY(cudaGetDevice(&device));
+  const unsigned long long bit = device < 64 ? 1ull << device : 0ull;
+  if (bit != 0 && (kernels.shared_opt_in.load(std::memory_order_acquire) & bit) != 0) return;
+  int limit = 0;
+  SCANTUNE_CUDA_TRY(
+      cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  if (total > static_cast<std::size_t>(limit))
+    fail<Unsupported>("policy {} needs {} bytes of shared memory per block for {} ({} tile "
+                      "stages); this GPU allows {}",
+                      policy.key(), total, to_string(type), policy.stages, limit);
+  SCANTUNE_CUDA_TRY(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernels.kernels.at(0)),
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(dynamic_bytes)));
+  kernels.shared_opt_in.fetch_or(bit, std::memory_order_release);
 }
 
 } // namespace
@@ -81,9 +106,11 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
   void* out = r.out;
   void* args[] = {&in, &out, &n, init, const_cast<unsigned*>(&shift), &flags, &ws};
 
+  const std::size_t dynamic_bytes = policy.dynamic_shared_bytes(r.type);
+  if (dynamic_bytes) opt_in_shared(kernels, policy, r.type, dynamic_bytes);
   auto launch = [&](std::size_t k, unsigned grid, unsigned block) {
     const cudaError_t e = cudaLaunchKernel(reinterpret_cast<const void*>(kernels.kernels.at(k)),
-                                           dim3(grid), dim3(block), args, 0, r.stream);
+                                           dim3(grid), dim3(block), args, dynamic_bytes, r.stream);
     if (e != cudaSuccess)
       fail<CudaError>("launch of {} ({} blocks x {} threads) failed: {}", policy.key(), grid, block,
                       cudaGetErrorString(e));
@@ -103,8 +130,8 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
     break;
   case Algorithm::LookbackPipelined:
     launch(0,
-           static_cast<unsigned>(
-               std::min(tiles, resident_blocks(kernels, policy.block_threads, sm_count))),
+           static_cast<unsigned>(std::min(
+               tiles, resident_blocks(kernels, policy.block_threads, dynamic_bytes, sm_count))),
            tpb);
     break;
   default:

@@ -126,6 +126,7 @@ Policy Policy::sequential() {
   p.backoff_ns = 0;
   p.streaming = false;
   p.lookback_span = 1;
+  p.stages = 3;
   return p;
 }
 
@@ -137,6 +138,7 @@ std::string Policy::key() const {
   if (streaming) k += ".cs";
   if (backoff_ns != 0) k += fmt::format(".bo{}", backoff_ns);
   if (lookback_span != 1) k += fmt::format(".span{}", lookback_span);
+  if (stages != 3) k += fmt::format(".st{}", stages);
   return k;
 }
 
@@ -149,10 +151,10 @@ Policy Policy::parse(std::string_view key) {
       detail::fail("policy key '{}': 'sequential' takes no tile parameters", key);
     return sequential();
   }
-  if (parts.size() < 5 || parts.size() > 9)
+  if (parts.size() < 5 || parts.size() > 10)
     detail::fail("policy key '{}': expected "
                  "<algorithm>.tpb<N>.ipt<N>.vec<N>.<block_scan>[.xpose|.direct|.wxpose][.cs][.bo<"
-                 "ns>][.span<N>]",
+                 "ns>][.span<N>][.st<N>]",
                  key);
   p.block_threads = prefixed_int(parts[1], "tpb", key);
   p.items_per_thread = prefixed_int(parts[2], "ipt", key);
@@ -165,6 +167,8 @@ Policy Policy::parse(std::string_view key) {
       p.streaming = true;
     else if (parts[i].substr(0, 4) == "span")
       p.lookback_span = prefixed_int(parts[i], "span", key);
+    else if (parts[i].substr(0, 2) == "st")
+      p.stages = prefixed_int(parts[i], "st", key);
     else
       p.backoff_ns = prefixed_int(parts[i], "bo", key);
   }
@@ -183,8 +187,9 @@ bool Policy::uses_tile_status() const {
 std::size_t Policy::shared_bytes(DataType t) const {
   if (algorithm == Algorithm::Sequential) return 0;
   const std::size_t size = size_of(t), tpb = static_cast<std::size_t>(block_threads);
-  const std::size_t stages = algorithm == Algorithm::LookbackPipelined ? 3 : 1;
-  std::size_t bytes = io != TileIO::Direct ? stages * tile_items() * size : 16;
+  // lookback_pipelined's tiles are dynamic (dynamic_shared_bytes).
+  std::size_t bytes =
+      io != TileIO::Direct && algorithm != Algorithm::LookbackPipelined ? tile_items() * size : 16;
   switch (block_scan) {
   case BlockScan::WarpScans:
     // lookback_pipelined: a second set of warp prefixes (two call sites) and the tile prefix.
@@ -203,10 +208,16 @@ std::size_t Policy::shared_bytes(DataType t) const {
   return bytes + 16 + size; // ticket, generation and the broadcast prefix
 }
 
+std::size_t Policy::dynamic_shared_bytes(DataType t) const {
+  if (algorithm != Algorithm::LookbackPipelined) return 0;
+  return static_cast<std::size_t>(stages) * tile_items() * size_of(t);
+}
+
 std::optional<std::string> Policy::invalid_reason(DataType t) const {
   if (algorithm == Algorithm::Sequential) {
     if (block_threads == 1 && items_per_thread == 1 && vector_width == 1 && io == TileIO::Direct &&
-        backoff_ns == 0 && !streaming && lookback_span == 1 && block_scan == BlockScan::WarpScans)
+        backoff_ns == 0 && !streaming && lookback_span == 1 && stages == 3 &&
+        block_scan == BlockScan::WarpScans)
       return std::nullopt;
     return std::string("sequential takes no tile parameters (use Policy::sequential())");
   }
@@ -237,9 +248,19 @@ std::optional<std::string> Policy::invalid_reason(DataType t) const {
   if (algorithm == Algorithm::LookbackPipelined && io == TileIO::Direct)
     return std::string("lookback_pipelined stages tiles in shared memory: it needs the xpose or "
                        "wxpose tile I/O, not direct");
+  if (stages < 3 || stages > 8)
+    return fmt::format("{} shared-memory stages is outside [3, 8]", stages);
+  if (stages != 3 && algorithm != Algorithm::LookbackPipelined)
+    return fmt::format("shared-memory stages apply only to lookback_pipelined, not {}",
+                       to_string(algorithm));
   if (shared_bytes(t) > kMaxStaticSharedBytes)
     return fmt::format("needs {} bytes of shared memory for {} (limit {})", shared_bytes(t),
                        to_string(t), kMaxStaticSharedBytes);
+  if (shared_bytes(t) + dynamic_shared_bytes(t) > kMaxDynamicSharedBytes)
+    return fmt::format("needs {} bytes of shared memory for {} ({} tile stages; the largest "
+                       "any GPU allows one block is {})",
+                       shared_bytes(t) + dynamic_shared_bytes(t), to_string(t), stages,
+                       kMaxDynamicSharedBytes);
   return std::nullopt;
 }
 

@@ -52,24 +52,28 @@ inline Policy make_policy(Algorithm a, int tpb, int ipt, int vec, BlockScan bs, 
 }
 
 /// A spread of tile shapes for `t`: small and large blocks, 1..16 items, each
-/// vector width, both tile I/O paths, a non-power-of-two block.
+/// vector width, both tile I/O paths, a non-power-of-two block. For the pipelined
+/// look-back also 4 and 5 stages, and stages above 48 KB (dynamic shared memory
+/// opted into: 3 x 16 KB for 8-byte types at tpb256, 3 x 32 KB for 4-byte at tpb512).
 inline std::vector<Policy> shape_spread(Algorithm a, BlockScan bs, DataType t) {
   const bool wide = size_of(t) == 8;
-  // The pipelined look-back holds three staged tiles within the 48 KB of static shared memory.
-  const bool staged3 = a == Algorithm::LookbackPipelined;
   std::vector<Policy> v{
       make_policy(a, 64, 1, 1, bs, TileIO::Transpose),
       make_policy(a, 96, 3, 1, bs, TileIO::Direct),
       make_policy(a, 128, 4, wide ? 2 : 4, bs, TileIO::Direct,
                   a == Algorithm::LookbackWarp ? 100 : 0),
-      make_policy(a, 256, wide ? (staged3 ? 6 : 8) : 12, wide ? 2 : 4, bs, TileIO::Transpose),
-      make_policy(a, 512, staged3 ? (wide ? 2 : 4) : (wide ? 4 : 16), 2, bs, TileIO::Transpose),
+      make_policy(a, 256, wide ? 8 : 12, wide ? 2 : 4, bs, TileIO::Transpose),
+      make_policy(a, 512, wide ? 4 : 16, 2, bs, TileIO::Transpose),
       make_policy(a, 160, 6, 2, bs, TileIO::WarpTranspose, 0, true),
   };
   // Wider warp look-back steps (an odd span exercises the lane/slot mapping).
   if (a == Algorithm::LookbackWarp || a == Algorithm::LookbackPipelined) {
     v[2].lookback_span = 3;
     v[5].lookback_span = 4;
+  }
+  if (a == Algorithm::LookbackPipelined) {
+    v[1].stages = 4;
+    v[5].stages = 5;
   }
   return v;
 }

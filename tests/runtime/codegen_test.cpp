@@ -24,7 +24,17 @@ TEST(Codegen, SourceRestatesItsPolicy) {
   EXPECT_EQ(g.name_expressions[0][0],
             "&scantune::single_pass_kernel<int, scantune::op_sum<int>, scantune::KIND_INCLUSIVE, "
             "scantune::policy<scantune::ALG_LOOKBACK_WARP, 256, 12, 4, scantune::BS_WARP_SCANS, "
-            "scantune::IO_TRANSPOSE, 0, scantune::CACHE_DEFAULT, 1>>");
+            "scantune::IO_TRANSPOSE, 0, scantune::CACHE_DEFAULT, 1, 3>>");
+}
+
+TEST(Codegen, PipelinedStagesReachTheTemplate) {
+  auto g = generate({spec("lookback_pipelined.tpb384.ipt24.vec4.warp_scans.wxpose.st4",
+                          DataType::Int32, OpSpec::from(Op::Sum), ScanKind::Inclusive)});
+  EXPECT_NE(g.name_expressions[0][0].find("scantune::CACHE_DEFAULT, 1, 4>>"), std::string::npos)
+      << g.name_expressions[0][0];
+  EXPECT_NE(g.source.find("::stages == 4, \"policy "
+                          "lookback_pipelined.tpb384.ipt24.vec4.warp_scans.wxpose.st4\""),
+            std::string::npos);
 }
 
 TEST(Codegen, WarpTransposeAndStreamingReachTheTemplate) {

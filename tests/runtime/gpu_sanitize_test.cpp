@@ -19,6 +19,13 @@ TEST_F(GpuSanitize, EveryAlgorithmAndBlockScanAtSmallSizes) {
       policies.push_back(make_policy(a, 64, 4, 4, bs, TileIO::Transpose));
       policies.push_back(make_policy(a, 96, 2, 2, bs, TileIO::Direct));
     }
+  Policy deep = make_policy(Algorithm::LookbackPipelined, 64, 4, 4, BlockScan::WarpScans,
+                            TileIO::WarpTranspose);
+  deep.stages = 5; // three copies in flight
+  policies.push_back(deep);
+  Policy big = make_policy(Algorithm::LookbackPipelined, 1024, 8, 4, BlockScan::WarpScans,
+                           TileIO::Transpose);
+  policies.push_back(big); // 3 x 32 KB of dynamic shared memory
   for (const Policy& p : policies)
     for (std::size_t n : {1ul, 255ul, 256ul, 1000ul, 4099ul})
       for (std::size_t offset : {0ul, 1ul}) {

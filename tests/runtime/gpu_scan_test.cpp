@@ -244,9 +244,7 @@ TEST_F(GpuTest, RandomFloatsWithinTolerance) {
   Scanner scanner;
   for (Algorithm a : tile_algorithms()) {
     Policy p4 = make_policy(a, 256, 12, 4, BlockScan::WarpScans, TileIO::Transpose);
-    // Three staged 8-byte tiles of 256 x 8 would exceed the static shared memory.
-    const int ipt8 = a == Algorithm::LookbackPipelined ? 6 : 8;
-    Policy p8 = make_policy(a, 256, ipt8, 2, BlockScan::WarpScans, TileIO::Transpose);
+    Policy p8 = make_policy(a, 256, 8, 2, BlockScan::WarpScans, TileIO::Transpose);
     const std::size_t n = a == Algorithm::SingleBlock ? (1u << 20) + 3 : (1u << 24) + 3;
     check_float_tolerance<float>(scanner, p4, n);
     check_float_tolerance<double>(scanner, p8, n);
@@ -281,8 +279,7 @@ TEST_F(GpuTest, CustomOperators) {
     d_in.upload(in);
     di_in.upload(ini);
     for (Algorithm a : tile_algorithms()) {
-      scanner.scan_with(make_policy(a, 256, a == Algorithm::LookbackPipelined ? 6 : 8, 2,
-                                    BlockScan::Blelloch, TileIO::Transpose),
+      scanner.scan_with(make_policy(a, 256, 8, 2, BlockScan::Blelloch, TileIO::Transpose),
                         ScanKind::Exclusive, d_in.ptr, d_out.ptr, n, absmax, 0.25);
       scanner.scan_with(make_policy(a, 128, 16, 4, BlockScan::WarpScans, TileIO::Direct),
                         ScanKind::Inclusive, di_in.ptr, di_out.ptr, n, absmax_i, 0);

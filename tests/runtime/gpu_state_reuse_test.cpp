@@ -29,6 +29,8 @@ std::vector<Job> make_jobs(std::size_t count, std::uint64_t seed) {
   // A resident grid taking tiles + blocks tickets: the reset differs from the others'.
   const Policy pipelined = make_policy(Algorithm::LookbackPipelined, 128, 4, 2,
                                        BlockScan::WarpScans, TileIO::WarpTranspose);
+  Policy pipelined4 = pipelined; // takes 4 tickets before its first step
+  pipelined4.stages = 4;
   std::vector<Job> jobs;
   for (std::size_t i = 0; i < count; ++i) {
     const std::uint64_t r = rng();
@@ -38,6 +40,7 @@ std::vector<Job> make_jobs(std::size_t count, std::uint64_t seed) {
                     (r >> 18) % 2 ? ScanKind::Inclusive : ScanKind::Exclusive,
                     which == 0   ? chained
                     : which < 3  ? thread
+                    : which == 6 ? pipelined4
                     : which == 7 ? pipelined
                                  : warp});
   }

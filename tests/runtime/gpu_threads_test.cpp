@@ -15,7 +15,8 @@ namespace scantune::test {
 namespace {
 
 TEST_F(GpuTest, OneCompilePerColdKeyAcrossThreads) {
-  Scanner scanner(ScannerOptions{-1, "", "off"});  // no disk cache: an earlier process may have filled it
+  Scanner scanner(
+      ScannerOptions{-1, "", "off"}); // no disk cache: an earlier process may have filled it
   // A policy no other test uses, so its key is cold in this process.
   const Policy p = make_policy(Algorithm::LookbackWarp, 160, 6, 2, BlockScan::BlellochPadded,
                                TileIO::Transpose, 70);

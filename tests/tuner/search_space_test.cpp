@@ -38,7 +38,8 @@ int fields_changed(const Policy& a, const Policy& b) {
   return (a.algorithm != b.algorithm) + (a.block_threads != b.block_threads) +
          (a.items_per_thread != b.items_per_thread) + (a.vector_width != b.vector_width) +
          (a.block_scan != b.block_scan) + (a.io != b.io) + (a.backoff_ns != b.backoff_ns) +
-         (a.streaming != b.streaming) + (a.lookback_span != b.lookback_span);
+         (a.streaming != b.streaming) + (a.lookback_span != b.lookback_span) +
+         (a.stages != b.stages);
 }
 
 void expect_valid_and_unique(const std::vector<Policy>& space, DataType type) {
@@ -50,7 +51,7 @@ void expect_valid_and_unique(const std::vector<Policy>& space, DataType type) {
 TEST(SearchSpace, DefaultSpaceFor4ByteTypes) {
   const auto space = enumerate(DataType::Int32, default_space());
   // A regression count: changes to the grid or to Policy::invalid_reason move it.
-  EXPECT_EQ(space.size(), 19072u);
+  EXPECT_EQ(space.size(), 20576u);
   expect_valid_and_unique(space, DataType::Int32);
   EXPECT_EQ(values(space, [](const Policy& p) { return p.algorithm; }),
             (std::set<int>{static_cast<int>(Algorithm::SingleBlock),
@@ -80,7 +81,7 @@ TEST(SearchSpace, DefaultSpaceFor4ByteTypes) {
 
 TEST(SearchSpace, DefaultSpaceFor8ByteTypes) {
   const auto space = enumerate(DataType::Int64, default_space());
-  EXPECT_EQ(space.size(), 12192u);
+  EXPECT_EQ(space.size(), 13472u);
   expect_valid_and_unique(space, DataType::Int64);
   EXPECT_EQ(values(space, [](const Policy& p) { return p.vector_width; }), (std::set<int>{1, 2}));
   EXPECT_EQ(keys(enumerate(DataType::Float64, default_space())), keys(space));
@@ -127,10 +128,10 @@ TEST(SearchSpace, AllAddsSeedsAndLiftsLimits) {
     return p.algorithm == Algorithm::LookbackPipelined;
   });
   EXPECT_EQ(chained, lookback_warp); // same shape: tile parameters and backoffs
-  // Three staged tiles and no direct I/O: a subset of the look-back shapes.
+  // No direct I/O, and stages that fit a block: a subset of the look-back shapes.
   EXPECT_GT(pipelined, 0);
   EXPECT_LT(pipelined, lookback_warp);
-  EXPECT_EQ(space.size(), 19072u + 1 + static_cast<std::size_t>(chained));
+  EXPECT_EQ(space.size(), 20576u + 1 + static_cast<std::size_t>(chained));
   EXPECT_EQ(s.pipelined_min_n, 0u);
 }
 
@@ -235,6 +236,20 @@ TEST(SearchSpace, KernelConstraints) {
   EXPECT_NE(threads->find("kernel 0"), std::string::npos) << *threads;
   EXPECT_NE(threads->find("384"), std::string::npos) << *threads;
   EXPECT_NE(threads->find("512"), std::string::npos) << *threads;
+
+  // Shared memory: the kernel's static bytes plus the launch's dynamic bytes, against
+  // the device's per-block limit (an sm_86 allows 99 KB).
+  const Policy pipe = Policy::parse("lookback_pipelined.tpb512.ipt20.vec4.warp_scans.wxpose");
+  auto with_static = attributes(1024, 64, 0);
+  with_static.sharedSizeBytes = 400;
+  const std::size_t stages = pipe.dynamic_shared_bytes(DataType::Int32); // 3 x 40 KB
+  EXPECT_EQ(stages, 3u * 512 * 20 * 4);
+  EXPECT_FALSE(kernel_constraint(pipe, {with_static}, stages));
+  EXPECT_FALSE(kernel_constraint(pipe, {with_static}, stages, stages + 400));
+  auto shared = kernel_constraint(pipe, {with_static}, stages, 101376);
+  ASSERT_TRUE(shared);
+  EXPECT_NE(shared->find("needs 123280 bytes of shared memory"), std::string::npos) << *shared;
+  EXPECT_NE(shared->find("allows 101376"), std::string::npos) << *shared;
 }
 
 TEST(SearchSpace, NeighboursOfATypicalPolicy) {
@@ -268,6 +283,16 @@ TEST(SearchSpace, NeighboursOfATypicalPolicy) {
   for (const Policy& q : rts)
     EXPECT_EQ(q.backoff_ns, 0) << q.key();
   EXPECT_TRUE(neighbours(Policy::sequential(), DataType::Int32, default_space()).empty());
+  // Stage counts are neighbours of the pipelined look-back only, when the space lists them.
+  s = default_space();
+  s.stages = {3, 4};
+  const Policy pipe = Policy::parse("lookback_pipelined.tpb256.ipt12.vec4.warp_scans");
+  EXPECT_TRUE(keys(neighbours(pipe, DataType::Int32, s))
+                  .count("lookback_pipelined.tpb256.ipt12.vec4.warp_scans.st4"));
+  EXPECT_FALSE(keys(neighbours(pipe, DataType::Int32, default_space()))
+                   .count("lookback_pipelined.tpb256.ipt12.vec4.warp_scans.st4"));
+  for (const Policy& q : neighbours(p, DataType::Int32, s))
+    EXPECT_EQ(q.stages, 3) << q.key();
 }
 
 TEST(SearchSpace, NeighboursAreValidDistinctOneStepMoves) {

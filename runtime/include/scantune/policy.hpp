@@ -95,6 +95,9 @@ struct Policy {
   /// Predecessor tiles each lane inspects per warp look-back step (lookback_warp and
   /// lookback_pipelined), [1, 8]: a step covers 32 * span tiles in one round trip.
   int lookback_span = 1;
+  /// Shared-memory tile stages of lookback_pipelined, [3, 8]: one tile being scanned,
+  /// one being reduced, and `stages - 2` copies in flight (other algorithms: 3, unused).
+  int stages = 3;
 
   /// The policy of the one-thread baseline (its key is "sequential").
   static Policy sequential();
@@ -107,6 +110,9 @@ struct Policy {
   std::size_t tile_items() const;
   /// Static shared memory the kernel needs for element type `t`, in bytes.
   std::size_t shared_bytes(DataType t) const;
+  /// Dynamic shared memory of a launch for element type `t`, in bytes: the tile
+  /// stages of lookback_pipelined (so they may exceed the 48 KiB static limit), else 0.
+  std::size_t dynamic_shared_bytes(DataType t) const;
   /// Why this policy cannot run for element type `t`, or nothing when it can.
   std::optional<std::string> invalid_reason(DataType t) const;
   /// True for algorithms that wait on other tiles (and therefore use status words).
@@ -118,5 +124,9 @@ struct Policy {
 
 /// Static shared memory available to one block for a statically sized tile.
 inline constexpr std::size_t kMaxStaticSharedBytes = 48 * 1024;
+/// The largest dynamic shared memory any supported GPU lets one block opt into
+/// (sm_90/sm_100: 227 KiB). A launch checks its own device's limit, which may be lower
+/// (sm_80: 163 KiB, sm_86/sm_89: 99 KiB).
+inline constexpr std::size_t kMaxDynamicSharedBytes = 227 * 1024;
 
 } // namespace scantune
