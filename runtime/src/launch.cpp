@@ -84,6 +84,10 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
     fail("n = {} needs {} tiles with policy {}, more than one launch can hold ({})", r.n, tiles,
          policy.key(), INT_MAX);
 
+  // Checked before any workspace is taken or captured: a refused policy leaves nothing behind.
+  const std::size_t dynamic_bytes = policy.dynamic_shared_bytes(r.type);
+  if (dynamic_bytes) opt_in_shared(kernels, policy, r.type, dynamic_bytes);
+
   const bool single_pass = policy.uses_tile_status();
   const bool rts = policy.algorithm == Algorithm::ReduceThenScan;
   const std::size_t status_bytes = single_pass ? WorkspacePool::status_bytes(tiles, size) : 0;
@@ -106,8 +110,6 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
   void* out = r.out;
   void* args[] = {&in, &out, &n, init, const_cast<unsigned*>(&shift), &flags, &ws};
 
-  const std::size_t dynamic_bytes = policy.dynamic_shared_bytes(r.type);
-  if (dynamic_bytes) opt_in_shared(kernels, policy, r.type, dynamic_bytes);
   auto launch = [&](std::size_t k, unsigned grid, unsigned block) {
     const cudaError_t e = cudaLaunchKernel(reinterpret_cast<const void*>(kernels.kernels.at(k)),
                                            dim3(grid), dim3(block), args, dynamic_bytes, r.stream);
