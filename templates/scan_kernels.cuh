@@ -231,6 +231,9 @@ __global__ void __launch_bounds__(P::block_threads) pipelined_kernel(SCANTUNE_KE
     if (has_1) {
       part_1 = bscan::exclusive_then(reduce_landed(tile[1], stage(s0 + 1)), op, warp0);
     } else {
+      // No reduce (and no barrier in it) this step: warp 0 must not overwrite
+      // s_prefix before every warp has read it for the previous step's T0.
+      __syncthreads();
       if (threadIdx.x < 32) warp0(Op::identity());
       __syncthreads();
     }
