@@ -26,6 +26,19 @@ struct tile_smem {
   }
 };
 
+// Programmatic dependent launch (sm_90 and up; the host launches with the
+// programmatic-serialization attribute): this grid may be launched while the
+// stream's previous kernel still runs. Every kernel waits here, before it touches
+// memory, until that kernel has finished and its writes are visible (a no-op when
+// launched without the attribute), then lets the stream's next grid start its
+// launch: that grid waits here too, so only launch latency overlaps, never data.
+__device__ __forceinline__ void await_previous_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 template <class T, class Op, int KIND>
 __device__ __forceinline__ T first_prefix(T init) {
   return KIND == KIND_EXCLUSIVE ? init : Op::identity();
@@ -34,6 +47,7 @@ __device__ __forceinline__ T first_prefix(T init) {
 // One thread walks every element: the baseline.
 template <class T, class Op, int KIND>
 __global__ void __launch_bounds__(32) sequential_kernel(SCANTUNE_KERNEL_PARAMS) {
+  await_previous_grid();
   if (threadIdx.x != 0 || blockIdx.x != 0) return;
   Op op;
   T acc = first_prefix<T, Op, KIND>(init);
@@ -52,6 +66,7 @@ __global__ void __launch_bounds__(32) sequential_kernel(SCANTUNE_KERNEL_PARAMS) 
 // One block scans every tile in order; warp 0 carries the prefix in registers.
 template <class T, class Op, int KIND, class P>
 __global__ void __launch_bounds__(P::block_threads) single_block_kernel(SCANTUNE_KERNEL_PARAMS) {
+  await_previous_grid();
   Op op;
   T* smem = tile_smem<T, P>::get();
   const unsigned long long tiles = (n + shift + P::tile_items - 1) / P::tile_items;
@@ -123,6 +138,7 @@ __device__ __forceinline__ T resolve_prefix(unsigned long long* slots, unsigned 
 // look-back (thread/warp).
 template <class T, class Op, int KIND, class P>
 __global__ void __launch_bounds__(P::block_threads) single_pass_kernel(SCANTUNE_KERNEL_PARAMS) {
+  await_previous_grid();
   static_assert(P::algorithm == ALG_CHAINED || P::algorithm == ALG_LOOKBACK_THREAD ||
                     P::algorithm == ALG_LOOKBACK_WARP,
                 "single_pass_kernel runs the chained and look-back algorithms");
@@ -149,6 +165,7 @@ __global__ void __launch_bounds__(P::block_threads) single_pass_kernel(SCANTUNE_
 // tiles in order, so the lowest unfinished tile never waits on a later one.
 template <class T, class Op, int KIND, class P>
 __global__ void __launch_bounds__(P::block_threads) pipelined_kernel(SCANTUNE_KERNEL_PARAMS) {
+  await_previous_grid();
   static_assert(P::algorithm == ALG_LOOKBACK_PIPELINED && P::tile_io != IO_DIRECT,
                 "pipelined_kernel stages tiles in shared memory");
   typedef tile_io<T, P> io;
@@ -256,6 +273,7 @@ __global__ void __launch_bounds__(P::block_threads) pipelined_kernel(SCANTUNE_KE
 // Reduce-then-scan, pass 1: each block reduces its tile into partials[tile].
 template <class T, class Op, int KIND, class P>
 __global__ void __launch_bounds__(P::block_threads) rts_reduce_kernel(SCANTUNE_KERNEL_PARAMS) {
+  await_previous_grid();
   T* partials = reinterpret_cast<T*>(ws + STATUS_OFFSET_WORDS);
   const T aggregate =
       tile_scan<T, Op, KIND, P>::reduce(in, n, shift, blockIdx.x, tile_smem<T, P>::get());
@@ -265,6 +283,7 @@ __global__ void __launch_bounds__(P::block_threads) rts_reduce_kernel(SCANTUNE_K
 // Pass 2: one block turns the partials into exclusive tile prefixes, in place.
 template <class T, class Op, int KIND, class P>
 __global__ void __launch_bounds__(P::block_threads) rts_partials_kernel(SCANTUNE_KERNEL_PARAMS) {
+  await_previous_grid();
   Op op;
   T* partials = reinterpret_cast<T*>(ws + STATUS_OFFSET_WORDS);
   T* smem = tile_smem<T, P>::get();
@@ -285,6 +304,7 @@ __global__ void __launch_bounds__(P::block_threads) rts_partials_kernel(SCANTUNE
 // Pass 3: each block scans its tile from its prefix.
 template <class T, class Op, int KIND, class P>
 __global__ void __launch_bounds__(P::block_threads) rts_downsweep_kernel(SCANTUNE_KERNEL_PARAMS) {
+  await_previous_grid();
   const T* partials = reinterpret_cast<const T*>(ws + STATUS_OFFSET_WORDS);
   const T prefix = partials[blockIdx.x];
   tile_scan<T, Op, KIND, P>::run(in, out, n, shift, flags & 1u, blockIdx.x, tile_smem<T, P>::get(),

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 #include "cuda_check.hpp"
 
@@ -27,6 +29,12 @@ bool capturing(cudaStream_t stream) {
     return false;
   }
   return status == cudaStreamCaptureStatusActive;
+}
+
+bool programmatic_launch(int arch, bool enabled) {
+  if (!enabled || arch < 90) return false;
+  const char* v = std::getenv("SCANTUNE_PDL");
+  return !(v && std::string_view(v) == "0");
 }
 
 namespace {
@@ -71,7 +79,7 @@ void opt_in_shared(const KernelSet& kernels, const Policy& policy, DataType type
 } // namespace
 
 void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanRequest& r,
-                 WorkspacePool& pool, int sm_count) {
+                 WorkspacePool& pool, const LaunchTarget& target) {
   const std::size_t size = size_of(r.type);
   const unsigned shift = misalignment(r.in, size, policy.vector_width);
   unsigned flags = misalignment(r.out, size, policy.vector_width) == shift ? 1u : 0u;
@@ -110,9 +118,21 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
   void* out = r.out;
   void* args[] = {&in, &out, &n, init, const_cast<unsigned*>(&shift), &flags, &ws};
 
+  // Every kernel waits for the stream's previous grid before touching memory, so the
+  // attribute only lets its launch overlap that grid's tail (scan_kernels.cuh).
+  cudaLaunchAttribute pdl[1] = {};
+  pdl[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  pdl[0].val.programmaticStreamSerializationAllowed = 1;
   auto launch = [&](std::size_t k, unsigned grid, unsigned block) {
-    const cudaError_t e = cudaLaunchKernel(reinterpret_cast<const void*>(kernels.kernels.at(k)),
-                                           dim3(grid), dim3(block), args, dynamic_bytes, r.stream);
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(grid);
+    config.blockDim = dim3(block);
+    config.dynamicSmemBytes = dynamic_bytes;
+    config.stream = r.stream;
+    config.attrs = pdl;
+    config.numAttrs = target.programmatic ? 1 : 0;
+    const cudaError_t e =
+        cudaLaunchKernelExC(&config, reinterpret_cast<const void*>(kernels.kernels.at(k)), args);
     if (e != cudaSuccess)
       fail<CudaError>("launch of {} ({} blocks x {} threads) failed: {}", policy.key(), grid, block,
                       cudaGetErrorString(e));
@@ -132,8 +152,8 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
     break;
   case Algorithm::LookbackPipelined:
     launch(0,
-           static_cast<unsigned>(std::min(
-               tiles, resident_blocks(kernels, policy.block_threads, dynamic_bytes, sm_count))),
+           static_cast<unsigned>(std::min(tiles, resident_blocks(kernels, policy.block_threads,
+                                                                 dynamic_bytes, target.sm_count))),
            tpb);
     break;
   default:

@@ -16,8 +16,18 @@ unsigned misalignment(const void* p, std::size_t element_size, int vector_width)
 /// Whether `stream` is being captured into a CUDA graph.
 bool capturing(cudaStream_t stream);
 
-/// Launches the scan. `sm_count` sizes the persistent grid of lookback_pipelined.
+/// The device a scan is launched on, as the launch needs it.
+struct LaunchTarget {
+  int sm_count = 0;          ///< sizes the persistent grid of lookback_pipelined
+  bool programmatic = false; ///< programmatic dependent launch (sm_90+, see scan_kernels.cuh)
+};
+
+/// Whether launches on a device of compute capability `arch` (e.g. 90) use
+/// programmatic dependent launch: sm_90 and up, unless SCANTUNE_PDL=0 or `enabled` is false.
+bool programmatic_launch(int arch, bool enabled);
+
+/// Launches the scan.
 void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanRequest& request,
-                 WorkspacePool& pool, int sm_count);
+                 WorkspacePool& pool, const LaunchTarget& target);
 
 } // namespace scantune::detail

@@ -68,7 +68,7 @@ struct Scanner::Impl {
   ScannerOptions options;
   int device = -1;
   int arch = 0;
-  int sm_count = 0;
+  detail::LaunchTarget target;
   std::string model;        // db::DeviceInfo::model()
   std::string device_error; // why there is no usable device (checked at the first scan)
   std::string db_path;      // "" = no database
@@ -101,7 +101,8 @@ struct Scanner::Impl {
       } else {
         const db::DeviceInfo info = db::query_device(device);
         arch = info.cc_major * 10 + info.cc_minor;
-        sm_count = info.sm_count;
+        target.sm_count = info.sm_count;
+        target.programmatic = detail::programmatic_launch(arch, options.programmatic_launch);
         model = info.model();
         workspaces = std::make_unique<detail::WorkspacePool>(device);
       }
@@ -213,7 +214,7 @@ void Scanner::scan(const ScanRequest& r) {
 
   DeviceScope scope(im.device);
   if (r.policy) { // explicit configuration (tuner, tests): no route
-    detail::launch_scan(*im.kernels_for(*r.policy, r), *r.policy, r, *im.workspaces, im.sm_count);
+    detail::launch_scan(*im.kernels_for(*r.policy, r), *r.policy, r, *im.workspaces, im.target);
     return;
   }
   detail::RouteCache& cache = im.current_routes();
@@ -221,7 +222,7 @@ void Scanner::scan(const ScanRequest& r) {
   const detail::KernelSet& kernels = im.route_kernels(cache, route, r);
   if (!route.reported.load(std::memory_order_relaxed) && !route.reported.exchange(true))
     im.report(route, r);
-  detail::launch_scan(kernels, route.plan.policy, r, *im.workspaces, im.sm_count);
+  detail::launch_scan(kernels, route.plan.policy, r, *im.workspaces, im.target);
 }
 
 Scanner& default_scanner() {

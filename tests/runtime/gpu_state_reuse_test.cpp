@@ -113,6 +113,47 @@ TEST_F(GpuTest, TwoThousandLookbackScansOnFourStreamsAtOnce) {
     ST_CUDA(cudaStreamDestroy(s));
 }
 
+// 24 in-place scans of one buffer, back to back on one stream with no sync: every
+// algorithm, each call reading what the call before it wrote (programmatic
+// dependent launch on sm_90+, or without it).
+void expect_dependent_chain(bool programmatic) {
+  ScannerOptions options;
+  options.programmatic_launch = programmatic;
+  Scanner scanner(options);
+  const std::vector<Policy> policies = {
+      make_policy(Algorithm::LookbackWarp, 128, 4, 2, BlockScan::WarpScans, TileIO::Transpose),
+      make_policy(Algorithm::LookbackPipelined, 128, 4, 2, BlockScan::WarpScans,
+                  TileIO::WarpTranspose),
+      make_policy(Algorithm::ReduceThenScan, 256, 4, 2, BlockScan::WarpScans, TileIO::Transpose),
+      make_policy(Algorithm::LookbackThread, 128, 4, 2, BlockScan::WarpScans, TileIO::Transpose,
+                  50),
+      make_policy(Algorithm::Chained, 64, 2, 2, BlockScan::WarpScans, TileIO::Direct),
+      make_policy(Algorithm::SingleBlock, 256, 4, 2, BlockScan::WarpScans, TileIO::Transpose)};
+  const std::size_t n = 300007;
+  auto want = make_input<std::uint32_t>(n, Op::Sum, 5);
+  DeviceBuffer<std::uint32_t> d(n);
+  d.upload(want);
+  cudaStream_t s;
+  ST_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  for (int call = 0; call < 24; ++call) {
+    const ScanKind kind = call % 3 == 2 ? ScanKind::Exclusive : ScanKind::Inclusive;
+    scanner.scan_with(policies[call % policies.size()], kind, d.ptr, d.ptr, n, Op::Sum,
+                      std::uint32_t(call), s);
+    want = reference_scan(want, Op::Sum, kind, std::uint32_t(call));
+  }
+  ST_CUDA(cudaStreamSynchronize(s));
+  ST_CUDA(cudaStreamDestroy(s));
+  EXPECT_EQ(d.download(n), want) << "programmatic launch " << programmatic;
+}
+
+TEST_F(GpuTest, DependentInPlaceCallsWithProgrammaticLaunch) {
+  expect_dependent_chain(true);
+}
+
+TEST_F(GpuTest, DependentInPlaceCallsWithoutProgrammaticLaunch) {
+  expect_dependent_chain(false);
+}
+
 TEST_F(GpuTest, FullRangeValuesSurviveStatusPacking) {
   // Values with every bit pattern, including all-ones high halves that would
   // collide with stolen flag bits.

@@ -53,7 +53,9 @@
 // Semantics shared by every call:
 // - Asynchronous and ordered on `stream`: the call enqueues work and returns.
 // - One kernel launch per call for the single-pass algorithms (the default); no
-//   memset or initialisation kernel per call.
+//   memset or initialisation kernel per call. On sm_90 and up the launch is a
+//   programmatic dependent launch: it may start while the stream's previous kernel
+//   drains, and the kernel waits for that kernel before touching memory.
 // - In place (d_in == d_out) is allowed. Pointers need only element alignment.
 // - n == 0 is a no-op. Errors throw scantune::Error, whose what() names the problem.
 // - The first call for a (type, operator, kind, configuration) compiles a kernel
@@ -102,6 +104,10 @@ struct ScannerOptions {
   std::string database;
   std::string
       kernel_cache; ///< cubin cache dir; empty = $SCANTUNE_KERNEL_CACHE or $XDG_CACHE_HOME/scantune
+  /// Programmatic dependent launch on sm_90 and up (also off with SCANTUNE_PDL=0): a
+  /// call's kernel may be launched while the stream's previous kernel finishes, and
+  /// waits for it before reading or writing memory, so results never change.
+  bool programmatic_launch = true;
 };
 
 std::string_view
