@@ -27,23 +27,26 @@
 
 enum { H_DEF = 0, H_LAST = 1, H_FIRST = 2, H_CS = 3, H_NA = 4 };
 
+// An L2 eviction-priority policy for the .L2::cache_hint loads and stores.
+template <bool LAST>
+__device__ __forceinline__ unsigned long long l2_policy() {
+  unsigned long long pol;
+  if constexpr (LAST)
+    asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+  else
+    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+  return pol;
+}
+
 template <int H>
 __device__ __forceinline__ int4 ld4(const int4* p) {
   int4 r;
   if constexpr (H == H_DEF) {
     r = *p;
-  } else if constexpr (H == H_LAST) {
-    unsigned long long pol;
-    asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+  } else if constexpr (H == H_LAST || H == H_FIRST) {
     asm("ld.global.L2::cache_hint.v4.s32 {%0,%1,%2,%3}, [%4], %5;"
         : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
-        : "l"(p), "l"(pol));
-  } else if constexpr (H == H_FIRST) {
-    unsigned long long pol;
-    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
-    asm("ld.global.L2::cache_hint.v4.s32 {%0,%1,%2,%3}, [%4], %5;"
-        : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
-        : "l"(p), "l"(pol));
+        : "l"(p), "l"(l2_policy<H == H_LAST>()));
   } else if constexpr (H == H_CS) {
     asm("ld.global.cs.v4.s32 {%0,%1,%2,%3}, [%4];"
         : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
@@ -62,10 +65,8 @@ __device__ __forceinline__ void st4(int4* p, int4 v) {
                  "r"(v.w)
                  : "memory");
   } else if constexpr (H == H_FIRST) {
-    unsigned long long pol;
-    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
     asm volatile("st.global.L2::cache_hint.v4.s32 [%0], {%1,%2,%3,%4}, %5;" ::"l"(p), "r"(v.x),
-                 "r"(v.y), "r"(v.z), "r"(v.w), "l"(pol)
+                 "r"(v.y), "r"(v.z), "r"(v.w), "l"(l2_policy<false>())
                  : "memory");
   } else {
     *p = v;
