@@ -20,6 +20,8 @@
 
 #include <gtest/gtest.h>
 
+#include "common/scoped_env.hpp"
+
 namespace scantune::testing {
 
 /// A fresh directory under $TMPDIR, removed with its contents on destruction.
@@ -45,29 +47,7 @@ private:
   std::filesystem::path path_;
 };
 
-/// Sets (or, with nullopt, unsets) an environment variable for one scope.
-class ScopedEnv {
-public:
-  ScopedEnv(std::string name, const std::optional<std::string>& value) : name_(std::move(name)) {
-    if (const char* old = std::getenv(name_.c_str())) old_ = old;
-    if (value)
-      ::setenv(name_.c_str(), value->c_str(), 1);
-    else
-      ::unsetenv(name_.c_str());
-  }
-  ~ScopedEnv() {
-    if (old_)
-      ::setenv(name_.c_str(), old_->c_str(), 1);
-    else
-      ::unsetenv(name_.c_str());
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
-private:
-  std::string name_;
-  std::optional<std::string> old_;
-};
+using test::ScopedEnv;
 
 /// A deterministic blob of `size` bytes derived from `seed`.
 inline std::vector<char> make_blob(std::size_t size, unsigned seed) {

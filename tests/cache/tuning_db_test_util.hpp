@@ -16,6 +16,7 @@
 
 #include "cache/tuning_db.hpp"
 #include "common/expect_error.hpp"
+#include "common/scoped_env.hpp"
 
 namespace scantune::db::testing {
 
@@ -42,29 +43,8 @@ private:
   fs::path path_;
 };
 
-/// Sets (or with nullopt unsets) an environment variable for one scope.
-class EnvGuard {
-public:
-  EnvGuard(const char* name, std::optional<std::string> value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value)
-      setenv(name, value->c_str(), 1);
-    else
-      unsetenv(name);
-  }
-  ~EnvGuard() {
-    if (old_)
-      setenv(name_, old_->c_str(), 1);
-    else
-      unsetenv(name_);
-  }
-  EnvGuard(const EnvGuard&) = delete;
-  EnvGuard& operator=(const EnvGuard&) = delete;
-
-private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+/// An environment variable set (or, with nullopt, unset) for one scope.
+using EnvGuard = test::ScopedEnv;
 
 inline std::string read_bytes(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
