@@ -4,7 +4,8 @@
 //   n         element count
 //   init      exclusive scans' initial value (ignored by inclusive scans)
 //   shift     input misalignment in elements (tiles start on vector boundaries)
-//   flags     bit 0: the output shares the input's misalignment (vector stores)
+//   flags     FLAG_OUT_VECTORS: the output shares the input's misalignment (vector
+//             stores); FLAG_TILES_BY_BLOCK: single_pass_kernel's tile is blockIdx.x
 //   ws        per-stream workspace (see tile_status.cuh)
 #pragma once
 
@@ -17,6 +18,10 @@
       unsigned long long *ws
 
 namespace scantune {
+
+// Bits of the kernels' `flags` (the host's launch.cpp sets them).
+static const unsigned FLAG_OUT_VECTORS = 1u;
+static const unsigned FLAG_TILES_BY_BLOCK = 2u;
 
 template <class T, class P>
 struct tile_smem {
@@ -72,11 +77,12 @@ __global__ void __launch_bounds__(P::block_threads) single_block_kernel(SCANTUNE
   const unsigned long long tiles = (n + shift + P::tile_items - 1) / P::tile_items;
   T carry = first_prefix<T, Op, KIND>(init);
   for (unsigned long long t = 0; t < tiles; ++t) {
-    tile_scan<T, Op, KIND, P>::run(in, out, n, shift, flags & 1u, t, smem, [&](T aggregate) {
-      const T prefix = carry;
-      carry = op(carry, aggregate);
-      return prefix;
-    });
+    tile_scan<T, Op, KIND, P>::run(in, out, n, shift, (flags & FLAG_OUT_VECTORS) != 0, t, smem,
+                                   [&](T aggregate) {
+                                     const T prefix = carry;
+                                     carry = op(carry, aggregate);
+                                     return prefix;
+                                   });
     __syncthreads(); // the next tile's load reuses shared memory
   }
 }
@@ -142,14 +148,32 @@ __global__ void __launch_bounds__(P::block_threads) single_pass_kernel(SCANTUNE_
   static_assert(P::algorithm == ALG_CHAINED || P::algorithm == ALG_LOOKBACK_THREAD ||
                     P::algorithm == ALG_LOOKBACK_WARP,
                 "single_pass_kernel runs the chained and look-back algorithms");
+  // With FLAG_TILES_BY_BLOCK (the host sets it only when the whole grid fits on
+  // the device at once, so every block a tile waits on is resident whatever the
+  // dispatch order) the tile is blockIdx.x and the loads start at once; thread 0's
+  // ticket, drawn beside them, only yields the generation, read by warp 0 when
+  // it publishes. Otherwise the tile is the ticket, waited for before the loads.
+  const bool by_block = (flags & FLAG_TILES_BY_BLOCK) != 0;
   __shared__ unsigned s_ticket, s_gen;
-  if (threadIdx.x == 0) s_gen = take_ticket(ws, s_ticket, gridDim.x - 1);
-  __syncthreads();
-  const unsigned tile = s_ticket, gen = s_gen;
-  tile_scan<T, Op, KIND, P>::run(
-      in, out, n, shift, flags & 1u, tile, tile_smem<T, P>::get(), [&](T aggregate) {
-        return resolve_prefix<T, Op, KIND, P>(ws + STATUS_OFFSET_WORDS, tile, gen, aggregate, init);
-      });
+  unsigned long long drawn = 0; // thread 0's ticket word (by_block)
+  if (by_block) {
+    if (threadIdx.x == 0) drawn = atomicAdd(ws, 1ull);
+  } else {
+    if (threadIdx.x == 0) s_gen = take_ticket(ws, s_ticket, gridDim.x - 1);
+    __syncthreads();
+  }
+  const unsigned tile = by_block ? blockIdx.x : s_ticket;
+  tile_scan<T, Op, KIND, P>::run(in, out, n, shift, (flags & FLAG_OUT_VECTORS) != 0, tile,
+                                 tile_smem<T, P>::get(), [&](T aggregate) {
+                                   unsigned gen = by_block ? 0u : s_gen;
+                                   if (by_block) {
+                                     if (threadIdx.x == 0)
+                                       gen = settle_ticket(ws, drawn, gridDim.x - 1);
+                                     gen = __shfl_sync(FULL_WARP, gen, 0);
+                                   }
+                                   return resolve_prefix<T, Op, KIND, P>(
+                                       ws + STATUS_OFFSET_WORDS, tile, gen, aggregate, init);
+                                 });
 }
 
 // Look-ahead warp look-back: a grid of resident blocks, each taking tiles by
@@ -258,8 +282,8 @@ __global__ void __launch_bounds__(P::block_threads) pipelined_kernel(SCANTUNE_KE
     T items[P::items_per_thread];
     T* here = stage(s0);
     io::read_staged(items, here);
-    ts::apply_store(out, n, start_of(tile[0]), is_full(tile[0]), flags & 1u, items,
-                    op(s_prefix, part_0), here);
+    ts::apply_store(out, n, start_of(tile[0]), is_full(tile[0]), (flags & FLAG_OUT_VECTORS) != 0,
+                    items, op(s_prefix, part_0), here);
     if (!has_1) break;
     part_0 = part_1;
 #pragma unroll
@@ -307,8 +331,8 @@ __global__ void __launch_bounds__(P::block_threads) rts_downsweep_kernel(SCANTUN
   await_previous_grid();
   const T* partials = reinterpret_cast<const T*>(ws + STATUS_OFFSET_WORDS);
   const T prefix = partials[blockIdx.x];
-  tile_scan<T, Op, KIND, P>::run(in, out, n, shift, flags & 1u, blockIdx.x, tile_smem<T, P>::get(),
-                                 [&](T) { return prefix; });
+  tile_scan<T, Op, KIND, P>::run(in, out, n, shift, (flags & FLAG_OUT_VECTORS) != 0, blockIdx.x,
+                                 tile_smem<T, P>::get(), [&](T) { return prefix; });
 }
 
 } // namespace scantune

@@ -9,6 +9,9 @@
 // or tiles + blocks - 1 for the pipelined kernel) bumps the generation and
 // zeroes the ticket, leaving the workspace valid for the next launch without a
 // memset. A slot is valid only if its flag carries the launch's generation.
+// A single-pass grid that fits on the device at once may take its tiles from
+// blockIdx instead (scan_kernels.cuh): every block still draws a ticket, for the
+// generation and the reset, but no load waits for it.
 //
 // Flag (32 bits) = generation(31 bits, never 0) << 1 | inclusive. The value sits
 // beside the flag in the same 64-bit word, so no value bits are stolen: 4-byte
@@ -31,15 +34,23 @@ __device__ __forceinline__ void store_relaxed(unsigned long long* p, unsigned lo
   asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
 
+// The second half of take_ticket, for a ticket word `w` already drawn with
+// atomicAdd(ws, 1): returns the launch's generation (>= 1); the taker of the
+// final ticket `last` resets the counter for the next launch.
+__device__ __forceinline__ unsigned settle_ticket(unsigned long long* ws, unsigned long long w,
+                                                  unsigned last) {
+  const unsigned epoch = unsigned(w >> 32);
+  if (unsigned(w) == last) atomicExch(ws, (unsigned long long)(epoch + 1u) << 32);
+  return epoch % 0x7fffffffu + 1u;
+}
+
 // Takes a tile index; returns the launch's generation (>= 1). `last` is the
 // launch's final ticket: whoever takes it resets the counter for the next launch.
 __device__ __forceinline__ unsigned take_ticket(unsigned long long* ws, unsigned& ticket,
                                                 unsigned last) {
   const unsigned long long w = atomicAdd(ws, 1ull);
   ticket = unsigned(w);
-  const unsigned epoch = unsigned(w >> 32);
-  if (ticket == last) atomicExch(ws, (unsigned long long)(epoch + 1u) << 32);
-  return epoch % 0x7fffffffu + 1u;
+  return settle_ticket(ws, w, last);
 }
 
 __device__ __forceinline__ unsigned make_flag(unsigned gen, bool inclusive) {

@@ -37,6 +37,11 @@ bool programmatic_launch(int arch, bool enabled) {
   return !(v && std::string_view(v) == "0");
 }
 
+bool tiles_by_block_from_env() {
+  const char* v = std::getenv("SCANTUNE_TICKETS");
+  return !(v && std::string_view(v) == "1");
+}
+
 namespace {
 
 // Blocks of `kernels`' first kernel that fit on the device at once (asked once).
@@ -82,7 +87,7 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
                  WorkspacePool& pool, const LaunchTarget& target) {
   const std::size_t size = size_of(r.type);
   const unsigned shift = misalignment(r.in, size, policy.vector_width);
-  unsigned flags = misalignment(r.out, size, policy.vector_width) == shift ? 1u : 0u;
+  unsigned flags = misalignment(r.out, size, policy.vector_width) == shift ? kFlagOutVectors : 0u;
   unsigned long long n = r.n;
   alignas(8) unsigned char init[8] = {};
   if (r.kind == ScanKind::Exclusive) std::memcpy(init, r.init, size);
@@ -157,6 +162,11 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
            tpb);
     break;
   default:
+    // A grid that fits on the device at once cannot wait on a block that was never
+    // dispatched, so its tiles may follow blockIdx (no ticket round trip first).
+    if (target.tiles_by_block &&
+        tiles <= resident_blocks(kernels, policy.block_threads, 0, target.sm_count))
+      flags |= kFlagTilesByBlock;
     launch(0, static_cast<unsigned>(tiles), tpb);
     break;
   }

@@ -20,11 +20,20 @@ bool capturing(cudaStream_t stream);
 struct LaunchTarget {
   int sm_count = 0;          ///< sizes the persistent grid of lookback_pipelined
   bool programmatic = false; ///< programmatic dependent launch (sm_90+, see scan_kernels.cuh)
+  /// Single-pass grids that fit on the device at once take their tiles from blockIdx
+  /// instead of waiting for a ticket (scan_kernels.cuh); off with SCANTUNE_TICKETS=1.
+  bool tiles_by_block = true;
 };
+
+/// Bits of the kernels' `flags` argument (FLAG_* in templates/scan_kernels.cuh).
+inline constexpr unsigned kFlagOutVectors = 1u, kFlagTilesByBlock = 2u;
 
 /// Whether launches on a device of compute capability `arch` (e.g. 90) use
 /// programmatic dependent launch: sm_90 and up, unless SCANTUNE_PDL=0 or `enabled` is false.
 bool programmatic_launch(int arch, bool enabled);
+
+/// LaunchTarget::tiles_by_block: true unless SCANTUNE_TICKETS=1.
+bool tiles_by_block_from_env();
 
 /// Launches the scan.
 void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanRequest& request,

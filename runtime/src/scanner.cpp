@@ -103,6 +103,7 @@ struct Scanner::Impl {
         arch = info.cc_major * 10 + info.cc_minor;
         target.sm_count = info.sm_count;
         target.programmatic = detail::programmatic_launch(arch, options.programmatic_launch);
+        target.tiles_by_block = detail::tiles_by_block_from_env();
         model = info.model();
         workspaces = std::make_unique<detail::WorkspacePool>(device);
       }

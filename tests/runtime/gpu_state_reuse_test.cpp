@@ -6,6 +6,7 @@
 
 #include "common/gpu.hpp"
 #include "common/scan_reference.hpp"
+#include "common/scoped_env.hpp"
 #include "common/spec_sets.hpp"
 
 namespace scantune::test {
@@ -34,8 +35,11 @@ std::vector<Job> make_jobs(std::size_t count, std::uint64_t seed) {
   std::vector<Job> jobs;
   for (std::size_t i = 0; i < count; ++i) {
     const std::uint64_t r = rng();
-    const std::size_t n = 1 + r % 40000; // up to ~80 tiles of 512
-    const int which = int((r >> 20) % 8);
+    // Up to ~80 tiles of 512; every 100th job has more tiles than fit on the GPU
+    // at once, so its tiles come by ticket while the others' follow blockIdx.
+    const bool big = i % 100 == 99;
+    const std::size_t n = big ? 1100000 + r % 400000 : 1 + r % 40000;
+    const int which = big ? 1 + int((r >> 20) % 5) : int((r >> 20) % 8);
     jobs.push_back({(r >> 17) % 2 == 0, n, 0, 0,
                     (r >> 18) % 2 ? ScanKind::Inclusive : ScanKind::Exclusive,
                     which == 0   ? chained
@@ -115,8 +119,10 @@ TEST_F(GpuTest, TwoThousandLookbackScansOnFourStreamsAtOnce) {
 
 // 24 in-place scans of one buffer, back to back on one stream with no sync: every
 // algorithm, each call reading what the call before it wrote (programmatic
-// dependent launch on sm_90+, or without it).
-void expect_dependent_chain(bool programmatic) {
+// dependent launch on sm_90+, or without it; single-pass tiles by blockIdx, or
+// with SCANTUNE_TICKETS=1 by ticket).
+void expect_dependent_chain(bool programmatic, bool tickets = false) {
+  ScopedEnv knob("SCANTUNE_TICKETS", tickets ? std::optional<std::string>("1") : std::nullopt);
   ScannerOptions options;
   options.programmatic_launch = programmatic;
   Scanner scanner(options);
@@ -143,7 +149,8 @@ void expect_dependent_chain(bool programmatic) {
   }
   ST_CUDA(cudaStreamSynchronize(s));
   ST_CUDA(cudaStreamDestroy(s));
-  EXPECT_EQ(d.download(n), want) << "programmatic launch " << programmatic;
+  EXPECT_EQ(d.download(n), want) << "programmatic launch " << programmatic << ", tickets "
+                                 << tickets;
 }
 
 TEST_F(GpuTest, DependentInPlaceCallsWithProgrammaticLaunch) {
@@ -152,6 +159,10 @@ TEST_F(GpuTest, DependentInPlaceCallsWithProgrammaticLaunch) {
 
 TEST_F(GpuTest, DependentInPlaceCallsWithoutProgrammaticLaunch) {
   expect_dependent_chain(false);
+}
+
+TEST_F(GpuTest, DependentInPlaceCallsWithTileTickets) {
+  expect_dependent_chain(true, true);
 }
 
 TEST_F(GpuTest, FullRangeValuesSurviveStatusPacking) {

@@ -1,33 +1,16 @@
 // Launch decisions that need no GPU: programmatic dependent launch per architecture
-// and the SCANTUNE_PDL knob, tile counts over misaligned pointers.
+// and the SCANTUNE_PDL knob, the SCANTUNE_TICKETS knob, tile counts over misaligned
+// pointers.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 
+#include "common/scoped_env.hpp"
 #include "common/spec_sets.hpp"
 #include "launch.hpp"
 
 namespace scantune::test {
 namespace {
-
-class ScopedEnv {
-public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
-    ::setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (had_)
-      ::setenv(name_, old_.c_str(), 1);
-    else
-      ::unsetenv(name_);
-  }
-
-private:
-  const char* name_;
-  std::string old_;
-  bool had_ = false;
-};
 
 TEST(Launch, ProgrammaticLaunchFromSm90UpUnlessTurnedOff) {
   ::unsetenv("SCANTUNE_PDL");
@@ -42,6 +25,20 @@ TEST(Launch, ProgrammaticLaunchFromSm90UpUnlessTurnedOff) {
   }
   ScopedEnv on("SCANTUNE_PDL", "1");
   EXPECT_TRUE(detail::programmatic_launch(90, true));
+}
+
+TEST(Launch, TilesFollowBlockIndexUnlessTicketsAreForced) {
+  {
+    ScopedEnv unset("SCANTUNE_TICKETS", std::nullopt);
+    EXPECT_TRUE(detail::tiles_by_block_from_env());
+    EXPECT_TRUE(detail::LaunchTarget{}.tiles_by_block);
+  }
+  {
+    ScopedEnv zero("SCANTUNE_TICKETS", "0");
+    EXPECT_TRUE(detail::tiles_by_block_from_env());
+  }
+  ScopedEnv one("SCANTUNE_TICKETS", "1");
+  EXPECT_FALSE(detail::tiles_by_block_from_env());
 }
 
 TEST(Launch, TileCountCountsTheMisalignedHead) {
