@@ -1,0 +1,169 @@
+// Experiment (issue 7, 2026-11-22; results in docs/performance.md, "Bulk copies"):
+// how close to cudaMemcpyAsync can a kernel's own copy get on this GPU? A scan that
+// streams its tiles can be no faster than its copy path, so this bounds the
+// large-input target (0.95x memcpy). Compared in one process, medians of CUDA-event
+// times over back-to-back calls, outputs checked:
+//   memcpy  cudaMemcpyAsync device to device
+//   vec4    a grid-stride copy, 16-byte loads and stores through registers
+//   tma     a resident grid copying chunks with bulk copies (cp.async.bulk, sm_90):
+//           one thread per block runs a ring of S shared-memory stages, loads
+//           complete on an mbarrier, stores are bulk groups; no data in registers
+// Not part of the library or its build:
+//   nvcc -O3 -std=c++17 -arch=sm_90 -o tma_copy bench/experiments/tma_copy.cu
+//   ./tma_copy 26 28       # log2 int32 counts, every other one from the first
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cuda_runtime.h>
+#include <vector>
+
+#define CK(x)                                                                                      \
+  do {                                                                                             \
+    cudaError_t err_ = (x);                                                                        \
+    if (err_ != cudaSuccess) {                                                                     \
+      printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(err_));                          \
+      exit(1);                                                                                     \
+    }                                                                                              \
+  } while (0)
+
+__global__ void copy_vec4(const int4* in, int4* out, size_t n4) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n4;
+       i += size_t(gridDim.x) * blockDim.x)
+    out[i] = in[i];
+}
+
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+  return unsigned(__cvta_generic_to_shared(p));
+}
+
+static const int MAX_STAGES = 16;
+
+// Chunks c = blockIdx.x + k * gridDim.x; stage k % S. Loading chunk k+S into a
+// stage waits until the bulk store of chunk k has read it.
+__global__ void copy_tma(const char* in, char* out, size_t chunks, unsigned chunk_bytes,
+                         unsigned stages) {
+  extern __shared__ __align__(128) unsigned char smem[];
+  __shared__ __align__(8) unsigned long long bar[MAX_STAGES];
+  if (threadIdx.x != 0) return;
+  for (unsigned s = 0; s < stages; ++s)
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(&bar[s])));
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  auto load = [&](size_t k) {
+    const size_t c = blockIdx.x + k * gridDim.x;
+    if (c >= chunks) return;
+    const unsigned s = unsigned(k % stages);
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(&bar[s])),
+                 "r"(chunk_bytes)
+                 : "memory");
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], "
+                 "%2, [%3];" ::"r"(smem_addr(smem + size_t(s) * chunk_bytes)),
+                 "l"(in + c * chunk_bytes), "r"(chunk_bytes), "r"(smem_addr(&bar[s]))
+                 : "memory");
+  };
+  for (unsigned k = 0; k < stages; ++k)
+    load(k);
+  for (size_t k = 0;; ++k) {
+    const size_t c = blockIdx.x + k * gridDim.x;
+    if (c >= chunks) break;
+    const unsigned s = unsigned(k % stages), parity = unsigned((k / stages) & 1);
+    asm volatile("{\n .reg .pred p;\n W: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
+                 " @!p bra W;\n}" ::"r"(smem_addr(&bar[s])),
+                 "r"(parity)
+                 : "memory");
+    asm volatile(
+        "cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(out + c * chunk_bytes),
+        "r"(smem_addr(smem + size_t(s) * chunk_bytes)), "r"(chunk_bytes)
+        : "memory");
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+    // The stage stored one step ago is free once that store has read it.
+    if (k >= 1) {
+      asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");
+      load(k - 1 + stages);
+    }
+  }
+  asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+}
+
+template <class F>
+float median_us(F&& f, int reps) {
+  std::vector<cudaEvent_t> ev(reps + 1);
+  for (auto& e : ev)
+    CK(cudaEventCreate(&e));
+  for (int w = 0; w < 3; ++w)
+    f();
+  CK(cudaEventRecord(ev[0]));
+  for (int r = 0; r < reps; ++r) {
+    f();
+    CK(cudaEventRecord(ev[r + 1]));
+  }
+  CK(cudaEventSynchronize(ev[reps]));
+  std::vector<float> t(reps);
+  for (int r = 0; r < reps; ++r)
+    CK(cudaEventElapsedTime(&t[r], ev[r], ev[r + 1]));
+  for (auto& e : ev)
+    CK(cudaEventDestroy(e));
+  std::sort(t.begin(), t.end());
+  return t[reps / 2] * 1000.f;
+}
+
+int main(int argc, char** argv) {
+  const int lo = argc > 1 ? atoi(argv[1]) : 26, hi = argc > 2 ? atoi(argv[2]) : 28;
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  const int sms = prop.multiProcessorCount;
+  printf("%s, %d SMs\n", prop.name, sms);
+  for (int lg = lo; lg <= hi; lg += 2) {
+    const size_t n = size_t(1) << lg, bytes = n * 4;
+    std::vector<int> h(n);
+    for (size_t i = 0; i < n; ++i)
+      h[i] = int(i * 2654435761u >> 7);
+    int *in, *out;
+    CK(cudaMalloc(&in, bytes));
+    CK(cudaMalloc(&out, bytes));
+    CK(cudaMemcpy(in, h.data(), bytes, cudaMemcpyHostToDevice));
+    const int reps = lg >= 28 ? 20 : 50;
+    auto check = [&](const char* what) {
+      std::vector<int> o(n);
+      CK(cudaMemcpy(o.data(), out, bytes, cudaMemcpyDeviceToHost));
+      if (o != h) printf("  %s: WRONG\n", what);
+      CK(cudaMemset(out, 0, bytes));
+    };
+    const float mc =
+        median_us([&] { CK(cudaMemcpyAsync(out, in, bytes, cudaMemcpyDeviceToDevice)); }, reps);
+    check("memcpy");
+    printf("n=2^%d (%zu MB): memcpy %.1f us (%.0f GB/s)\n", lg, bytes >> 20, mc,
+           2.0 * bytes / mc / 1e3);
+    for (int per_sm : {4, 8, 16, 32}) {
+      const float t = median_us(
+          [&] {
+            copy_vec4<<<sms * per_sm, 256>>>(reinterpret_cast<const int4*>(in),
+                                             reinterpret_cast<int4*>(out), bytes / 16);
+          },
+          reps);
+      check("vec4");
+      printf("  vec4 %3d x 256 per SM: %8.1f us  %.3f x memcpy\n", per_sm, t, mc / t);
+    }
+    for (unsigned kb : {8u, 16u, 32u})
+      for (unsigned stages : {4u, 6u, 8u, 12u})
+        for (int per_sm : {1, 2, 4}) {
+          const unsigned chunk = kb * 1024;
+          const size_t dyn = size_t(stages) * chunk;
+          if (dyn * per_sm > 220 * 1024 || stages > MAX_STAGES) continue;
+          CK(cudaFuncSetAttribute(copy_tma, cudaFuncAttributeMaxDynamicSharedMemorySize, int(dyn)));
+          const float t = median_us(
+              [&] {
+                copy_tma<<<sms * per_sm, 32, dyn>>>(reinterpret_cast<const char*>(in),
+                                                    reinterpret_cast<char*>(out), bytes / chunk,
+                                                    chunk, stages);
+              },
+              reps);
+          CK(cudaGetLastError());
+          check("tma");
+          printf("  tma %2u KB x %2u stages, %d blocks per SM (%3u KB in flight per SM): %8.1f "
+                 "us  %.3f x memcpy\n",
+                 kb, stages, per_sm, kb * stages * per_sm, t, mc / t);
+        }
+    CK(cudaFree(in));
+    CK(cudaFree(out));
+  }
+}
