@@ -149,10 +149,11 @@ __global__ void __launch_bounds__(P::block_threads) single_pass_kernel(SCANTUNE_
                     P::algorithm == ALG_LOOKBACK_WARP,
                 "single_pass_kernel runs the chained and look-back algorithms");
   // With FLAG_TILES_BY_BLOCK (the host sets it only when the whole grid fits on
-  // the device at once, so every block a tile waits on is resident whatever the
-  // dispatch order) the tile is blockIdx.x and the loads start at once; thread 0's
-  // ticket, drawn beside them, only yields the generation, read by warp 0 when
-  // it publishes. Otherwise the tile is the ticket, waited for before the loads.
+  // the device at once, so a waiting block never keeps the one it waits for from
+  // being dispatched, whatever the order) the tile is blockIdx.x and the loads
+  // start at once; thread 0's ticket, drawn beside them, only yields the
+  // generation, read by warp 0 when it publishes. Otherwise the tile is the
+  // ticket, waited for before the loads.
   const bool by_block = (flags & FLAG_TILES_BY_BLOCK) != 0;
   __shared__ unsigned s_ticket, s_gen;
   unsigned long long drawn = 0; // thread 0's ticket word (by_block)

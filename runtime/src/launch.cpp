@@ -162,8 +162,9 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
            tpb);
     break;
   default:
-    // A grid that fits on the device at once cannot wait on a block that was never
-    // dispatched, so its tiles may follow blockIdx (no ticket round trip first).
+    // In a grid that fits on the device at once a waiting block never keeps the
+    // block it waits for from being dispatched, so its tiles may follow blockIdx
+    // (no ticket round trip first).
     if (target.tiles_by_block &&
         tiles <= resident_blocks(kernels, policy.block_threads, 0, target.sm_count))
       flags |= kFlagTilesByBlock;
