@@ -16,14 +16,7 @@
 #include <cuda_runtime.h>
 #include <vector>
 
-#define CK(x)                                                                                      \
-  do {                                                                                             \
-    cudaError_t e = (x);                                                                           \
-    if (e != cudaSuccess) {                                                                        \
-      printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e));                             \
-      exit(1);                                                                                     \
-    }                                                                                              \
-  } while (0)
+#include "experiment_common.cuh"
 
 enum { H_DEF = 0, H_LAST = 1, H_FIRST = 2, H_CS = 3, H_NA = 4 };
 
@@ -194,12 +187,6 @@ __global__ void __launch_bounds__(TPB)
   }
 }
 
-__global__ void copy_kernel(const int4* in, int4* out, long long nv) {
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < nv;
-       i += (long long)gridDim.x * blockDim.x)
-    out[i] = in[i];
-}
-
 struct Ctx {
   int *in, *out;
   unsigned long long* status;
@@ -314,7 +301,7 @@ int main(int argc, char** argv) {
         c, [&] { cub::DeviceScan::InclusiveSum(c.cub_tmp, c.cub_bytes, c.in, c.out, (int)n); },
         reps);
     float ck = median_us(
-        c, [&] { copy_kernel<<<132 * 16, 256>>>((const int4*)c.in, (int4*)c.out, n / 4); }, reps);
+        c, [&] { copy_vec4<<<132 * 16, 256>>>((const int4*)c.in, (int4*)c.out, n / 4); }, reps);
     printf("n=2^%d memcpy %.2f us (%.2f TB/s)  CUB %.2f us (x memcpy %.3f)  copy kernel %.2f us "
            "(x memcpy %.3f)\n",
            lg, mu, 8.0 * n / mu / 1e6, cu, mu / cu, ck, mu / ck);

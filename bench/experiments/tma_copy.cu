@@ -17,20 +17,7 @@
 #include <cuda_runtime.h>
 #include <vector>
 
-#define CK(x)                                                                                      \
-  do {                                                                                             \
-    cudaError_t err_ = (x);                                                                        \
-    if (err_ != cudaSuccess) {                                                                     \
-      printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(err_));                          \
-      exit(1);                                                                                     \
-    }                                                                                              \
-  } while (0)
-
-__global__ void copy_vec4(const int4* in, int4* out, size_t n4) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n4;
-       i += size_t(gridDim.x) * blockDim.x)
-    out[i] = in[i];
-}
+#include "experiment_common.cuh"
 
 __device__ __forceinline__ unsigned smem_addr(const void* p) {
   return unsigned(__cvta_generic_to_shared(p));
@@ -137,7 +124,7 @@ int main(int argc, char** argv) {
       const float t = median_us(
           [&] {
             copy_vec4<<<sms * per_sm, 256>>>(reinterpret_cast<const int4*>(in),
-                                             reinterpret_cast<int4*>(out), bytes / 16);
+                                             reinterpret_cast<int4*>(out), (long long)(bytes / 16));
           },
           reps);
       check("vec4");
