@@ -13,7 +13,7 @@ namespace scantune::test {
 namespace {
 
 TEST(Launch, ProgrammaticLaunchFromSm90UpUnlessTurnedOff) {
-  ::unsetenv("SCANTUNE_PDL");
+  ScopedEnv unset("SCANTUNE_PDL", std::nullopt);
   EXPECT_FALSE(detail::programmatic_launch(80, true));
   EXPECT_FALSE(detail::programmatic_launch(89, true));
   EXPECT_TRUE(detail::programmatic_launch(90, true));
