@@ -12,7 +12,8 @@ enum algorithm_id {
   ALG_CHAINED = 3,
   ALG_LOOKBACK_THREAD = 4,
   ALG_LOOKBACK_WARP = 5,
-  ALG_LOOKBACK_PIPELINED = 6
+  ALG_LOOKBACK_PIPELINED = 6,
+  ALG_LOOKBACK_BULK = 7
 };
 enum block_scan_id {
   BS_WARP_SCANS = 0,
@@ -37,7 +38,7 @@ struct policy {
   static const int backoff_ns = BACKOFF_NS;
   static const int cache = CACHE;
   static const int lookback_span = LOOKBACK_SPAN; // tiles per lane per warp look-back step
-  static const int stages = STAGES;               // lookback_pipelined's shared tile stages
+  static const int stages = STAGES; // lookback_pipelined's / lookback_bulk's shared tile stages
   static const int tile_items = TPB * IPT;
   static_assert(TPB % 32 == 0 && TPB >= 32 && TPB <= 1024,
                 "block threads: a multiple of 32 in [32, 1024]");

@@ -9,6 +9,7 @@
 //   ws        per-stream workspace (see tile_status.cuh)
 #pragma once
 
+#include "scantune/bulk_copy.cuh"
 #include "scantune/operators.cuh"
 #include "scantune/tile_scan.cuh"
 #include "scantune/tile_status.cuh"
@@ -293,6 +294,238 @@ __global__ void __launch_bounds__(P::block_threads) pipelined_kernel(SCANTUNE_KE
     tile[S - 1] = s_next[step & 1u];
     s0 = (s0 + 1u) % S;
   }
+}
+
+// gcd(N, 8), for bank-conflict-free rotations of 16-byte accesses.
+template <int N>
+struct gcd8 {
+  static const int value = N % 8 == 0 ? 8 : N % 4 == 0 ? 4 : N % 2 == 0 ? 2 : 1;
+};
+
+// Warp-specialized look-back fed by bulk copies (sm_90 and up). A grid of
+// resident blocks takes tiles by ticket; each block cycles S = P::stages tile
+// stages in dynamic shared memory through four roles, handing each stage on with
+// an mbarrier (full -> reduced -> ready -> empty):
+//   producer warp:   takes a ticket, bulk-loads the tile into a free stage (a
+//                    partial tile: guarded loads, padded with the identity);
+//   reducer warp:    once it lands, reduces each consumer's segment in order and
+//                    publishes the tile's aggregate;
+//   look-back warp:  resolves the tile's prefix and publishes its inclusive one;
+//   P::block_threads / 32 consumer warps: each scans its own 32 * IPT segment in
+//                    the stage from the prefix it is handed (no block barrier) and
+//                    bulk-stores it (guarded stores for a partial tile or an
+//                    output misaligned against the input).
+// An aggregate goes out as soon as its tile lands, never behind another tile's
+// look-back, and the consumers only apply known prefixes. A segment is laid out
+// as IPT / VEC rows of 32 vectors (lane l holds vector l of each row), so shared
+// memory is read without bank conflicts and a row is one warp scan.
+// Tickets are taken in order and every stage drains in the order it was filled,
+// so the lowest unfinished tile is always at the head of its block's ring.
+template <class T, class Op, int KIND, class P>
+__global__ void __launch_bounds__(P::block_threads + 96) bulk_kernel(SCANTUNE_KERNEL_PARAMS) {
+  await_previous_grid();
+  static_assert(P::algorithm == ALG_LOOKBACK_BULK, "bulk_kernel runs lookback_bulk");
+  const int S = P::stages, CONSUMERS = P::block_threads / 32, VEC = P::vector_width;
+  const int ROWS = P::items_per_thread / VEC, SEG = 32 * P::items_per_thread;
+  const long long TILE = P::tile_items;
+  typedef typename raw_vector<VEC * sizeof(T)>::type V;
+  extern __shared__ __align__(128) unsigned char dynamic_smem[]; // S tiles (host-sized)
+  __shared__ __align__(8) unsigned long long full[S], reduced[S], ready[S], empty[S];
+  __shared__ unsigned s_tile[S], s_gen;
+  __shared__ T s_seg[S][CONSUMERS], s_agg[S], s_prefix[S];
+  Op op;
+  unsigned long long* slots = ws + STATUS_OFFSET_WORDS;
+  const unsigned long long tiles = (n + shift + TILE - 1) / TILE;
+  const unsigned last = unsigned(tiles) + gridDim.x - 1; // each block draws one ticket past the end
+  const int warp = int(threadIdx.x >> 5), lane = int(lane_id());
+  auto stage = [&](int s) { return reinterpret_cast<T*>(dynamic_smem) + s * TILE; };
+  auto start_of = [&](unsigned t) { return (long long)t * TILE - (long long)shift; };
+  auto is_full = [&](unsigned t) {
+    return start_of(t) >= 0 && (unsigned long long)(start_of(t) + TILE) <= n;
+  };
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < S; ++s) {
+      mbar_init(&full[s], 32); // every producer lane arrives
+      mbar_init(&reduced[s], 1);
+      mbar_init(&ready[s], 1);
+      mbar_init(&empty[s], CONSUMERS);
+    }
+    mbar_init_fence();
+  }
+  __syncthreads();
+
+  if (warp == CONSUMERS) { // producer
+    for (unsigned k = 0;; ++k) {
+      const int s = int(k % S);
+      if (k >= unsigned(S)) mbar_wait(&empty[s], (k / S - 1) & 1u);
+      unsigned t = 0;
+      if (lane == 0) {
+        const unsigned gen = take_ticket(ws, t, last);
+        if (k == 0) s_gen = gen; // read by the other roles after this stage's barrier
+        s_tile[s] = t;
+      }
+      t = __shfl_sync(FULL_WARP, t, 0);
+      if (t >= tiles) { // tells the other roles to stop
+        mbar_arrive(&full[s]);
+        return;
+      }
+      if (is_full(t) && lane == 0) {
+        mbar_arrive_expect_tx(&full[s], unsigned(TILE * sizeof(T)));
+        bulk_load(stage(s), in + start_of(t), unsigned(TILE * sizeof(T)), &full[s]);
+      } else {
+        if (!is_full(t)) {
+          T* to = stage(s);
+          for (long long i = lane; i < TILE; i += 32) {
+            const long long g = start_of(t) + i;
+            to[i] = g >= 0 && (unsigned long long)g < n ? in[g] : Op::identity();
+          }
+          fence_shared_to_async(); // a later bulk load into this stage comes after these writes
+        }
+        mbar_arrive(&full[s]); // releases this lane's writes to the waiting roles
+      }
+    }
+  }
+
+  if (warp == CONSUMERS + 1) { // reducer
+    for (unsigned k = 0;; ++k) {
+      const int s = int(k % S);
+      mbar_wait(&full[s], (k / S) & 1u);
+      const unsigned t = s_tile[s];
+      if (t >= tiles) {
+        if (lane == 0) mbar_arrive(&reduced[s]);
+        return;
+      }
+      // Lane l folds the segment's vectors l*ROWS .. l*ROWS+ROWS-1 (one warp
+      // reduction per segment, not per row), reading them rotated by `rot` so that
+      // the 8 lanes of a 16-byte access phase hit 8 different bank groups; the
+      // positions below `rot` arrive last and are folded in front.
+      const int rot = (lane / (8 / gcd8<ROWS>::value)) % ROWS;
+      T run = Op::identity(); // lane 0's
+      for (int c = 0; c < CONSUMERS; ++c) {
+        const V* chunk = reinterpret_cast<const V*>(stage(s) + c * SEG) + lane * ROWS;
+        T head = Op::identity(), tail = Op::identity(); // positions < rot, >= rot
+#pragma unroll
+        for (int j = 0; j < ROWS; ++j) {
+          const int pos = j + rot < ROWS ? j + rot : j + rot - ROWS;
+          T x[VEC];
+          *reinterpret_cast<V*>(x) = chunk[pos];
+          T acc = x[0];
+#pragma unroll
+          for (int e = 1; e < VEC; ++e)
+            acc = op(acc, x[e]);
+          if (j < ROWS - rot)
+            tail = op(tail, acc);
+          else
+            head = op(head, acc);
+        }
+        const T total = warp_reduce_ascending(op(head, tail), op);
+        if (lane == 0) {
+          s_seg[s][c] = run;
+          run = op(run, total);
+        }
+      }
+      publish_aggregate<T, Op, KIND>(slots, t, s_gen, run, init);
+      __syncwarp(); // every lane's reads of the stage come before the hand-over
+      if (lane == 0) {
+        s_agg[s] = run;
+        mbar_arrive(&reduced[s]);
+      }
+    }
+  }
+
+  if (warp == CONSUMERS + 2) { // look-back
+    for (unsigned k = 0;; ++k) {
+      const int s = int(k % S);
+      mbar_wait(&reduced[s], (k / S) & 1u);
+      const unsigned t = s_tile[s];
+      if (t >= tiles) {
+        if (lane == 0) mbar_arrive(&ready[s]);
+        return;
+      }
+      const T prefix = finish_lookback<T, Op, KIND, P>(slots, t, s_gen, s_agg[s], init);
+      __syncwarp(); // every lane has read s_agg before the hand-over
+      if (lane == 0) {
+        s_prefix[s] = prefix;
+        mbar_arrive(&ready[s]);
+      }
+    }
+  }
+
+  // Consumers. A stage is handed back (empty) once this warp's bulk store from it
+  // has read it: checked when the next store is issued, so stores overlap.
+  const bool out_vectors = (flags & FLAG_OUT_VECTORS) != 0;
+  int pending = -1; // stage of this warp's last bulk store not yet handed back
+  for (unsigned k = 0;; ++k) {
+    const int s = int(k % S);
+    mbar_wait(&ready[s], (k / S) & 1u);
+    const unsigned t = s_tile[s];
+    if (t >= tiles) break;
+    T carry = op(s_prefix[s], s_seg[s][warp]);
+    T* seg = stage(s) + warp * SEG;
+    V* vseg = reinterpret_cast<V*>(seg);
+    T x[ROWS][VEC], lane_incl[ROWS];
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+      *reinterpret_cast<V*>(x[r]) = vseg[r * 32 + lane];
+      T acc = x[r][0];
+#pragma unroll
+      for (int e = 1; e < VEC; ++e)
+        acc = op(acc, x[r][e]);
+      lane_incl[r] = warp_inclusive_scan(acc, op);
+    }
+    const long long g_seg = start_of(t) + warp * SEG;
+    const bool bulk = out_vectors && is_full(t);
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+      const T before = __shfl_up_sync(FULL_WARP, lane_incl[r], 1);
+      T running = lane == 0 ? carry : op(carry, before);
+      carry = op(carry, __shfl_sync(FULL_WARP, lane_incl[r], 31));
+#pragma unroll
+      for (int e = 0; e < VEC; ++e) {
+        const T v = x[r][e];
+        if (KIND == KIND_EXCLUSIVE) {
+          x[r][e] = running;
+          running = op(running, v);
+        } else {
+          running = op(running, v);
+          x[r][e] = running;
+        }
+      }
+      if (bulk) {
+        vseg[r * 32 + lane] = *reinterpret_cast<V*>(x[r]);
+      } else {
+#pragma unroll
+        for (int e = 0; e < VEC; ++e) {
+          const long long g = g_seg + (r * 32 + lane) * VEC + e;
+          if (g >= 0 && (unsigned long long)g < n) out[g] = x[r][e];
+        }
+      }
+    }
+    if (bulk) {
+      fence_shared_to_async();
+      __syncwarp();
+      if (lane == 0) {
+        bulk_store(out + g_seg, seg, unsigned(SEG * sizeof(T)));
+        bulk_commit();
+        if (pending >= 0) {
+          bulk_wait_read<1>();
+          mbar_arrive(&empty[pending]);
+        }
+      }
+      pending = s;
+    } else {
+      __syncwarp();
+      if (lane == 0) {
+        if (pending >= 0) {
+          bulk_wait_read<0>();
+          mbar_arrive(&empty[pending]);
+        }
+        mbar_arrive(&empty[s]);
+      }
+      pending = -1;
+    }
+  }
+  if (lane == 0) bulk_wait_all(); // the stores must finish reading before the block exits
 }
 
 // Reduce-then-scan, pass 1: each block reduces its tile into partials[tile].

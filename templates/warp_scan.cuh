@@ -22,6 +22,19 @@ __device__ __forceinline__ T warp_inclusive_scan(T x, Op op) {
   return x;
 }
 
+// Reduction in lane order: lane 0 gets x0 op x1 op ... op x31 (other lanes hold
+// partial results).
+template <class T, class Op>
+__device__ __forceinline__ T warp_reduce_ascending(T x, Op op) {
+  const unsigned lane = lane_id();
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    T y = __shfl_down_sync(FULL_WARP, x, d);
+    if (lane + d < 32u) x = op(x, y);
+  }
+  return x;
+}
+
 // Reduction where higher lanes hold *earlier* elements (look-back windows):
 // lane 0 gets x31 op x30 op ... op x0.
 template <class T, class Op>

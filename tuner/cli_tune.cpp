@@ -131,7 +131,8 @@ TuneOptions build_options(const RawOptions& raw) {
   if (!raw.cache.empty()) o.space.streaming = tuner::parse_cache_hints(raw.cache);
   if (!raw.spans.empty())
     o.space.lookback_spans = tuner::parse_int_list(raw.spans, "--lookback-span");
-  if (!raw.stages.empty()) o.space.stages = tuner::parse_int_list(raw.stages, "--stages");
+  if (!raw.stages.empty())
+    o.space.stages = o.space.bulk_stages = tuner::parse_int_list(raw.stages, "--stages");
 
   if (!raw.budget.empty()) o.budget_s = tuner::parse_duration(raw.budget);
   o.db_path = raw.db;
@@ -308,9 +309,10 @@ void register_tune_command(CLI::App& app) {
               "Inter-block algorithms and/or block scans, comma-separated; names\n"
               "of one kind replace that dimension. 'all' adds sequential and chained\n"
               "and lifts the size limits (single_block above 2^16, hillis_steele above\n"
-              "2^20, lookback_pipelined below 2^20; naming one lifts its own).\n"
+              "2^20, lookback_pipelined below 2^20, lookback_bulk below 2^22;\n"
+              "naming one lifts its own). lookback_bulk needs sm_90 or newer.\n"
               "Default: single_block, reduce_then_scan, lookback_thread, lookback_warp,\n"
-              "lookback_pipelined; all block scans.\n"
+              "lookback_pipelined, lookback_bulk; all block scans.\n"
               "Example: --algorithms lookback_warp,reduce_then_scan,warp_scans");
   search_list("--block-threads", raw->block_threads,
               "Threads per block: A,B,C or A:B (every value) or A:B:x2\n"
@@ -321,7 +323,8 @@ void register_tune_command(CLI::App& app) {
               "Default: 1,2,4,6,8,12,16,20,24,32.\n"
               "Example: --items-per-thread 8,12,16");
   search_list("--vector-bytes", raw->vector_bytes,
-              "Bytes per vector load/store. Default: 4,8,16.\n"
+              "Bytes per vector load/store (lookback_bulk: always 16).\n"
+              "Default: 4,8,16.\n"
               "Example: --vector-bytes 16");
   search_list("--backoff", raw->backoff,
               "Look-back poll backoff in ns (look-back and chained algorithms).\n"
@@ -334,10 +337,12 @@ void register_tune_command(CLI::App& app) {
               "Default: default,streaming. Example: --cache streaming");
   search_list("--lookback-span", raw->spans,
               "Tiles each lane inspects per warp look-back step (lookback_warp,\n"
-              "lookback_pipelined), 1..8. Default: 1. Example: --lookback-span 1,2,4");
+              "lookback_pipelined, lookback_bulk), 1..8. Default: 1.\n"
+              "Example: --lookback-span 1,2,4");
   search_list("--stages", raw->stages,
               "Shared-memory tile stages of lookback_pipelined (stages - 2 copies\n"
-              "in flight), 3..8. Default: 3. Example: --stages 3,4");
+              "in flight) and lookback_bulk, 3..8. Default: 3 (pipelined), 4,6,8\n"
+              "(bulk). Example: --stages 3,4");
   tune->add_option("--time-limit", raw->time_limit,
                    "Stop timing a candidate once it is clearly slower than FACTOR\n"
                    "times the best time at that size; above 1. Default: 2.5")

@@ -18,7 +18,7 @@ namespace {
 constexpr std::array kAllAlgorithms{Algorithm::Sequential,       Algorithm::SingleBlock,
                                     Algorithm::ReduceThenScan,   Algorithm::Chained,
                                     Algorithm::LookbackThread,   Algorithm::LookbackWarp,
-                                    Algorithm::LookbackPipelined};
+                                    Algorithm::LookbackPipelined, Algorithm::LookbackBulk};
 constexpr std::array kAllBlockScans{BlockScan::WarpScans, BlockScan::HillisSteele,
                                     BlockScan::Blelloch, BlockScan::BlellochPadded};
 constexpr std::uint64_t kMaxSize = std::uint64_t{1} << 40;
@@ -69,8 +69,11 @@ int log2_of(std::uint64_t pow2) {
 }
 
 // The vector widths (elements) of the grid for `type`: each byte width that holds
-// at least one element, plus 1 element (always loadable).
-std::vector<int> vector_widths(DataType type, const SpaceOptions& space) {
+// at least one element, plus 1 element (always loadable). lookback_bulk copies byte
+// ranges; its vector is only the row layout of a segment: 16 bytes.
+std::vector<int> vector_widths(DataType type, const SpaceOptions& space,
+                               Algorithm algorithm = Algorithm::LookbackWarp) {
+  if (algorithm == Algorithm::LookbackBulk) return {static_cast<int>(16 / size_of(type))};
   std::set<int> widths{1};
   for (int bytes : space.vector_bytes) {
     const int w = bytes / static_cast<int>(size_of(type));
@@ -91,7 +94,16 @@ std::vector<int> adjacent(std::vector<int> list, int value) {
 }
 
 bool warp_lookback(Algorithm a) {
-  return a == Algorithm::LookbackWarp || a == Algorithm::LookbackPipelined;
+  return a == Algorithm::LookbackWarp || a == Algorithm::LookbackPipelined ||
+         a == Algorithm::LookbackBulk;
+}
+
+// The stage counts of the grid for `algorithm` (one, unused, where it has none).
+const std::vector<int>& stage_counts(Algorithm algorithm, const SpaceOptions& space) {
+  static const std::vector<int> none{3};
+  if (algorithm == Algorithm::LookbackPipelined) return space.stages;
+  if (algorithm == Algorithm::LookbackBulk) return space.bulk_stages;
+  return none;
 }
 
 template <class T>
@@ -103,8 +115,9 @@ bool contains(const std::vector<T>& v, const T& x) {
 
 SpaceOptions default_space() {
   SpaceOptions s;
-  s.algorithms = {Algorithm::SingleBlock, Algorithm::ReduceThenScan, Algorithm::LookbackThread,
-                  Algorithm::LookbackWarp, Algorithm::LookbackPipelined};
+  s.algorithms = {Algorithm::SingleBlock,  Algorithm::ReduceThenScan,
+                  Algorithm::LookbackThread, Algorithm::LookbackWarp,
+                  Algorithm::LookbackPipelined, Algorithm::LookbackBulk};
   s.block_scans = {kAllBlockScans.begin(), kAllBlockScans.end()};
   s.block_threads = {64, 128, 256, 512, 1024};
   s.items_per_thread = {1, 2, 4, 6, 8, 12, 16, 20, 24, 32};
@@ -113,6 +126,7 @@ SpaceOptions default_space() {
   s.streaming = {false, true};
   s.lookback_spans = {1}; // wider steps measured slower on the H100 (docs/performance.md)
   s.stages = {3};
+  s.bulk_stages = {4, 6, 8};
   s.backoffs_ns = {0, 200};
   return s;
 }
@@ -129,13 +143,14 @@ void apply_algorithms(SpaceOptions& options, std::string_view list) {
       space.single_block_max_n = d.single_block_max_n;
       space.hillis_steele_max_n = d.hillis_steele_max_n;
       space.pipelined_min_n = d.pipelined_min_n;
+      space.bulk_min_n = d.bulk_min_n;
       continue;
     }
     if (name == "all") {
       space.algorithms = {kAllAlgorithms.begin(), kAllAlgorithms.end()};
       space.block_scans = {kAllBlockScans.begin(), kAllBlockScans.end()};
       space.single_block_max_n = space.hillis_steele_max_n = kNoLimit;
-      space.pipelined_min_n = 0;
+      space.pipelined_min_n = space.bulk_min_n = 0;
       continue;
     }
     auto a = std::find_if(kAllAlgorithms.begin(), kAllAlgorithms.end(),
@@ -147,6 +162,7 @@ void apply_algorithms(SpaceOptions& options, std::string_view list) {
       // Asking for it by name means wanting it timed at every size.
       if (*a == Algorithm::SingleBlock) space.single_block_max_n = kNoLimit;
       if (*a == Algorithm::LookbackPipelined) space.pipelined_min_n = 0;
+      if (*a == Algorithm::LookbackBulk) space.bulk_min_n = 0;
     } else if (b != kAllBlockScans.end()) {
       if (!contains(block_scans, *b)) block_scans.push_back(*b);
       if (*b == BlockScan::HillisSteele) space.hillis_steele_max_n = kNoLimit;
@@ -171,7 +187,6 @@ std::vector<Policy> enumerate(DataType type, const SpaceOptions& space) {
   auto add = [&](const Policy& p) {
     if (!p.invalid_reason(type) && seen.insert(p.key()).second) out.push_back(p);
   };
-  const std::vector<int> widths = vector_widths(type, space);
   for (Algorithm algorithm : space.algorithms) {
     if (algorithm == Algorithm::Sequential) {
       add(Policy::sequential());
@@ -184,8 +199,8 @@ std::vector<Policy> enumerate(DataType type, const SpaceOptions& space) {
         p.uses_tile_status() ? space.backoffs_ns : std::vector<int>{0};
     const std::vector<int> spans =
         warp_lookback(algorithm) ? space.lookback_spans : std::vector<int>{1};
-    const std::vector<int> stages =
-        algorithm == Algorithm::LookbackPipelined ? space.stages : std::vector<int>{3};
+    const std::vector<int>& stages = stage_counts(algorithm, space);
+    const std::vector<int> widths = vector_widths(type, space, algorithm);
     for (BlockScan block_scan : space.block_scans)
       for (int tpb : space.block_threads)
         for (int ipt : space.items_per_thread)
@@ -213,6 +228,7 @@ std::vector<Policy> enumerate(DataType type, const SpaceOptions& space) {
 bool applies_at(const Policy& policy, std::uint64_t n, const SpaceOptions& space) {
   if (policy.algorithm == Algorithm::SingleBlock && n > space.single_block_max_n) return false;
   if (policy.algorithm == Algorithm::LookbackPipelined && n < space.pipelined_min_n) return false;
+  if (policy.algorithm == Algorithm::LookbackBulk && n < space.bulk_min_n) return false;
   if (policy.algorithm != Algorithm::Sequential && policy.block_scan == BlockScan::HillisSteele &&
       n > space.hillis_steele_max_n)
     return false;
@@ -223,7 +239,7 @@ std::optional<std::string> kernel_constraint(const Policy& policy,
                                              const std::vector<cudaFuncAttributes>& kernels,
                                              std::size_t dynamic_bytes, std::size_t shared_limit) {
   constexpr long kRegistersPerBlock = 65536;
-  const long threads = policy.block_threads;
+  const long threads = policy.launch_threads();
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     const cudaFuncAttributes& a = kernels[i];
     if (a.maxThreadsPerBlock < threads)
@@ -260,16 +276,17 @@ std::vector<Policy> neighbours(const Policy& policy, DataType type, const SpaceO
   };
   vary(&Policy::block_threads, adjacent(space.block_threads, policy.block_threads));
   vary(&Policy::items_per_thread, adjacent(space.items_per_thread, policy.items_per_thread));
-  vary(&Policy::vector_width, adjacent(vector_widths(type, space), policy.vector_width));
+  vary(&Policy::vector_width,
+       adjacent(vector_widths(type, space, policy.algorithm), policy.vector_width));
   vary(&Policy::block_scan, space.block_scans);
   vary(&Policy::io, space.ios);
   vary(&Policy::streaming, space.streaming);
   if (warp_lookback(policy.algorithm)) vary(&Policy::lookback_span, space.lookback_spans);
-  if (policy.algorithm == Algorithm::LookbackPipelined) vary(&Policy::stages, space.stages);
+  if (policy.stages_tiles()) vary(&Policy::stages, stage_counts(policy.algorithm, space));
   if (policy.uses_tile_status()) vary(&Policy::backoff_ns, space.backoffs_ns);
   // The other look-back variants of the same shape.
   const std::vector<Algorithm> lookbacks{Algorithm::LookbackThread, Algorithm::LookbackWarp,
-                                         Algorithm::LookbackPipelined};
+                                         Algorithm::LookbackPipelined, Algorithm::LookbackBulk};
   if (contains(lookbacks, policy.algorithm)) {
     std::vector<Algorithm> listed;
     for (Algorithm a : lookbacks)

@@ -19,7 +19,7 @@ namespace scantune::tuner {
 /// product and drops the invalid combinations.
 struct SpaceOptions {
   std::vector<Algorithm> algorithms;  ///< default: single_block, reduce_then_scan, lookback_*
-                                      ///< (thread, warp, pipelined)
+                                      ///< (thread, warp, pipelined, bulk)
   std::vector<BlockScan> block_scans; ///< default: all four
   std::vector<int> block_threads;     ///< default: 64, 128, 256, 512, 1024
   std::vector<int> items_per_thread;  ///< default: a spread of 1..32
@@ -28,6 +28,7 @@ struct SpaceOptions {
   std::vector<bool> streaming;        ///< cache hints: default {false, true}
   std::vector<int> lookback_spans;    ///< warp look-backs only; default 1
   std::vector<int> stages;            ///< lookback_pipelined's tile stages; default 3
+  std::vector<int> bulk_stages;       ///< lookback_bulk's tile stages; default 4, 6, 8
   std::vector<int> backoffs_ns;       ///< look-back/chained only; default 0 and 200
   /// Size limits of the variants that only make sense for small inputs: above
   /// these, the one-block algorithm and the Hillis-Steele block scan are not
@@ -37,6 +38,8 @@ struct SpaceOptions {
   /// The persistent look-ahead kernel pays for its resident grid only on large
   /// inputs (it wins from 2^21 up on the H100): below this it is not timed either.
   std::uint64_t pipelined_min_n = std::uint64_t{1} << 20;
+  /// The bulk-copy kernel (sm_90+) likewise: it won from 2^25 up on the H100.
+  std::uint64_t bulk_min_n = std::uint64_t{1} << 22;
 };
 
 /// The default grid (slow seed variants excluded: sequential and chained).

@@ -19,10 +19,6 @@
 
 #include "experiment_common.cuh"
 
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-  return unsigned(__cvta_generic_to_shared(p));
-}
-
 static const int MAX_STAGES = 16;
 
 // Chunks c = blockIdx.x + k * gridDim.x; stage k % S. Loading chunk k+S into a
@@ -33,19 +29,14 @@ __global__ void copy_tma(const char* in, char* out, size_t chunks, unsigned chun
   __shared__ __align__(8) unsigned long long bar[MAX_STAGES];
   if (threadIdx.x != 0) return;
   for (unsigned s = 0; s < stages; ++s)
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(&bar[s])));
-  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    mbar_init(&bar[s], 1);
+  mbar_init_fence();
   auto load = [&](size_t k) {
     const size_t c = blockIdx.x + k * gridDim.x;
     if (c >= chunks) return;
     const unsigned s = unsigned(k % stages);
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(&bar[s])),
-                 "r"(chunk_bytes)
-                 : "memory");
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], "
-                 "%2, [%3];" ::"r"(smem_addr(smem + size_t(s) * chunk_bytes)),
-                 "l"(in + c * chunk_bytes), "r"(chunk_bytes), "r"(smem_addr(&bar[s]))
-                 : "memory");
+    mbar_arrive_expect_tx(&bar[s], chunk_bytes);
+    bulk_load(smem + size_t(s) * chunk_bytes, in + c * chunk_bytes, chunk_bytes, &bar[s]);
   };
   for (unsigned k = 0; k < stages; ++k)
     load(k);
@@ -53,44 +44,16 @@ __global__ void copy_tma(const char* in, char* out, size_t chunks, unsigned chun
     const size_t c = blockIdx.x + k * gridDim.x;
     if (c >= chunks) break;
     const unsigned s = unsigned(k % stages), parity = unsigned((k / stages) & 1);
-    asm volatile("{\n .reg .pred p;\n W: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
-                 " @!p bra W;\n}" ::"r"(smem_addr(&bar[s])),
-                 "r"(parity)
-                 : "memory");
-    asm volatile(
-        "cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(out + c * chunk_bytes),
-        "r"(smem_addr(smem + size_t(s) * chunk_bytes)), "r"(chunk_bytes)
-        : "memory");
-    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+    mbar_wait(&bar[s], parity);
+    bulk_store(out + c * chunk_bytes, smem + size_t(s) * chunk_bytes, chunk_bytes);
+    bulk_commit();
     // The stage stored one step ago is free once that store has read it.
     if (k >= 1) {
-      asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");
+      bulk_wait_read<1>();
       load(k - 1 + stages);
     }
   }
-  asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
-}
-
-template <class F>
-float median_us(F&& f, int reps) {
-  std::vector<cudaEvent_t> ev(reps + 1);
-  for (auto& e : ev)
-    CK(cudaEventCreate(&e));
-  for (int w = 0; w < 3; ++w)
-    f();
-  CK(cudaEventRecord(ev[0]));
-  for (int r = 0; r < reps; ++r) {
-    f();
-    CK(cudaEventRecord(ev[r + 1]));
-  }
-  CK(cudaEventSynchronize(ev[reps]));
-  std::vector<float> t(reps);
-  for (int r = 0; r < reps; ++r)
-    CK(cudaEventElapsedTime(&t[r], ev[r], ev[r + 1]));
-  for (auto& e : ev)
-    CK(cudaEventDestroy(e));
-  std::sort(t.begin(), t.end());
-  return t[reps / 2] * 1000.f;
+  bulk_wait<0>();
 }
 
 int main(int argc, char** argv) {

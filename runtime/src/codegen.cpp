@@ -47,6 +47,8 @@ const char* enum_name(Algorithm a) {
     return "ALG_LOOKBACK_WARP";
   case Algorithm::LookbackPipelined:
     return "ALG_LOOKBACK_PIPELINED";
+  case Algorithm::LookbackBulk:
+    return "ALG_LOOKBACK_BULK";
   }
   return "?";
 }
@@ -111,6 +113,8 @@ std::vector<std::string> kernel_names(const KernelSpec& s) {
     return {name("rts_reduce_kernel"), name("rts_partials_kernel"), name("rts_downsweep_kernel")};
   case Algorithm::LookbackPipelined:
     return {name("pipelined_kernel")};
+  case Algorithm::LookbackBulk:
+    return {name("bulk_kernel")};
   default:
     return {name("single_pass_kernel")};
   }

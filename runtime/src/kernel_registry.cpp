@@ -95,6 +95,16 @@ std::size_t KernelRegistry::size() const {
   return entries_.size();
 }
 
+namespace {
+// Refused before anything is compiled, so the error names the policy and the GPU.
+void check_arch(const KernelSpec& spec, int arch) {
+  if (arch < spec.policy.min_arch())
+    fail<Unsupported>("policy {} needs sm_{} or newer ({} uses bulk copies); this GPU is sm_{}",
+                      spec.policy.key(), spec.policy.min_arch(),
+                      to_string(spec.policy.algorithm), arch);
+}
+} // namespace
+
 std::string KernelRegistry::key_of(const KernelSpec& spec, int arch) {
   static const std::string version = nvrtc_version();
   return fmt::format("{}|sm_{}|nvrtc{}", spec.id(), arch, version);
@@ -105,8 +115,10 @@ void KernelRegistry::prepare(const std::vector<KernelSpec>& specs, int arch, std
   std::vector<KernelSpec> todo;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    for (const auto& s : specs)
+    for (const auto& s : specs) {
+      check_arch(s, arch);
       if (!entries_.count(key_of(s, arch))) todo.push_back(s);
+    }
   }
   std::vector<std::vector<KernelSpec>> groups;
   for (std::size_t i = 0; i < todo.size(); i += batch)
@@ -163,6 +175,7 @@ void KernelRegistry::prepare(const std::vector<KernelSpec>& specs, int arch, std
 
 std::shared_ptr<const KernelSet> KernelRegistry::get(const KernelSpec& spec, int arch,
                                                      KernelCache* disk) {
+  check_arch(spec, arch);
   const std::string key = key_of(spec, arch);
   std::shared_ptr<Entry> entry;
   {

@@ -16,6 +16,11 @@ std::size_t tile_count(const Policy& p, std::size_t n, unsigned shift) {
   return (n + shift + tile - 1) / tile;
 }
 
+int tile_alignment(const Policy& p, DataType t) {
+  return p.algorithm == Algorithm::LookbackBulk ? static_cast<int>(16 / size_of(t))
+                                                : p.vector_width;
+}
+
 unsigned misalignment(const void* p, std::size_t element_size, int vector_width) {
   return static_cast<unsigned>((reinterpret_cast<std::uintptr_t>(p) / element_size) %
                                static_cast<std::uintptr_t>(vector_width));
@@ -86,8 +91,9 @@ void opt_in_shared(const KernelSet& kernels, const Policy& policy, DataType type
 void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanRequest& r,
                  WorkspacePool& pool, const LaunchTarget& target) {
   const std::size_t size = size_of(r.type);
-  const unsigned shift = misalignment(r.in, size, policy.vector_width);
-  unsigned flags = misalignment(r.out, size, policy.vector_width) == shift ? kFlagOutVectors : 0u;
+  const int align = tile_alignment(policy, r.type);
+  const unsigned shift = misalignment(r.in, size, align);
+  unsigned flags = misalignment(r.out, size, align) == shift ? kFlagOutVectors : 0u;
   unsigned long long n = r.n;
   alignas(8) unsigned char init[8] = {};
   if (r.kind == ScanKind::Exclusive) std::memcpy(init, r.init, size);
@@ -142,7 +148,7 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
       fail<CudaError>("launch of {} ({} blocks x {} threads) failed: {}", policy.key(), grid, block,
                       cudaGetErrorString(e));
   };
-  const unsigned tpb = static_cast<unsigned>(policy.block_threads);
+  const unsigned tpb = static_cast<unsigned>(policy.launch_threads());
   switch (policy.algorithm) {
   case Algorithm::Sequential:
     launch(0, 1, 1);
@@ -156,9 +162,11 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
     launch(2, static_cast<unsigned>(tiles), tpb);
     break;
   case Algorithm::LookbackPipelined:
+  case Algorithm::LookbackBulk:
     launch(0,
-           static_cast<unsigned>(std::min(tiles, resident_blocks(kernels, policy.block_threads,
-                                                                 dynamic_bytes, target.sm_count))),
+           static_cast<unsigned>(std::min(
+               tiles, resident_blocks(kernels, policy.launch_threads(), dynamic_bytes,
+                                      target.sm_count))),
            tpb);
     break;
   default:

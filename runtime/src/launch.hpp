@@ -10,6 +10,10 @@ namespace scantune::detail {
 /// Tiles a policy lays over n elements of a pointer misaligned by `shift` elements.
 std::size_t tile_count(const Policy& p, std::size_t n, unsigned shift);
 
+/// Elements every full tile's start is aligned to: the vector width, or 16 bytes for
+/// lookback_bulk's bulk copies.
+int tile_alignment(const Policy& p, DataType t);
+
 /// Input misalignment in elements relative to the policy's vector width.
 unsigned misalignment(const void* p, std::size_t element_size, int vector_width);
 
@@ -18,7 +22,7 @@ bool capturing(cudaStream_t stream);
 
 /// The device a scan is launched on, as the launch needs it.
 struct LaunchTarget {
-  int sm_count = 0;          ///< sizes the persistent grid of lookback_pipelined
+  int sm_count = 0;          ///< sizes the resident grids of lookback_pipelined and _bulk
   bool programmatic = false; ///< programmatic dependent launch (sm_90+, see scan_kernels.cuh)
   /// Single-pass grids that fit on the device at once take their tiles from blockIdx
   /// instead of waiting for a ticket (scan_kernels.cuh); off with SCANTUNE_TICKETS=1.

@@ -34,9 +34,9 @@ constexpr std::array<std::string_view, 7> kOpNames{"sum",     "product", "min", 
 constexpr std::array<std::string_view, 4> kMatchNames{"exact", "nearest_size", "same_arch",
                                                       "builtin"};
 constexpr std::array<std::string_view, 2> kKindNames{"inclusive", "exclusive"};
-constexpr std::array<std::string_view, 7> kAlgorithmNames{
-    "sequential",      "single_block",  "reduce_then_scan",  "chained",
-    "lookback_thread", "lookback_warp", "lookback_pipelined"};
+constexpr std::array<std::string_view, 8> kAlgorithmNames{
+    "sequential",      "single_block",  "reduce_then_scan",   "chained",
+    "lookback_thread", "lookback_warp", "lookback_pipelined", "lookback_bulk"};
 constexpr std::array<std::string_view, 3> kTileIONames{"xpose", "direct", "wxpose"};
 constexpr std::array<std::string_view, 4> kBlockScanNames{"warp_scans", "hillis_steele", "blelloch",
                                                           "blelloch_padded"};
@@ -181,12 +181,30 @@ std::size_t Policy::tile_items() const {
 
 bool Policy::uses_tile_status() const {
   return algorithm == Algorithm::Chained || algorithm == Algorithm::LookbackThread ||
-         algorithm == Algorithm::LookbackWarp || algorithm == Algorithm::LookbackPipelined;
+         algorithm == Algorithm::LookbackWarp || algorithm == Algorithm::LookbackPipelined ||
+         algorithm == Algorithm::LookbackBulk;
+}
+
+bool Policy::stages_tiles() const {
+  return algorithm == Algorithm::LookbackPipelined || algorithm == Algorithm::LookbackBulk;
+}
+
+int Policy::launch_threads() const {
+  return block_threads + (algorithm == Algorithm::LookbackBulk ? 96 : 0);
+}
+
+int Policy::min_arch() const {
+  return algorithm == Algorithm::LookbackBulk ? 90 : 80;
 }
 
 std::size_t Policy::shared_bytes(DataType t) const {
   if (algorithm == Algorithm::Sequential) return 0;
   const std::size_t size = size_of(t), tpb = static_cast<std::size_t>(block_threads);
+  if (algorithm == Algorithm::LookbackBulk) {
+    // Per stage: 4 mbarriers, the tile index, each consumer's prefix, aggregate and prefix.
+    const std::size_t per_stage = 4 * 8 + 4 + (tpb / 32 + 2) * size;
+    return static_cast<std::size_t>(stages) * per_stage + 16;
+  }
   // lookback_pipelined's tiles are dynamic (dynamic_shared_bytes).
   std::size_t bytes =
       io != TileIO::Direct && algorithm != Algorithm::LookbackPipelined ? tile_items() * size : 16;
@@ -209,7 +227,7 @@ std::size_t Policy::shared_bytes(DataType t) const {
 }
 
 std::size_t Policy::dynamic_shared_bytes(DataType t) const {
-  if (algorithm != Algorithm::LookbackPipelined) return 0;
+  if (!stages_tiles()) return 0;
   return static_cast<std::size_t>(stages) * tile_items() * size_of(t);
 }
 
@@ -240,19 +258,30 @@ std::optional<std::string> Policy::invalid_reason(DataType t) const {
                        to_string(algorithm));
   if (lookback_span < 1 || lookback_span > 8)
     return fmt::format("look-back span {} is outside [1, 8]", lookback_span);
-  if (lookback_span != 1 && algorithm != Algorithm::LookbackWarp &&
-      algorithm != Algorithm::LookbackPipelined)
-    return fmt::format("a look-back span applies only to lookback_warp and lookback_pipelined, "
-                       "not {}",
+  if (lookback_span != 1 && algorithm != Algorithm::LookbackWarp && !stages_tiles())
+    return fmt::format("a look-back span applies only to lookback_warp, lookback_pipelined and "
+                       "lookback_bulk, not {}",
                        to_string(algorithm));
   if (algorithm == Algorithm::LookbackPipelined && io == TileIO::Direct)
     return std::string("lookback_pipelined stages tiles in shared memory: it needs the xpose or "
                        "wxpose tile I/O, not direct");
   if (stages < 3 || stages > 8)
     return fmt::format("{} shared-memory stages is outside [3, 8]", stages);
-  if (stages != 3 && algorithm != Algorithm::LookbackPipelined)
-    return fmt::format("shared-memory stages apply only to lookback_pipelined, not {}",
+  if (stages != 3 && !stages_tiles())
+    return fmt::format("shared-memory stages apply only to lookback_pipelined and lookback_bulk, "
+                       "not {}",
                        to_string(algorithm));
+  if (algorithm == Algorithm::LookbackBulk) {
+    // Its consumers scan rows of shared memory and its copies bypass registers, so
+    // the block scan, the tile I/O and the cache hints are not choices.
+    if (block_scan != BlockScan::WarpScans || io != TileIO::Transpose || streaming)
+      return std::string("lookback_bulk takes the default block scan and tile I/O "
+                         "(warp_scans, xpose) without cache hints");
+    if (launch_threads() > 1024)
+      return fmt::format("lookback_bulk runs block threads + 96 = {} threads per block, more "
+                         "than 1024",
+                         launch_threads());
+  }
   if (shared_bytes(t) > kMaxStaticSharedBytes)
     return fmt::format("needs {} bytes of shared memory for {} (limit {})", shared_bytes(t),
                        to_string(t), kMaxStaticSharedBytes);

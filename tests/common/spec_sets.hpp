@@ -1,6 +1,7 @@
 // Sets of kernel specializations shared by the compile (CPU) and GPU suites.
 #pragma once
 
+#include <tuple>
 #include <vector>
 
 #include "codegen.hpp"
@@ -13,14 +14,23 @@ inline const std::vector<DataType>& all_types() {
   return v;
 }
 inline const std::vector<Algorithm>& tile_algorithms() {
-  static const std::vector<Algorithm> v{Algorithm::SingleBlock,  Algorithm::ReduceThenScan,
-                                        Algorithm::Chained,      Algorithm::LookbackThread,
-                                        Algorithm::LookbackWarp, Algorithm::LookbackPipelined};
+  static const std::vector<Algorithm> v{
+      Algorithm::SingleBlock,  Algorithm::ReduceThenScan,    Algorithm::Chained,
+      Algorithm::LookbackThread, Algorithm::LookbackWarp, Algorithm::LookbackPipelined,
+      Algorithm::LookbackBulk};
   return v;
 }
 inline const std::vector<BlockScan>& all_block_scans() {
   static const std::vector<BlockScan> v{BlockScan::WarpScans, BlockScan::HillisSteele,
                                         BlockScan::Blelloch, BlockScan::BlellochPadded};
+  return v;
+}
+/// Every inter-block algorithm with every block scan it takes (lookback_bulk: one).
+inline std::vector<std::tuple<Algorithm, BlockScan>> algorithm_block_scans() {
+  std::vector<std::tuple<Algorithm, BlockScan>> v;
+  for (Algorithm a : tile_algorithms())
+    for (BlockScan bs : all_block_scans())
+      if (a != Algorithm::LookbackBulk || bs == BlockScan::WarpScans) v.emplace_back(a, bs);
   return v;
 }
 inline bool is_float(DataType t) {
@@ -48,13 +58,19 @@ inline Policy make_policy(Algorithm a, int tpb, int ipt, int vec, BlockScan bs, 
   p.io = a == Algorithm::LookbackPipelined && io == TileIO::Direct ? TileIO::WarpTranspose : io;
   p.backoff_ns = backoff;
   p.streaming = streaming;
+  if (a == Algorithm::LookbackBulk) { // neither is a choice there
+    p.block_scan = BlockScan::WarpScans;
+    p.io = TileIO::Transpose;
+    p.streaming = false;
+  }
   return p;
 }
 
 /// A spread of tile shapes for `t`: small and large blocks, 1..16 items, each
 /// vector width, both tile I/O paths, a non-power-of-two block. For the pipelined
-/// look-back also 4 and 5 stages, and stages above 48 KB (dynamic shared memory
-/// opted into: 3 x 16 KB for 8-byte types at tpb256, 3 x 32 KB for 4-byte at tpb512).
+/// and bulk look-backs also 4 and 5 stages, and stages above 48 KB (dynamic shared
+/// memory opted into: 3 x 16 KB for 8-byte types at tpb256, 3 x 32 KB for 4-byte at
+/// tpb512; lookback_bulk also 8 x 16 KB).
 inline std::vector<Policy> shape_spread(Algorithm a, BlockScan bs, DataType t) {
   const bool wide = size_of(t) == 8;
   std::vector<Policy> v{
@@ -67,13 +83,18 @@ inline std::vector<Policy> shape_spread(Algorithm a, BlockScan bs, DataType t) {
       make_policy(a, 160, 6, 2, bs, TileIO::WarpTranspose, 0, true),
   };
   // Wider warp look-back steps (an odd span exercises the lane/slot mapping).
-  if (a == Algorithm::LookbackWarp || a == Algorithm::LookbackPipelined) {
+  if (a == Algorithm::LookbackWarp || a == Algorithm::LookbackPipelined ||
+      a == Algorithm::LookbackBulk) {
     v[2].lookback_span = 3;
     v[5].lookback_span = 4;
   }
-  if (a == Algorithm::LookbackPipelined) {
+  if (a == Algorithm::LookbackPipelined || a == Algorithm::LookbackBulk) {
     v[1].stages = 4;
     v[5].stages = 5;
+  }
+  if (a == Algorithm::LookbackBulk) { // 8 stages of 16 KB: more than fit in 48 KB
+    v.push_back(make_policy(a, 256, wide ? 8 : 16, wide ? 2 : 4, bs, TileIO::Transpose));
+    v.back().stages = 8;
   }
   return v;
 }

@@ -2,6 +2,8 @@
 // run with --gtest_filter='GpuSanitize*'. Also part of the normal GPU suite.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "common/gpu.hpp"
 #include "common/scan_reference.hpp"
 #include "common/spec_sets.hpp"
@@ -15,10 +17,15 @@ TEST_F(GpuSanitize, EveryAlgorithmAndBlockScanAtSmallSizes) {
   Scanner scanner;
   std::vector<Policy> policies{Policy::sequential()};
   for (Algorithm a : tile_algorithms())
-    for (BlockScan bs : all_block_scans()) {
-      policies.push_back(make_policy(a, 64, 4, 4, bs, TileIO::Transpose));
-      policies.push_back(make_policy(a, 96, 2, 2, bs, TileIO::Direct));
-    }
+    for (BlockScan bs : all_block_scans())
+      for (const Policy& p : {make_policy(a, 64, 4, 4, bs, TileIO::Transpose),
+                              make_policy(a, 96, 2, 2, bs, TileIO::Direct)})
+        if (std::find(policies.begin(), policies.end(), p) == policies.end())
+          policies.push_back(p); // lookback_bulk has one block scan and tile I/O
+  Policy ring = make_policy(Algorithm::LookbackBulk, 64, 4, 4, BlockScan::WarpScans,
+                            TileIO::Transpose);
+  ring.stages = 8; // tiles round the ring several times per block
+  policies.push_back(ring);
   Policy deep = make_policy(Algorithm::LookbackPipelined, 64, 4, 4, BlockScan::WarpScans,
                             TileIO::WarpTranspose);
   deep.stages = 5; // three copies in flight

@@ -32,6 +32,10 @@ std::vector<Job> make_jobs(std::size_t count, std::uint64_t seed) {
                                        BlockScan::WarpScans, TileIO::WarpTranspose);
   Policy pipelined4 = pipelined; // takes 4 tickets before its first step
   pipelined4.stages = 4;
+  // Role warps and bulk copies: tickets drawn ahead by the producer warp.
+  Policy bulk = make_policy(Algorithm::LookbackBulk, 128, 4, 2, BlockScan::WarpScans,
+                            TileIO::Transpose);
+  bulk.stages = 4;
   std::vector<Job> jobs;
   for (std::size_t i = 0; i < count; ++i) {
     const std::uint64_t r = rng();
@@ -44,6 +48,7 @@ std::vector<Job> make_jobs(std::size_t count, std::uint64_t seed) {
                     (r >> 18) % 2 ? ScanKind::Inclusive : ScanKind::Exclusive,
                     which == 0   ? chained
                     : which < 3  ? thread
+                    : which == 5 ? bulk
                     : which == 6 ? pipelined4
                     : which == 7 ? pipelined
                                  : warp});
@@ -117,7 +122,7 @@ TEST_F(GpuTest, TwoThousandLookbackScansOnFourStreamsAtOnce) {
     ST_CUDA(cudaStreamDestroy(s));
 }
 
-// 24 in-place scans of one buffer, back to back on one stream with no sync: every
+// 28 in-place scans of one buffer, back to back on one stream with no sync: every
 // algorithm, each call reading what the call before it wrote (programmatic
 // dependent launch on sm_90+, or without it; single-pass tiles by blockIdx, or
 // with SCANTUNE_TICKETS=1 by ticket).
@@ -130,6 +135,7 @@ void expect_dependent_chain(bool programmatic, bool tickets = false) {
       make_policy(Algorithm::LookbackWarp, 128, 4, 2, BlockScan::WarpScans, TileIO::Transpose),
       make_policy(Algorithm::LookbackPipelined, 128, 4, 2, BlockScan::WarpScans,
                   TileIO::WarpTranspose),
+      make_policy(Algorithm::LookbackBulk, 128, 8, 4, BlockScan::WarpScans, TileIO::Transpose),
       make_policy(Algorithm::ReduceThenScan, 256, 4, 2, BlockScan::WarpScans, TileIO::Transpose),
       make_policy(Algorithm::LookbackThread, 128, 4, 2, BlockScan::WarpScans, TileIO::Transpose,
                   50),
@@ -141,7 +147,7 @@ void expect_dependent_chain(bool programmatic, bool tickets = false) {
   d.upload(want);
   cudaStream_t s;
   ST_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  for (int call = 0; call < 24; ++call) {
+  for (int call = 0; call < 28; ++call) {
     const ScanKind kind = call % 3 == 2 ? ScanKind::Exclusive : ScanKind::Inclusive;
     scanner.scan_with(policies[call % policies.size()], kind, d.ptr, d.ptr, n, Op::Sum,
                       std::uint32_t(call), s);

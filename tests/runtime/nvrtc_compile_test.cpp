@@ -1,8 +1,11 @@
 // Every template path compiles under NVRTC for sm_80 and sm_90 (no GPU needed).
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "common/spec_sets.hpp"
 #include "errors.hpp"
+#include "kernel_registry.hpp"
 #include "nvrtc_compiler.hpp"
 
 namespace scantune::detail {
@@ -37,9 +40,10 @@ void compile_all(const std::vector<KernelSpec>& specs, int arch) {
 }
 
 // Every inter-block algorithm x block-scan algorithm x tile I/O x vector width,
-// with and without streaming cache hints.
+// with and without streaming cache hints (each distinct policy once).
 std::vector<KernelSpec> algorithm_paths() {
   std::vector<KernelSpec> v;
+  std::set<std::string> seen;
   for (DataType t : {DataType::Int32, DataType::Float64})
     for (Algorithm a : tile_algorithms())
       for (BlockScan bs : all_block_scans())
@@ -47,8 +51,8 @@ std::vector<KernelSpec> algorithm_paths() {
           for (int vec : {1, 2, 4}) {
             Policy p = make_policy(a, 128, 4, vec, bs, io, a == Algorithm::LookbackThread ? 50 : 0,
                                    vec == 2);
-            if (!p.invalid_reason(t))
-              v.push_back({p, t, OpSpec::from(Op::Sum), ScanKind::Inclusive});
+            const KernelSpec s{p, t, OpSpec::from(Op::Sum), ScanKind::Inclusive};
+            if (!p.invalid_reason(t) && seen.insert(s.id()).second) v.push_back(s);
           }
   v.push_back({Policy::sequential(), DataType::Int32, OpSpec::from(Op::Sum), ScanKind::Inclusive});
   v.push_back(
@@ -56,7 +60,8 @@ std::vector<KernelSpec> algorithm_paths() {
   return v;
 }
 
-// Every type x operator x kind on the default single-pass and the three-pass paths.
+// Every type x operator x kind on the default single-pass, the three-pass and the
+// bulk-copy paths.
 std::vector<KernelSpec> type_op_paths() {
   std::vector<KernelSpec> v;
   for (DataType t : all_types())
@@ -71,6 +76,9 @@ std::vector<KernelSpec> type_op_paths() {
                      t, OpSpec::from(op), k});
         v.push_back({make_policy(Algorithm::ReduceThenScan, 128, 4, vec, BlockScan::BlellochPadded,
                                  TileIO::Direct),
+                     t, OpSpec::from(op), k});
+        v.push_back({make_policy(Algorithm::LookbackBulk, 256, 4 * vec, vec, BlockScan::WarpScans,
+                                 TileIO::Transpose),
                      t, OpSpec::from(op), k});
       }
   return v;
@@ -122,6 +130,20 @@ TEST(NvrtcCompileErrors, BrokenCustomOperatorCarriesTheNvrtcLog) {
     EXPECT_NE(what.find("--gpu-architecture=sm_90"), std::string::npos) << what;
     EXPECT_NE(e.log.find("error"), std::string::npos);
   }
+}
+
+// Bulk copies need sm_90: the registry refuses before compiling (no GPU needed).
+TEST(NvrtcCompileErrors, BulkCopiesAreRefusedBelowSm90) {
+  const KernelSpec s{Policy::parse("lookback_bulk.tpb256.ipt16.vec4.warp_scans.st6"),
+                     DataType::Int32, OpSpec::from(Op::Sum), ScanKind::Inclusive};
+  try {
+    KernelRegistry::instance().get(s, 80, nullptr);
+    FAIL() << "sm_80 should be refused";
+  } catch (const Unsupported& e) {
+    EXPECT_STREQ(e.what(), "policy lookback_bulk.tpb256.ipt16.vec4.warp_scans.st6 needs sm_90 or "
+                           "newer (lookback_bulk uses bulk copies); this GPU is sm_80");
+  }
+  EXPECT_THROW(KernelRegistry::instance().prepare({s}, 86), Unsupported);
 }
 
 TEST(NvrtcCompileErrors, ReportsVersionAndArchs) {

@@ -44,6 +44,8 @@ TEST(PolicyKey, RoundTripsEveryCanonicalKey) {
   EXPECT_EQ(Policy::parse("lookback_pipelined.tpb512.ipt16.vec4.warp_scans.st4").stages, 4);
   EXPECT_EQ(Policy::parse("lookback_pipelined.tpb512.ipt16.vec4.warp_scans.st3").key(),
             "lookback_pipelined.tpb512.ipt16.vec4.warp_scans");
+  EXPECT_EQ(Policy::parse("lookback_bulk.tpb256.ipt32.vec4.warp_scans.st6").key(),
+            "lookback_bulk.tpb256.ipt32.vec4.warp_scans.st6");
   // ".xpose" is the default and is dropped from the canonical key.
   EXPECT_EQ(Policy::parse("chained.tpb64.ipt2.vec2.hillis_steele.xpose").key(),
             "chained.tpb64.ipt2.vec2.hillis_steele");
@@ -86,8 +88,8 @@ TEST(PolicyValidation, RejectsInvalidCombinationsWithAReason) {
   EXPECT_EQ(reason("single_block.tpb256.ipt12.vec4.warp_scans.bo100", DataType::Int32),
             "a backoff applies only to chained and look-back algorithms, not single_block");
   EXPECT_EQ(reason("lookback_thread.tpb256.ipt12.vec4.warp_scans.span4", DataType::Int32),
-            "a look-back span applies only to lookback_warp and lookback_pipelined, not "
-            "lookback_thread");
+            "a look-back span applies only to lookback_warp, lookback_pipelined and lookback_bulk, "
+            "not lookback_thread");
   EXPECT_EQ(reason("lookback_warp.tpb256.ipt12.vec4.warp_scans.span9", DataType::Int32),
             "look-back span 9 is outside [1, 8]");
   EXPECT_EQ(reason("lookback_pipelined.tpb256.ipt12.vec4.warp_scans.direct", DataType::Int32),
@@ -102,11 +104,40 @@ TEST(PolicyValidation, RejectsInvalidCombinationsWithAReason) {
   EXPECT_EQ(reason("lookback_pipelined.tpb128.ipt8.vec4.warp_scans.st9", DataType::Int32),
             "9 shared-memory stages is outside [3, 8]");
   EXPECT_EQ(reason("lookback_warp.tpb128.ipt8.vec4.warp_scans.st4", DataType::Int32),
-            "shared-memory stages apply only to lookback_pipelined, not lookback_warp");
+            "shared-memory stages apply only to lookback_pipelined and lookback_bulk, not "
+            "lookback_warp");
+  // lookback_bulk: its own layout and copies, three role warps beside the consumers.
+  EXPECT_EQ(reason("lookback_bulk.tpb256.ipt32.vec4.warp_scans.st6", DataType::Int32), "valid");
+  EXPECT_EQ(reason("lookback_bulk.tpb256.ipt16.vec2.warp_scans.span2.st6", DataType::Float64),
+            "valid");
+  const char* fixed = "lookback_bulk takes the default block scan and tile I/O (warp_scans, "
+                      "xpose) without cache hints";
+  EXPECT_EQ(reason("lookback_bulk.tpb256.ipt32.vec4.blelloch", DataType::Int32), fixed);
+  EXPECT_EQ(reason("lookback_bulk.tpb256.ipt32.vec4.warp_scans.wxpose", DataType::Int32), fixed);
+  EXPECT_EQ(reason("lookback_bulk.tpb256.ipt32.vec4.warp_scans.cs", DataType::Int32), fixed);
+  EXPECT_EQ(reason("lookback_bulk.tpb960.ipt4.vec4.warp_scans", DataType::Int32),
+            "lookback_bulk runs block threads + 96 = 1056 threads per block, more than 1024");
+  // 8 stages of 256 x 32 x 4 bytes (256 KB) do not fit in any block.
+  EXPECT_NE(reason("lookback_bulk.tpb256.ipt32.vec4.warp_scans.st8", DataType::Int32)
+                .find("(8 tile stages; the largest any GPU allows one block is 232448)"),
+            std::string::npos);
   EXPECT_EQ(reason("lookback_warp.tpb256.ipt24.vec4.warp_scans", DataType::Int32), "valid");
   EXPECT_NE(reason("lookback_warp.tpb1024.ipt32.vec2.warp_scans", DataType::Float64)
                 .find("shared memory"),
             std::string::npos);
+}
+
+TEST(PolicyLaunch, BulkBlocksAddThreeRoleWarpsAndNeedSm90) {
+  const Policy bulk = Policy::parse("lookback_bulk.tpb256.ipt32.vec4.warp_scans.st6");
+  EXPECT_EQ(bulk.launch_threads(), 256 + 96);
+  EXPECT_EQ(bulk.min_arch(), 90);
+  EXPECT_TRUE(bulk.uses_tile_status());
+  EXPECT_TRUE(bulk.stages_tiles());
+  EXPECT_EQ(bulk.dynamic_shared_bytes(DataType::Int32), 6u * 256 * 32 * 4);
+  const Policy warp = Policy::parse("lookback_warp.tpb256.ipt12.vec4.warp_scans");
+  EXPECT_EQ(warp.launch_threads(), 256);
+  EXPECT_EQ(warp.min_arch(), 80);
+  EXPECT_FALSE(warp.stages_tiles());
 }
 
 TEST(PolicyNames, EnumsRoundTrip) {

@@ -2,6 +2,7 @@
 // constraints, neighbours, and the size / value list parsers.
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <set>
 #include <string>
@@ -51,14 +52,15 @@ void expect_valid_and_unique(const std::vector<Policy>& space, DataType type) {
 TEST(SearchSpace, DefaultSpaceFor4ByteTypes) {
   const auto space = enumerate(DataType::Int32, default_space());
   // A regression count: changes to the grid or to Policy::invalid_reason move it.
-  EXPECT_EQ(space.size(), 20576u);
+  EXPECT_EQ(space.size(), 20726u);
   expect_valid_and_unique(space, DataType::Int32);
   EXPECT_EQ(values(space, [](const Policy& p) { return p.algorithm; }),
             (std::set<int>{static_cast<int>(Algorithm::SingleBlock),
                            static_cast<int>(Algorithm::ReduceThenScan),
                            static_cast<int>(Algorithm::LookbackThread),
                            static_cast<int>(Algorithm::LookbackWarp),
-                           static_cast<int>(Algorithm::LookbackPipelined)}));
+                           static_cast<int>(Algorithm::LookbackPipelined),
+                           static_cast<int>(Algorithm::LookbackBulk)}));
   EXPECT_EQ(values(space, [](const Policy& p) { return p.vector_width; }),
             (std::set<int>{1, 2, 4}));
   EXPECT_EQ(values(space, [](const Policy& p) { return p.block_threads; }),
@@ -81,7 +83,7 @@ TEST(SearchSpace, DefaultSpaceFor4ByteTypes) {
 
 TEST(SearchSpace, DefaultSpaceFor8ByteTypes) {
   const auto space = enumerate(DataType::Int64, default_space());
-  EXPECT_EQ(space.size(), 13472u);
+  EXPECT_EQ(space.size(), 13640u);
   expect_valid_and_unique(space, DataType::Int64);
   EXPECT_EQ(values(space, [](const Policy& p) { return p.vector_width; }), (std::set<int>{1, 2}));
   EXPECT_EQ(keys(enumerate(DataType::Float64, default_space())), keys(space));
@@ -109,7 +111,7 @@ TEST(SearchSpace, NoSlowSeedsByDefault) {
 TEST(SearchSpace, AllAddsSeedsAndLiftsLimits) {
   SpaceOptions s = default_space();
   apply_algorithms(s, "all");
-  EXPECT_EQ(s.algorithms.size(), 7u);
+  EXPECT_EQ(s.algorithms.size(), 8u);
   EXPECT_EQ(s.block_scans.size(), 4u);
   EXPECT_EQ(s.single_block_max_n, kNoLimit);
   EXPECT_EQ(s.hillis_steele_max_n, kNoLimit);
@@ -131,8 +133,30 @@ TEST(SearchSpace, AllAddsSeedsAndLiftsLimits) {
   // No direct I/O, and stages that fit a block: a subset of the look-back shapes.
   EXPECT_GT(pipelined, 0);
   EXPECT_LT(pipelined, lookback_warp);
-  EXPECT_EQ(space.size(), 20576u + 1 + static_cast<std::size_t>(chained));
+  EXPECT_EQ(space.size(), 20726u + 1 + static_cast<std::size_t>(chained));
   EXPECT_EQ(s.pipelined_min_n, 0u);
+  EXPECT_EQ(s.bulk_min_n, 0u);
+}
+
+TEST(SearchSpace, BulkTakesSixteenByteRowsItsOwnStagesAndLargeSizes) {
+  for (DataType t : {DataType::Int32, DataType::Float64}) {
+    const auto space = enumerate(t, default_space());
+    std::vector<Policy> bulk;
+    std::copy_if(space.begin(), space.end(), std::back_inserter(bulk),
+                 [](const Policy& p) { return p.algorithm == Algorithm::LookbackBulk; });
+    ASSERT_FALSE(bulk.empty());
+    EXPECT_EQ(values(bulk, [](const Policy& p) { return p.vector_width; }),
+              (std::set<int>{static_cast<int>(16 / size_of(t))}));
+    EXPECT_EQ(values(bulk, [](const Policy& p) { return p.stages; }), (std::set<int>{4, 6, 8}));
+    EXPECT_EQ(values(bulk, [](const Policy& p) { return p.block_scan; }),
+              (std::set<int>{static_cast<int>(BlockScan::WarpScans)}));
+  }
+  SpaceOptions s = default_space();
+  const Policy p = Policy::parse("lookback_bulk.tpb256.ipt32.vec4.warp_scans.st6");
+  EXPECT_FALSE(applies_at(p, std::uint64_t{1} << 21, s));
+  EXPECT_TRUE(applies_at(p, std::uint64_t{1} << 22, s));
+  apply_algorithms(s, "lookback_bulk");
+  EXPECT_TRUE(applies_at(p, 1000, s));
 }
 
 TEST(SearchSpace, PipelinedOnlyFromTwoToTheTwentyUnlessNamed) {
@@ -269,7 +293,8 @@ TEST(SearchSpace, NeighboursOfATypicalPolicy) {
       "lookback_warp.tpb256.ipt12.vec4.warp_scans.cs",     // cache hints
       "lookback_warp.tpb256.ipt12.vec4.warp_scans.bo200",
       "lookback_thread.tpb256.ipt12.vec4.warp_scans", // the other look-back variants
-      "lookback_pipelined.tpb256.ipt12.vec4.warp_scans"};
+      "lookback_pipelined.tpb256.ipt12.vec4.warp_scans",
+      "lookback_bulk.tpb256.ipt12.vec4.warp_scans"};
   EXPECT_EQ(n, expected);
 
   // Without the other look-back variant in the space, it is no neighbour.

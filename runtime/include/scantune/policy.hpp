@@ -7,6 +7,7 @@
 //   lookback_warp.tpb256.ipt12.vec4.warp_scans           (tile I/O "xpose", no backoff)
 //   lookback_thread.tpb128.ipt16.vec4.blelloch.direct.bo200
 //   lookback_warp.tpb256.ipt16.vec4.warp_scans.wxpose.cs
+//   lookback_bulk.tpb256.ipt32.vec4.warp_scans.st6      (sm_90+: bulk copies, 6 stages)
 //   reduce_then_scan.tpb512.ipt8.vec2.hillis_steele
 //   sequential                                           (takes no tile parameters)
 //
@@ -48,6 +49,13 @@ enum class Algorithm {
   /// block copies its next tile into shared memory (cp.async) while it scans the
   /// current one, so loads overlap the look-back. Needs a staged tile I/O.
   LookbackPipelined,
+  /// Warp look-back with bulk copies (TMA, sm_90 and up): a grid of resident blocks
+  /// that take tiles by ticket, each cycling `stages` tiles of shared memory through a
+  /// producer warp (bulk loads), a reducer warp (publishes each tile's aggregate as
+  /// soon as it lands), a look-back warp and block_threads / 32 consumer warps (scan
+  /// a 32 x items_per_thread segment each from a known prefix, bulk-store it). A
+  /// block has block_threads + 96 threads. Takes the default block scan and tile I/O.
+  LookbackBulk,
 };
 
 /// How a block scans the per-thread aggregates of its tile.
@@ -96,7 +104,8 @@ struct Policy {
   /// lookback_pipelined), [1, 8]: a step covers 32 * span tiles in one round trip.
   int lookback_span = 1;
   /// Shared-memory tile stages of lookback_pipelined, [3, 8]: one tile being scanned,
-  /// one being reduced, and `stages - 2` copies in flight (other algorithms: 3, unused).
+  /// one being reduced, and `stages - 2` copies in flight; of lookback_bulk: tiles
+  /// loading, reduced, looking back or being stored (other algorithms: 3, unused).
   int stages = 3;
 
   /// The policy of the one-thread baseline (its key is "sequential").
@@ -111,12 +120,21 @@ struct Policy {
   /// Static shared memory the kernel needs for element type `t`, in bytes.
   std::size_t shared_bytes(DataType t) const;
   /// Dynamic shared memory of a launch for element type `t`, in bytes: the tile
-  /// stages of lookback_pipelined (so they may exceed the 48 KiB static limit), else 0.
+  /// stages of lookback_pipelined and lookback_bulk (so they may exceed the 48 KiB
+  /// static limit), else 0.
   std::size_t dynamic_shared_bytes(DataType t) const;
+  /// Threads per block of a launch: block_threads, plus lookback_bulk's three role warps.
+  int launch_threads() const;
+  /// The oldest compute capability (major * 10 + minor) the kernel runs on:
+  /// 90 for lookback_bulk (bulk copies), else 80.
+  int min_arch() const;
   /// Why this policy cannot run for element type `t`, or nothing when it can.
   std::optional<std::string> invalid_reason(DataType t) const;
   /// True for algorithms that wait on other tiles (and therefore use status words).
   bool uses_tile_status() const;
+  /// True for algorithms whose tiles sit in `stages` dynamic shared-memory stages
+  /// (lookback_pipelined, lookback_bulk).
+  bool stages_tiles() const;
 
   friend bool operator==(const Policy& a, const Policy& b) { return a.key() == b.key(); }
   friend bool operator!=(const Policy& a, const Policy& b) { return !(a == b); }
