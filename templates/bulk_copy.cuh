@@ -44,8 +44,7 @@ __device__ __forceinline__ void mbar_arrive(unsigned long long* bar) {
 // Arrives and announces `bytes` of bulk copies that also complete the phase.
 __device__ __forceinline__ void mbar_arrive_expect_tx(unsigned long long* bar, unsigned bytes) {
 #if SCANTUNE_BULK
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(
-                   shared_address(bar)),
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(bar)),
                "r"(bytes)
                : "memory");
 #endif

@@ -15,9 +15,9 @@
 namespace scantune::tuner {
 namespace {
 
-constexpr std::array kAllAlgorithms{Algorithm::Sequential,       Algorithm::SingleBlock,
-                                    Algorithm::ReduceThenScan,   Algorithm::Chained,
-                                    Algorithm::LookbackThread,   Algorithm::LookbackWarp,
+constexpr std::array kAllAlgorithms{Algorithm::Sequential,        Algorithm::SingleBlock,
+                                    Algorithm::ReduceThenScan,    Algorithm::Chained,
+                                    Algorithm::LookbackThread,    Algorithm::LookbackWarp,
                                     Algorithm::LookbackPipelined, Algorithm::LookbackBulk};
 constexpr std::array kAllBlockScans{BlockScan::WarpScans, BlockScan::HillisSteele,
                                     BlockScan::Blelloch, BlockScan::BlellochPadded};
@@ -115,9 +115,8 @@ bool contains(const std::vector<T>& v, const T& x) {
 
 SpaceOptions default_space() {
   SpaceOptions s;
-  s.algorithms = {Algorithm::SingleBlock,  Algorithm::ReduceThenScan,
-                  Algorithm::LookbackThread, Algorithm::LookbackWarp,
-                  Algorithm::LookbackPipelined, Algorithm::LookbackBulk};
+  s.algorithms = {Algorithm::SingleBlock,  Algorithm::ReduceThenScan,    Algorithm::LookbackThread,
+                  Algorithm::LookbackWarp, Algorithm::LookbackPipelined, Algorithm::LookbackBulk};
   s.block_scans = {kAllBlockScans.begin(), kAllBlockScans.end()};
   s.block_threads = {64, 128, 256, 512, 1024};
   s.items_per_thread = {1, 2, 4, 6, 8, 12, 16, 20, 24, 32};

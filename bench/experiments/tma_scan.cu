@@ -77,7 +77,9 @@ __global__ void scan_tma(const int* in, int* out, unsigned tiles, unsigned stage
     mbar_init_fence();
   }
   __syncthreads();
-  auto stage_of = [&](unsigned s) { return reinterpret_cast<int4*>(smem + size_t(s) * tile_bytes); };
+  auto stage_of = [&](unsigned s) {
+    return reinterpret_cast<int4*>(smem + size_t(s) * tile_bytes);
+  };
 
   if (warp == 0) {
     if (lane != 0) return;
@@ -303,8 +305,8 @@ int main(int argc, char** argv) {
     for (long long i = 0; i < n; ++i)
       h_ref[i] = int(run += unsigned(h_in[i]));
     const int reps = lg >= 28 ? 20 : 50;
-    const float mc = median_us(
-        [&] { CK(cudaMemcpyAsync(b.out, b.in, n * 4, cudaMemcpyDeviceToDevice)); }, reps);
+    const float mc =
+        median_us([&] { CK(cudaMemcpyAsync(b.out, b.in, n * 4, cudaMemcpyDeviceToDevice)); }, reps);
     const float cu = median_us(
         [&] { cub::DeviceScan::InclusiveSum(cub_tmp, cub_bytes, b.in, b.out, int(n)); }, reps);
     const bool cub_ok = check(b, n);

@@ -100,8 +100,8 @@ namespace {
 void check_arch(const KernelSpec& spec, int arch) {
   if (arch < spec.policy.min_arch())
     fail<Unsupported>("policy {} needs sm_{} or newer ({} uses bulk copies); this GPU is sm_{}",
-                      spec.policy.key(), spec.policy.min_arch(),
-                      to_string(spec.policy.algorithm), arch);
+                      spec.policy.key(), spec.policy.min_arch(), to_string(spec.policy.algorithm),
+                      arch);
 }
 } // namespace
 

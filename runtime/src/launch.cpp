@@ -164,9 +164,8 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
   case Algorithm::LookbackPipelined:
   case Algorithm::LookbackBulk:
     launch(0,
-           static_cast<unsigned>(std::min(
-               tiles, resident_blocks(kernels, policy.launch_threads(), dynamic_bytes,
-                                      target.sm_count))),
+           static_cast<unsigned>(std::min(tiles, resident_blocks(kernels, policy.launch_threads(),
+                                                                 dynamic_bytes, target.sm_count))),
            tpb);
     break;
   default:

@@ -14,10 +14,10 @@ inline const std::vector<DataType>& all_types() {
   return v;
 }
 inline const std::vector<Algorithm>& tile_algorithms() {
-  static const std::vector<Algorithm> v{
-      Algorithm::SingleBlock,  Algorithm::ReduceThenScan,    Algorithm::Chained,
-      Algorithm::LookbackThread, Algorithm::LookbackWarp, Algorithm::LookbackPipelined,
-      Algorithm::LookbackBulk};
+  static const std::vector<Algorithm> v{Algorithm::SingleBlock,  Algorithm::ReduceThenScan,
+                                        Algorithm::Chained,      Algorithm::LookbackThread,
+                                        Algorithm::LookbackWarp, Algorithm::LookbackPipelined,
+                                        Algorithm::LookbackBulk};
   return v;
 }
 inline const std::vector<BlockScan>& all_block_scans() {

@@ -22,8 +22,8 @@ TEST_F(GpuSanitize, EveryAlgorithmAndBlockScanAtSmallSizes) {
                               make_policy(a, 96, 2, 2, bs, TileIO::Direct)})
         if (std::find(policies.begin(), policies.end(), p) == policies.end())
           policies.push_back(p); // lookback_bulk has one block scan and tile I/O
-  Policy ring = make_policy(Algorithm::LookbackBulk, 64, 4, 4, BlockScan::WarpScans,
-                            TileIO::Transpose);
+  Policy ring =
+      make_policy(Algorithm::LookbackBulk, 64, 4, 4, BlockScan::WarpScans, TileIO::Transpose);
   ring.stages = 8; // tiles round the ring several times per block
   policies.push_back(ring);
   Policy deep = make_policy(Algorithm::LookbackPipelined, 64, 4, 4, BlockScan::WarpScans,

@@ -33,8 +33,8 @@ std::vector<Job> make_jobs(std::size_t count, std::uint64_t seed) {
   Policy pipelined4 = pipelined; // takes 4 tickets before its first step
   pipelined4.stages = 4;
   // Role warps and bulk copies: tickets drawn ahead by the producer warp.
-  Policy bulk = make_policy(Algorithm::LookbackBulk, 128, 4, 2, BlockScan::WarpScans,
-                            TileIO::Transpose);
+  Policy bulk =
+      make_policy(Algorithm::LookbackBulk, 128, 4, 2, BlockScan::WarpScans, TileIO::Transpose);
   bulk.stages = 4;
   std::vector<Job> jobs;
   for (std::size_t i = 0; i < count; ++i) {
