@@ -302,6 +302,25 @@ struct gcd8 {
   static const int value = N % 8 == 0 ? 8 : N % 4 == 0 ? 4 : N % 2 == 0 ? 2 : 1;
 };
 
+// The loop of bulk_kernel's reducer and look-back warps: take each of the S
+// stages from `from` in order, run `work(stage, tile)` (lane 0 leaves what the next
+// role reads), and hand the stage on to `to` once every lane is done with it; the
+// end marker (a tile past the end) is handed on too.
+template <int S, class Work>
+__device__ __forceinline__ void relay_stages(unsigned long long* from, unsigned long long* to,
+                                             const unsigned* s_tile, unsigned long long tiles,
+                                             Work work) {
+  for (unsigned k = 0;; ++k) {
+    const int s = int(k % S);
+    mbar_wait(&from[s], (k / S) & 1u);
+    const unsigned t = s_tile[s];
+    if (t < tiles) work(s, t);
+    __syncwarp();
+    if (lane_id() == 0) mbar_arrive(&to[s]);
+    if (t >= tiles) return;
+  }
+}
+
 // Warp-specialized look-back fed by bulk copies (sm_90 and up). A grid of
 // resident blocks takes tiles by ticket; each block cycles S = P::stages tile
 // stages in dynamic shared memory through four roles, handing each stage on with
@@ -387,14 +406,7 @@ __global__ void __launch_bounds__(P::block_threads + 96) bulk_kernel(SCANTUNE_KE
   }
 
   if (warp == CONSUMERS + 1) { // reducer
-    for (unsigned k = 0;; ++k) {
-      const int s = int(k % S);
-      mbar_wait(&full[s], (k / S) & 1u);
-      const unsigned t = s_tile[s];
-      if (t >= tiles) {
-        if (lane == 0) mbar_arrive(&reduced[s]);
-        return;
-      }
+    relay_stages<S>(full, reduced, s_tile, tiles, [&](int s, unsigned t) {
       // Lane l folds the segment's vectors l*ROWS .. l*ROWS+ROWS-1 (one warp
       // reduction per segment, not per row), reading them rotated by `rot` so that
       // the 8 lanes of a 16-byte access phase hit 8 different bank groups; the
@@ -425,30 +437,17 @@ __global__ void __launch_bounds__(P::block_threads + 96) bulk_kernel(SCANTUNE_KE
         }
       }
       publish_aggregate<T, Op, KIND>(slots, t, s_gen, run, init);
-      __syncwarp(); // every lane's reads of the stage come before the hand-over
-      if (lane == 0) {
-        s_agg[s] = run;
-        mbar_arrive(&reduced[s]);
-      }
-    }
+      if (lane == 0) s_agg[s] = run;
+    });
+    return;
   }
 
   if (warp == CONSUMERS + 2) { // look-back
-    for (unsigned k = 0;; ++k) {
-      const int s = int(k % S);
-      mbar_wait(&reduced[s], (k / S) & 1u);
-      const unsigned t = s_tile[s];
-      if (t >= tiles) {
-        if (lane == 0) mbar_arrive(&ready[s]);
-        return;
-      }
+    relay_stages<S>(reduced, ready, s_tile, tiles, [&](int s, unsigned t) {
       const T prefix = finish_lookback<T, Op, KIND, P>(slots, t, s_gen, s_agg[s], init);
-      __syncwarp(); // every lane has read s_agg before the hand-over
-      if (lane == 0) {
-        s_prefix[s] = prefix;
-        mbar_arrive(&ready[s]);
-      }
-    }
+      if (lane == 0) s_prefix[s] = prefix;
+    });
+    return;
   }
 
   // Consumers. A stage is handed back (empty) once this warp's bulk store from it

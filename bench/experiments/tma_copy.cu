@@ -53,7 +53,7 @@ __global__ void copy_tma(const char* in, char* out, size_t chunks, unsigned chun
       load(k - 1 + stages);
     }
   }
-  bulk_wait<0>();
+  bulk_wait_all();
 }
 
 int main(int argc, char** argv) {

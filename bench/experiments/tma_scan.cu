@@ -198,7 +198,7 @@ __global__ void scan_tma(const int* in, int* out, unsigned tiles, unsigned stage
       carry += __shfl_sync(~0u, inc[v], 31);
       seg[v * 32 + lane] = x[v];
     }
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    fence_shared_to_async();
     __syncwarp();
     if (lane == 0) {
       bulk_store(out + (size_t(t) * tile_vec + c * seg_vec) * 4, seg, seg_vec * 16);
@@ -210,7 +210,7 @@ __global__ void scan_tma(const int* in, int* out, unsigned tiles, unsigned stage
     }
     __syncwarp();
   }
-  if (lane == 0) bulk_wait<0>();
+  if (lane == 0) bulk_wait_all();
 }
 
 struct Buffers {

@@ -41,6 +41,13 @@ std::shared_ptr<KernelSet> load_library(const std::vector<char>& cubin,
   return set;
 }
 
+// Refused before anything is compiled, so the error names the policy and the GPU.
+void check_arch(const KernelSpec& spec, int arch) {
+  if (arch < spec.policy.min_arch())
+    fail<Unsupported>("policy {} needs sm_{} or newer ({} uses bulk copies); this GPU is sm_{}",
+                      spec.policy.key(), spec.policy.min_arch(), to_string(spec.policy.algorithm),
+                      arch);
+}
 } // namespace
 
 std::vector<char> pack_kernel_blob(const std::vector<std::string>& lowered_names,
@@ -94,16 +101,6 @@ std::size_t KernelRegistry::size() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return entries_.size();
 }
-
-namespace {
-// Refused before anything is compiled, so the error names the policy and the GPU.
-void check_arch(const KernelSpec& spec, int arch) {
-  if (arch < spec.policy.min_arch())
-    fail<Unsupported>("policy {} needs sm_{} or newer ({} uses bulk copies); this GPU is sm_{}",
-                      spec.policy.key(), spec.policy.min_arch(), to_string(spec.policy.algorithm),
-                      arch);
-}
-} // namespace
 
 std::string KernelRegistry::key_of(const KernelSpec& spec, int arch) {
   static const std::string version = nvrtc_version();
