@@ -340,8 +340,11 @@ __device__ __forceinline__ void relay_stages(unsigned long long* from, unsigned 
 // memory is read without bank conflicts and a row is one warp scan.
 // Tickets are taken in order and every stage drains in the order it was filled,
 // so the lowest unfinished tile is always at the head of its block's ring.
+// Minimum one block per SM in the launch bounds: shared memory, not registers, bounds
+// this kernel's occupancy, and without it NVRTC's ptxas capped some shapes at 80
+// registers and spilled (which the tuner rejects).
 template <class T, class Op, int KIND, class P>
-__global__ void __launch_bounds__(P::block_threads + 96) bulk_kernel(SCANTUNE_KERNEL_PARAMS) {
+__global__ void __launch_bounds__(P::block_threads + 96, 1) bulk_kernel(SCANTUNE_KERNEL_PARAMS) {
   await_previous_grid();
   static_assert(P::algorithm == ALG_LOOKBACK_BULK, "bulk_kernel runs lookback_bulk");
   const int S = P::stages, CONSUMERS = P::block_threads / 32, VEC = P::vector_width;
@@ -407,12 +410,14 @@ __global__ void __launch_bounds__(P::block_threads + 96) bulk_kernel(SCANTUNE_KE
 
   if (warp == CONSUMERS + 1) { // reducer
     relay_stages<S>(full, reduced, s_tile, tiles, [&](int s, unsigned t) {
-      // Lane l folds the segment's vectors l*ROWS .. l*ROWS+ROWS-1 (one warp
-      // reduction per segment, not per row), reading them rotated by `rot` so that
-      // the 8 lanes of a 16-byte access phase hit 8 different bank groups; the
-      // positions below `rot` arrive last and are folded in front.
+      // Lane l folds each segment's vectors l*ROWS .. l*ROWS+ROWS-1, reading them
+      // rotated by `rot` so that the 8 lanes of a 16-byte access phase hit 8
+      // different bank groups; the positions below `rot` arrive last and are folded
+      // in front. The segments' warp reductions then run interleaved: one shuffle
+      // chain after another made this warp the slowest role at 8 rows per segment.
       const int rot = (lane / (8 / gcd8<ROWS>::value)) % ROWS;
-      T run = Op::identity(); // lane 0's
+      T part[CONSUMERS];
+#pragma unroll
       for (int c = 0; c < CONSUMERS; ++c) {
         const V* chunk = reinterpret_cast<const V*>(stage(s) + c * SEG) + lane * ROWS;
         T head = Op::identity(), tail = Op::identity(); // positions < rot, >= rot
@@ -430,10 +435,15 @@ __global__ void __launch_bounds__(P::block_threads + 96) bulk_kernel(SCANTUNE_KE
           else
             head = op(head, acc);
         }
-        const T total = warp_reduce_ascending(op(head, tail), op);
-        if (lane == 0) {
+        part[c] = op(head, tail);
+      }
+      warp_reduce_ascending<CONSUMERS>(part, op);
+      T run = Op::identity(); // lane 0's
+      if (lane == 0) {
+#pragma unroll
+        for (int c = 0; c < CONSUMERS; ++c) {
           s_seg[s][c] = run;
-          run = op(run, total);
+          run = op(run, part[c]);
         }
       }
       publish_aggregate<T, Op, KIND>(slots, t, s_gen, run, init);

@@ -22,17 +22,28 @@ __device__ __forceinline__ T warp_inclusive_scan(T x, Op op) {
   return x;
 }
 
-// Reduction in lane order: lane 0 gets x0 op x1 op ... op x31 (other lanes hold
-// partial results).
-template <class T, class Op>
-__device__ __forceinline__ T warp_reduce_ascending(T x, Op op) {
+// N reductions in lane order at once: lane 0 gets x[i] of lane 0 op ... op x[i] of
+// lane 31, for each i (other lanes hold partial results). The N shuffle chains are
+// independent and interleaved, so their latencies overlap.
+template <int N, class T, class Op>
+__device__ __forceinline__ void warp_reduce_ascending(T (&x)[N], Op op) {
   const unsigned lane = lane_id();
 #pragma unroll
   for (int d = 1; d < 32; d <<= 1) {
-    T y = __shfl_down_sync(FULL_WARP, x, d);
-    if (lane + d < 32u) x = op(x, y);
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      T y = __shfl_down_sync(FULL_WARP, x[i], d);
+      if (lane + d < 32u) x[i] = op(x[i], y);
+    }
   }
-  return x;
+}
+
+// Reduction in lane order: lane 0 gets x0 op x1 op ... op x31.
+template <class T, class Op>
+__device__ __forceinline__ T warp_reduce_ascending(T x, Op op) {
+  T one[1] = {x};
+  warp_reduce_ascending<1>(one, op);
+  return one[0];
 }
 
 // Reduction where higher lanes hold *earlier* elements (look-back windows):
