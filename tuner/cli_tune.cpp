@@ -341,7 +341,7 @@ void register_tune_command(CLI::App& app) {
               "Example: --lookback-span 1,2,4");
   search_list("--stages", raw->stages,
               "Shared-memory tile stages of lookback_pipelined (stages - 2 copies\n"
-              "in flight) and lookback_bulk, 3..8. Default: 3 (pipelined), 4,6,8\n"
+              "in flight) and lookback_bulk, 3..8. Default: 3 (pipelined), 4,6,7,8\n"
               "(bulk). Example: --stages 3,4");
   tune->add_option("--time-limit", raw->time_limit,
                    "Stop timing a candidate once it is clearly slower than FACTOR\n"

@@ -125,7 +125,7 @@ SpaceOptions default_space() {
   s.streaming = {false, true};
   s.lookback_spans = {1}; // wider steps measured slower on the H100 (docs/performance.md)
   s.stages = {3};
-  s.bulk_stages = {4, 6, 8};
+  s.bulk_stages = {4, 6, 7, 8};
   s.backoffs_ns = {0, 200};
   return s;
 }

@@ -28,7 +28,7 @@ struct SpaceOptions {
   std::vector<bool> streaming;        ///< cache hints: default {false, true}
   std::vector<int> lookback_spans;    ///< warp look-backs only; default 1
   std::vector<int> stages;            ///< lookback_pipelined's tile stages; default 3
-  std::vector<int> bulk_stages;       ///< lookback_bulk's tile stages; default 4, 6, 8
+  std::vector<int> bulk_stages;       ///< lookback_bulk's tile stages; default 4, 6, 7, 8
   std::vector<int> backoffs_ns;       ///< look-back/chained only; default 0 and 200
   /// Size limits of the variants that only make sense for small inputs: above
   /// these, the one-block algorithm and the Hillis-Steele block scan are not
