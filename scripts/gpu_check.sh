@@ -10,7 +10,8 @@
 # CLI's Gpu* tests, and `scantune plot` of the database $DB (when set) to tuning.svg.
 #   DB=tuning.db PLOT_ARGS='--device H100 --type int32' scripts/gpu_check.sh clibench
 # matrix: `scantune bench` of every type x sum/min/max x inclusive/exclusive at
-# MATRIX_SIZES (default 2^16,2^20,2^24,2^28), one markdown table each in matrix.md.
+# MATRIX_SIZES (default 2^16,2^20,2^24,2^26,2^28,2^30: each target band of issue 7,
+# about 5 minutes on the H100), one markdown table each in matrix.md.
 set -uo pipefail
 BUILD=${BUILD:-build-gpu}
 OUT=${OUT:-/tmp/scantune-out}
@@ -57,7 +58,7 @@ for step in "${steps[@]}"; do
         for op in sum min max; do
           for kind in inclusive exclusive; do
             "$BUILD/tuner/scantune" bench --type $type --op $op --kind $kind \
-              --sizes "${MATRIX_SIZES:-2^16,2^20,2^24,2^28}" >>"$OUT/matrix.md" 2>>"$OUT/matrix.log" || rc=1
+              --sizes "${MATRIX_SIZES:-2^16,2^20,2^24,2^26,2^28,2^30}" >>"$OUT/matrix.md" 2>>"$OUT/matrix.log" || rc=1
           done
         done
       done

@@ -5,7 +5,8 @@
 #   scripts/gpu_ncu.sh NAME KERNEL_REGEX TUNE_OPTIONS...
 #   scripts/gpu_ncu.sh warp single_pass_kernel --algorithms lookback_warp,warp_scans \
 #     --block-threads 384 --items-per-thread 28 --tile-io wxpose
-# The first 40 launches (verification at small sizes, warm-up) are skipped.
+# TYPE, OP and SIZES pick the problem (default int32 sum at 2^28). The first 40
+# launches (verification at small sizes, warm-up) are skipped.
 set -uo pipefail
 BUILD=${BUILD:-build-gpu}
 OUT=${OUT:-/tmp/scantune-out}
@@ -15,7 +16,7 @@ mkdir -p "$OUT"
 SCANTUNE_KERNEL_CACHE=/tmp/scantune-kcache timeout 300 ncu --kernel-name "regex:$kernel" \
   --launch-skip 40 --launch-count 1 --section SpeedOfLight --section LaunchStats \
   --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis \
-  "$BUILD/tuner/scantune" tune --type "${TYPE:-int32}" --op sum --kind inclusive \
+  "$BUILD/tuner/scantune" tune --type "${TYPE:-int32}" --op "${OP:-sum}" --kind inclusive \
   --sizes "${SIZES:-2^28}" --strategy exhaustive --vector-bytes 16 --backoff 0 --cache default \
   --progress quiet --db "/tmp/ncu_$name.db" "$@" >"$OUT/ncu_$name.log" 2>&1
 grep -E "Duration|DRAM Throughput|Grid Size|Registers Per|Achieved Occupancy|Warp Cycles Per Issued|Static Shared|stalled waiting" \
