@@ -20,6 +20,7 @@
 #include <cub/device/device_scan.cuh>
 #include <string>
 
+#include "../../templates/warp_scan.cuh"
 #include "experiment_common.cuh"
 #include <scantune/scantune.hpp>
 
@@ -34,15 +35,9 @@ __device__ __forceinline__ void st_relaxed(unsigned long long* p, unsigned long 
   asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
 
-__device__ __forceinline__ int warp_incl(int x) {
-  const int lane = threadIdx.x & 31;
-#pragma unroll
-  for (int d = 1; d < 32; d <<= 1) {
-    const int y = __shfl_up_sync(0xffffffffu, x, d);
-    if (lane >= d) x += y;
-  }
-  return x;
-}
+struct plus {
+  __device__ int operator()(int a, int b) const { return a + b; }
+};
 
 // Status word per cluster: flag (gen << 1 | inclusive) in the high half, value low.
 template <int TPB, int IPT>
@@ -68,12 +63,12 @@ __global__ void __launch_bounds__(TPB)
 #pragma unroll
   for (int j = 1; j < IPT; ++j)
     x[j] += x[j - 1];
-  const int incl = warp_incl(x[IPT - 1]);
+  const int incl = scantune::warp_inclusive_scan(x[IPT - 1], plus());
   if (lane == 31) s_warp[warp] = incl;
   __syncthreads();
   if (warp == 0) {
     const int w = lane < WARPS ? s_warp[lane] : 0;
-    const int wi = warp_incl(w);
+    const int wi = scantune::warp_inclusive_scan(w, plus());
     if (lane < WARPS) s_warp[lane] = wi - w;
     if (lane == 31) s_agg = wi;
   }
@@ -81,7 +76,7 @@ __global__ void __launch_bounds__(TPB)
   if (rank == 0 && warp == 0) {
     // Cluster aggregate and each rank's exclusive prefix within the cluster.
     const int a = lane < int(C) ? *cluster.map_shared_rank(&s_agg, lane) : 0;
-    const int ai = warp_incl(a);
+    const int ai = scantune::warp_inclusive_scan(a, plus());
     const int total = __shfl_sync(0xffffffffu, ai, 31);
     int prefix = 0;
     if (cl == 0) {
@@ -158,14 +153,9 @@ struct Shape {
 };
 
 int main(int argc, char** argv) {
-  const char* sizes_arg = argc > 1 ? argv[1] : "18,20,22";
   std::vector<int> sizes;
-  for (const char* s = sizes_arg; *s;) {
-    sizes.push_back(atoi(s));
-    while (*s && *s != ',')
-      ++s;
-    if (*s) ++s;
-  }
+  for (const std::string& s : split_list(argc > 1 ? argv[1] : "18,20,22"))
+    sizes.push_back(atoi(s.c_str()));
   const Shape shapes[] = {{"tpb512.ipt8", launch<512, 8>},
                           {"tpb1024.ipt8", launch<1024, 8>},
                           {"tpb256.ipt16", launch<256, 16>},

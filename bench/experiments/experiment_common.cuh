@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
+#include <string>
 #include <vector>
 
 #define CK(x)                                                                                      \
@@ -24,6 +25,18 @@ __global__ void copy_vec4(const int4* in, int4* out, long long n4) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n4;
        i += (long long)gridDim.x * blockDim.x)
     out[i] = in[i];
+}
+
+// "a,b,c" -> {"a", "b", "c"} (command-line lists).
+inline std::vector<std::string> split_list(const char* s) {
+  std::vector<std::string> v(1);
+  for (; *s; ++s) {
+    if (*s == ',')
+      v.emplace_back();
+    else
+      v.back() += *s;
+  }
+  return v;
 }
 
 // Median of CUDA-event intervals between back-to-back calls (3 warm-up calls), us.

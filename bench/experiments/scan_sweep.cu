@@ -21,20 +21,14 @@
 #include <cstdint>
 #include <string>
 
+#include "../../tuner/input_values.hpp"
 #include "experiment_common.cuh"
 #include <scantune/scantune.hpp>
-
-__device__ uint64_t mix(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
 
 __global__ void fill(int* p, long long n, int pattern) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
        i += (long long)gridDim.x * blockDim.x) {
-    const uint64_t h = mix(uint64_t(i));
+    const uint64_t h = scantune::tuner::mix64(uint64_t(i));
     int v = 7;
     if (pattern == 0) v = int(uint32_t(h)) == 0 ? 1 : int(uint32_t(h));
     if (pattern == 1) v = int(((uint64_t(i) << 3) | (h & 7u)) & 0x7fffffffu) | 1;
@@ -43,27 +37,12 @@ __global__ void fill(int* p, long long n, int pattern) {
   }
 }
 
-static std::vector<std::string> split(const char* s) {
-  std::vector<std::string> v;
-  std::string cur;
-  for (; *s; ++s) {
-    if (*s == ',') {
-      v.push_back(cur);
-      cur.clear();
-    } else {
-      cur += *s;
-    }
-  }
-  v.push_back(cur);
-  return v;
-}
-
 int main(int argc, char** argv) {
   if (argc < 4) {
     printf("usage: scan_sweep LOG2_SIZES PATTERNS POLICY...\n");
     return 2;
   }
-  const std::vector<std::string> sizes = split(argv[1]), patterns = split(argv[2]);
+  const std::vector<std::string> sizes = split_list(argv[1]), patterns = split_list(argv[2]);
   const char* names[] = {"random", "ramp", "walk", "const"};
   long long max_n = 0;
   for (auto& s : sizes)
