@@ -26,15 +26,6 @@
 
 namespace cg = cooperative_groups;
 
-__device__ __forceinline__ unsigned long long ld_relaxed(const unsigned long long* p) {
-  unsigned long long v;
-  asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-  return v;
-}
-__device__ __forceinline__ void st_relaxed(unsigned long long* p, unsigned long long v) {
-  asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-}
-
 struct plus {
   __device__ int operator()(int a, int b) const { return a + b; }
 };
@@ -80,11 +71,9 @@ __global__ void __launch_bounds__(TPB)
     const int total = __shfl_sync(0xffffffffu, ai, 31);
     int prefix = 0;
     if (cl == 0) {
-      if (lane == 0)
-        st_relaxed(status, ((unsigned long long)((gen << 1) | 1u) << 32) | unsigned(total));
+      if (lane == 0) st_relaxed(status, pack((gen << 1) | 1u, total));
     } else {
-      if (lane == 0)
-        st_relaxed(status + cl, ((unsigned long long)(gen << 1) << 32) | unsigned(total));
+      if (lane == 0) st_relaxed(status + cl, pack(gen << 1, total));
       // Look back over earlier clusters, 32 at a time, until an inclusive one.
       long long j = (long long)cl - 1 - lane;
       for (;;) {
@@ -107,9 +96,7 @@ __global__ void __launch_bounds__(TPB)
         if (incl_mask || j < 0) break;
         j -= 32;
       }
-      if (lane == 0)
-        st_relaxed(status + cl,
-                   ((unsigned long long)((gen << 1) | 1u) << 32) | unsigned(prefix + total));
+      if (lane == 0) st_relaxed(status + cl, pack((gen << 1) | 1u, prefix + total));
     }
     // Hand each rank its prefix (cluster prefix + in-cluster exclusive) by DSM.
     if (lane < int(C)) *cluster.map_shared_rank(&s_prefix, lane) = prefix + ai - a;

@@ -27,17 +27,6 @@
 
 constexpr int MAX_STAGES = 12, MAX_CONSUMERS = 16, ROLE_WARPS = 3;
 
-__device__ __forceinline__ unsigned long long ld_relaxed(const unsigned long long* p) {
-  unsigned long long v;
-  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-  return v;
-}
-__device__ __forceinline__ void st_relaxed(unsigned long long* p, unsigned long long v) {
-  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-}
-__device__ __forceinline__ unsigned long long pack(unsigned flag, int v) {
-  return (unsigned long long)flag << 32 | unsigned(v);
-}
 __device__ __forceinline__ int warp_sum(int x) {
 #pragma unroll
   for (int d = 16; d > 0; d >>= 1)
