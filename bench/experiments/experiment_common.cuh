@@ -1,8 +1,8 @@
 // What the standalone experiments in this directory share: a CUDA error check
 // that exits with the file and line, the plain copy kernel they time beside their
 // own kernels (16-byte loads and stores, grid-stride), the median of back-to-back
-// calls, the status-word loads and stores of the look-backs, and (from the library's templates) the
-// sm_90 mbarrier and bulk-copy (TMA) instructions.
+// calls, the look-backs' status-word loads and stores, a list parser, and (from the
+// library's templates) the sm_90 mbarrier and bulk-copy (TMA) instructions.
 #pragma once
 
 #include <algorithm>
