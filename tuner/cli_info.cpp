@@ -101,12 +101,14 @@ void register_info_commands(CLI::App& app) {
   auto kind = std::make_shared<std::string>("inclusive");
   auto arch = std::make_shared<int>(90);
   auto show_source = std::make_shared<bool>(false);
+  auto out = std::make_shared<std::string>();
   compile->add_option("--policy", *policy, "Policy key")->capture_default_str();
   compile->add_option("--type", *type, "Element type")->capture_default_str();
   compile->add_option("--op", *op, "Operator")->capture_default_str();
   compile->add_option("--kind", *kind, "inclusive or exclusive")->capture_default_str();
   compile->add_option("--arch", *arch, "Target architecture, e.g. 80 or 90")->capture_default_str();
   compile->add_flag("--source", *show_source, "Print the generated source");
+  compile->add_option("--out", *out, "Write the CUBIN to this file (for cuobjdump --dump-sass)");
   compile->callback([=] {
     detail::KernelSpec spec{Policy::parse(*policy), parse_data_type(*type),
                             detail::OpSpec::from(parse_op(*op)), parse_scan_kind(*kind)};
@@ -119,6 +121,8 @@ void register_info_commands(CLI::App& app) {
                prog.compile_ms);
     for (const auto& n : prog.lowered_names)
       fmt::print("  kernel {}\n", n);
+    if (!out->empty())
+      write_text_file("compile", *out, std::string(prog.cubin.begin(), prog.cubin.end()));
   });
 }
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -48,6 +49,21 @@ TEST_F(Cli, CompilesAPolicyWithoutAGpu) {
       std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("rts_downsweep_kernel"), std::string::npos) << r.output;
+}
+
+TEST_F(Cli, CompileWritesTheCubinForADisassembler) {
+  fs::create_directories(dir);
+  const fs::path cubin = dir / "bulk.cubin";
+  auto r = run("compile --policy lookback_bulk.tpb256.ipt32.vec4.warp_scans.st7 --op max --out " +
+               cubin.string());
+  ASSERT_EQ(r.code, 0) << r.output;
+  ASSERT_TRUE(fs::exists(cubin));
+  std::ifstream in(cubin, std::ios::binary);
+  char magic[4] = {};
+  in.read(magic, 4);
+  EXPECT_EQ(std::string(magic, 4), "\x7f" "ELF"); // a CUBIN is an ELF image
+  EXPECT_GT(fs::file_size(cubin), 10000u);
+  EXPECT_NE(run("compile --out " + (dir / "no-such-dir" / "x.cubin").string()).code, 0);
 }
 
 TEST_F(Cli, UsageErrorsExitTwo) {
