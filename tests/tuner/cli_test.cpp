@@ -61,7 +61,7 @@ TEST_F(Cli, CompileWritesTheCubinForADisassembler) {
   std::ifstream in(cubin, std::ios::binary);
   char magic[4] = {};
   in.read(magic, 4);
-  EXPECT_EQ(std::string(magic, 4), "\x7f" "ELF"); // a CUBIN is an ELF image
+  EXPECT_EQ(std::string(magic, 4), std::string("\x7f") + "ELF"); // a CUBIN is an ELF image
   EXPECT_GT(fs::file_size(cubin), 10000u);
   EXPECT_NE(run("compile --out " + (dir / "no-such-dir" / "x.cubin").string()).code, 0);
 }
