@@ -413,27 +413,36 @@ __global__ void __launch_bounds__(P::block_threads + 96, 1) bulk_kernel(SCANTUNE
       // Lane l folds each segment's vectors l*ROWS .. l*ROWS+ROWS-1, reading them
       // rotated by `rot` so that the 8 lanes of a 16-byte access phase hit 8
       // different bank groups; the positions below `rot` arrive last and are folded
-      // in front. The segments' warp reductions then run interleaved: one shuffle
-      // chain after another made this warp the slowest role at 8 rows per segment.
+      // in front. A segment's rows are all loaded before they are folded, and the
+      // head/tail split selects identities rather than branching: with the fold
+      // interleaved with the loads, ptxas issued min/max reducers one 16-byte load at
+      // a time (sum's reassociated adds hid this) and the reducer became the slowest
+      // role, up to 8% behind sum (docs/performance.md, sixth session). The segments'
+      // warp reductions then run interleaved: one shuffle chain after another made
+      // this warp the slowest role at 8 rows per segment.
       const int rot = (lane / (8 / gcd8<ROWS>::value)) % ROWS;
       T part[CONSUMERS];
 #pragma unroll
       for (int c = 0; c < CONSUMERS; ++c) {
         const V* chunk = reinterpret_cast<const V*>(stage(s) + c * SEG) + lane * ROWS;
+        T x[ROWS][VEC]; // in the order read: positions rot, rot+1, ..., then 0 .. rot-1
+#pragma unroll
+        for (int j = 0; j < ROWS; ++j)
+          *reinterpret_cast<V*>(x[j]) = chunk[j + rot < ROWS ? j + rot : j + rot - ROWS];
+        T acc[ROWS];
+#pragma unroll
+        for (int j = 0; j < ROWS; ++j) {
+          acc[j] = x[j][0];
+#pragma unroll
+          for (int e = 1; e < VEC; ++e)
+            acc[j] = op(acc[j], x[j][e]);
+        }
         T head = Op::identity(), tail = Op::identity(); // positions < rot, >= rot
 #pragma unroll
         for (int j = 0; j < ROWS; ++j) {
-          const int pos = j + rot < ROWS ? j + rot : j + rot - ROWS;
-          T x[VEC];
-          *reinterpret_cast<V*>(x) = chunk[pos];
-          T acc = x[0];
-#pragma unroll
-          for (int e = 1; e < VEC; ++e)
-            acc = op(acc, x[e]);
-          if (j < ROWS - rot)
-            tail = op(tail, acc);
-          else
-            head = op(head, acc);
+          const bool in_tail = j < ROWS - rot;
+          tail = op(tail, in_tail ? acc[j] : Op::identity());
+          head = op(head, in_tail ? Op::identity() : acc[j]);
         }
         part[c] = op(head, tail);
       }
