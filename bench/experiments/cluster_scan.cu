@@ -9,7 +9,8 @@
 // table), buffers rotated through 400+ MB so that no call reads from L2; medians
 // of CUDA-event intervals over back-to-back calls; every result checked.
 // Not part of the library's build (links the built libscantune):
-//   nvcc -O3 -std=c++17 -arch=sm_90 -Iruntime/include -o build-slim/bench/cluster_scan \
+//   nvcc -O3 -std=c++17 -arch=sm_90 -Ibench/experiments -Iruntime/include \
+//     -o build-slim/bench/cluster_scan \
 //     bench/experiments/cluster_scan.cu -Lbuild-gpu/runtime -lscantune \
 //     -Xlinker -rpath,'$ORIGIN/../runtime'
 //   build-slim/bench/cluster_scan 18,20,22
@@ -71,9 +72,9 @@ __global__ void __launch_bounds__(TPB)
     const int total = __shfl_sync(0xffffffffu, ai, 31);
     int prefix = 0;
     if (cl == 0) {
-      if (lane == 0) st_relaxed(status, pack((gen << 1) | 1u, total));
+      if (lane == 0) store_relaxed(status, pack((gen << 1) | 1u, total));
     } else {
-      if (lane == 0) st_relaxed(status + cl, pack(gen << 1, total));
+      if (lane == 0) store_relaxed(status + cl, pack(gen << 1, total));
       // Look back over earlier clusters, 32 at a time, until an inclusive one.
       long long j = (long long)cl - 1 - lane;
       for (;;) {
@@ -81,7 +82,7 @@ __global__ void __launch_bounds__(TPB)
         unsigned flag = 0;
         if (j >= 0) {
           do {
-            v = ld_relaxed(status + j);
+            v = load_relaxed(status + j);
             flag = unsigned(v >> 32);
           } while ((flag >> 1) != gen);
         }
@@ -96,7 +97,7 @@ __global__ void __launch_bounds__(TPB)
         if (incl_mask || j < 0) break;
         j -= 32;
       }
-      if (lane == 0) st_relaxed(status + cl, pack((gen << 1) | 1u, prefix + total));
+      if (lane == 0) store_relaxed(status + cl, pack((gen << 1) | 1u, prefix + total));
     }
     // Hand each rank its prefix (cluster prefix + in-cluster exclusive) by DSM.
     if (lane < int(C)) *cluster.map_shared_rank(&s_prefix, lane) = prefix + ai - a;

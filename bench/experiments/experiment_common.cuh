@@ -1,8 +1,10 @@
 // What the standalone experiments in this directory share: a CUDA error check
 // that exits with the file and line, the plain copy kernel they time beside their
 // own kernels (16-byte loads and stores, grid-stride), the median of back-to-back
-// calls, the look-backs' status-word loads and stores, a list parser, and (from the
-// library's templates) the sm_90 mbarrier and bulk-copy (TMA) instructions.
+// calls, the look-backs' status-word packing, a list parser, and (from the library's
+// templates) relaxed status-word loads and stores and the sm_90 mbarrier and bulk-copy
+// (TMA) instructions. Compile with -Ibench/experiments (scantune/warp_scan.cuh there
+// forwards to templates/).
 #pragma once
 
 #include <algorithm>
@@ -62,17 +64,11 @@ float median_us(F&& f, int reps) {
   return t[reps / 2] * 1000.f;
 }
 
-// Status words of the experiments' look-backs: flag in the high half, value low.
-// (templates/tile_status.cuh has the same loads and stores, but includes
-// "scantune/warp_scan.cuh", a path only the library's NVRTC build provides.)
-__device__ __forceinline__ unsigned long long ld_relaxed(const unsigned long long* p) {
-  unsigned long long v;
-  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-  return v;
-}
-__device__ __forceinline__ void st_relaxed(unsigned long long* p, unsigned long long v) {
-  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-}
+// Status words of the experiments' look-backs: flag in the high half, value low,
+// loaded and stored with the library's relaxed accesses (templates/tile_status.cuh).
+#include "../../templates/tile_status.cuh"
+using scantune::load_relaxed;
+using scantune::store_relaxed;
 __device__ __forceinline__ unsigned long long pack(unsigned flag, int v) {
   return (unsigned long long)flag << 32 | unsigned(v);
 }

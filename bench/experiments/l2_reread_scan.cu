@@ -7,7 +7,8 @@
 // cudaMemcpyAsync, CUB and a plain copy kernel in the same process, results checked.
 // Blocks per SM are capped (1..4, or occupancy) with padding dynamic shared memory, to
 // bound the bytes resident in L2. Not part of the library or its build:
-//   nvcc -O3 -std=c++17 -arch=sm_90 -o l2_reread_scan bench/experiments/l2_reread_scan.cu
+//   nvcc -O3 -std=c++17 -arch=sm_90 -Ibench/experiments -o l2_reread_scan \
+//     bench/experiments/l2_reread_scan.cu
 //   ./l2_reread_scan 26 28        # log2 sizes, every other one from the first
 #include <algorithm>
 #include <cstdio>

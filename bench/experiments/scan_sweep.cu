@@ -12,7 +12,8 @@
 // Fitting time = a + b * n over the sizes gives each variant's fixed cost a. Each
 // scan's last output is checked against a host scan.
 // Not part of the library's build (links the built libscantune):
-//   nvcc -O3 -std=c++17 -arch=sm_90 -Iruntime/include -o build-slim/bench/scan_sweep \
+//   nvcc -O3 -std=c++17 -arch=sm_90 -Ibench/experiments -Iruntime/include \
+//     -o build-slim/bench/scan_sweep \
 //     bench/experiments/scan_sweep.cu -Lbuild-gpu/runtime -lscantune \
 //     -Xlinker -rpath,'$ORIGIN/../runtime'
 //   build-slim/bench/scan_sweep 22,24,26,28 random,ramp \

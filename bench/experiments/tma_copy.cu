@@ -9,7 +9,7 @@
 //           one thread per block runs a ring of S shared-memory stages, loads
 //           complete on an mbarrier, stores are bulk groups; no data in registers
 // Not part of the library or its build:
-//   nvcc -O3 -std=c++17 -arch=sm_90 -o tma_copy bench/experiments/tma_copy.cu
+//   nvcc -O3 -std=c++17 -arch=sm_90 -Ibench/experiments -o tma_copy bench/experiments/tma_copy.cu
 //   ./tma_copy 26 28       # log2 int32 counts, every other one from the first
 #include <algorithm>
 #include <cstdio>

@@ -18,7 +18,7 @@
 // is always at the head of its block's ring.
 // Timed against cudaMemcpyAsync, CUB and a plain copy kernel in the same process
 // (medians of back-to-back calls), every result checked. Not part of the library:
-//   nvcc -O3 -std=c++17 -arch=sm_90 -o tma_scan bench/experiments/tma_scan.cu
+//   nvcc -O3 -std=c++17 -arch=sm_90 -Ibench/experiments -o tma_scan bench/experiments/tma_scan.cu
 //   ./tma_scan 24 28        # log2 sizes, every other one from the first
 #include <cstdint>
 #include <cub/device/device_scan.cuh>
@@ -109,7 +109,7 @@ __global__ void scan_tma(const int* in, int* out, unsigned tiles, unsigned stage
       }
       if (lane == 0) {
         agg_of[s] = run;
-        st_relaxed(&status[t], pack(t == 0 ? flag_p : flag_a, run));
+        store_relaxed(&status[t], pack(t == 0 ? flag_p : flag_a, run));
         mbar_arrive(&reduced[s]);
       }
       __syncwarp();
@@ -132,7 +132,7 @@ __global__ void scan_tma(const int* in, int* out, unsigned tiles, unsigned stage
           unsigned long long w;
           unsigned f;
           do {
-            w = pos >= 0 ? ld_relaxed(&status[pos]) : pack(flag_p, 0);
+            w = pos >= 0 ? load_relaxed(&status[pos]) : pack(flag_p, 0);
             f = unsigned(w >> 32);
           } while (__any_sync(~0u, f != flag_a && f != flag_p));
           const unsigned inclusive = __ballot_sync(~0u, f == flag_p);
@@ -145,7 +145,7 @@ __global__ void scan_tma(const int* in, int* out, unsigned tiles, unsigned stage
           excl += warp_sum(val);
           pos -= 32;
         }
-        if (lane == 0) st_relaxed(&status[t], pack(flag_p, excl + agg_of[s]));
+        if (lane == 0) store_relaxed(&status[t], pack(flag_p, excl + agg_of[s]));
       }
       if (lane == 0) {
         prefix_of[s] = excl;
