@@ -70,10 +70,8 @@ void run_bench_command(const BenchCliOptions& raw) {
     fail(kExitFailure, "bench", e.what());
   }
   fmt::print("{}", tuner::bench_markdown(report));
-  if (!raw.json.empty())
-    write_text_file("bench", raw.json, tuner::bench_to_json(report).dump(2) + "\n");
-  if (!raw.plot.empty())
-    write_text_file("bench", raw.plot, tuner::render_svg(tuner::plot_of(report)));
+  if (!raw.json.empty()) write_file("bench", raw.json, tuner::bench_to_json(report).dump(2) + "\n");
+  if (!raw.plot.empty()) write_file("bench", raw.plot, tuner::render_svg(tuner::plot_of(report)));
 }
 
 struct PlotCliOptions {
@@ -116,7 +114,7 @@ void run_plot(const PlotCliOptions& o) {
                        count, problems));
     data = tuner::plot_of(rows);
   }
-  write_text_file("plot", o.out, tuner::render_svg(data));
+  write_file("plot", o.out, tuner::render_svg(data));
   fmt::print("wrote {}\n", o.out);
 }
 

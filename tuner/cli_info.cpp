@@ -122,7 +122,7 @@ void register_info_commands(CLI::App& app) {
     for (const auto& n : prog.lowered_names)
       fmt::print("  kernel {}\n", n);
     if (!out->empty())
-      write_text_file("compile", *out, std::string(prog.cubin.begin(), prog.cubin.end()));
+      write_file("compile", *out, std::string_view(prog.cubin.data(), prog.cubin.size()));
   });
 }
 

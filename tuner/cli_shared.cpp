@@ -69,9 +69,9 @@ db::TuningDb open_for_reading(std::string_view command, const std::string& path)
        fmt::format("no tuning database at {} (give --db PATH or set SCANTUNE_DB)", file.string()));
 }
 
-void write_text_file(std::string_view command, const std::string& path, const std::string& text) {
+void write_file(std::string_view command, const std::string& path, std::string_view bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
+  out.write(bytes.data(), std::streamsize(bytes.size()));
   out.flush();
   if (!out) fail(kExitFailure, command, fmt::format("cannot write {}", path));
 }

@@ -30,8 +30,9 @@ void check_filter(std::string_view command, const tuner::ReportFilter& f);
 /// command with exit 1 and says so; nothing is created.
 db::TuningDb open_for_reading(std::string_view command, const std::string& path);
 
-/// Writes `text` to `path`, or ends the command with exit 1 naming the problem.
-void write_text_file(std::string_view command, const std::string& path, const std::string& text);
+/// Writes `bytes` (text or a binary such as a CUBIN) to `path`, or ends the command
+/// with exit 1 naming the problem.
+void write_file(std::string_view command, const std::string& path, std::string_view bytes);
 
 /// "13.0" from a CUDA version number (13000).
 std::string cuda_version(int v);
