@@ -199,7 +199,8 @@ __global__ void __launch_bounds__(P::block_threads) pipelined_kernel(SCANTUNE_KE
   typedef block_scan<T, Op, P::block_threads, P::block_scan> bscan;
   const unsigned S = io::STAGES;
   static_assert(io::STAGES >= 3, "T0, T1 and at least one copy in flight each have a stage");
-  extern __shared__ __align__(16) unsigned char dynamic_smem[]; // S tiles (host-sized)
+  // S tiles (host-sized); aligned as bulk_kernel's, the same symbol in one TU
+  extern __shared__ __align__(128) unsigned char dynamic_smem[];
   __shared__ unsigned s_tile[P::stages], s_next[2], s_gen;
   __shared__ T s_prefix;
   Op op;
@@ -296,6 +297,23 @@ __global__ void __launch_bounds__(P::block_threads) pipelined_kernel(SCANTUNE_KE
   }
 }
 
+// Timeline hook of bulk_kernel (bench/experiments/bulk_trace.cu defines it to record
+// the time of each role's steps; the library's sources never do, so it costs nothing).
+#ifndef SCANTUNE_TRACE
+#define SCANTUNE_TRACE(event, index)
+#endif
+enum trace_event {
+  TRACE_BLOCK_START, // producer warp starts (index: blockIdx.x)
+  TRACE_TICKET,      // producer drew tile `index`
+  TRACE_LANDED,      // reducer: the tile is in shared memory
+  TRACE_AGGREGATE,   // reducer published its aggregate
+  TRACE_PREFIX,      // look-back warp published its inclusive prefix
+  TRACE_READY,       // a consumer warp took the tile's prefix
+  TRACE_STORED,      // a consumer warp issued its store
+  TRACE_BLOCK_END,   // a consumer warp's stores have been read (index: blockIdx.x)
+  TRACE_EVENTS
+};
+
 // gcd(N, 8), for bank-conflict-free rotations of 16-byte accesses.
 template <int N>
 struct gcd8 {
@@ -377,6 +395,7 @@ __global__ void __launch_bounds__(P::block_threads + 96, 1) bulk_kernel(SCANTUNE
   __syncthreads();
 
   if (warp == CONSUMERS) { // producer
+    SCANTUNE_TRACE(TRACE_BLOCK_START, blockIdx.x);
     for (unsigned k = 0;; ++k) {
       const int s = int(k % S);
       if (k >= unsigned(S)) mbar_wait(&empty[s], (k / S - 1) & 1u);
@@ -391,6 +410,7 @@ __global__ void __launch_bounds__(P::block_threads + 96, 1) bulk_kernel(SCANTUNE
         mbar_arrive(&full[s]);
         return;
       }
+      SCANTUNE_TRACE(TRACE_TICKET, t);
       if (is_full(t) && lane == 0) {
         mbar_arrive_expect_tx(&full[s], unsigned(TILE * sizeof(T)));
         bulk_load(stage(s), in + start_of(t), unsigned(TILE * sizeof(T)), &full[s]);
@@ -410,6 +430,7 @@ __global__ void __launch_bounds__(P::block_threads + 96, 1) bulk_kernel(SCANTUNE
 
   if (warp == CONSUMERS + 1) { // reducer
     relay_stages<S>(full, reduced, s_tile, tiles, [&](int s, unsigned t) {
+      SCANTUNE_TRACE(TRACE_LANDED, t);
       // Lane l folds each segment's vectors l*ROWS .. l*ROWS+ROWS-1, reading them
       // rotated by `rot` so that the 8 lanes of a 16-byte access phase hit 8
       // different bank groups; the positions below `rot` arrive last and are folded
@@ -457,6 +478,7 @@ __global__ void __launch_bounds__(P::block_threads + 96, 1) bulk_kernel(SCANTUNE
       }
       publish_aggregate<T, Op, KIND>(slots, t, s_gen, run, init);
       if (lane == 0) s_agg[s] = run;
+      SCANTUNE_TRACE(TRACE_AGGREGATE, t);
     });
     return;
   }
@@ -465,6 +487,7 @@ __global__ void __launch_bounds__(P::block_threads + 96, 1) bulk_kernel(SCANTUNE
     relay_stages<S>(reduced, ready, s_tile, tiles, [&](int s, unsigned t) {
       const T prefix = finish_lookback<T, Op, KIND, P>(slots, t, s_gen, s_agg[s], init);
       if (lane == 0) s_prefix[s] = prefix;
+      SCANTUNE_TRACE(TRACE_PREFIX, t);
     });
     return;
   }
@@ -478,6 +501,7 @@ __global__ void __launch_bounds__(P::block_threads + 96, 1) bulk_kernel(SCANTUNE
     mbar_wait(&ready[s], (k / S) & 1u);
     const unsigned t = s_tile[s];
     if (t >= tiles) break;
+    SCANTUNE_TRACE(TRACE_READY, t);
     T carry = op(s_prefix[s], s_seg[s][warp]);
     T* seg = stage(s) + warp * SEG;
     V* vseg = reinterpret_cast<V*>(seg);
@@ -525,6 +549,7 @@ __global__ void __launch_bounds__(P::block_threads + 96, 1) bulk_kernel(SCANTUNE
       if (lane == 0) {
         bulk_store(out + g_seg, seg, unsigned(SEG * sizeof(T)));
         bulk_commit();
+        SCANTUNE_TRACE(TRACE_STORED, t);
         if (pending >= 0) {
           bulk_wait_read<1>();
           mbar_arrive(&empty[pending]);
@@ -544,6 +569,7 @@ __global__ void __launch_bounds__(P::block_threads + 96, 1) bulk_kernel(SCANTUNE
     }
   }
   if (lane == 0) bulk_wait_all(); // the stores must finish reading before the block exits
+  SCANTUNE_TRACE(TRACE_BLOCK_END, blockIdx.x);
 }
 
 // Reduce-then-scan, pass 1: each block reduces its tile into partials[tile].

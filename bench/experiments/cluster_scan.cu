@@ -21,8 +21,8 @@
 #include <cub/device/device_scan.cuh>
 #include <string>
 
-#include "../../templates/warp_scan.cuh"
 #include "experiment_common.cuh"
+#include "scantune/warp_scan.cuh"
 #include <scantune/scantune.hpp>
 
 namespace cg = cooperative_groups;

@@ -3,8 +3,8 @@
 // own kernels (16-byte loads and stores, grid-stride), the median of back-to-back
 // calls, the look-backs' status-word packing, a list parser, and (from the library's
 // templates) relaxed status-word loads and stores and the sm_90 mbarrier and bulk-copy
-// (TMA) instructions. Compile with -Ibench/experiments (scantune/warp_scan.cuh there
-// forwards to templates/).
+// (TMA) instructions. Compile with -Ibench/experiments (scantune/ there is a link to
+// templates/, the include path the library's NVRTC build gives them).
 #pragma once
 
 #include <algorithm>
@@ -66,7 +66,7 @@ float median_us(F&& f, int reps) {
 
 // Status words of the experiments' look-backs: flag in the high half, value low,
 // loaded and stored with the library's relaxed accesses (templates/tile_status.cuh).
-#include "../../templates/tile_status.cuh"
+#include "scantune/tile_status.cuh"
 using scantune::load_relaxed;
 using scantune::store_relaxed;
 __device__ __forceinline__ unsigned long long pack(unsigned flag, int v) {
@@ -74,7 +74,7 @@ __device__ __forceinline__ unsigned long long pack(unsigned flag, int v) {
 }
 
 // The library's mbarrier and bulk-copy (TMA) wrappers (device-only, no includes).
-#include "../../templates/bulk_copy.cuh"
+#include "scantune/bulk_copy.cuh"
 using scantune::bulk_commit;
 using scantune::bulk_load;
 using scantune::bulk_store;
