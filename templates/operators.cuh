@@ -44,8 +44,14 @@ struct op_product<double> {
   __device__ __forceinline__ double operator()(double a, double b) const { return a * b; }
 };
 
-// min/max keep the left operand on ties and when the right one is NaN; the host
-// reference uses the same definition.
+// Integer min/max keep the left operand on ties. Float min/max ignore NaN operands
+// (IEEE 754 minNum/maxNum), so their identity is NaN: unlike `a < b ? b : a`, which
+// returns its left operand whenever either is NaN, they are associative with NaNs,
+// and a result never depends on how a policy groups the elements. float: fminf/fmaxf,
+// one FMNMX where the compare-and-select is two instructions; double: the
+// compare-and-select plus a NaN test of the left operand, as sm_90 has no FP64
+// min/max instruction and fmin/fmax cost 13% at 2^26 (docs/performance.md, seventh
+// session). The host references use the same definitions.
 template <class T>
 struct op_min {
   static __device__ __forceinline__ T identity() { return type_limits<T>::highest(); }
@@ -55,6 +61,34 @@ template <class T>
 struct op_max {
   static __device__ __forceinline__ T identity() { return type_limits<T>::lowest(); }
   __device__ __forceinline__ T operator()(T a, T b) const { return a < b ? b : a; }
+};
+template <>
+struct op_min<float> {
+  static __device__ __forceinline__ float identity() { return __int_as_float(0x7fffffff); }
+  __device__ __forceinline__ float operator()(float a, float b) const { return fminf(a, b); }
+};
+template <>
+struct op_max<float> {
+  static __device__ __forceinline__ float identity() { return __int_as_float(0x7fffffff); }
+  __device__ __forceinline__ float operator()(float a, float b) const { return fmaxf(a, b); }
+};
+template <>
+struct op_min<double> {
+  static __device__ __forceinline__ double identity() {
+    return __longlong_as_double(0x7fffffffffffffffll);
+  }
+  __device__ __forceinline__ double operator()(double a, double b) const {
+    return b < a || a != a ? b : a;
+  }
+};
+template <>
+struct op_max<double> {
+  static __device__ __forceinline__ double identity() {
+    return __longlong_as_double(0x7fffffffffffffffll);
+  }
+  __device__ __forceinline__ double operator()(double a, double b) const {
+    return a < b || a != a ? b : a;
+  }
 };
 
 template <class T>

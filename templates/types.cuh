@@ -41,21 +41,6 @@ struct type_limits<unsigned long long> {
   static __device__ __forceinline__ unsigned long long lowest() { return 0ull; }
   static __device__ __forceinline__ unsigned long long highest() { return 0xffffffffffffffffull; }
 };
-// Floats: +-infinity, so min/max identities absorb every finite value.
-template <>
-struct type_limits<float> {
-  static __device__ __forceinline__ float lowest() { return __int_as_float(0xff800000); }
-  static __device__ __forceinline__ float highest() { return __int_as_float(0x7f800000); }
-};
-template <>
-struct type_limits<double> {
-  static __device__ __forceinline__ double lowest() {
-    return __longlong_as_double(0xfff0000000000000ll);
-  }
-  static __device__ __forceinline__ double highest() {
-    return __longlong_as_double(0x7ff0000000000000ll);
-  }
-};
 
 template <class T>
 struct is_integer {

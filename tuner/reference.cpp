@@ -3,6 +3,7 @@
 #include "tuner/type_dispatch.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <system_error>
@@ -26,7 +27,8 @@ std::uint64_t to_bits(T v) {
 }
 
 // The operators with the device semantics: integer arithmetic on the unsigned type
-// (wraps, no UB); min/max keep the left operand on ties.
+// (wraps, no UB); integer min/max keep the left operand on ties, float min/max are
+// fmin/fmax (a NaN operand is ignored).
 template <class T>
 struct SumOp {
   T operator()(T a, T b) const {
@@ -51,11 +53,21 @@ struct ProductOp {
 };
 template <class T>
 struct MinOp {
-  T operator()(T a, T b) const { return b < a ? b : a; }
+  T operator()(T a, T b) const {
+    if constexpr (std::is_floating_point_v<T>)
+      return std::fmin(a, b);
+    else
+      return b < a ? b : a;
+  }
 };
 template <class T>
 struct MaxOp {
-  T operator()(T a, T b) const { return a < b ? b : a; }
+  T operator()(T a, T b) const {
+    if constexpr (std::is_floating_point_v<T>)
+      return std::fmax(a, b);
+    else
+      return a < b ? b : a;
+  }
 };
 template <class T>
 struct AndOp {

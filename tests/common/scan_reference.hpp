@@ -1,8 +1,9 @@
 // Host reference scans and test-data generators, with the device operators'
-// exact semantics (wrapping integer Sum/Product; min/max keep the left operand
-// on ties).
+// exact semantics (wrapping integer Sum/Product; integer min/max keep the left
+// operand on ties, float min/max are fmin/fmax).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <type_traits>
@@ -33,6 +34,8 @@ T apply(Op op, T a, T b) {
   } else {
     if (op == Op::Sum) return a + b;
     if (op == Op::Product) return a * b;
+    if (op == Op::Min) return std::fmin(a, b);
+    if (op == Op::Max) return std::fmax(a, b);
   }
   if (op == Op::Min) return b < a ? b : a;
   return a < b ? b : a; // Max

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <map>
 #include <thread>
 
@@ -247,6 +248,54 @@ TEST_F(GpuTest, RandomFloatsWithinTolerance) {
     const std::size_t n = a == Algorithm::SingleBlock ? (1u << 20) + 3 : (1u << 24) + 3;
     check_float_tolerance<float>(scanner, p4, n);
     check_float_tolerance<double>(scanner, p8, n);
+  }
+}
+
+// Float min/max are fminf/fmaxf: a NaN is ignored, and a prefix of NaNs only stays
+// NaN. Every algorithm must give the host's result (exactly: integer values, NaN
+// matches NaN, -0 == +0) on a ramp with NaNs at the start, in runs across tile
+// boundaries and scattered, both zeros and infinities.
+template <class T>
+void check_min_max_with_nans(Scanner& scanner, const Policy& p) {
+  const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
+  const std::size_t tile = p.tile_items();
+  for (std::size_t n : {tile * 3 + 5, tile * 37 + 5}) {
+    for (Op op : {Op::Min, Op::Max}) {
+      std::mt19937_64 rng(n + 3);
+      std::vector<T> in(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        const T ramp = T(double(i / 4) + double(rng() % 3));
+        in[i] = rng() % 8 == 0 ? nan : op == Op::Max ? ramp : -ramp;
+      }
+      in[0] = in[1] = nan; // a NaN-only prefix
+      in[2] = T(-0.0);
+      in[3] = T(0.0);
+      in[5] = op == Op::Max ? -inf : inf; // absorbed
+      for (std::size_t i = tile - 3; i < tile + 4; ++i)
+        in[i] = nan; // a run across a tile boundary
+      DeviceBuffer<T> d_in(n), d_out(n);
+      d_in.upload(in);
+      for (ScanKind kind : {ScanKind::Inclusive, ScanKind::Exclusive}) {
+        const T init = T(-7);
+        d_out.poison();
+        scanner.scan_with(p, kind, d_in.ptr, d_out.ptr, n, op, init);
+        ASSERT_TRUE(equal_exact(d_out.download(n), reference_scan(in, op, kind, init)))
+            << p.key() << " " << to_string(data_type_of<T>()) << " " << to_string(op) << " "
+            << to_string(kind) << " n=" << n;
+      }
+    }
+  }
+}
+
+TEST_F(GpuTest, FloatMinMaxIgnoreNaNs) {
+  Scanner scanner;
+  for (Algorithm a : tile_algorithms()) {
+    if (a == Algorithm::LookbackBulk && device_arch() < 90) continue;
+    Policy p = make_policy(a, 128, 8, 4, BlockScan::WarpScans, TileIO::Transpose);
+    if (p.stages_tiles()) p.stages = 4;
+    check_min_max_with_nans<float>(scanner, p);
+    p.vector_width = 2;
+    check_min_max_with_nans<double>(scanner, p);
   }
 }
 

@@ -62,8 +62,9 @@
 //   with NVRTC (tens of milliseconds); later calls reuse it.
 //
 // Integer Sum and Product wrap modulo 2^bits (no undefined behaviour on overflow).
-// Floating-point results depend on the association order, so they may differ in
-// the last bits between configurations and between runs of look-back algorithms.
+// Floating-point sums and products depend on the association order, so they may
+// differ in the last bits between configurations and between runs of look-back
+// algorithms; float min and max do not (see Op).
 #pragma once
 
 #include <cstddef>
@@ -80,6 +81,9 @@
 namespace scantune {
 
 /// Built-in associative operators. BitAnd/BitOr/BitXor apply to integer types only.
+/// On float and double, Min and Max ignore NaN elements (IEEE 754 minNum/maxNum, as
+/// fminf/fmaxf), so an output is NaN only where every element so far is NaN (an
+/// exclusive scan's init counts as an element).
 enum class Op { Sum, Product, Min, Max, BitAnd, BitOr, BitXor };
 
 /// An operator given as CUDA source at run time. It must be associative, and
