@@ -62,34 +62,33 @@ struct op_max {
   static __device__ __forceinline__ T identity() { return type_limits<T>::lowest(); }
   __device__ __forceinline__ T operator()(T a, T b) const { return a < b ? b : a; }
 };
-template <>
-struct op_min<float> {
+// NaN-ignoring float min (MAX false) / max, identity NaN.
+template <class T, bool MAX>
+struct float_extreme;
+template <bool MAX>
+struct float_extreme<float, MAX> {
   static __device__ __forceinline__ float identity() { return __int_as_float(0x7fffffff); }
-  __device__ __forceinline__ float operator()(float a, float b) const { return fminf(a, b); }
+  __device__ __forceinline__ float operator()(float a, float b) const {
+    return MAX ? fmaxf(a, b) : fminf(a, b);
+  }
 };
-template <>
-struct op_max<float> {
-  static __device__ __forceinline__ float identity() { return __int_as_float(0x7fffffff); }
-  __device__ __forceinline__ float operator()(float a, float b) const { return fmaxf(a, b); }
-};
-template <>
-struct op_min<double> {
+template <bool MAX>
+struct float_extreme<double, MAX> {
   static __device__ __forceinline__ double identity() {
     return __longlong_as_double(0x7fffffffffffffffll);
   }
   __device__ __forceinline__ double operator()(double a, double b) const {
-    return b < a || a != a ? b : a;
+    return (MAX ? a < b : b < a) || a != a ? b : a;
   }
 };
 template <>
-struct op_max<double> {
-  static __device__ __forceinline__ double identity() {
-    return __longlong_as_double(0x7fffffffffffffffll);
-  }
-  __device__ __forceinline__ double operator()(double a, double b) const {
-    return a < b || a != a ? b : a;
-  }
-};
+struct op_min<float> : float_extreme<float, false> {};
+template <>
+struct op_max<float> : float_extreme<float, true> {};
+template <>
+struct op_min<double> : float_extreme<double, false> {};
+template <>
+struct op_max<double> : float_extreme<double, true> {};
 
 template <class T>
 struct op_bit_and {

@@ -236,6 +236,12 @@ int main(int argc, char** argv) {
       fmax_want[i] = m = m < hf[i] ? hf[i] : m;
       fsum_want[i] = float(fs += hf[i]);
     }
+    // Median time of `run`, then its output checked against `expect`.
+    auto timed = [&](auto run, const auto& expect, const auto* d_out, const char* what) {
+      const float t = median_us(run, reps);
+      check(expect, d_out, n, what, lg);
+      return t;
+    };
     printf("## n = 2^%d (int32, %lld tiles of 8192)\n", lg,
            bulk_launcher<int, st::op_sum<int>, P256>::tiles(n));
     const float mc =
@@ -249,16 +255,14 @@ int main(int argc, char** argv) {
         reps);
     const scantune::Policy pol =
         scantune::Policy::parse("lookback_bulk.tpb256.ipt32.vec4.warp_scans.st7");
-    const float lib = median_us(
+    const float lib = timed(
         [&] {
           scanner.scan_with(pol, scantune::ScanKind::Inclusive, in, out, size_t(n),
                             scantune::Op::Sum);
         },
-        reps);
-    check(want, out, n, "library int32 sum", lg);
+        want, out, "library int32 sum");
     bulk_launcher<int, st::op_sum<int>, P256> isum(n);
-    const float mine = median_us([&] { isum(in, out, n, ws); }, reps);
-    check(want, out, n, "nvcc int32 sum", lg);
+    const float mine = timed([&] { isum(in, out, n, ws); }, want, out, "nvcc int32 sum");
     // The hook's cost: the same kernel with tracing on for every call.
     unsigned stride = unsigned(std::max<long long>(isum.tiles(n), isum.grid));
     unsigned long long* tb = nullptr;
@@ -278,10 +282,8 @@ int main(int argc, char** argv) {
     // Wider look-back steps (32 * SPAN tiles per round trip).
     bulk_launcher<int, st::op_sum<int>, bulk_policy<256, 32, 2>> span2(n);
     bulk_launcher<int, st::op_sum<int>, bulk_policy<256, 32, 4>> span4(n);
-    const float t2 = median_us([&] { span2(in, out, n, ws); }, reps);
-    check(want, out, n, "nvcc int32 sum span2", lg);
-    const float t4 = median_us([&] { span4(in, out, n, ws); }, reps);
-    check(want, out, n, "nvcc int32 sum span4", lg);
+    const float t2 = timed([&] { span2(in, out, n, ws); }, want, out, "int32 sum span2");
+    const float t4 = timed([&] { span4(in, out, n, ws); }, want, out, "int32 sum span4");
     printf("  us: this build span2 %.2f, span4 %.2f\n", t2, t4);
     trace_call("int32 sum tpb256.ipt32.span4.st7", span4.tiles(n), span4.grid,
                [&] { span4(in, out, n, ws); });
@@ -316,18 +318,12 @@ int main(int argc, char** argv) {
       bulk_launcher<float, st::op_max<float>, P512> fmax512(n);
       bulk_launcher<float, st::op_sum<float>, P512> fsum512(n);
       for (int round = 0; round < 2; ++round) {
-        const float a = median_us([&] { tmax256(fin, fout, n, ws); }, reps);
-        check(fmax_want, fout, n, "ternary max 256", lg);
-        const float b = median_us([&] { fmax256(fin, fout, n, ws); }, reps);
-        check(fmax_want, fout, n, "fmaxf 256", lg);
-        const float c = median_us([&] { fsum256(fin, fout, n, ws); }, reps);
-        check(fsum_want, fout, n, "float sum 256", lg);
-        const float d = median_us([&] { tmax512(fin, fout, n, ws); }, reps);
-        check(fmax_want, fout, n, "ternary max 512", lg);
-        const float e = median_us([&] { fmax512(fin, fout, n, ws); }, reps);
-        check(fmax_want, fout, n, "fmaxf 512", lg);
-        const float f = median_us([&] { fsum512(fin, fout, n, ws); }, reps);
-        check(fsum_want, fout, n, "float sum 512", lg);
+        const float a = timed([&] { tmax256(fin, fout, n, ws); }, fmax_want, fout, "max 256");
+        const float b = timed([&] { fmax256(fin, fout, n, ws); }, fmax_want, fout, "fmaxf 256");
+        const float c = timed([&] { fsum256(fin, fout, n, ws); }, fsum_want, fout, "sum 256");
+        const float d = timed([&] { tmax512(fin, fout, n, ws); }, fmax_want, fout, "max 512");
+        const float e = timed([&] { fmax512(fin, fout, n, ws); }, fmax_want, fout, "fmaxf 512");
+        const float f = timed([&] { fsum512(fin, fout, n, ws); }, fsum_want, fout, "sum 512");
         printf("  float32 round %d us: tpb256.ipt32 a<b?b:a %.2f fmaxf %.2f sum %.2f | "
                "tpb512.ipt16 a<b?b:a %.2f fmaxf %.2f sum %.2f | memcpy %.2f\n",
                round, a, b, c, d, e, f, mc);
