@@ -45,6 +45,25 @@ __device__ __forceinline__ void await_previous_grid() {
 #endif
 }
 
+// Timeline hook of single_pass_kernel and bulk_kernel (bench/experiments/*_trace.cu
+// define it to record the time of each step; the library's sources never do, so it
+// costs nothing). Events, as bulk_kernel's roles / single_pass_kernel take them:
+#ifndef SCANTUNE_TRACE
+#define SCANTUNE_TRACE(event, index)
+#endif
+enum trace_event {
+  TRACE_BLOCK_START, // producer warp / every warp starts (index: blockIdx.x)
+  TRACE_TICKET,      // producer drew tile `index`
+  TRACE_LANDED,      // reducer: the tile is in shared memory / warp 0: every warp's
+                     // items are loaded and reduced
+  TRACE_AGGREGATE,   // reducer published its aggregate
+  TRACE_PREFIX,      // look-back warp / warp 0 published the inclusive prefix
+  TRACE_READY,       // a consumer warp took the tile's prefix
+  TRACE_STORED,      // a consumer warp issued its store / every warp issued its stores
+  TRACE_BLOCK_END,   // a consumer warp's stores have been read (index: blockIdx.x)
+  TRACE_EVENTS
+};
+
 template <class T, class Op, int KIND>
 __device__ __forceinline__ T first_prefix(T init) {
   return KIND == KIND_EXCLUSIVE ? init : Op::identity();
@@ -165,17 +184,22 @@ __global__ void __launch_bounds__(P::block_threads) single_pass_kernel(SCANTUNE_
     __syncthreads();
   }
   const unsigned tile = by_block ? blockIdx.x : s_ticket;
+  SCANTUNE_TRACE(TRACE_BLOCK_START, tile);
   tile_scan<T, Op, KIND, P>::run(in, out, n, shift, (flags & FLAG_OUT_VECTORS) != 0, tile,
                                  tile_smem<T, P>::get(), [&](T aggregate) {
+                                   SCANTUNE_TRACE(TRACE_LANDED, tile);
                                    unsigned gen = by_block ? 0u : s_gen;
                                    if (by_block) {
                                      if (threadIdx.x == 0)
                                        gen = settle_ticket(ws, drawn, gridDim.x - 1);
                                      gen = __shfl_sync(FULL_WARP, gen, 0);
                                    }
-                                   return resolve_prefix<T, Op, KIND, P>(
+                                   const T prefix = resolve_prefix<T, Op, KIND, P>(
                                        ws + STATUS_OFFSET_WORDS, tile, gen, aggregate, init);
+                                   SCANTUNE_TRACE(TRACE_PREFIX, tile);
+                                   return prefix;
                                  });
+  SCANTUNE_TRACE(TRACE_STORED, tile);
 }
 
 // Look-ahead warp look-back: a grid of resident blocks, each taking tiles by
@@ -296,23 +320,6 @@ __global__ void __launch_bounds__(P::block_threads) pipelined_kernel(SCANTUNE_KE
     s0 = (s0 + 1u) % S;
   }
 }
-
-// Timeline hook of bulk_kernel (bench/experiments/bulk_trace.cu defines it to record
-// the time of each role's steps; the library's sources never do, so it costs nothing).
-#ifndef SCANTUNE_TRACE
-#define SCANTUNE_TRACE(event, index)
-#endif
-enum trace_event {
-  TRACE_BLOCK_START, // producer warp starts (index: blockIdx.x)
-  TRACE_TICKET,      // producer drew tile `index`
-  TRACE_LANDED,      // reducer: the tile is in shared memory
-  TRACE_AGGREGATE,   // reducer published its aggregate
-  TRACE_PREFIX,      // look-back warp published its inclusive prefix
-  TRACE_READY,       // a consumer warp took the tile's prefix
-  TRACE_STORED,      // a consumer warp issued its store
-  TRACE_BLOCK_END,   // a consumer warp's stores have been read (index: blockIdx.x)
-  TRACE_EVENTS
-};
 
 // gcd(N, 8), for bank-conflict-free rotations of 16-byte accesses.
 template <int N>

@@ -23,24 +23,8 @@
 #include <string>
 
 #include "../../tuner/input_values.hpp"
-#include "experiment_common.cuh"
+#include "trace_common.cuh"
 #include <scantune/scantune.hpp>
-
-__device__ unsigned long long* g_trace; // [event][index]; null: tracing off
-__device__ unsigned g_trace_stride;
-
-__device__ __forceinline__ unsigned long long global_ns() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-__device__ __forceinline__ void trace_mark(int event, unsigned index) {
-  unsigned long long* t = g_trace;
-  if (t && (threadIdx.x & 31u) == 0)
-    atomicMax(t + size_t(event) * g_trace_stride + index, global_ns());
-}
-#define SCANTUNE_TRACE(event, index) ::trace_mark(event, index)
-#include "scantune/scan_kernels.cuh"
 
 namespace st = scantune;
 template <int TPB, int IPT, int SPAN = 1>
@@ -98,22 +82,13 @@ struct bulk_launcher {
   }
 };
 
-static double quantile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[std::min(v.size() - 1, size_t(q * (v.size() - 1) + 0.5))];
-}
-
 // One traced call of `run` (tiles, grid): prints the timeline, times in us from the
 // first block's start.
 template <class Run>
 void trace_call(const char* what, long long tiles, unsigned grid, Run run) {
   const unsigned stride = unsigned(std::max<long long>(tiles, grid));
-  const size_t words = size_t(st::TRACE_EVENTS) * stride;
-  unsigned long long* d = nullptr;
-  CK(cudaMalloc(&d, words * 8));
-  CK(cudaMemset(d, 0, words * 8));
-  CK(cudaMemcpyToSymbol(g_trace, &d, sizeof d));
-  CK(cudaMemcpyToSymbol(g_trace_stride, &stride, sizeof stride));
+  trace_buffer tb(stride);
+  tb.on();
   cudaEvent_t e0, e1;
   CK(cudaEventCreate(&e0));
   CK(cudaEventCreate(&e1));
@@ -123,11 +98,8 @@ void trace_call(const char* what, long long tiles, unsigned grid, Run run) {
   CK(cudaEventSynchronize(e1));
   float ms = 0;
   CK(cudaEventElapsedTime(&ms, e0, e1));
-  std::vector<unsigned long long> h(words);
-  CK(cudaMemcpy(h.data(), d, words * 8, cudaMemcpyDeviceToHost));
-  unsigned long long* off = nullptr;
-  CK(cudaMemcpyToSymbol(g_trace, &off, sizeof off));
-  CK(cudaFree(d));
+  trace_buffer::off();
+  const std::vector<unsigned long long> h = tb.fetch();
   auto at = [&](int ev, size_t i) { return h[size_t(ev) * stride + i]; };
   unsigned long long t0 = ~0ull, end = 0, last_start = 0;
   for (unsigned b = 0; b < grid; ++b) {
@@ -264,15 +236,12 @@ int main(int argc, char** argv) {
     bulk_launcher<int, st::op_sum<int>, P256> isum(n);
     const float mine = timed([&] { isum(in, out, n, ws); }, want, out, "nvcc int32 sum");
     // The hook's cost: the same kernel with tracing on for every call.
-    unsigned stride = unsigned(std::max<long long>(isum.tiles(n), isum.grid));
-    unsigned long long* tb = nullptr;
-    CK(cudaMalloc(&tb, size_t(st::TRACE_EVENTS) * stride * 8));
-    CK(cudaMemcpyToSymbol(g_trace, &tb, sizeof tb));
-    CK(cudaMemcpyToSymbol(g_trace_stride, &stride, sizeof stride));
-    const float traced = median_us([&] { isum(in, out, n, ws); }, reps);
-    unsigned long long* off = nullptr;
-    CK(cudaMemcpyToSymbol(g_trace, &off, sizeof off));
-    CK(cudaFree(tb));
+    float traced = 0;
+    {
+      trace_buffer tb(unsigned(std::max<long long>(isum.tiles(n), isum.grid)));
+      tb.on();
+      traced = median_us([&] { isum(in, out, n, ws); }, reps);
+    }
     printf("  us: memcpy %.2f, copy16 %.2f, library tpb256.ipt32.st7 %.2f, this build %.2f, "
            "traced %.2f\n",
            mc, cp, lib, mine, traced);

@@ -1,0 +1,271 @@
+// Experiment (issue 7, 2026-11-22, eighth session; results in docs/performance.md,
+// "2^20: where a one-wave scan's time goes"): what the single-pass warp look-back
+// kernel does at 2^19..2^21, where the built-in table runs it as one wave of tiles
+// taken by blockIdx. The kernel is the library's own template, compiled here by nvcc
+// with its SCANTUNE_TRACE hook (trace_common.cuh). Per size and shape it prints
+//   - per-call times (back-to-back calls over input/output pairs rotated through
+//     200 MB, as the tuner times, medians of 9 samples of 200 calls): memcpy, a copy
+//     kernel of the same tile shape, the tile kernel without its inter-block part
+//     (each block scans its tile from the identity: what loading, the block scan and
+//     storing cost), the library's call (NVRTC), and this build's kernel launched with
+//     and without programmatic dependent launch;
+//   - from one traced call: when blocks start, when their tiles have landed (warp 0
+//     past the block's first barrier), how long the look-back then takes (landed ->
+//     inclusive prefix published), and prefix -> every warp's stores issued.
+// int32 inclusive sums of random words; every scan's output is checked against a host
+// scan. Not part of the library's build:
+//   nvcc -O3 -std=c++17 -arch=sm_90 -Ibench/experiments -Iruntime/include \
+//     -o build-slim/bench/onewave_trace bench/experiments/onewave_trace.cu \
+//     -Lbuild-gpu/runtime -lscantune -Xlinker -rpath,'$ORIGIN/../runtime'
+//   build-slim/bench/onewave_trace 19,20,21
+#include <cstdint>
+#include <string>
+
+#include "../../tuner/input_values.hpp"
+#include "trace_common.cuh"
+#include <scantune/scantune.hpp>
+
+namespace st = scantune;
+template <int TPB, int IPT, int VEC, int BACKOFF, int CACHE>
+using warp_policy = st::policy<st::ALG_LOOKBACK_WARP, TPB, IPT, VEC, st::BS_WARP_SCANS,
+                               st::IO_WARP_TRANSPOSE, BACKOFF, CACHE, 1, 3>;
+
+// The tile kernel without the inter-block part: every block scans its tile from the
+// identity (a timing control; its output is each tile's own scan, not checked).
+template <class P>
+__global__ void __launch_bounds__(P::block_threads)
+    tile_only_kernel(const int* in, int* out, unsigned long long n) {
+  st::await_previous_grid();
+  st::tile_scan<int, st::op_sum<int>, st::KIND_INCLUSIVE, P>::run(
+      in, out, n, 0u, true, blockIdx.x, st::tile_smem<int, P>::get(), [](int) { return 0; });
+}
+
+// A copy of the same tile shape: each block moves its TPB * IPT ints as 16-byte vectors.
+template <int TPB, int IPT>
+__global__ void __launch_bounds__(TPB) tile_copy_kernel(const int4* in, int4* out, long long n4) {
+  st::await_previous_grid();
+  const long long base = blockIdx.x * (long long)(TPB * IPT / 4) + threadIdx.x;
+  int4 r[IPT / 4];
+#pragma unroll
+  for (int k = 0; k < IPT / 4; ++k)
+    if (base + k * TPB < n4) r[k] = in[base + k * TPB];
+#pragma unroll
+  for (int k = 0; k < IPT / 4; ++k)
+    if (base + k * TPB < n4) out[base + k * TPB] = r[k];
+}
+
+__global__ void fill(int* p, long long n, long long slots) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n * slots;
+       i += (long long)gridDim.x * blockDim.x) {
+    const uint32_t h = uint32_t(scantune::tuner::mix64(uint64_t(i % n)));
+    p[i] = h == 0 ? 1 : int(h);
+  }
+}
+
+// Launch as launch.cpp does, with or without programmatic dependent launch.
+template <class... Params, class... Args>
+void launch(void (*kernel)(Params...), unsigned grid, unsigned block, bool pdl, Args... args) {
+  cudaLaunchAttribute attr[1] = {};
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(grid);
+  config.blockDim = dim3(block);
+  config.attrs = attr;
+  config.numAttrs = pdl ? 1 : 0;
+  CK(cudaLaunchKernelEx(&config, kernel, args...));
+}
+
+// Per-call time of call(slot), us: medians of 9 samples of 200 back-to-back calls.
+template <class Call>
+float per_call_us(Call call, int slots) {
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  for (int s = 0; s < slots; ++s)
+    call(s);
+  std::vector<float> t;
+  const int calls = 200;
+  for (int rep = 0; rep < 9; ++rep) {
+    CK(cudaEventRecord(e0));
+    for (int i = 0; i < calls; ++i)
+      call(i % slots);
+    CK(cudaEventRecord(e1));
+    CK(cudaEventSynchronize(e1));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    t.push_back(ms * 1000.f / calls);
+  }
+  CK(cudaEventDestroy(e0));
+  CK(cudaEventDestroy(e1));
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+struct buffers {
+  int *in = nullptr, *out = nullptr;
+  long long n;
+  int slots;
+  std::vector<int> want;
+  unsigned long long* ws = nullptr;
+  explicit buffers(long long n_) : n(n_) {
+    slots = int(std::max<long long>(1, (200ll << 20) / (8 * n)));
+    CK(cudaMalloc(&in, size_t(n) * slots * 4));
+    CK(cudaMalloc(&out, size_t(n) * slots * 4));
+    fill<<<1024, 256>>>(in, n, slots);
+    CK(cudaGetLastError());
+    std::vector<int> h(n);
+    CK(cudaMemcpy(h.data(), in, n * 4, cudaMemcpyDeviceToHost));
+    want.resize(n);
+    unsigned run = 0;
+    for (long long i = 0; i < n; ++i)
+      want[i] = int(run += unsigned(h[i]));
+    const size_t ws_words = 32 + 2 * size_t(n / 64 + 1);
+    CK(cudaMalloc(&ws, ws_words * 8));
+    CK(cudaMemset(ws, 0, ws_words * 8));
+  }
+  ~buffers() {
+    cudaFree(in);
+    cudaFree(out);
+    cudaFree(ws);
+  }
+  const int* in_at(int s) const { return in + size_t(s) * n; }
+  int* out_at(int s) const { return out + size_t(s) * n; }
+  void check(int s, const char* what) const {
+    std::vector<int> got(n);
+    CK(cudaMemcpy(got.data(), out_at(s), n * 4, cudaMemcpyDeviceToHost));
+    for (long long i = 0; i < n; ++i)
+      if (got[i] != want[i]) {
+        printf("MISMATCH %s n=%lld at %lld: %d != %d\n", what, n, i, got[i], want[i]);
+        exit(1);
+      }
+  }
+};
+
+// One shape: times, then one traced call.
+template <class P>
+void shape(const buffers& b, const char* key, float memcpy_us) {
+  const int TPB = P::block_threads, IPT = P::items_per_thread;
+  const long long tiles = (b.n + P::tile_items - 1) / P::tile_items;
+  auto scan = st::single_pass_kernel<int, st::op_sum<int>, st::KIND_INCLUSIVE, P>;
+  int per_sm = 0, sms = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, scan, TPB, 0));
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const bool by_block = tiles <= (long long)per_sm * sms;
+  const unsigned flags = st::FLAG_OUT_VECTORS | (by_block ? st::FLAG_TILES_BY_BLOCK : 0u);
+  auto run = [&](int s, bool pdl) {
+    launch(scan, unsigned(tiles), TPB, pdl, b.in_at(s), b.out_at(s), (unsigned long long)b.n, 0, 0u,
+           flags, b.ws);
+  };
+  scantune::Scanner scanner;
+  const scantune::Policy pol = scantune::Policy::parse(key);
+  const float lib = per_call_us(
+      [&](int s) {
+        scanner.scan_with(pol, scantune::ScanKind::Inclusive, b.in_at(s), b.out_at(s), size_t(b.n),
+                          scantune::Op::Sum);
+      },
+      b.slots);
+  b.check(0, "library");
+  const float pdl = per_call_us([&](int s) { run(s, true); }, b.slots);
+  b.check(0, "nvcc, pdl");
+  const float plain = per_call_us([&](int s) { run(s, false); }, b.slots);
+  b.check(0, "nvcc");
+  const float tile_only = per_call_us(
+      [&](int s) {
+        launch(tile_only_kernel<P>, unsigned(tiles), TPB, true, b.in_at(s), b.out_at(s),
+               (unsigned long long)b.n);
+      },
+      b.slots);
+  const float copy = per_call_us(
+      [&](int s) {
+        launch(tile_copy_kernel<TPB, IPT>, unsigned(tiles), TPB, true,
+               reinterpret_cast<const int4*>(b.in_at(s)), reinterpret_cast<int4*>(b.out_at(s)),
+               b.n / 4);
+      },
+      b.slots);
+  printf("  %s: %lld tiles, %d blocks/SM, by block %d | us per call: memcpy %.2f, tile copy "
+         "%.2f, tile scan without look-back %.2f, library %.2f, this build %.2f (no PDL "
+         "%.2f)\n",
+         key, tiles, per_sm, int(by_block), memcpy_us, copy, tile_only, lib, pdl, plain);
+
+  // One traced call on a slot the previous calls left cold (a call in between).
+  trace_buffer tb{unsigned(tiles)};
+  const int s = b.slots > 2 ? b.slots / 2 : 0;
+  run(b.slots - 1, false);
+  CK(cudaDeviceSynchronize());
+  tb.on();
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  CK(cudaEventRecord(e0));
+  run(s, false);
+  CK(cudaEventRecord(e1));
+  CK(cudaEventSynchronize(e1));
+  float ms = 0;
+  CK(cudaEventElapsedTime(&ms, e0, e1));
+  trace_buffer::off();
+  b.check(s, "traced");
+  const std::vector<unsigned long long> h = tb.fetch();
+  auto at = [&](int ev, long long t) { return double(h[size_t(ev) * tiles + t]); };
+  double t0 = 1e300;
+  for (long long t = 0; t < tiles; ++t)
+    t0 = std::min(t0, at(st::TRACE_BLOCK_START, t));
+  auto us = [&](double x) { return (x - t0) / 1000.0; };
+  std::vector<double> start, landed, lookback, store, prefix;
+  double end = 0;
+  long long last_prefix_tile = 0;
+  for (long long t = 0; t < tiles; ++t) {
+    start.push_back(us(at(st::TRACE_BLOCK_START, t)));
+    landed.push_back(us(at(st::TRACE_LANDED, t)));
+    prefix.push_back(us(at(st::TRACE_PREFIX, t)));
+    lookback.push_back(prefix.back() - landed.back());
+    store.push_back(us(at(st::TRACE_STORED, t)) - prefix.back());
+    end = std::max(end, us(at(st::TRACE_STORED, t)));
+    if (prefix.back() > prefix[last_prefix_tile]) last_prefix_tile = t;
+  }
+  printf("    traced call %.2f us (event); from the first block's start: blocks start by %.2f "
+         "(median %.2f); tiles landed %.2f / %.2f / %.2f (min / median / max); last prefix "
+         "%.2f (tile %lld, landed %.2f); last stores issued %.2f\n",
+         ms * 1000.0, quantile(start, 1), quantile(start, 0.5), quantile(landed, 0),
+         quantile(landed, 0.5), quantile(landed, 1), prefix[last_prefix_tile], last_prefix_tile,
+         landed[last_prefix_tile], end);
+  printf("    landed -> prefix: median %.2f, p90 %.2f, max %.2f | prefix -> stores issued: "
+         "median %.2f, max %.2f\n",
+         quantile(lookback, 0.5), quantile(lookback, 0.9), quantile(lookback, 1),
+         quantile(store, 0.5), quantile(store, 1));
+  // The look-back against a tile's position: quarters of the grid.
+  printf("    by quarter of the grid (landed / prefix medians):");
+  for (int q = 0; q < 4; ++q) {
+    std::vector<double> l, p;
+    for (long long t = q * tiles / 4; t < (q + 1) * tiles / 4; ++t) {
+      l.push_back(landed[t]);
+      p.push_back(prefix[t]);
+    }
+    printf(" %.2f / %.2f", quantile(l, 0.5), quantile(p, 0.5));
+  }
+  printf("\n");
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    printf("usage: onewave_trace LOG2_SIZES\n");
+    return 2;
+  }
+  for (auto& lgs : split_list(argv[1])) {
+    const int lg = atoi(lgs.c_str());
+    buffers b(1ll << lg);
+    const float mc = per_call_us(
+        [&](int s) {
+          CK(cudaMemcpyAsync(b.out_at(s), b.in_at(s), b.n * 4, cudaMemcpyDeviceToDevice));
+        },
+        b.slots);
+    printf("## n = 2^%d (int32 sum, inclusive; %d buffer pairs)\n", lg, b.slots);
+    shape<warp_policy<1024, 8, 4, 200, st::CACHE_DEFAULT>>(
+        b, "lookback_warp.tpb1024.ipt8.vec4.warp_scans.wxpose.bo200", mc);
+    shape<warp_policy<512, 20, 2, 0, st::CACHE_STREAMING>>(
+        b, "lookback_warp.tpb512.ipt20.vec2.warp_scans.wxpose.cs", mc);
+    shape<warp_policy<512, 8, 4, 0, st::CACHE_DEFAULT>>(
+        b, "lookback_warp.tpb512.ipt8.vec4.warp_scans.wxpose", mc);
+  }
+  return 0;
+}
