@@ -89,15 +89,7 @@ void trace_call(const char* what, long long tiles, unsigned grid, Run run) {
   const unsigned stride = unsigned(std::max<long long>(tiles, grid));
   trace_buffer tb(stride);
   tb.on();
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
-  CK(cudaEventRecord(e0));
-  run();
-  CK(cudaEventRecord(e1));
-  CK(cudaEventSynchronize(e1));
-  float ms = 0;
-  CK(cudaEventElapsedTime(&ms, e0, e1));
+  const float call_us = event_us(run);
   trace_buffer::off();
   const std::vector<unsigned long long> h = tb.fetch();
   auto at = [&](int ev, size_t i) { return h[size_t(ev) * stride + i]; };
@@ -123,8 +115,8 @@ void trace_call(const char* what, long long tiles, unsigned grid, Run run) {
   printf("  %s traced: event %.2f us, span %.2f (blocks start within %.2f), first tile lands "
          "%.2f, steady %.3f tiles/us from %.2f (ramp) to %.2f, last lands %.2f, end %.2f "
          "(tail %.2f after steady end); stamp granularity %.3f us\n",
-         what, ms * 1000.0, us(end), us(last_start), landed[0], rate, ramp, steady_end,
-         landed.back(), us(end), us(end) - steady_end, tick);
+         what, call_us, us(end), us(last_start), landed[0], rate, ramp, steady_end, landed.back(),
+         us(end), us(end) - steady_end, tick);
   // Step latencies (medians; all tiles, the first grid tiles, the last grid tiles).
   const int steps[][2] = {{st::TRACE_TICKET, st::TRACE_LANDED},
                           {st::TRACE_LANDED, st::TRACE_AGGREGATE},
@@ -259,22 +251,16 @@ int main(int argc, char** argv) {
     check(want, out, n, "traced int32 sum span4", lg);
     // The copy kernel's span.
     {
-      cudaEvent_t e0, e1;
-      CK(cudaEventCreate(&e0));
-      CK(cudaEventCreate(&e1));
-      CK(cudaEventRecord(e0));
-      copy_traced<<<copy_grid, 256>>>(reinterpret_cast<const int4*>(in),
-                                      reinterpret_cast<int4*>(out), n / 4, ct);
-      CK(cudaEventRecord(e1));
-      CK(cudaEventSynchronize(e1));
-      float ms = 0;
-      CK(cudaEventElapsedTime(&ms, e0, e1));
+      const float call_us = event_us([&] {
+        copy_traced<<<copy_grid, 256>>>(reinterpret_cast<const int4*>(in),
+                                        reinterpret_cast<int4*>(out), n / 4, ct);
+      });
       std::vector<unsigned long long> h(2 * copy_grid);
       CK(cudaMemcpy(h.data(), ct, h.size() * 8, cudaMemcpyDeviceToHost));
       const unsigned long long s0 = *std::min_element(h.begin(), h.begin() + copy_grid);
       const unsigned long long s1 = *std::max_element(h.begin(), h.begin() + copy_grid);
       const unsigned long long e = *std::max_element(h.begin() + copy_grid, h.end());
-      printf("  copy16 traced: event %.2f us, span %.2f (blocks start within %.2f)\n", ms * 1000.0,
+      printf("  copy16 traced: event %.2f us, span %.2f (blocks start within %.2f)\n", call_us,
              (e - s0) / 1000.0, (s1 - s0) / 1000.0);
     }
     // float32 max: `a < b ? b : a` against the library's fmaxf, and float32 sum; two

@@ -1,10 +1,11 @@
 // What the standalone experiments in this directory share: a CUDA error check
 // that exits with the file and line, the plain copy kernel they time beside their
-// own kernels (16-byte loads and stores, grid-stride), the median of back-to-back
-// calls, the look-backs' status-word packing, a list parser, and (from the library's
-// templates) relaxed status-word loads and stores and the sm_90 mbarrier and bulk-copy
-// (TMA) instructions. Compile with -Ibench/experiments (scantune/ there is a link to
-// templates/, the include path the library's NVRTC build gives them).
+// own kernels (16-byte loads and stores, grid-stride), one call's event time, the
+// median of back-to-back calls, the look-backs' status-word packing, a list parser,
+// and (from the library's templates) relaxed status-word loads and stores and the
+// sm_90 mbarrier and bulk-copy (TMA) instructions. Compile with -Ibench/experiments
+// (scantune/ there is a link to templates/, the include path the library's NVRTC
+// build gives them).
 #pragma once
 
 #include <algorithm>
@@ -39,6 +40,23 @@ inline std::vector<std::string> split_list(const char* s) {
       v.back() += *s;
   }
   return v;
+}
+
+// CUDA-event time of what f() enqueues on the default stream, us.
+template <class F>
+float event_us(F&& f) {
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  CK(cudaEventRecord(e0));
+  f();
+  CK(cudaEventRecord(e1));
+  CK(cudaEventSynchronize(e1));
+  float ms = 0;
+  CK(cudaEventElapsedTime(&ms, e0, e1));
+  CK(cudaEventDestroy(e0));
+  CK(cudaEventDestroy(e1));
+  return ms * 1000.f;
 }
 
 // Median of CUDA-event intervals between back-to-back calls (3 warm-up calls), us.

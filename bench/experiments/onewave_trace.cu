@@ -79,25 +79,16 @@ void launch(void (*kernel)(Params...), unsigned grid, unsigned block, bool pdl, 
 // Per-call time of call(slot), us: medians of 9 samples of 200 back-to-back calls.
 template <class Call>
 float per_call_us(Call call, int slots) {
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
   for (int s = 0; s < slots; ++s)
     call(s);
   std::vector<float> t;
   const int calls = 200;
-  for (int rep = 0; rep < 9; ++rep) {
-    CK(cudaEventRecord(e0));
-    for (int i = 0; i < calls; ++i)
-      call(i % slots);
-    CK(cudaEventRecord(e1));
-    CK(cudaEventSynchronize(e1));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, e0, e1));
-    t.push_back(ms * 1000.f / calls);
-  }
-  CK(cudaEventDestroy(e0));
-  CK(cudaEventDestroy(e1));
+  for (int rep = 0; rep < 9; ++rep)
+    t.push_back(event_us([&] {
+                  for (int i = 0; i < calls; ++i)
+                    call(i % slots);
+                }) /
+                calls);
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
 }
@@ -194,15 +185,7 @@ void shape(const buffers& b, const char* key, float memcpy_us) {
   run(b.slots - 1, false);
   CK(cudaDeviceSynchronize());
   tb.on();
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
-  CK(cudaEventRecord(e0));
-  run(s, false);
-  CK(cudaEventRecord(e1));
-  CK(cudaEventSynchronize(e1));
-  float ms = 0;
-  CK(cudaEventElapsedTime(&ms, e0, e1));
+  const float call_us = event_us([&] { run(s, false); });
   trace_buffer::off();
   b.check(s, "traced");
   const std::vector<unsigned long long> h = tb.fetch();
@@ -226,7 +209,7 @@ void shape(const buffers& b, const char* key, float memcpy_us) {
   printf("    traced call %.2f us (event); from the first block's start: blocks start by %.2f "
          "(median %.2f); tiles landed %.2f / %.2f / %.2f (min / median / max); last prefix "
          "%.2f (tile %lld, landed %.2f); last stores issued %.2f\n",
-         ms * 1000.0, quantile(start, 1), quantile(start, 0.5), quantile(landed, 0),
+         call_us, quantile(start, 1), quantile(start, 0.5), quantile(landed, 0),
          quantile(landed, 0.5), quantile(landed, 1), prefix[last_prefix_tile], last_prefix_tile,
          landed[last_prefix_tile], end);
   printf("    landed -> prefix: median %.2f, p90 %.2f, max %.2f | prefix -> stores issued: "
