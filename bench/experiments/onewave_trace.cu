@@ -5,10 +5,11 @@
 // with its SCANTUNE_TRACE hook (trace_common.cuh). Per size and shape it prints
 //   - per-call times (back-to-back calls over input/output pairs rotated through
 //     200 MB, as the tuner times, medians of 9 samples of 200 calls): memcpy, a copy
-//     kernel of the same tile shape, the tile kernel without its inter-block part
-//     (each block scans its tile from the identity: what loading, the block scan and
-//     storing cost), the library's call (NVRTC), and this build's kernel launched with
-//     and without programmatic dependent launch;
+//     kernel of the same tile shape, the same copy with one grid-wide hand-over
+//     between its loads and its stores (ninth session), the tile kernel without its
+//     inter-block part (each block scans its tile from the identity: what loading,
+//     the block scan and storing cost), the library's call (NVRTC), and this build's
+//     kernel launched with and without programmatic dependent launch;
 //   - from one traced call: when blocks start, when their tiles have landed (warp 0
 //     past the block's first barrier), how long the look-back then takes (landed ->
 //     inclusive prefix published), and prefix -> every warp's stores issued.
@@ -41,14 +42,33 @@ __global__ void __launch_bounds__(P::block_threads)
 }
 
 // A copy of the same tile shape: each block moves its TPB * IPT ints as 16-byte vectors.
-template <int TPB, int IPT>
-__global__ void __launch_bounds__(TPB) tile_copy_kernel(const int4* in, int4* out, long long n4) {
+// With BARRIER, one grid-wide hand-over between its loads and its stores: every block
+// stores only after every block's loads have landed (a counter that only grows: call
+// k's blocks take [k * grid, (k + 1) * grid) from it). What a one-wave scan whose
+// look-back cost nothing but one hand-over could do at best; no block scan.
+template <int TPB, int IPT, bool BARRIER>
+__global__ void __launch_bounds__(TPB)
+    tile_copy_kernel(const int4* in, int4* out, long long n4, unsigned long long* count) {
   st::await_previous_grid();
   const long long base = blockIdx.x * (long long)(TPB * IPT / 4) + threadIdx.x;
   int4 r[IPT / 4];
 #pragma unroll
   for (int k = 0; k < IPT / 4; ++k)
     if (base + k * TPB < n4) r[k] = in[base + k * TPB];
+  if (BARRIER) {
+    int any = 0; // a barrier on the loaded words: every thread's loads have landed past it
+#pragma unroll
+    for (int k = 0; k < IPT / 4; ++k)
+      any |= r[k].x;
+    (void)__syncthreads_or(any);
+    if (threadIdx.x == 0) {
+      const unsigned long long old = atomicAdd(count, 1ull);
+      const unsigned long long target = (old / gridDim.x + 1) * gridDim.x;
+      while (st::load_relaxed(count) < target) {
+      }
+    }
+    __syncthreads();
+  }
 #pragma unroll
   for (int k = 0; k < IPT / 4; ++k)
     if (base + k * TPB < n4) out[base + k * TPB] = r[k];
@@ -167,17 +187,26 @@ void shape(const buffers& b, const char* key, float memcpy_us) {
                (unsigned long long)b.n);
       },
       b.slots);
-  const float copy = per_call_us(
-      [&](int s) {
-        launch(tile_copy_kernel<TPB, IPT>, unsigned(tiles), TPB, true,
-               reinterpret_cast<const int4*>(b.in_at(s)), reinterpret_cast<int4*>(b.out_at(s)),
-               b.n / 4);
-      },
-      b.slots);
+  auto time_copy = [&](void (*kernel)(const int4*, int4*, long long, unsigned long long*)) {
+    return per_call_us(
+        [&](int s) {
+          launch(kernel, unsigned(tiles), TPB, true, reinterpret_cast<const int4*>(b.in_at(s)),
+                 reinterpret_cast<int4*>(b.out_at(s)), b.n / 4, b.ws + 8);
+        },
+        b.slots);
+  };
+  const float copy = time_copy(tile_copy_kernel<TPB, IPT, false>);
+  int barrier_per_sm = 0; // the barrier needs the whole grid resident
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&barrier_per_sm,
+                                                   tile_copy_kernel<TPB, IPT, true>, TPB, 0));
+  CK(cudaMemset(b.ws + 8, 0, 8)); // the counter's groups of `tiles` start at 0
+  const float copy_barrier =
+      tiles > (long long)barrier_per_sm * sms ? -1.f : time_copy(tile_copy_kernel<TPB, IPT, true>);
   printf("  %s: %lld tiles, %d blocks/SM, by block %d | us per call: memcpy %.2f, tile copy "
-         "%.2f, tile scan without look-back %.2f, library %.2f, this build %.2f (no PDL "
-         "%.2f)\n",
-         key, tiles, per_sm, int(by_block), memcpy_us, copy, tile_only, lib, pdl, plain);
+         "%.2f, tile copy with a grid barrier %.2f, tile scan without look-back %.2f, library "
+         "%.2f, this build %.2f (no PDL %.2f)\n",
+         key, tiles, per_sm, int(by_block), memcpy_us, copy, copy_barrier, tile_only, lib, pdl,
+         plain);
 
   // One traced call on a slot the previous calls left cold (a call in between).
   trace_buffer tb{unsigned(tiles)};
