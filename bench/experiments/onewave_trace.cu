@@ -8,7 +8,8 @@
 //     kernel of the same tile shape, the same copy with one grid-wide hand-over
 //     between its loads and its stores (ninth session), the tile kernel without its
 //     inter-block part (each block scans its tile from the identity: what loading,
-//     the block scan and storing cost), the library's call (NVRTC), and this build's
+//     the block scan and storing cost) and with one grid-wide hand-over in place of
+//     the look-back (ninth session), the library's call (NVRTC), and this build's
 //     kernel launched with and without programmatic dependent launch;
 //   - from one traced call: when blocks start, when their tiles have landed (warp 0
 //     past the block's first barrier), how long the look-back then takes (landed ->
@@ -31,14 +32,38 @@ template <int TPB, int IPT, int VEC, int BACKOFF, int CACHE>
 using warp_policy = st::policy<st::ALG_LOOKBACK_WARP, TPB, IPT, VEC, st::BS_WARP_SCANS,
                                st::IO_WARP_TRANSPOSE, BACKOFF, CACHE, 1, 3>;
 
-// The tile kernel without the inter-block part: every block scans its tile from the
-// identity (a timing control; its output is each tile's own scan, not checked).
-template <class P>
+// The tile kernel without its look-back. Without BARRIER every block scans its tile
+// from the identity (a timing control; its output is each tile's own scan, not
+// checked). With BARRIER (ninth session) the tile's prefix is the sum of every earlier
+// tile's aggregate, read after one grid-wide hand-over: every block publishes its
+// aggregate, then waits until every block has (reduce-then-scan inside one resident
+// grid; checked). `count` only grows, as in tile_copy_kernel.
+template <class P, bool BARRIER>
 __global__ void __launch_bounds__(P::block_threads)
-    tile_only_kernel(const int* in, int* out, unsigned long long n) {
+    tile_only_kernel(const int* in, int* out, unsigned long long n, unsigned long long* count,
+                     unsigned long long* aggregates) {
   st::await_previous_grid();
   st::tile_scan<int, st::op_sum<int>, st::KIND_INCLUSIVE, P>::run(
-      in, out, n, 0u, true, blockIdx.x, st::tile_smem<int, P>::get(), [](int) { return 0; });
+      in, out, n, 0u, true, blockIdx.x, st::tile_smem<int, P>::get(), [&](int aggregate) {
+        if (!BARRIER) return 0;
+        const unsigned lane = st::lane_id();
+        if (lane == 0) {
+          st::store_relaxed(aggregates + blockIdx.x, unsigned(aggregate));
+          __threadfence(); // the aggregate before the arrival
+          const unsigned long long old = atomicAdd(count, 1ull);
+          const unsigned long long target = (old / gridDim.x + 1) * gridDim.x;
+          while (st::load_relaxed(count) < target) {
+          }
+          __threadfence(); // every arrival before the reads
+        }
+        __syncwarp();
+        unsigned sum = 0;
+        for (unsigned j = lane; j < blockIdx.x; j += 32)
+          sum += unsigned(st::load_relaxed(aggregates + j));
+        for (int o = 16; o > 0; o >>= 1)
+          sum += __shfl_xor_sync(st::FULL_WARP, sum, o);
+        return int(sum);
+      });
 }
 
 // A copy of the same tile shape: each block moves its TPB * IPT ints as 16-byte vectors.
@@ -181,12 +206,28 @@ void shape(const buffers& b, const char* key, float memcpy_us) {
   b.check(0, "nvcc, pdl");
   const float plain = per_call_us([&](int s) { run(s, false); }, b.slots);
   b.check(0, "nvcc");
-  const float tile_only = per_call_us(
-      [&](int s) {
-        launch(tile_only_kernel<P>, unsigned(tiles), TPB, true, b.in_at(s), b.out_at(s),
-               (unsigned long long)b.n);
-      },
-      b.slots);
+  auto time_tile = [&](void (*kernel)(const int*, int*, unsigned long long, unsigned long long*,
+                                      unsigned long long*)) {
+    return per_call_us(
+        [&](int s) {
+          launch(kernel, unsigned(tiles), TPB, true, b.in_at(s), b.out_at(s),
+                 (unsigned long long)b.n, b.ws + 8, b.ws + 4096);
+        },
+        b.slots);
+  };
+  // A grid-wide hand-over needs the whole grid resident; the shared counter's groups of
+  // `tiles` arrivals start at 0.
+  auto resident = [&](const void* kernel) {
+    int k = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&k, kernel, TPB, 0));
+    CK(cudaMemset(b.ws + 8, 0, 8));
+    return tiles <= (long long)k * sms;
+  };
+  const float tile_only = time_tile(tile_only_kernel<P, false>);
+  const float barrier_scan = resident((const void*)tile_only_kernel<P, true>)
+                                 ? time_tile(tile_only_kernel<P, true>)
+                                 : -1.f;
+  if (barrier_scan > 0) b.check(0, "scan with a grid hand-over");
   auto time_copy = [&](void (*kernel)(const int4*, int4*, long long, unsigned long long*)) {
     return per_call_us(
         [&](int s) {
@@ -196,17 +237,14 @@ void shape(const buffers& b, const char* key, float memcpy_us) {
         b.slots);
   };
   const float copy = time_copy(tile_copy_kernel<TPB, IPT, false>);
-  int barrier_per_sm = 0; // the barrier needs the whole grid resident
-  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&barrier_per_sm,
-                                                   tile_copy_kernel<TPB, IPT, true>, TPB, 0));
-  CK(cudaMemset(b.ws + 8, 0, 8)); // the counter's groups of `tiles` start at 0
-  const float copy_barrier =
-      tiles > (long long)barrier_per_sm * sms ? -1.f : time_copy(tile_copy_kernel<TPB, IPT, true>);
+  const float copy_barrier = resident((const void*)tile_copy_kernel<TPB, IPT, true>)
+                                 ? time_copy(tile_copy_kernel<TPB, IPT, true>)
+                                 : -1.f;
   printf("  %s: %lld tiles, %d blocks/SM, by block %d | us per call: memcpy %.2f, tile copy "
-         "%.2f, tile copy with a grid barrier %.2f, tile scan without look-back %.2f, library "
-         "%.2f, this build %.2f (no PDL %.2f)\n",
-         key, tiles, per_sm, int(by_block), memcpy_us, copy, copy_barrier, tile_only, lib, pdl,
-         plain);
+         "%.2f, tile copy with a grid barrier %.2f, tile scan without look-back %.2f, scan "
+         "with a grid hand-over %.2f, library %.2f, this build %.2f (no PDL %.2f)\n",
+         key, tiles, per_sm, int(by_block), memcpy_us, copy, copy_barrier, tile_only, barrier_scan,
+         lib, pdl, plain);
 
   // One traced call on a slot the previous calls left cold (a call in between).
   trace_buffer tb{unsigned(tiles)};
