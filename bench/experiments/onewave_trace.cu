@@ -32,12 +32,23 @@ template <int TPB, int IPT, int VEC, int BACKOFF, int CACHE>
 using warp_policy = st::policy<st::ALG_LOOKBACK_WARP, TPB, IPT, VEC, st::BS_WARP_SCANS,
                                st::IO_WARP_TRANSPOSE, BACKOFF, CACHE, 1, 3>;
 
+// One grid-wide hand-over, called by one thread per block of a resident grid: arrive
+// on `count`, then wait until every block of this launch has. The counter only grows:
+// launch k's blocks take [k * grid, (k + 1) * grid) from it (the host zeroes it before
+// a series of launches of one grid size).
+__device__ __forceinline__ void grid_arrive_and_wait(unsigned long long* count) {
+  const unsigned long long old = atomicAdd(count, 1ull);
+  const unsigned long long target = (old / gridDim.x + 1) * gridDim.x;
+  while (st::load_relaxed(count) < target) {
+  }
+}
+
 // The tile kernel without its look-back. Without BARRIER every block scans its tile
 // from the identity (a timing control; its output is each tile's own scan, not
 // checked). With BARRIER (ninth session) the tile's prefix is the sum of every earlier
 // tile's aggregate, read after one grid-wide hand-over: every block publishes its
 // aggregate, then waits until every block has (reduce-then-scan inside one resident
-// grid; checked). `count` only grows, as in tile_copy_kernel.
+// grid; checked).
 template <class P, bool BARRIER>
 __global__ void __launch_bounds__(P::block_threads)
     tile_only_kernel(const int* in, int* out, unsigned long long n, unsigned long long* count,
@@ -50,10 +61,7 @@ __global__ void __launch_bounds__(P::block_threads)
         if (lane == 0) {
           st::store_relaxed(aggregates + blockIdx.x, unsigned(aggregate));
           __threadfence(); // the aggregate before the arrival
-          const unsigned long long old = atomicAdd(count, 1ull);
-          const unsigned long long target = (old / gridDim.x + 1) * gridDim.x;
-          while (st::load_relaxed(count) < target) {
-          }
+          grid_arrive_and_wait(count);
           __threadfence(); // every arrival before the reads
         }
         __syncwarp();
@@ -68,8 +76,7 @@ __global__ void __launch_bounds__(P::block_threads)
 
 // A copy of the same tile shape: each block moves its TPB * IPT ints as 16-byte vectors.
 // With BARRIER, one grid-wide hand-over between its loads and its stores: every block
-// stores only after every block's loads have landed (a counter that only grows: call
-// k's blocks take [k * grid, (k + 1) * grid) from it). What a one-wave scan whose
+// stores only after every block's loads have landed. What a one-wave scan whose
 // look-back cost nothing but one hand-over could do at best; no block scan.
 template <int TPB, int IPT, bool BARRIER>
 __global__ void __launch_bounds__(TPB)
@@ -86,12 +93,7 @@ __global__ void __launch_bounds__(TPB)
     for (int k = 0; k < IPT / 4; ++k)
       any |= r[k].x;
     (void)__syncthreads_or(any);
-    if (threadIdx.x == 0) {
-      const unsigned long long old = atomicAdd(count, 1ull);
-      const unsigned long long target = (old / gridDim.x + 1) * gridDim.x;
-      while (st::load_relaxed(count) < target) {
-      }
-    }
+    if (threadIdx.x == 0) grid_arrive_and_wait(count);
     __syncthreads();
   }
 #pragma unroll
