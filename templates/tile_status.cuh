@@ -3,7 +3,8 @@
 //
 // Workspace (64-bit words, owned by the host per stream, zeroed once at allocation):
 //   ws[0]         ticket word: high 32 bits generation, low 32 bits next ticket
-//   ws[32 ...]    status slots, 1 word per tile for 4-byte T, 2 words for 8-byte T
+//   ws[32 ...]    status slots: 4 words (one 32-byte sector) per tile; 4-byte T
+//                 uses the first word, 8-byte T the first two
 // Each launch takes tile indices from the ticket (so tiles never depend on block
 // scheduling order); the block taking the launch's last ticket (one per block,
 // or tiles + blocks - 1 for the pipelined kernel) bumps the generation and
@@ -24,6 +25,15 @@
 namespace scantune {
 
 static const int STATUS_OFFSET_WORDS = 32;
+// Words per tile slot (runtime/src/workspace.cpp sizes the workspace by it): waiting
+// warps poll their predecessors' slots while those are being published, and slots
+// packed 4 or 8 to a 32-byte L2 sector made the polls and the publications queue
+// behind each other. One sector per slot: 32-bit scans 2-5% faster at 2^24-2^30,
+// 64-bit 1-3% (docs/performance.md, tenth session). Experiments may override it.
+#ifndef SCANTUNE_STATUS_SLOT_WORDS
+#define SCANTUNE_STATUS_SLOT_WORDS 4
+#endif
+static const int STATUS_SLOT_WORDS = SCANTUNE_STATUS_SLOT_WORDS;
 
 __device__ __forceinline__ unsigned long long load_relaxed(const unsigned long long* p) {
   unsigned long long v;
@@ -69,12 +79,13 @@ struct tile_status<T, 4> {
       unsigned u;
     } b;
     b.t = v;
-    store_relaxed(slots + tile, ((unsigned long long)flag << 32) | b.u);
+    store_relaxed(slots + (unsigned long long)tile * STATUS_SLOT_WORDS,
+                  ((unsigned long long)flag << 32) | b.u);
   }
   // Returns the slot's flag and value (a flag of another generation = not ready).
   static __device__ __forceinline__ unsigned read(const unsigned long long* slots, unsigned tile,
                                                   T& v) {
-    const unsigned long long w = load_relaxed(slots + tile);
+    const unsigned long long w = load_relaxed(slots + (unsigned long long)tile * STATUS_SLOT_WORDS);
     union {
       T t;
       unsigned u;
@@ -95,13 +106,15 @@ struct tile_status<T, 8> {
     } b;
     b.t = v;
     const unsigned long long f = (unsigned long long)flag << 32;
-    store_relaxed(slots + 2ull * tile, f | (b.u & 0xffffffffull));
-    store_relaxed(slots + 2ull * tile + 1, f | (b.u >> 32));
+    unsigned long long* slot = slots + (unsigned long long)tile * STATUS_SLOT_WORDS;
+    store_relaxed(slot, f | (b.u & 0xffffffffull));
+    store_relaxed(slot + 1, f | (b.u >> 32));
   }
   static __device__ __forceinline__ unsigned read(const unsigned long long* slots, unsigned tile,
                                                   T& v) {
-    const unsigned long long lo = load_relaxed(slots + 2ull * tile);
-    const unsigned long long hi = load_relaxed(slots + 2ull * tile + 1);
+    const unsigned long long* slot = slots + (unsigned long long)tile * STATUS_SLOT_WORDS;
+    const unsigned long long lo = load_relaxed(slot);
+    const unsigned long long hi = load_relaxed(slot + 1);
     if ((lo >> 32) != (hi >> 32)) return 0u; // torn: halves of two different publications
     union {
       T t;

@@ -175,7 +175,7 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&out, max_n * 4));
   CK(cudaMalloc(&fin, max_n * 4));
   CK(cudaMalloc(&fout, max_n * 4));
-  const size_t ws_words = 32 + 2 * size_t(max_n / 1024 + 1);
+  const size_t ws_words = 32 + scantune::STATUS_SLOT_WORDS * size_t(max_n / 1024 + 1);
   CK(cudaMalloc(&ws, ws_words * 8));
   CK(cudaMemset(ws, 0, ws_words * 8));
   CK(cudaMalloc(&ct, 2 * 132 * 8 * 8));

@@ -43,34 +43,95 @@ __device__ __forceinline__ void grid_arrive_and_wait(unsigned long long* count) 
   }
 }
 
-// The tile kernel without its look-back. Without BARRIER every block scans its tile
-// from the identity (a timing control; its output is each tile's own scan, not
-// checked). With BARRIER (ninth session) the tile's prefix is the sum of every earlier
-// tile's aggregate, read after one grid-wide hand-over: every block publishes its
-// aggregate, then waits until every block has (reduce-then-scan inside one resident
-// grid; checked).
-template <class P, bool BARRIER>
+// How tile_only_kernel resolves its tile's prefix.
+enum prefix_mode {
+  NO_PREFIX, // every block scans its tile from the identity (a timing control; its output
+             // is each tile's own scan, not checked)
+  GRID_SUM,  // one grid-wide hand-over, then warp 0 sums every earlier tile's aggregate
+             // (tenth session: the loads all in flight; the ninth's loop waited on each)
+  AGGREGATOR // tenth session: the block that arrives last scans every tile's aggregate
+             // and writes each tile's prefix; the others poll their own prefix word
+};
+
+// Up to 8 words per lane, all loads in flight before the first is used: lane l takes
+// words [l * 8, l * 8 + 8) of those below `count`; returns the lane's sum and leaves
+// the words in v.
+__device__ __forceinline__ unsigned lane_words(const unsigned long long* w, unsigned count,
+                                               unsigned (&v)[8]) {
+  const unsigned first = st::lane_id() * 8;
+#pragma unroll
+  for (int r = 0; r < 8; ++r)
+    v[r] = first + r < count ? unsigned(st::load_relaxed(w + (first + r) * st::STATUS_SLOT_WORDS))
+                             : 0u;
+  unsigned sum = 0;
+#pragma unroll
+  for (int r = 0; r < 8; ++r)
+    sum += v[r];
+  return sum;
+}
+
+// The tile kernel with its look-back replaced (MODE above); GRID_SUM and AGGREGATOR
+// are reduce-then-scan inside one resident grid (output checked). `prefixes` holds
+// AGGREGATOR's (generation << 32 | prefix) words.
+template <class P, int MODE>
 __global__ void __launch_bounds__(P::block_threads)
     tile_only_kernel(const int* in, int* out, unsigned long long n, unsigned long long* count,
-                     unsigned long long* aggregates) {
+                     unsigned long long* aggregates, unsigned long long* prefixes) {
   st::await_previous_grid();
   st::tile_scan<int, st::op_sum<int>, st::KIND_INCLUSIVE, P>::run(
       in, out, n, 0u, true, blockIdx.x, st::tile_smem<int, P>::get(), [&](int aggregate) {
-        if (!BARRIER) return 0;
+        if (MODE == NO_PREFIX) return 0;
         const unsigned lane = st::lane_id();
-        if (lane == 0) {
-          st::store_relaxed(aggregates + blockIdx.x, unsigned(aggregate));
-          __threadfence(); // the aggregate before the arrival
-          grid_arrive_and_wait(count);
-          __threadfence(); // every arrival before the reads
+        unsigned v[8];
+        if (MODE == GRID_SUM) {
+          if (lane == 0) {
+            st::store_relaxed(aggregates + blockIdx.x * st::STATUS_SLOT_WORDS, unsigned(aggregate));
+            __threadfence(); // the aggregate before the arrival
+            grid_arrive_and_wait(count);
+            __threadfence(); // every arrival before the reads
+          }
+          __syncwarp();
+          unsigned sum = lane_words(aggregates, blockIdx.x, v);
+          for (int o = 16; o > 0; o >>= 1)
+            sum += __shfl_xor_sync(st::FULL_WARP, sum, o);
+          return int(sum);
         }
-        __syncwarp();
-        unsigned sum = 0;
-        for (unsigned j = lane; j < blockIdx.x; j += 32)
-          sum += unsigned(st::load_relaxed(aggregates + j));
-        for (int o = 16; o > 0; o >>= 1)
-          sum += __shfl_xor_sync(st::FULL_WARP, sum, o);
-        return int(sum);
+        unsigned long long old = 0;
+        if (lane == 0) {
+          st::store_relaxed(aggregates + blockIdx.x * st::STATUS_SLOT_WORDS, unsigned(aggregate));
+          __threadfence();
+          old = atomicAdd(count, 1ull);
+        }
+        old = __shfl_sync(st::FULL_WARP, old, 0);
+        const unsigned long long gen = old / gridDim.x + 1;
+        if ((old + 1) % gridDim.x == 0) { // the last arrival: scan every aggregate
+          __threadfence();
+          const unsigned total = lane_words(aggregates, gridDim.x, v);
+          unsigned incl = total;
+          for (int o = 1; o < 32; o <<= 1) {
+            const unsigned y = __shfl_up_sync(st::FULL_WARP, incl, o);
+            if ((int)lane >= o) incl += y;
+          }
+          unsigned run = incl - total, mine = 0;
+#pragma unroll
+          for (int r = 0; r < 8; ++r) {
+            const unsigned t = lane * 8 + r;
+            if (t < gridDim.x) {
+              if (t == blockIdx.x)
+                mine = run;
+              else
+                st::store_relaxed(prefixes + t * st::STATUS_SLOT_WORDS, gen << 32 | run);
+            }
+            run += v[r];
+          }
+          return int(__reduce_or_sync(st::FULL_WARP, mine));
+        }
+        unsigned long long w = 0;
+        if (lane == 0)
+          while (((w = st::load_relaxed(prefixes + blockIdx.x * st::STATUS_SLOT_WORDS)) >> 32) !=
+                 gen) {
+          }
+        return int(__shfl_sync(st::FULL_WARP, unsigned(w), 0));
       });
 }
 
@@ -158,7 +219,8 @@ struct buffers {
     unsigned run = 0;
     for (long long i = 0; i < n; ++i)
       want[i] = int(run += unsigned(h[i]));
-    const size_t ws_words = 32 + 2 * size_t(n / 64 + 1);
+    const size_t ws_words =
+        std::max<size_t>(32 + size_t(n / 64 + 1) * st::STATUS_SLOT_WORDS, 32768);
     CK(cudaMalloc(&ws, ws_words * 8));
     CK(cudaMemset(ws, 0, ws_words * 8));
   }
@@ -209,11 +271,11 @@ void shape(const buffers& b, const char* key, float memcpy_us) {
   const float plain = per_call_us([&](int s) { run(s, false); }, b.slots);
   b.check(0, "nvcc");
   auto time_tile = [&](void (*kernel)(const int*, int*, unsigned long long, unsigned long long*,
-                                      unsigned long long*)) {
+                                      unsigned long long*, unsigned long long*)) {
     return per_call_us(
         [&](int s) {
           launch(kernel, unsigned(tiles), TPB, true, b.in_at(s), b.out_at(s),
-                 (unsigned long long)b.n, b.ws + 8, b.ws + 4096);
+                 (unsigned long long)b.n, b.ws + 8, b.ws + 16384, b.ws + 24576);
         },
         b.slots);
   };
@@ -225,11 +287,17 @@ void shape(const buffers& b, const char* key, float memcpy_us) {
     CK(cudaMemset(b.ws + 8, 0, 8));
     return tiles <= (long long)k * sms;
   };
-  const float tile_only = time_tile(tile_only_kernel<P, false>);
-  const float barrier_scan = resident((const void*)tile_only_kernel<P, true>)
-                                 ? time_tile(tile_only_kernel<P, true>)
+  const float tile_only = time_tile(tile_only_kernel<P, NO_PREFIX>);
+  const bool fits = tiles <= 256; // lane_words' 8 words per lane
+  const float barrier_scan = fits && resident((const void*)tile_only_kernel<P, GRID_SUM>)
+                                 ? time_tile(tile_only_kernel<P, GRID_SUM>)
                                  : -1.f;
   if (barrier_scan > 0) b.check(0, "scan with a grid hand-over");
+  CK(cudaMemset(b.ws + 24576, 0, 8 * 256 * st::STATUS_SLOT_WORDS));
+  const float aggregator_scan = fits && resident((const void*)tile_only_kernel<P, AGGREGATOR>)
+                                    ? time_tile(tile_only_kernel<P, AGGREGATOR>)
+                                    : -1.f;
+  if (aggregator_scan > 0) b.check(0, "scan with one aggregating block");
   auto time_copy = [&](void (*kernel)(const int4*, int4*, long long, unsigned long long*)) {
     return per_call_us(
         [&](int s) {
@@ -244,9 +312,10 @@ void shape(const buffers& b, const char* key, float memcpy_us) {
                                  : -1.f;
   printf("  %s: %lld tiles, %d blocks/SM, by block %d | us per call: memcpy %.2f, tile copy "
          "%.2f, tile copy with a grid barrier %.2f, tile scan without look-back %.2f, scan "
-         "with a grid hand-over %.2f, library %.2f, this build %.2f (no PDL %.2f)\n",
+         "with a grid hand-over %.2f, scan with one aggregating block %.2f, library %.2f, this "
+         "build %.2f (no PDL %.2f)\n",
          key, tiles, per_sm, int(by_block), memcpy_us, copy, copy_barrier, tile_only, barrier_scan,
-         lib, pdl, plain);
+         aggregator_scan, lib, pdl, plain);
 
   // One traced call on a slot the previous calls left cold (a call in between).
   trace_buffer tb{unsigned(tiles)};

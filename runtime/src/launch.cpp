@@ -109,7 +109,7 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
 
   const bool single_pass = policy.uses_tile_status();
   const bool rts = policy.algorithm == Algorithm::ReduceThenScan;
-  const std::size_t status_bytes = single_pass ? WorkspacePool::status_bytes(tiles, size) : 0;
+  const std::size_t status_bytes = single_pass ? WorkspacePool::status_bytes(tiles) : 0;
   const std::size_t partial_bytes = rts ? WorkspacePool::partial_bytes(tiles, size) : 0;
   void* ws = nullptr;
   WorkspacePool::Lease lease;

@@ -6,10 +6,12 @@ namespace scantune::detail {
 namespace {
 constexpr std::size_t kHeaderBytes =
     32 * sizeof(unsigned long long); // STATUS_OFFSET_WORDS in tile_status.cuh
-}
+constexpr std::size_t kSlotBytes =
+    4 * sizeof(unsigned long long); // STATUS_SLOT_WORDS in tile_status.cuh
+} // namespace
 
-std::size_t WorkspacePool::status_bytes(std::size_t tiles, std::size_t element_size) {
-  return kHeaderBytes + tiles * (element_size == 8 ? 16 : 8);
+std::size_t WorkspacePool::status_bytes(std::size_t tiles) {
+  return kHeaderBytes + tiles * kSlotBytes; // one slot holds a 4- or 8-byte value
 }
 std::size_t WorkspacePool::partial_bytes(std::size_t tiles, std::size_t element_size) {
   return kHeaderBytes + tiles * element_size;

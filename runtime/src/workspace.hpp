@@ -39,8 +39,9 @@ public:
   /// workspace per thread.
   Lease acquire(cudaStream_t stream, std::size_t status_bytes, std::size_t partial_bytes);
 
-  /// Bytes of workspace a call needs for `tiles` tiles of `element_size` bytes.
-  static std::size_t status_bytes(std::size_t tiles, std::size_t element_size);
+  /// Bytes of workspace a call needs for `tiles` tiles: status slots (any element
+  /// size) and reduce-then-scan's partials of `element_size` bytes.
+  static std::size_t status_bytes(std::size_t tiles);
   static std::size_t partial_bytes(std::size_t tiles, std::size_t element_size);
 
 private:

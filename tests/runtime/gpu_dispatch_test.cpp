@@ -313,7 +313,7 @@ TEST_F(GpuDispatch, HotPathOverheadAndNoAllocation) {
   auto kernels =
       detail::KernelRegistry::instance().get(spec, prop.major * 10 + prop.minor, nullptr);
   const unsigned tiles = static_cast<unsigned>((n + p.tile_items() - 1) / p.tile_items());
-  const std::size_t ws_bytes = detail::WorkspacePool::status_bytes(tiles, 4);
+  const std::size_t ws_bytes = detail::WorkspacePool::status_bytes(tiles);
   DeviceBuffer<char> ws(ws_bytes);
   ST_CUDA(cudaMemset(ws.ptr, 0, ws_bytes));
   const void* a_in = in.ptr;
