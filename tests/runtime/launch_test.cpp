@@ -1,13 +1,17 @@
 // Launch decisions that need no GPU: programmatic dependent launch per architecture
 // and the SCANTUNE_PDL knob, the SCANTUNE_TICKETS knob, tile counts over misaligned
-// pointers.
+// pointers, the status workspace's size against the templates' slot layout.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
+#include <string>
 
 #include "common/scoped_env.hpp"
 #include "common/spec_sets.hpp"
+#include "embedded_templates.hpp"
 #include "launch.hpp"
+#include "workspace.hpp"
 
 namespace scantune::test {
 namespace {
@@ -25,6 +29,27 @@ TEST(Launch, ProgrammaticLaunchFromSm90UpUnlessTurnedOff) {
   }
   ScopedEnv on("SCANTUNE_PDL", "1");
   EXPECT_TRUE(detail::programmatic_launch(90, true));
+}
+
+// The host sizes the status workspace, the device lays slots out in it: both must
+// agree, or the last tiles' slots run past the buffer.
+TEST(Launch, StatusWorkspaceFollowsTheTemplatesSlotLayout) {
+  std::string text;
+  for (std::size_t i = 0; i < detail::kTemplateFileCount; ++i)
+    if (std::strcmp(detail::kTemplateFiles[i].name, "scantune/tile_status.cuh") == 0)
+      text = detail::kTemplateFiles[i].text;
+  ASSERT_FALSE(text.empty());
+  auto number_after = [&](const std::string& what) {
+    const std::size_t at = text.find(what);
+    EXPECT_NE(at, std::string::npos) << what;
+    return at == std::string::npos ? 0ul : std::stoul(text.substr(at + what.size()));
+  };
+  const std::size_t offset_words = number_after("STATUS_OFFSET_WORDS = ");
+  const std::size_t slot_words = number_after("#define SCANTUNE_STATUS_SLOT_WORDS ");
+  EXPECT_EQ(slot_words, 4u); // one 32-byte L2 sector per tile
+  for (std::size_t tiles : {0ul, 1ul, 131072ul})
+    EXPECT_EQ(detail::WorkspacePool::status_bytes(tiles), (offset_words + tiles * slot_words) * 8)
+        << tiles;
 }
 
 TEST(Launch, TilesFollowBlockIndexUnlessTicketsAreForced) {
