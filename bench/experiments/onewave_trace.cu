@@ -9,8 +9,10 @@
 //     between its loads and its stores (ninth session), the tile kernel without its
 //     inter-block part (each block scans its tile from the identity: what loading,
 //     the block scan and storing cost) and with one grid-wide hand-over in place of
-//     the look-back (ninth session), the library's call (NVRTC), and this build's
-//     kernel launched with and without programmatic dependent launch;
+//     the look-back (ninth session; tenth: all aggregates read at once), the tile
+//     kernel whose last arriving block scans every aggregate (tenth session), the
+//     library's call (NVRTC), and this build's kernel launched with and without
+//     programmatic dependent launch;
 //   - from one traced call: when blocks start, when their tiles have landed (warp 0
 //     past the block's first barrier), how long the look-back then takes (landed ->
 //     inclusive prefix published), and prefix -> every warp's stores issued.
@@ -20,6 +22,8 @@
 //     -o build-slim/bench/onewave_trace bench/experiments/onewave_trace.cu \
 //     -Lbuild-gpu/runtime -lscantune -Xlinker -rpath,'$ORIGIN/../runtime'
 //   build-slim/bench/onewave_trace 19,20,21
+// -DSCANTUNE_STATUS_SLOT_WORDS=N spreads this build's status slots and the grid
+// variants' aggregates N words apart (tenth session: 1, 4, 16).
 #include <cstdint>
 #include <string>
 
