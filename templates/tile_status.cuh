@@ -35,6 +35,12 @@ static const int STATUS_OFFSET_WORDS = 32;
 #endif
 static const int STATUS_SLOT_WORDS = SCANTUNE_STATUS_SLOT_WORDS;
 
+// The first word of tile `tile`'s slot.
+template <class Word>
+__device__ __forceinline__ Word* status_slot(Word* slots, unsigned tile) {
+  return slots + (unsigned long long)tile * STATUS_SLOT_WORDS;
+}
+
 __device__ __forceinline__ unsigned long long load_relaxed(const unsigned long long* p) {
   unsigned long long v;
   asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
@@ -79,13 +85,12 @@ struct tile_status<T, 4> {
       unsigned u;
     } b;
     b.t = v;
-    store_relaxed(slots + (unsigned long long)tile * STATUS_SLOT_WORDS,
-                  ((unsigned long long)flag << 32) | b.u);
+    store_relaxed(status_slot(slots, tile), ((unsigned long long)flag << 32) | b.u);
   }
   // Returns the slot's flag and value (a flag of another generation = not ready).
   static __device__ __forceinline__ unsigned read(const unsigned long long* slots, unsigned tile,
                                                   T& v) {
-    const unsigned long long w = load_relaxed(slots + (unsigned long long)tile * STATUS_SLOT_WORDS);
+    const unsigned long long w = load_relaxed(status_slot(slots, tile));
     union {
       T t;
       unsigned u;
@@ -106,13 +111,13 @@ struct tile_status<T, 8> {
     } b;
     b.t = v;
     const unsigned long long f = (unsigned long long)flag << 32;
-    unsigned long long* slot = slots + (unsigned long long)tile * STATUS_SLOT_WORDS;
+    unsigned long long* slot = status_slot(slots, tile);
     store_relaxed(slot, f | (b.u & 0xffffffffull));
     store_relaxed(slot + 1, f | (b.u >> 32));
   }
   static __device__ __forceinline__ unsigned read(const unsigned long long* slots, unsigned tile,
                                                   T& v) {
-    const unsigned long long* slot = slots + (unsigned long long)tile * STATUS_SLOT_WORDS;
+    const unsigned long long* slot = status_slot(slots, tile);
     const unsigned long long lo = load_relaxed(slot);
     const unsigned long long hi = load_relaxed(slot + 1);
     if ((lo >> 32) != (hi >> 32)) return 0u; // torn: halves of two different publications

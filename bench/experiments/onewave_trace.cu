@@ -65,8 +65,7 @@ __device__ __forceinline__ unsigned lane_words(const unsigned long long* w, unsi
   const unsigned first = st::lane_id() * 8;
 #pragma unroll
   for (int r = 0; r < 8; ++r)
-    v[r] = first + r < count ? unsigned(st::load_relaxed(w + (first + r) * st::STATUS_SLOT_WORDS))
-                             : 0u;
+    v[r] = first + r < count ? unsigned(st::load_relaxed(st::status_slot(w, first + r))) : 0u;
   unsigned sum = 0;
 #pragma unroll
   for (int r = 0; r < 8; ++r)
@@ -87,10 +86,12 @@ __global__ void __launch_bounds__(P::block_threads)
         if (MODE == NO_PREFIX) return 0;
         const unsigned lane = st::lane_id();
         unsigned v[8];
+        if (lane == 0) {
+          st::store_relaxed(st::status_slot(aggregates, blockIdx.x), unsigned(aggregate));
+          __threadfence(); // the aggregate before the arrival
+        }
         if (MODE == GRID_SUM) {
           if (lane == 0) {
-            st::store_relaxed(aggregates + blockIdx.x * st::STATUS_SLOT_WORDS, unsigned(aggregate));
-            __threadfence(); // the aggregate before the arrival
             grid_arrive_and_wait(count);
             __threadfence(); // every arrival before the reads
           }
@@ -101,11 +102,7 @@ __global__ void __launch_bounds__(P::block_threads)
           return int(sum);
         }
         unsigned long long old = 0;
-        if (lane == 0) {
-          st::store_relaxed(aggregates + blockIdx.x * st::STATUS_SLOT_WORDS, unsigned(aggregate));
-          __threadfence();
-          old = atomicAdd(count, 1ull);
-        }
+        if (lane == 0) old = atomicAdd(count, 1ull);
         old = __shfl_sync(st::FULL_WARP, old, 0);
         const unsigned long long gen = old / gridDim.x + 1;
         if ((old + 1) % gridDim.x == 0) { // the last arrival: scan every aggregate
@@ -124,7 +121,7 @@ __global__ void __launch_bounds__(P::block_threads)
               if (t == blockIdx.x)
                 mine = run;
               else
-                st::store_relaxed(prefixes + t * st::STATUS_SLOT_WORDS, gen << 32 | run);
+                st::store_relaxed(st::status_slot(prefixes, t), gen << 32 | run);
             }
             run += v[r];
           }
@@ -132,8 +129,7 @@ __global__ void __launch_bounds__(P::block_threads)
         }
         unsigned long long w = 0;
         if (lane == 0)
-          while (((w = st::load_relaxed(prefixes + blockIdx.x * st::STATUS_SLOT_WORDS)) >> 32) !=
-                 gen) {
+          while (((w = st::load_relaxed(st::status_slot(prefixes, blockIdx.x))) >> 32) != gen) {
           }
         return int(__shfl_sync(st::FULL_WARP, unsigned(w), 0));
       });
