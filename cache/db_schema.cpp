@@ -168,6 +168,51 @@ FROM tuning_runs r LEFT JOIN devices d ON d.id = r.device_id
 ORDER BY r.id;
 )sql";
 
+// Version 3. Why: one size bucket per octave served every size of (2^(k-1), 2^k]
+// with the winner tuned at 2^k, up to 20% slower than a shape tuned at 1.5 x 2^(k-1)
+// on the H100 (docs/performance.md). Buckets are half octaves now
+// (cache/size_bucket.hpp): bucket 2k is 2^k, bucket 2k+1 is 1.5 x 2^k. `best` is
+// rebuilt (SQLite cannot change a CHECK) and every row's bucket recomputed from its
+// old octave bucket c and its size: 2c - 1 when size <= 1.5 x 2^(c-1), else 2c.
+// A bucket's largest size in SQL: 2^(b/2) for even b, 3 x 2^((b-3)/2) for odd b
+// (SQLite shifts right for a negative count, so bucket 1's is 1 and it stays empty).
+constexpr const char* kMigrate2To3 = R"sql(
+CREATE TABLE best_v2 AS SELECT * FROM best;
+DROP TABLE best;
+CREATE TABLE best (
+  id          INTEGER PRIMARY KEY,
+  model       TEXT    NOT NULL CHECK (model <> ''),
+  device_id   INTEGER NOT NULL REFERENCES devices(id),
+  run_id      INTEGER REFERENCES tuning_runs(id) ON DELETE SET NULL,
+  type        TEXT    NOT NULL
+              CHECK (type IN ('int32', 'uint32', 'int64', 'uint64', 'float32', 'float64')),
+  op          TEXT    NOT NULL CHECK (op <> ''),
+  op_hash     TEXT    NOT NULL DEFAULT '',
+  kind        TEXT    NOT NULL CHECK (kind IN ('inclusive', 'exclusive')),
+  size_bucket INTEGER NOT NULL CHECK (size_bucket BETWEEN 0 AND 124),
+  size        INTEGER NOT NULL CHECK (size > 0),
+  policy      TEXT    NOT NULL CHECK (policy <> ''),
+  ns          REAL    NOT NULL CHECK (ns > 0),
+  gbs         REAL    NOT NULL CHECK (gbs >= 0),
+  updated_at  TEXT    NOT NULL,
+  CHECK (size <= (CASE size_bucket % 2 WHEN 0 THEN 1 << (size_bucket / 2)
+                                       ELSE 3 << ((size_bucket - 3) / 2) END)
+         AND (size_bucket = 0
+              OR size > (CASE (size_bucket - 1) % 2 WHEN 0 THEN 1 << ((size_bucket - 1) / 2)
+                                                   ELSE 3 << ((size_bucket - 4) / 2) END))),
+  UNIQUE (model, type, op, op_hash, kind, size_bucket)
+);
+INSERT INTO best (id, model, device_id, run_id, type, op, op_hash, kind, size_bucket, size,
+                  policy, ns, gbs, updated_at)
+SELECT id, model, device_id, run_id, type, op, op_hash, kind,
+       CASE WHEN size_bucket <= 1 THEN 2 * size_bucket
+            WHEN size - (1 << (size_bucket - 1)) <= (1 << (size_bucket - 2)) THEN 2 * size_bucket - 1
+            ELSE 2 * size_bucket END,
+       size, policy, ns, gbs, updated_at
+FROM best_v2;
+DROP TABLE best_v2;
+)sql";
+
 struct Migration {
   const char* description;
   const char* sql;
@@ -176,6 +221,7 @@ struct Migration {
 // kMigrations[i] migrates from version i + 1 to i + 2.
 constexpr Migration kMigrations[] = {
     {"add baselines, measurement registers/spills, run uids and views", kMigrate1To2},
+    {"size buckets of half an octave (2^k and 1.5 x 2^k)", kMigrate2To3},
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion - 1,
               "one migration per schema version step");

@@ -932,10 +932,10 @@ std::optional<BestEntry> TuningDb::best_for(std::string_view model, std::string_
                                             std::string_view kind, std::uint64_t n) const {
   StmtUse s(impl_->stmt(fmt::format(
       "SELECT {} FROM best WHERE model = ?1 AND type = ?2 AND op = ?3 AND op_hash = ?4 AND "
-      "kind = ?5 ORDER BY abs(size_bucket - ?6), size_bucket LIMIT 1",
-      kBestColumns)));
+      "kind = ?5 ORDER BY abs({} - ?6), size_bucket LIMIT 1",
+      kBestColumns, kBucketPositionSql)));
   s->bind(1, model).bind(2, type).bind(3, op).bind(4, op_hash).bind(5, kind);
-  s->bind(6, size_bucket(n));
+  s->bind(6, bucket_position(size_bucket(n)));
   return s.first(read_best);
 }
 

@@ -39,7 +39,7 @@ struct ShowOptions {
 };
 
 std::vector<std::string> show_cells(const tuner::WinnerRow& w) {
-  return {tuner::bucket_label(w.best.size_bucket),
+  return {db::bucket_label(w.best.size_bucket),
           w.best.policy,
           fmt::format("{:.1f}", w.best.gbs),
           tuner::fixed_or_dash(w.x_memcpy(), 2),
@@ -84,7 +84,7 @@ std::string show_csv(const std::vector<tuner::WinnerRow>& rows) {
   };
   for (const tuner::WinnerRow& w : rows) {
     const db::BestEntry& b = w.best;
-    t.add({b.model, b.type, b.op, b.op_hash, b.kind, std::to_string(b.size_bucket),
+    t.add({b.model, b.type, b.op, b.op_hash, b.kind, db::bucket_label(b.size_bucket),
            std::to_string(b.size), b.policy, fmt::format("{}", b.ns), fmt::format("{:.1f}", b.gbs),
            opt(w.x_memcpy()), opt(w.x_cub()), w.samples ? std::to_string(*w.samples) : "",
            b.updated_at});
@@ -100,7 +100,7 @@ nlohmann::json show_json(const std::vector<tuner::WinnerRow>& rows) {
                    {"op", w.best.op},
                    {"op_hash", w.best.op_hash},
                    {"kind", w.best.kind},
-                   {"bucket", w.best.size_bucket},
+                   {"bucket", db::bucket_label(w.best.size_bucket)},
                    {"size", w.best.size},
                    {"policy", w.best.policy},
                    {"ns", w.best.ns},
@@ -221,7 +221,7 @@ void run_compare(const CompareOptions& o) {
     const auto gbs = [](const std::optional<db::BestEntry>& s) {
       return s ? fmt::format("{:.1f}", s->gbs) : std::string("-");
     };
-    table.add({tuner::bucket_label(e.size_bucket), policy(r.a), gbs(r.a), policy(r.b), gbs(r.b),
+    table.add({db::bucket_label(e.size_bucket), policy(r.a), gbs(r.a), policy(r.b), gbs(r.b),
                tuner::fixed_or_dash(r.ratio(), 2), r.differs() ? "*" : ""});
     if (r.a && r.b) {
       ++both;

@@ -130,10 +130,6 @@ std::string problem_label(const db::BestEntry& e) {
   return fmt::format("{} {} {}", e.type, op, e.kind);
 }
 
-std::string bucket_label(int bucket) {
-  return fmt::format("2^{}", bucket);
-}
-
 std::optional<double> CompareRow::ratio() const {
   if (!a || !b || b->gbs <= 0) return std::nullopt;
   return a->gbs / b->gbs;

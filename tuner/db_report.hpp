@@ -41,8 +41,6 @@ std::vector<std::string> tuned_models(const db::TuningDb& db);
 
 /// One problem: "int32 sum inclusive", or "myop[hash] ..." for custom operators.
 std::string problem_label(const db::BestEntry& e);
-/// "2^k" of a size bucket.
-std::string bucket_label(int bucket);
 
 /// One (type, op, kind, bucket) of a comparison; a side without an entry is empty.
 struct CompareRow {

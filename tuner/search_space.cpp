@@ -316,14 +316,16 @@ std::vector<std::uint64_t> parse_sizes(std::string_view text) {
   auto bad = [&](std::string_view why) -> std::uint64_t {
     detail::fail("bad size list '{}': {}", text, why);
   };
-  // One size: "2^k" or a decimal number, within [1, 2^40].
+  // One size: "2^k", "1.5x2^k" or a decimal number, within [1, 2^40].
   auto size_of_text = [&](std::string_view s) -> std::uint64_t {
-    if (auto k = power_exponent(s)) {
-      if (*k > 40) bad(fmt::format("'{}' is above 2^40", s));
-      return std::uint64_t{1} << *k;
+    const bool half = s.substr(0, 4) == "1.5x";
+    if (auto k = power_exponent(half ? s.substr(4) : s)) {
+      if (*k > (half ? 39 : 40)) bad(fmt::format("'{}' is above 2^40", s));
+      if (half && *k < 1) bad(fmt::format("'{}' is not a whole number", s));
+      return half ? std::uint64_t{3} << (*k - 1) : std::uint64_t{1} << *k;
     }
     auto v = to_uint(s);
-    if (!v) bad(fmt::format("'{}' is not a size (2^K or a number)", s));
+    if (!v) bad(fmt::format("'{}' is not a size (2^K, 1.5x2^K or a number)", s));
     if (*v < 1 || *v > kMaxSize) bad(fmt::format("'{}' is outside [1, 2^40]", s));
     return *v;
   };
@@ -340,15 +342,20 @@ std::vector<std::uint64_t> parse_sizes(std::string_view text) {
     if (!is_pow2(a) || !is_pow2(b))
       bad(fmt::format("range '{}' needs powers of two as bounds", item));
     if (a > b) bad(fmt::format("range '{}' runs backwards", item));
-    std::uint64_t step = 1;
+    // In half octaves: step 0.5 adds the 1.5 x 2^k sizes (the odd size buckets).
+    int half_steps = 2;
     if (f.size() == 3) {
       auto s = to_uint(f[2]);
-      if (!s || *s < 1 || *s > 40)
-        bad(fmt::format("step '{}' is not an exponent step in [1, 40]", f[2]));
-      step = *s;
+      if (f[2] == "0.5")
+        half_steps = 1;
+      else if (!s || *s < 1 || *s > 40)
+        bad(fmt::format("step '{}' is not an exponent step in [1, 40] or 0.5", f[2]));
+      else
+        half_steps = static_cast<int>(2 * *s);
     }
-    for (int k = log2_of(a); k <= log2_of(b); k += static_cast<int>(step))
-      sizes.insert(std::uint64_t{1} << k);
+    for (int h = 2 * log2_of(a); h <= 2 * log2_of(b); h += half_steps)
+      if (h != 1) // 1.5 is no size
+        sizes.insert(h % 2 == 0 ? std::uint64_t{1} << (h / 2) : std::uint64_t{3} << (h / 2 - 1));
   }
   return {sizes.begin(), sizes.end()};
 }
@@ -388,11 +395,6 @@ std::vector<int> parse_int_list(std::string_view text, std::string_view what) {
     }
   }
   return {values.begin(), values.end()};
-}
-
-std::string size_label(std::uint64_t n) {
-  if (is_pow2(n)) return fmt::format("2^{}", log2_of(n));
-  return std::to_string(n);
 }
 
 } // namespace scantune::tuner

@@ -11,6 +11,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "cache/size_bucket.hpp"
 #include "scantune/policy.hpp"
 
 namespace scantune::tuner {
@@ -75,8 +76,9 @@ std::optional<std::string> kernel_constraint(const Policy& policy,
 std::vector<Policy> neighbours(const Policy& policy, DataType type, const SpaceOptions& space);
 
 /// Parses a size list: "2^10:2^30:1" (powers of two from 2^10 to 2^30, step 1 in
-/// the exponent), "2^20", "1000000", or a comma-separated list of those. Sorted,
-/// unique. Throws scantune::Error on bad text or sizes outside [1, 2^40].
+/// the exponent; step 0.5 adds 1.5 x 2^k between them), "2^20", "1.5x2^20",
+/// "1000000", or a comma-separated list of those. Sorted, unique. Throws scantune::Error on bad
+/// text or sizes outside [1, 2^40].
 std::vector<std::uint64_t> parse_sizes(std::string_view text);
 
 /// Parses a --tile-io list ("xpose,direct,wxpose"); throws scantune::Error.
@@ -88,7 +90,7 @@ std::vector<bool> parse_cache_hints(std::string_view text);
 /// or "64:1024:x2" (geometric). Throws scantune::Error naming `what`.
 std::vector<int> parse_int_list(std::string_view text, std::string_view what);
 
-/// "2^20" for powers of two, else the decimal number.
-std::string size_label(std::uint64_t n);
+/// "2^20", "1.5x2^20" (a size bucket's largest size), else the decimal number.
+using db::size_label;
 
 } // namespace scantune::tuner

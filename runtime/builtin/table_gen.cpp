@@ -112,9 +112,10 @@ std::string generate_table_source(const std::vector<Source>& sources) {
   std::sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) { return key(a) < key(b); });
   for (std::size_t i = 1; i < rows.size(); ++i)
     if (key(rows[i - 1]) == key(rows[i]))
-      throw Error(fmt::format("two entries for {} {} {} {} bucket 2^{}", rows[i].model,
+      throw Error(fmt::format("two entries for {} {} {} {} bucket {}", rows[i].model,
                               to_string(rows[i].type), to_string(rows[i].op),
-                              to_string(rows[i].kind), db::size_bucket(rows[i].size)));
+                              to_string(rows[i].kind),
+                              db::bucket_label(db::size_bucket(rows[i].size))));
 
   std::string out =
       fmt::format("// Generated at build time by scantune_builtin_gen from {}. Do not edit:\n"

@@ -15,11 +15,6 @@ std::string key_of(const ProblemName& p) {
   return fmt::format("{}|{}|{}|{}", to_string(p.type), p.op, p.op_hash, to_string(p.kind));
 }
 
-std::string size_text(std::uint64_t n) {
-  const int b = db::size_bucket(n);
-  return b > 0 && n == std::uint64_t{1} << b ? fmt::format("2^{}", b) : fmt::format("{}", n);
-}
-
 bool is_integer_type(DataType t) {
   return t != DataType::Float32 && t != DataType::Float64;
 }
@@ -143,8 +138,8 @@ Plan DispatchTable::resolve(const ProblemName& problem, std::uint64_t n) const {
       plan.policy = e->policy;
       plan.match = e->bucket == db::size_bucket(n) ? Match::Exact : Match::NearestSize;
       plan.tuned_size = e->size;
-      plan.source =
-          fmt::format("tuning DB {}: {}, tuned at n = {}", db_path_, e->model, size_text(e->size));
+      plan.source = fmt::format("tuning DB {}: {}, tuned at n = {}", db_path_, e->model,
+                                db::size_label(e->size));
       return plan;
     }
     if (const TunedEntry* e = nearest(it->second, n, Models::Others)) {
@@ -152,7 +147,7 @@ Plan DispatchTable::resolve(const ProblemName& problem, std::uint64_t n) const {
       plan.match = Match::SameArch;
       plan.tuned_size = e->size;
       plan.source = fmt::format("tuning DB {}: {} (also sm_{}), tuned at n = {}", db_path_,
-                                e->model, arch_, size_text(e->size));
+                                e->model, arch_, db::size_label(e->size));
       return plan;
     }
   }
@@ -164,7 +159,7 @@ Plan DispatchTable::resolve(const ProblemName& problem, std::uint64_t n) const {
       const std::string label = e->problem.label();
       plan.source = fmt::format("built-in table: {}, {}{}, tuned at n = {}", e->model, label,
                                 label == problem.label() ? "" : " (the nearest tuned problem)",
-                                size_text(e->size));
+                                db::size_label(e->size));
       return plan;
     }
   plan.policy = default_policy(problem.type, n);

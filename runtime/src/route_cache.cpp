@@ -1,7 +1,5 @@
 #include "route_cache.hpp"
 
-#include <limits>
-
 #include "cache/size_bucket.hpp"
 
 namespace scantune::detail {
@@ -12,9 +10,7 @@ std::unique_ptr<RouteCache::RouteSet> RouteCache::build(DataType type, const OpR
   const ProblemName problem = ProblemName::of(type, op, kind);
   for (int b = 0; b < kBuckets; ++b) {
     // The bucket's largest n: one-block winners must cover all of it.
-    const std::uint64_t n =
-        b >= 64 ? std::numeric_limits<std::uint64_t>::max() : std::uint64_t{1} << b;
-    set->by_bucket[static_cast<std::size_t>(b)].plan = table_->resolve(problem, n);
+    set->by_bucket[static_cast<std::size_t>(b)].plan = table_->resolve(problem, db::bucket_size(b));
   }
   return set;
 }

@@ -11,6 +11,7 @@
 #include <shared_mutex>
 #include <vector>
 
+#include "cache/size_bucket.hpp"
 #include "dispatch.hpp"
 #include "kernel_registry.hpp"
 
@@ -36,7 +37,7 @@ public:
   const KernelSet* keep(std::shared_ptr<const KernelSet> set);
 
 private:
-  static constexpr int kBuckets = 65; // db::size_bucket is 0..64
+  static constexpr int kBuckets = db::kMaxSizeBucket + 1;
   struct RouteSet {
     std::array<Route, kBuckets> by_bucket;
   };

@@ -116,7 +116,9 @@ TEST_F(TuningDbBadFile, PlainSqliteFileWithoutApplicationId) {
 TEST_F(TuningDbBadFile, NewerSchemaVersion) {
   make_scantune_db(JournalMode::Delete, 3);
   raw_exec(file_, "PRAGMA user_version = 99");
-  expect_rejected({"schema version 99 is newer than version 2", "use a newer scantune"});
+  const std::string newer =
+      "schema version 99 is newer than version " + std::to_string(kSchemaVersion);
+  expect_rejected({newer.c_str(), "use a newer scantune"});
 }
 
 TEST_F(TuningDbBadFile, NewerSchemaVersionWalFile) {

@@ -1,5 +1,8 @@
 // Schema, pragmas, constraints, row round trips, views and open modes of the tuning DB.
+#include <limits>
 #include <regex>
+
+#include <fmt/format.h>
 
 #include "tuning_db_test_util.hpp"
 
@@ -209,14 +212,73 @@ TEST_F(TuningDbSchema, ConstraintsRejectBadRows) {
   EXPECT_EQ(db.counts().best, 0);
 }
 
-TEST(TuningDbSizeBucket, CeilLog2) {
+TEST(TuningDbSizeBucket, HalfOctaves) {
   EXPECT_EQ(size_bucket(0), 0);
   EXPECT_EQ(size_bucket(1), 0);
-  EXPECT_EQ(size_bucket(2), 1);
-  EXPECT_EQ(size_bucket(3), 2);
-  EXPECT_EQ(size_bucket(1024), 10);
-  EXPECT_EQ(size_bucket(1025), 11);
-  EXPECT_EQ(size_bucket(std::uint64_t{1} << 40), 40);
+  EXPECT_EQ(size_bucket(2), 2);
+  EXPECT_EQ(size_bucket(3), 3);
+  EXPECT_EQ(size_bucket(4), 4);
+  EXPECT_EQ(size_bucket(5), 5);
+  EXPECT_EQ(size_bucket(6), 5);
+  EXPECT_EQ(size_bucket(7), 6);
+  EXPECT_EQ(size_bucket(1024), 20);
+  EXPECT_EQ(size_bucket(1025), 21);
+  EXPECT_EQ(size_bucket(1536), 21);
+  EXPECT_EQ(size_bucket(1537), 22);
+  EXPECT_EQ(size_bucket(std::uint64_t{1} << 40), 80);
+  EXPECT_EQ(size_bucket(std::numeric_limits<std::uint64_t>::max()), kMaxSizeBucket);
+  // Every bucket holds the sizes above the previous bucket's largest, up to its own.
+  for (int b = 2; b < kMaxSizeBucket; ++b) {
+    SCOPED_TRACE(b);
+    EXPECT_EQ(size_bucket(bucket_size(b)), b);
+    EXPECT_EQ(size_bucket(bucket_size(b - 1) + 1), b) << bucket_size(b - 1);
+    EXPECT_LT(bucket_position(b - 1), bucket_position(b));
+  }
+  EXPECT_EQ(bucket_size(kMaxSizeBucket), std::numeric_limits<std::uint64_t>::max());
+  EXPECT_EQ(bucket_size(41), 1536u * 1024);
+  EXPECT_EQ(bucket_label(40), "2^20");
+  EXPECT_EQ(bucket_label(41), "1.5x2^20");
+  EXPECT_EQ(size_label(3u << 19), "1.5x2^20");
+  EXPECT_EQ(size_label(1u << 20), "2^20");
+  EXPECT_EQ(size_label(1000000), "1000000");
+  // On the log scale 1.5 x 2^k is 0.585 octave above 2^k: nearer to 2^(k+1).
+  EXPECT_TRUE(nearer_bucket(42, 40, 41));
+  EXPECT_TRUE(nearer_bucket(39, 42, 40)); // 1.5 x 2^19 is 0.415 octave below 2^20
+  EXPECT_TRUE(nearer_bucket(38, 42, 40)); // a tie: the smaller bucket
+  EXPECT_FALSE(nearer_bucket(42, 38, 40));
+}
+
+// The table's CHECK says the same as size_bucket: every (size, bucket) pair that
+// size_bucket makes is accepted, and the neighbouring buckets are refused.
+TEST_F(TuningDbSchema, BestBucketCheckMatchesSizeBucket) {
+  { TuningDb db = TuningDb::open(file_, rw()); }
+  std::vector<std::uint64_t> sizes{1, 2,    3,    4,    5,    6,    7,
+                                   8, 1000, 1024, 1025, 1536, 1537, std::uint64_t{1} << 62};
+  for (int b = 2; b <= 124; ++b)
+    for (std::uint64_t n : {bucket_size(b), bucket_size(b - 1) + 1})
+      sizes.push_back(n);
+  sqlite3* c = nullptr;
+  ASSERT_EQ(sqlite3_open(file_.c_str(), &c), SQLITE_OK);
+  int id = 0;
+  auto insert = [&](std::uint64_t n, int bucket) {
+    ++id;
+    const std::string sql =
+        fmt::format("INSERT INTO best (id, model, device_id, type, op, kind, size_bucket, size, "
+                    "policy, ns, gbs, updated_at) VALUES ({}, 'm{}', 1, 'int32', 'sum', "
+                    "'inclusive', {}, {}, 'p', 1, 1, 'now')",
+                    id, id, bucket, n);
+    return sqlite3_exec(c, sql.c_str(), nullptr, nullptr, nullptr);
+  };
+  for (std::uint64_t n : sizes) {
+    SCOPED_TRACE(n);
+    const int b = size_bucket(n);
+    EXPECT_EQ(insert(n, b - 1), SQLITE_CONSTRAINT);
+    EXPECT_EQ(insert(n, b + 1), SQLITE_CONSTRAINT);
+    EXPECT_EQ(insert(n, b), SQLITE_OK);
+  }
+  EXPECT_EQ(insert(1, 1), SQLITE_CONSTRAINT);                        // bucket 1 holds no size
+  EXPECT_EQ(insert(std::uint64_t{1} << 62, 125), SQLITE_CONSTRAINT); // beyond the range
+  sqlite3_close(c);
 }
 
 BestEntry best(std::int64_t dev, std::uint64_t size, double ns, std::string policy) {
@@ -239,13 +301,13 @@ TEST_F(TuningDbSchema, BestForPicksTheNearestBucket) {
   const std::string m = d.model();
   auto at = [&](std::uint64_t n) { return db.best_for(m, "int32", "sum", "", "inclusive", n); };
   EXPECT_EQ(at(1u << 20)->policy, "lookback_warp.tpb256.ipt12.vec4.warp_scans");
-  EXPECT_EQ(at((1u << 20) + 1)->size_bucket, 20); // bucket 21: 20 is nearer than 24
-  EXPECT_EQ(at(1u << 22)->size_bucket, 20);       // tie between 20 and 24: the smaller
-  EXPECT_EQ(at((1u << 22) + 1)->size_bucket, 24);
-  EXPECT_EQ(at(std::uint64_t{1} << 33)->size_bucket, 24);
+  EXPECT_EQ(at((1u << 20) + 1)->size_bucket, 40); // 1.5 x 2^20: 2^20 is nearer than 2^24
+  EXPECT_EQ(at(1u << 22)->size_bucket, 40);       // tie between 2^20 and 2^24: the smaller
+  EXPECT_EQ(at((1u << 22) + 1)->size_bucket, 48); // 1.5 x 2^22: 1.4 octaves from 2^24
+  EXPECT_EQ(at(std::uint64_t{1} << 33)->size_bucket, 48);
   auto s = at(1);
   ASSERT_TRUE(s.has_value());
-  EXPECT_EQ(s->size_bucket, 10);
+  EXPECT_EQ(s->size_bucket, 20);
   EXPECT_EQ(s->run_id, run);
   EXPECT_EQ(s->model, m);
   EXPECT_FALSE(db.best_for(m, "int32", "sum", "", "exclusive", 1024).has_value());

@@ -72,8 +72,12 @@ TEST_F(Dispatch, ExactBucketOfThisModel) {
   EXPECT_EQ(p.policy.key(), kLw);
   EXPECT_EQ(p.tuned_size, 1u << 20);
   EXPECT_NE(p.source.find("tuning.db"), std::string::npos) << p.source;
-  // Every n of the bucket (2^19, 2^20] is an exact match.
-  EXPECT_EQ(t.resolve(problem("int32", Op::Sum, "inclusive"), (1u << 19) + 1).match, Match::Exact);
+  // Every n of the bucket (1.5 x 2^19, 2^20] is an exact match; the half octave
+  // below it is its own bucket, served by the nearest one.
+  EXPECT_EQ(t.resolve(problem("int32", Op::Sum, "inclusive"), (3u << 18) + 1).match, Match::Exact);
+  const Plan below = t.resolve(problem("int32", Op::Sum, "inclusive"), 3u << 18);
+  EXPECT_EQ(below.match, Match::NearestSize);
+  EXPECT_EQ(below.policy.key(), kLw);
 }
 
 TEST_F(Dispatch, NearestBucketOnALogScaleSmallerOnATie) {
@@ -83,9 +87,9 @@ TEST_F(Dispatch, NearestBucketOnALogScaleSmallerOnATie) {
   EXPECT_EQ(t.resolve(p, 1u << 18).policy.key(), kLw); // 2 from 20
   EXPECT_EQ(t.resolve(p, 1u << 18).match, Match::NearestSize);
   EXPECT_EQ(t.resolve(p, 1u << 24).policy.key(), kLw);       // tie 4/4: the smaller bucket
-  EXPECT_EQ(t.resolve(p, (1u << 24) + 1).policy.key(), kLt); // bucket 25: 3 from 28
+  EXPECT_EQ(t.resolve(p, (1u << 24) + 1).policy.key(), kLt); // 1.5 x 2^24: 2.4 from 28
   EXPECT_EQ(t.resolve(p, std::uint64_t{1} << 40).policy.key(), kLt);
-  EXPECT_EQ(t.resolve(p, 3000).policy.key(), kLw); // bucket 12: 10 is nearer, but one block
+  EXPECT_EQ(t.resolve(p, 3000).policy.key(), kLw); // 1.5 x 2^11: 10 is nearer, but one block
 }
 
 TEST_F(Dispatch, OneBlockWinnersDoNotServeFarLargerSizes) {
@@ -93,7 +97,7 @@ TEST_F(Dispatch, OneBlockWinnersDoNotServeFarLargerSizes) {
   const ProblemName p = problem("int32", Op::Sum, "inclusive");
   EXPECT_EQ(t.resolve(p, 1000).policy.key(), kSb); // its own bucket
   EXPECT_EQ(t.resolve(p, 100).policy.key(), kSb);  // and smaller ones
-  // Bucket 11 is nearer to 10 than to 20, but a single block must not scan more
+  // 1.5 x 2^10 is nearer to 2^10 than to 2^20, but a single block must not scan more
   // than its tuned bucket.
   EXPECT_EQ(t.resolve(p, 1025).policy.key(), kLw);
   EXPECT_EQ(t.resolve(p, 1025).match, Match::NearestSize);

@@ -355,12 +355,37 @@ TEST(SearchSpace, ParseSizes) {
   EXPECT_EQ(parse_sizes("2^20, 1024 ,2^10,1"), (std::vector<std::uint64_t>{1, 1024, 1u << 20}));
   EXPECT_EQ(parse_sizes("1024:4096"), (std::vector<std::uint64_t>{1024, 2048, 4096}));
   EXPECT_EQ(parse_sizes("2^40").back(), std::uint64_t{1} << 40);
+  // Half octaves: the largest sizes of the odd size buckets.
+  EXPECT_EQ(parse_sizes("1.5x2^20"), std::vector<std::uint64_t>{3u << 19});
+  EXPECT_EQ(parse_sizes("2^10:2^12:0.5"),
+            (std::vector<std::uint64_t>{1024, 1536, 2048, 3072, 4096}));
+  EXPECT_EQ(parse_sizes("1:2^2:0.5"), (std::vector<std::uint64_t>{1, 2, 3, 4}));
+  EXPECT_EQ(parse_sizes("1.5x2^39").back(), std::uint64_t{3} << 38);
 }
 
 TEST(SearchSpace, ParseSizesRejectsJunk) {
-  for (std::string bad :
-       {"", "abc", "2^", "2^x", "2^41", "0", "1099511627777", "-5", "1e6", "2^10:2^5", "1000:2000",
-        "2^10:2^20:0", "2^10:2^20:x2", "2^10:2^12:1:3", "1,,2", "2^10,"})
+  for (std::string bad : {"",
+                          "abc",
+                          "2^",
+                          "2^x",
+                          "2^41",
+                          "0",
+                          "1099511627777",
+                          "-5",
+                          "1e6",
+                          "2^10:2^5",
+                          "1000:2000",
+                          "2^10:2^20:0",
+                          "2^10:2^20:x2",
+                          "2^10:2^12:1:3",
+                          "1,,2",
+                          "2^10,",
+                          "1.5x2^40",
+                          "1.5x2^0",
+                          "1.5x",
+                          "1.5x1024",
+                          "2^10:2^20:0.25",
+                          "1.5x2^10:2^20"})
     EXPECT_ERROR_NAMING(parse_sizes(bad), "'" + bad + "'");
 }
 
@@ -388,6 +413,8 @@ TEST(SearchSpace, SizeLabels) {
   EXPECT_EQ(size_label(1), "2^0");
   EXPECT_EQ(size_label(1000000), "1000000");
   EXPECT_EQ(size_label(std::uint64_t{1} << 40), "2^40");
+  EXPECT_EQ(size_label(3u << 19), "1.5x2^20");
+  EXPECT_EQ(size_label(3), "1.5x2^1");
 }
 
 } // namespace
