@@ -86,7 +86,9 @@ TEST_F(GpuKernelCache, SecondProcessLoadsFromDiskWithoutCompiling) {
   EXPECT_EQ(cold.origin, "nvrtc");
   EXPECT_EQ(warm.compiles, 0);
   EXPECT_EQ(warm.origin, "disk");
-  EXPECT_LE(warm.prepare_ms, 2.0);
+  // A disk load is a file read and cudaLibraryLoadData: 1.2-3.3 ms on the H100
+  // (over 2.0 ms in 4 of 7 runs), against 160-350 ms for the NVRTC compile.
+  EXPECT_LE(warm.prepare_ms, 10.0);
 }
 
 } // namespace
