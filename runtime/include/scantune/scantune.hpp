@@ -21,7 +21,8 @@
 // Dispatch: each call runs the configuration tuned for this GPU model, element
 // type, operator, kind and size bucket (`scantune tune` stores them in the tuning
 // database). Fallback chain, best first (Scanner::plan says which one a call gets):
-//   Exact        this GPU model, this size bucket (bucket b holds n in (2^(b-1), 2^b])
+//   Exact        this GPU model, this size bucket (two per octave: 2^k holds n in
+//                (1.5 x 2^(k-1), 2^k], 1.5 x 2^k holds n in (2^k, 1.5 x 2^k])
 //   NearestSize  this GPU model, the nearest tuned bucket on a log scale
 //   SameArch     another GPU model of the same compute capability, nearest bucket
 //   BuiltIn      compiled into the library: an H100 tuning for sm_90 (the nearest
