@@ -14,6 +14,37 @@ import json
 import sys
 
 
+def adopt(rows, new_rows, identity, fix=lambda row: row):
+    """Appends the new rows whose `identity` field `rows` lacks, with fresh ids; returns
+    each new row's id in `rows`."""
+    ids = {}
+    known = {r[identity]: r["id"] for r in rows}
+    for r in new_rows:
+        if r[identity] in known:
+            ids[r["id"]] = known[r[identity]]
+            continue
+        ids[r["id"]] = max(x["id"] for x in rows) + 1
+        rows.append(dict(fix(r), id=ids[r["id"]]))
+    return ids
+
+
+def upsert(rows, new_rows, fields):
+    """Replaces the rows of `rows` that match a new row on `fields`, appends the others;
+    returns (replaced rows whose policy changed, appended rows)."""
+    key = lambda r: tuple(r[f] for f in fields)
+    index = {key(r): i for i, r in enumerate(rows)}
+    changed = added = 0
+    for r in new_rows:
+        if key(r) in index:
+            changed += rows[index[key(r)]].get("policy") != r.get("policy")
+            rows[index[key(r)]] = r
+        else:
+            index[key(r)] = len(rows)
+            rows.append(r)
+            added += 1
+    return changed, added
+
+
 def main(table_path, new_paths):
     table = json.load(open(table_path))
     for path in new_paths:
@@ -22,47 +53,17 @@ def main(table_path, new_paths):
             sys.exit(f"{path}: not a scantune export")
         if new.get("measurements"):
             sys.exit(f"{path}: export it with --no-measurements")
-        device_ids = {}
-        by_uuid = {d["uuid"]: d["id"] for d in table["devices"]}
-        for d in new["devices"]:
-            if d["uuid"] in by_uuid:
-                device_ids[d["id"]] = by_uuid[d["uuid"]]
-                continue
-            device_ids[d["id"]] = max(x["id"] for x in table["devices"]) + 1
-            table["devices"].append(dict(d, id=device_ids[d["id"]]))
-        run_ids = {}
-        known_runs = {r["uid"]: r["id"] for r in table["runs"]}
-        for r in new["runs"]:
-            if r["uid"] in known_runs:
-                run_ids[r["id"]] = known_runs[r["uid"]]
-                continue
-            run_ids[r["id"]] = max(x["id"] for x in table["runs"]) + 1
-            table["runs"].append(dict(r, id=run_ids[r["id"]], device=device_ids[r["device"]]))
-
-        def key(e):
-            return (e["model"], e["type"], e["op"], e["op_hash"], e["kind"], e["size"])
-
-        index = {key(e): i for i, e in enumerate(table["best"])}
-        replaced = added = 0
-        for e in new["best"]:
-            e = dict(e, device=device_ids[e["device"]], run=run_ids[e["run"]])
-            if key(e) in index:
-                old = table["best"][index[key(e)]]
-                replaced += old["policy"] != e["policy"]
-                table["best"][index[key(e)]] = e
-            else:
-                index[key(e)] = len(table["best"])
-                table["best"].append(e)
-                added += 1
-        bkey = lambda b: (b["baseline"], b["type"], b["op"], b["op_hash"], b["kind"], b["size"],
-                          b["device"])
-        bindex = {bkey(b): i for i, b in enumerate(table["baselines"])}
-        for b in new["baselines"]:
-            b = dict(b, device=device_ids[b["device"]], run=run_ids.get(b["run"], b["run"]))
-            if bkey(b) in bindex:
-                table["baselines"][bindex[bkey(b)]] = b
-            else:
-                table["baselines"].append(b)
+        device_ids = adopt(table["devices"], new["devices"], "uuid")
+        run_ids = adopt(table["runs"], new["runs"], "uid",
+                        lambda r: dict(r, device=device_ids[r["device"]]))
+        best = [dict(e, device=device_ids[e["device"]], run=run_ids[e["run"]])
+                for e in new["best"]]
+        baselines = [dict(b, device=device_ids[b["device"]], run=run_ids.get(b["run"], b["run"]))
+                     for b in new["baselines"]]
+        replaced, added = upsert(table["best"], best, ("model", "type", "op", "op_hash", "kind",
+                                                       "size"))
+        upsert(table["baselines"], baselines, ("baseline", "type", "op", "op_hash", "kind",
+                                               "size", "device"))
         print(f"{path}: {replaced} winners changed, {added} added, "
               f"{len(new['best']) - replaced - added} kept")
     with open(table_path, "w") as f:
