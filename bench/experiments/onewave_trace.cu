@@ -24,6 +24,10 @@
 //   build-slim/bench/onewave_trace 19,20,21
 // -DSCANTUNE_STATUS_SLOT_WORDS=N spreads this build's status slots and the grid
 // variants' aggregates N words apart (tenth session: 1, 4, 16).
+// Twelfth session: the grid hand-over scan also launched cooperatively
+// (cudaLaunchAttributeCooperative: the driver guarantees the whole grid is resident,
+// which a library kernel with a grid-wide wait needs), with and without programmatic
+// dependent launch; sizes may be given as n (above 64) as well as log2 n.
 #include <cstdint>
 #include <string>
 
@@ -32,9 +36,9 @@
 #include <scantune/scantune.hpp>
 
 namespace st = scantune;
-template <int TPB, int IPT, int VEC, int BACKOFF, int CACHE>
-using warp_policy = st::policy<st::ALG_LOOKBACK_WARP, TPB, IPT, VEC, st::BS_WARP_SCANS,
-                               st::IO_WARP_TRANSPOSE, BACKOFF, CACHE, 1, 3>;
+template <int TPB, int IPT, int VEC, int BACKOFF, int CACHE, int IO = st::IO_WARP_TRANSPOSE>
+using warp_policy =
+    st::policy<st::ALG_LOOKBACK_WARP, TPB, IPT, VEC, st::BS_WARP_SCANS, IO, BACKOFF, CACHE, 1, 3>;
 
 // One grid-wide hand-over, called by one thread per block of a resident grid: arrive
 // on `count`, then wait until every block of this launch has. The counter only grows:
@@ -170,17 +174,27 @@ __global__ void fill(int* p, long long n, long long slots) {
   }
 }
 
-// Launch as launch.cpp does, with or without programmatic dependent launch.
+// Launch attributes (bits): programmatic dependent launch as launch.cpp uses it, and
+// a cooperative launch (the whole grid resident or the launch fails).
+enum launch_how { PLAIN = 0, PDL = 1, COOP = 2 };
+
 template <class... Params, class... Args>
-void launch(void (*kernel)(Params...), unsigned grid, unsigned block, bool pdl, Args... args) {
-  cudaLaunchAttribute attr[1] = {};
-  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[0].val.programmaticStreamSerializationAllowed = 1;
+void launch(void (*kernel)(Params...), unsigned grid, unsigned block, int how, Args... args) {
+  cudaLaunchAttribute attr[2] = {};
+  unsigned k = 0;
+  if (how & PDL) {
+    attr[k].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[k++].val.programmaticStreamSerializationAllowed = 1;
+  }
+  if (how & COOP) {
+    attr[k].id = cudaLaunchAttributeCooperative;
+    attr[k++].val.cooperative = 1;
+  }
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(grid);
   config.blockDim = dim3(block);
   config.attrs = attr;
-  config.numAttrs = pdl ? 1 : 0;
+  config.numAttrs = k;
   CK(cudaLaunchKernelEx(&config, kernel, args...));
 }
 
@@ -254,8 +268,8 @@ void shape(const buffers& b, const char* key, float memcpy_us) {
   const bool by_block = tiles <= (long long)per_sm * sms;
   const unsigned flags = st::FLAG_OUT_VECTORS | (by_block ? st::FLAG_TILES_BY_BLOCK : 0u);
   auto run = [&](int s, bool pdl) {
-    launch(scan, unsigned(tiles), TPB, pdl, b.in_at(s), b.out_at(s), (unsigned long long)b.n, 0, 0u,
-           flags, b.ws);
+    launch(scan, unsigned(tiles), TPB, pdl ? PDL : PLAIN, b.in_at(s), b.out_at(s),
+           (unsigned long long)b.n, 0, 0u, flags, b.ws);
   };
   scantune::Scanner scanner;
   const scantune::Policy pol = scantune::Policy::parse(key);
@@ -271,10 +285,11 @@ void shape(const buffers& b, const char* key, float memcpy_us) {
   const float plain = per_call_us([&](int s) { run(s, false); }, b.slots);
   b.check(0, "nvcc");
   auto time_tile = [&](void (*kernel)(const int*, int*, unsigned long long, unsigned long long*,
-                                      unsigned long long*, unsigned long long*)) {
+                                      unsigned long long*, unsigned long long*),
+                       int how = PDL) {
     return per_call_us(
         [&](int s) {
-          launch(kernel, unsigned(tiles), TPB, true, b.in_at(s), b.out_at(s),
+          launch(kernel, unsigned(tiles), TPB, how, b.in_at(s), b.out_at(s),
                  (unsigned long long)b.n, b.ws + 8, b.ws + 16384, b.ws + 24576);
         },
         b.slots);
@@ -293,6 +308,15 @@ void shape(const buffers& b, const char* key, float memcpy_us) {
                                  ? time_tile(tile_only_kernel<P, GRID_SUM>)
                                  : -1.f;
   if (barrier_scan > 0) b.check(0, "scan with a grid hand-over");
+  float coop_pdl = -1.f, coop_plain = -1.f;
+  if (barrier_scan > 0) {
+    resident((const void*)tile_only_kernel<P, GRID_SUM>);
+    coop_pdl = time_tile(tile_only_kernel<P, GRID_SUM>, COOP | PDL);
+    b.check(0, "scan with a grid hand-over, cooperative, pdl");
+    resident((const void*)tile_only_kernel<P, GRID_SUM>);
+    coop_plain = time_tile(tile_only_kernel<P, GRID_SUM>, COOP);
+    b.check(0, "scan with a grid hand-over, cooperative");
+  }
   CK(cudaMemset(b.ws + 24576, 0, 8 * 256 * st::STATUS_SLOT_WORDS));
   const float aggregator_scan = fits && resident((const void*)tile_only_kernel<P, AGGREGATOR>)
                                     ? time_tile(tile_only_kernel<P, AGGREGATOR>)
@@ -301,7 +325,7 @@ void shape(const buffers& b, const char* key, float memcpy_us) {
   auto time_copy = [&](void (*kernel)(const int4*, int4*, long long, unsigned long long*)) {
     return per_call_us(
         [&](int s) {
-          launch(kernel, unsigned(tiles), TPB, true, reinterpret_cast<const int4*>(b.in_at(s)),
+          launch(kernel, unsigned(tiles), TPB, PDL, reinterpret_cast<const int4*>(b.in_at(s)),
                  reinterpret_cast<int4*>(b.out_at(s)), b.n / 4, b.ws + 8);
         },
         b.slots);
@@ -312,10 +336,10 @@ void shape(const buffers& b, const char* key, float memcpy_us) {
                                  : -1.f;
   printf("  %s: %lld tiles, %d blocks/SM, by block %d | us per call: memcpy %.2f, tile copy "
          "%.2f, tile copy with a grid barrier %.2f, tile scan without look-back %.2f, scan "
-         "with a grid hand-over %.2f, scan with one aggregating block %.2f, library %.2f, this "
-         "build %.2f (no PDL %.2f)\n",
+         "with a grid hand-over %.2f (cooperative launch %.2f, without PDL %.2f), scan with one "
+         "aggregating block %.2f, library %.2f, this build %.2f (no PDL %.2f)\n",
          key, tiles, per_sm, int(by_block), memcpy_us, copy, copy_barrier, tile_only, barrier_scan,
-         aggregator_scan, lib, pdl, plain);
+         coop_pdl, coop_plain, aggregator_scan, lib, pdl, plain);
 
   // One traced call on a slot the previous calls left cold (a call in between).
   trace_buffer tb{unsigned(tiles)};
@@ -373,20 +397,33 @@ int main(int argc, char** argv) {
     return 2;
   }
   for (auto& lgs : split_list(argv[1])) {
-    const int lg = atoi(lgs.c_str());
-    buffers b(1ll << lg);
+    const long long arg = atoll(lgs.c_str());
+    buffers b(arg > 64 ? arg : 1ll << arg);
     const float mc = per_call_us(
         [&](int s) {
           CK(cudaMemcpyAsync(b.out_at(s), b.in_at(s), b.n * 4, cudaMemcpyDeviceToDevice));
         },
         b.slots);
-    printf("## n = 2^%d (int32 sum, inclusive; %d buffer pairs)\n", lg, b.slots);
+    scantune::Scanner table; // the dispatcher's own choice (the built-in table)
+    const float lib = per_call_us(
+        [&](int s) {
+          table.inclusive_scan(b.in_at(s), b.out_at(s), size_t(b.n), scantune::Op::Sum);
+        },
+        b.slots);
+    b.check(0, "library, built-in choice");
+    printf("## n = %lld (int32 sum, inclusive; %d buffer pairs): memcpy %.2f us, library's own "
+           "choice %.2f us\n",
+           b.n, b.slots, mc, lib);
     shape<warp_policy<1024, 8, 4, 200, st::CACHE_DEFAULT>>(
         b, "lookback_warp.tpb1024.ipt8.vec4.warp_scans.wxpose.bo200", mc);
     shape<warp_policy<512, 20, 2, 0, st::CACHE_STREAMING>>(
         b, "lookback_warp.tpb512.ipt20.vec2.warp_scans.wxpose.cs", mc);
     shape<warp_policy<512, 8, 4, 0, st::CACHE_DEFAULT>>(
         b, "lookback_warp.tpb512.ipt8.vec4.warp_scans.wxpose", mc);
+    shape<warp_policy<1024, 4, 4, 0, st::CACHE_STREAMING, st::IO_DIRECT>>(
+        b, "lookback_warp.tpb1024.ipt4.vec4.warp_scans.direct.cs", mc);
+    shape<warp_policy<512, 6, 2, 0, st::CACHE_DEFAULT>>(
+        b, "lookback_warp.tpb512.ipt6.vec2.warp_scans.wxpose", mc);
   }
   return 0;
 }
