@@ -247,9 +247,9 @@ std::optional<std::string> kernel_constraint(const Policy& policy,
     if (static_cast<long>(a.numRegs) * threads > kRegistersPerBlock)
       return fmt::format("kernel {}: {} registers x {} threads exceed the {} registers of a block",
                          i, a.numRegs, threads, kRegistersPerBlock);
-    if (a.localSizeBytes > 0)
-      return fmt::format("kernel {}: spills {} bytes per thread to local memory", i,
-                         a.localSizeBytes);
+    if (a.localSizeBytes > kMaxTimedSpillBytes)
+      return fmt::format("kernel {}: spills {} bytes per thread to local memory (more than {})", i,
+                         a.localSizeBytes, kMaxTimedSpillBytes);
     if (i == 0 && a.sharedSizeBytes + dynamic_bytes > shared_limit)
       return fmt::format("kernel {}: needs {} bytes of shared memory per block, the device "
                          "allows {}",
