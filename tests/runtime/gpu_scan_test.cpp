@@ -13,6 +13,7 @@
 #include "codegen.hpp"
 #include "common/gpu.hpp"
 #include "common/scan_reference.hpp"
+#include "common/scoped_env.hpp"
 #include "common/spec_sets.hpp"
 #include "kernel_registry.hpp"
 
@@ -150,6 +151,38 @@ TEST_F(GpuTest, OffsetAndInPlacePointers) {
               check_policy<decltype(tag)>(scanner, p, Op::Max, ScanKind::Inclusive, offset,
                                           in_place);
             });
+}
+
+// Beyond one wave the single-pass kernels take their tiles by ticket (scan_kernels.cuh):
+// 64-item tiles at n ~ 3M are ten or more waves; misaligned, in place, both kinds, and
+// with SCANTUNE_TICKETS=1 (tickets at every size).
+TEST_F(GpuTest, SinglePassTilesBeyondOneWave) {
+  using T = std::uint64_t;
+  const std::size_t n = 3000017; // prime
+  const auto in = make_input<T>(n, Op::Sum, 13);
+  for (bool tickets : {false, true}) {
+    ScopedEnv knob("SCANTUNE_TICKETS", tickets ? std::optional<std::string>("1") : std::nullopt);
+    Scanner scanner; // reads the knob
+    for (Algorithm a : {Algorithm::Chained, Algorithm::LookbackThread, Algorithm::LookbackWarp})
+      for (const Policy& p :
+           {make_policy(a, 64, 1, 1, BlockScan::WarpScans, TileIO::Transpose),
+            make_policy(a, 128, 2, 2, BlockScan::WarpScans, TileIO::WarpTranspose)})
+        for (ScanKind kind : {ScanKind::Inclusive, ScanKind::Exclusive})
+          for (bool in_place : {false, true}) {
+            const std::size_t offset = in_place ? 3 : 1;
+            const auto want = reference_scan(in, Op::Sum, kind, make_init<T>(Op::Sum));
+            DeviceBuffer<T> d_in(n + 8), d_out(n + 8);
+            d_out.poison();
+            d_in.upload(in, offset);
+            T* out = in_place ? d_in.ptr + offset : d_out.ptr + offset + 1;
+            scanner.scan_with(p, kind, d_in.ptr + offset, out, n, Op::Sum, make_init<T>(Op::Sum));
+            ST_CUDA(cudaDeviceSynchronize());
+            ASSERT_TRUE(equal_exact(
+                in_place ? d_in.download(n, offset) : d_out.download(n, offset + 1), want))
+                << p.key() << " " << to_string(kind) << (in_place ? " in place" : "")
+                << (tickets ? " tickets" : "");
+          }
+  }
 }
 
 // 2^k - 1, 2^k + 1 and primes up to 2^27 (the slow seed variants up to 2^20),
