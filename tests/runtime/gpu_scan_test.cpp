@@ -46,26 +46,32 @@ std::vector<std::size_t> boundary_sizes(const Policy& p) {
   return s;
 }
 
-// Runs one (policy, type, op, kind) at every boundary size, with the input and
-// output offset by `offset` elements (and in place when asked).
+// Runs one (policy, type, op, kind) at size n, with the input and output offset by
+// `offset` elements (and in place when asked); the input comes from `seed`.
+template <class T>
+void check_policy_at(Scanner& scanner, const Policy& p, Op op, ScanKind kind, std::size_t offset,
+                     bool in_place, std::size_t n, std::uint64_t seed) {
+  const T init = make_init<T>(op);
+  auto in = make_input<T>(n, op, seed);
+  auto want = reference_scan(in, op, kind, init);
+  DeviceBuffer<T> d_in(n + 8), d_out(n + 8);
+  d_out.poison();
+  d_in.upload(in, offset);
+  T* out = in_place ? d_in.ptr + offset : d_out.ptr + offset + 1; // output misaligned differently
+  scanner.scan_with(p, kind, d_in.ptr + offset, out, n, op, init);
+  ST_CUDA(cudaDeviceSynchronize());
+  auto got = in_place ? d_in.download(n, offset) : d_out.download(n, offset + 1);
+  ASSERT_TRUE(equal_exact(got, want))
+      << p.key() << " " << to_string(data_type_of<T>()) << " " << to_string(op) << " "
+      << to_string(kind) << " n=" << n << " offset=" << offset << (in_place ? " in place" : "");
+}
+
+// The same at every boundary size of the policy.
 template <class T>
 void check_policy(Scanner& scanner, const Policy& p, Op op, ScanKind kind, std::size_t offset,
                   bool in_place) {
-  const T init = make_init<T>(op);
-  for (std::size_t n : boundary_sizes(p)) {
-    auto in = make_input<T>(n, op, 7 + offset);
-    auto want = reference_scan(in, op, kind, init);
-    DeviceBuffer<T> d_in(n + 8), d_out(n + 8);
-    d_out.poison();
-    d_in.upload(in, offset);
-    T* out = in_place ? d_in.ptr + offset : d_out.ptr + offset + 1; // output misaligned differently
-    scanner.scan_with(p, kind, d_in.ptr + offset, out, n, op, init);
-    ST_CUDA(cudaDeviceSynchronize());
-    auto got = in_place ? d_in.download(n, offset) : d_out.download(n, offset + 1);
-    ASSERT_TRUE(equal_exact(got, want))
-        << p.key() << " " << to_string(data_type_of<T>()) << " " << to_string(op) << " "
-        << to_string(kind) << " n=" << n << " offset=" << offset << (in_place ? " in place" : "");
-  }
+  for (std::size_t n : boundary_sizes(p))
+    check_policy_at<T>(scanner, p, op, kind, offset, in_place, n, 7 + offset);
 }
 
 template <class F>
@@ -157,10 +163,8 @@ TEST_F(GpuTest, OffsetAndInPlacePointers) {
 // 64-item tiles at n ~ 3M are ten or more waves; misaligned, in place, both kinds, and
 // with SCANTUNE_TICKETS=1 (tickets at every size).
 TEST_F(GpuTest, SinglePassTilesBeyondOneWave) {
-  using T = std::uint64_t;
-  const std::size_t n = 3000017; // prime
-  const auto in = make_input<T>(n, Op::Sum, 13);
   for (bool tickets : {false, true}) {
+    SCOPED_TRACE(tickets ? "SCANTUNE_TICKETS=1" : "tiles by blockIdx within one wave");
     ScopedEnv knob("SCANTUNE_TICKETS", tickets ? std::optional<std::string>("1") : std::nullopt);
     Scanner scanner; // reads the knob
     for (Algorithm a : {Algorithm::Chained, Algorithm::LookbackThread, Algorithm::LookbackWarp})
@@ -168,20 +172,9 @@ TEST_F(GpuTest, SinglePassTilesBeyondOneWave) {
            {make_policy(a, 64, 1, 1, BlockScan::WarpScans, TileIO::Transpose),
             make_policy(a, 128, 2, 2, BlockScan::WarpScans, TileIO::WarpTranspose)})
         for (ScanKind kind : {ScanKind::Inclusive, ScanKind::Exclusive})
-          for (bool in_place : {false, true}) {
-            const std::size_t offset = in_place ? 3 : 1;
-            const auto want = reference_scan(in, Op::Sum, kind, make_init<T>(Op::Sum));
-            DeviceBuffer<T> d_in(n + 8), d_out(n + 8);
-            d_out.poison();
-            d_in.upload(in, offset);
-            T* out = in_place ? d_in.ptr + offset : d_out.ptr + offset + 1;
-            scanner.scan_with(p, kind, d_in.ptr + offset, out, n, Op::Sum, make_init<T>(Op::Sum));
-            ST_CUDA(cudaDeviceSynchronize());
-            ASSERT_TRUE(equal_exact(
-                in_place ? d_in.download(n, offset) : d_out.download(n, offset + 1), want))
-                << p.key() << " " << to_string(kind) << (in_place ? " in place" : "")
-                << (tickets ? " tickets" : "");
-          }
+          for (bool in_place : {false, true})
+            check_policy_at<std::uint64_t>(scanner, p, Op::Sum, kind, in_place ? 3 : 1, in_place,
+                                           3000017, 13); // n prime
   }
 }
 
