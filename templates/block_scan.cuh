@@ -60,6 +60,9 @@ struct block_scan<T, Op, TPB, BS_WARP_SCANS> {
       const T scanned = warp_inclusive_scan(total, op);
       const T before = __shfl_up_sync(FULL_WARP, scanned, 1);
       const T start = warp_start(__shfl_sync(FULL_WARP, scanned, WARPS - 1), before);
+      // One warp: every lane may have loaded warp_prefix[0] above (speculatively,
+      // the address being valid), so lane 0 overwrites it only after the warp's reads.
+      if (WARPS == 1) __syncwarp();
       if (lane < unsigned(WARPS)) warp_prefix[lane] = start;
     }
     __syncthreads();
