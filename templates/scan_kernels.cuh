@@ -160,6 +160,39 @@ __device__ __forceinline__ T resolve_prefix(unsigned long long* slots, unsigned 
   return prefix;
 }
 
+// Thread 0 draws the block's ticket: by_block (tiles by blockIdx.x) beside the loads,
+// returning the ticket word that warp 0 settles at its first publication; otherwise
+// before them, into s_ticket (the block's tile) and s_gen (the launch's generation).
+__device__ __forceinline__ unsigned long long draw_ticket(unsigned long long* ws, bool by_block,
+                                                          unsigned& s_ticket, unsigned& s_gen) {
+  unsigned long long drawn = 0;
+  if (by_block) {
+    if (threadIdx.x == 0) drawn = atomicAdd(ws, 1ull);
+  } else {
+    if (threadIdx.x == 0) s_gen = take_ticket(ws, s_ticket, gridDim.x - 1);
+    __syncthreads();
+  }
+  return drawn;
+}
+
+// A single-pass tile's prefix, found by warp 0 once the tile's aggregate is known.
+// `gen` is the launch's generation, unless `settle`: then warp 0 first settles
+// thread 0's ticket word `drawn` (tiles by blockIdx.x: it only yields the generation).
+template <class T, class Op, int KIND, class P>
+__device__ __forceinline__ T single_pass_prefix(unsigned long long* ws, unsigned tile,
+                                                unsigned& gen, bool settle,
+                                                unsigned long long drawn, T aggregate, T init) {
+  SCANTUNE_TRACE(TRACE_LANDED, tile);
+  if (settle) {
+    if (threadIdx.x == 0) gen = settle_ticket(ws, drawn, gridDim.x - 1);
+    gen = __shfl_sync(FULL_WARP, gen, 0);
+  }
+  const T prefix =
+      resolve_prefix<T, Op, KIND, P>(ws + STATUS_OFFSET_WORDS, tile, gen, aggregate, init);
+  SCANTUNE_TRACE(TRACE_PREFIX, tile);
+  return prefix;
+}
+
 // Single pass over the input, one tile per block: chained scan or decoupled
 // look-back (thread/warp).
 template <class T, class Op, int KIND, class P>
@@ -176,30 +209,46 @@ __global__ void __launch_bounds__(P::block_threads) single_pass_kernel(SCANTUNE_
   // ticket, waited for before the loads.
   const bool by_block = (flags & FLAG_TILES_BY_BLOCK) != 0;
   __shared__ unsigned s_ticket, s_gen;
-  unsigned long long drawn = 0; // thread 0's ticket word (by_block)
-  if (by_block) {
-    if (threadIdx.x == 0) drawn = atomicAdd(ws, 1ull);
-  } else {
-    if (threadIdx.x == 0) s_gen = take_ticket(ws, s_ticket, gridDim.x - 1);
-    __syncthreads();
-  }
+  const unsigned long long drawn = draw_ticket(ws, by_block, s_ticket, s_gen);
   const unsigned tile = by_block ? blockIdx.x : s_ticket;
   SCANTUNE_TRACE(TRACE_BLOCK_START, tile);
   tile_scan<T, Op, KIND, P>::run(in, out, n, shift, (flags & FLAG_OUT_VECTORS) != 0, tile,
                                  tile_smem<T, P>::get(), [&](T aggregate) {
-                                   SCANTUNE_TRACE(TRACE_LANDED, tile);
                                    unsigned gen = by_block ? 0u : s_gen;
-                                   if (by_block) {
-                                     if (threadIdx.x == 0)
-                                       gen = settle_ticket(ws, drawn, gridDim.x - 1);
-                                     gen = __shfl_sync(FULL_WARP, gen, 0);
-                                   }
-                                   const T prefix = resolve_prefix<T, Op, KIND, P>(
-                                       ws + STATUS_OFFSET_WORDS, tile, gen, aggregate, init);
-                                   SCANTUNE_TRACE(TRACE_PREFIX, tile);
-                                   return prefix;
+                                   return single_pass_prefix<T, Op, KIND, P>(
+                                       ws, tile, gen, by_block, drawn, aggregate, init);
                                  });
   SCANTUNE_TRACE(TRACE_STORED, tile);
+}
+
+// Policy key ".loop": single_pass_kernel's algorithms in a grid of at most one wave
+// (launch.cpp). With FLAG_TILES_BY_BLOCK block b scans tiles b, b + gridDim.x, ...
+// in order, so the lowest unfinished tile never waits on a later one and no block
+// waits for a ticket; otherwise (SCANTUNE_TICKETS=1) one tile per block, its ticket.
+// Its own kernel: one-tile shapes keep their code (the loop takes more registers).
+template <class T, class Op, int KIND, class P>
+__global__ void __launch_bounds__(P::block_threads)
+    single_pass_loop_kernel(SCANTUNE_KERNEL_PARAMS) {
+  await_previous_grid();
+  const bool by_block = (flags & FLAG_TILES_BY_BLOCK) != 0;
+  __shared__ unsigned s_ticket, s_gen;
+  const unsigned long long drawn = draw_ticket(ws, by_block, s_ticket, s_gen);
+  unsigned gen = by_block ? 0u : s_gen; // warp 0 settles it at its first tile
+  const unsigned long long tiles = (n + shift + P::tile_items - 1) / P::tile_items;
+#pragma unroll 1 // unrolled, the tile body took up to twice the registers
+  for (unsigned long long t = by_block ? blockIdx.x : s_ticket; t < tiles;
+       t += by_block ? gridDim.x : tiles) {
+    const unsigned tile = unsigned(t);
+    SCANTUNE_TRACE(TRACE_BLOCK_START, tile);
+    tile_scan<T, Op, KIND, P>::run(in, out, n, shift, (flags & FLAG_OUT_VECTORS) != 0, tile,
+                                   tile_smem<T, P>::get(), [&](T aggregate) {
+                                     return single_pass_prefix<T, Op, KIND, P>(
+                                         ws, tile, gen, by_block && gen == 0u, drawn, aggregate,
+                                         init);
+                                   });
+    SCANTUNE_TRACE(TRACE_STORED, tile);
+    __syncthreads(); // the next tile's loads reuse shared memory
+  }
 }
 
 // Look-ahead warp look-back: a grid of resident blocks, each taking tiles by

@@ -115,8 +115,8 @@ std::vector<std::string> kernel_names(const KernelSpec& s) {
     return {name("pipelined_kernel")};
   case Algorithm::LookbackBulk:
     return {name("bulk_kernel")};
-  default:
-    return {name("single_pass_kernel")};
+  default: // the tile loop is its own kernel: the one-tile kernel keeps its code
+    return {name(s.policy.tile_loop ? "single_pass_loop_kernel" : "single_pass_kernel")};
   }
 }
 

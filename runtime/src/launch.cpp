@@ -168,15 +168,20 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
                                                                  dynamic_bytes, target.sm_count))),
            tpb);
     break;
-  default:
+  default: {
     // In a grid that fits on the device at once a waiting block never keeps the
     // block it waits for from being dispatched, so its tiles may follow blockIdx
-    // (no ticket round trip first).
-    if (target.tiles_by_block &&
-        tiles <= resident_blocks(kernels, policy.block_threads, 0, target.sm_count))
-      flags |= kFlagTilesByBlock;
-    launch(0, static_cast<unsigned>(tiles), tpb);
+    // (no ticket round trip first); a tile loop shrinks any grid to one that fits.
+    std::size_t grid = tiles;
+    if (target.tiles_by_block) {
+      const std::size_t resident =
+          resident_blocks(kernels, policy.block_threads, 0, target.sm_count);
+      if (policy.tile_loop) grid = std::min(tiles, resident);
+      if (grid <= resident) flags |= kFlagTilesByBlock;
+    }
+    launch(0, static_cast<unsigned>(grid), tpb);
     break;
+  }
   }
   if (captured && ws) SCANTUNE_CUDA_TRY(cudaFreeAsync(ws, r.stream));
 }

@@ -127,6 +127,7 @@ Policy Policy::sequential() {
   p.streaming = false;
   p.lookback_span = 1;
   p.stages = 3;
+  p.tile_loop = false;
   return p;
 }
 
@@ -139,6 +140,7 @@ std::string Policy::key() const {
   if (backoff_ns != 0) k += fmt::format(".bo{}", backoff_ns);
   if (lookback_span != 1) k += fmt::format(".span{}", lookback_span);
   if (stages != 3) k += fmt::format(".st{}", stages);
+  if (tile_loop) k += ".loop";
   return k;
 }
 
@@ -151,10 +153,10 @@ Policy Policy::parse(std::string_view key) {
       detail::fail("policy key '{}': 'sequential' takes no tile parameters", key);
     return sequential();
   }
-  if (parts.size() < 5 || parts.size() > 10)
+  if (parts.size() < 5 || parts.size() > 11)
     detail::fail("policy key '{}': expected "
                  "<algorithm>.tpb<N>.ipt<N>.vec<N>.<block_scan>[.xpose|.direct|.wxpose][.cs][.bo<"
-                 "ns>][.span<N>][.st<N>]",
+                 "ns>][.span<N>][.st<N>][.loop]",
                  key);
   p.block_threads = prefixed_int(parts[1], "tpb", key);
   p.items_per_thread = prefixed_int(parts[2], "ipt", key);
@@ -165,6 +167,8 @@ Policy Policy::parse(std::string_view key) {
       p.io = parse_tile_io(parts[i]);
     else if (parts[i] == "cs")
       p.streaming = true;
+    else if (parts[i] == "loop")
+      p.tile_loop = true;
     else if (parts[i].substr(0, 4) == "span")
       p.lookback_span = prefixed_int(parts[i], "span", key);
     else if (parts[i].substr(0, 2) == "st")
@@ -183,6 +187,11 @@ bool Policy::uses_tile_status() const {
   return algorithm == Algorithm::Chained || algorithm == Algorithm::LookbackThread ||
          algorithm == Algorithm::LookbackWarp || algorithm == Algorithm::LookbackPipelined ||
          algorithm == Algorithm::LookbackBulk;
+}
+
+bool Policy::one_tile_per_block() const {
+  return algorithm == Algorithm::Chained || algorithm == Algorithm::LookbackThread ||
+         algorithm == Algorithm::LookbackWarp;
 }
 
 bool Policy::stages_tiles() const {
@@ -234,7 +243,7 @@ std::size_t Policy::dynamic_shared_bytes(DataType t) const {
 std::optional<std::string> Policy::invalid_reason(DataType t) const {
   if (algorithm == Algorithm::Sequential) {
     if (block_threads == 1 && items_per_thread == 1 && vector_width == 1 && io == TileIO::Direct &&
-        backoff_ns == 0 && !streaming && lookback_span == 1 && stages == 3 &&
+        backoff_ns == 0 && !streaming && lookback_span == 1 && stages == 3 && !tile_loop &&
         block_scan == BlockScan::WarpScans)
       return std::nullopt;
     return std::string("sequential takes no tile parameters (use Policy::sequential())");
@@ -270,6 +279,10 @@ std::optional<std::string> Policy::invalid_reason(DataType t) const {
   if (stages != 3 && !stages_tiles())
     return fmt::format("shared-memory stages apply only to lookback_pipelined and lookback_bulk, "
                        "not {}",
+                       to_string(algorithm));
+  if (tile_loop && !one_tile_per_block())
+    return fmt::format("a tile loop applies only to chained, lookback_thread and lookback_warp "
+                       "(one tile per block), not {}",
                        to_string(algorithm));
   if (algorithm == Algorithm::LookbackBulk) {
     // Its consumers scan rows of shared memory and its copies bypass registers, so

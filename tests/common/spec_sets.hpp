@@ -67,7 +67,7 @@ inline Policy make_policy(Algorithm a, int tpb, int ipt, int vec, BlockScan bs, 
 }
 
 /// A spread of tile shapes for `t`: small and large blocks, 1..16 items, each
-/// vector width, both tile I/O paths, a non-power-of-two block. For the pipelined
+/// vector width, both tile I/O paths, a non-power-of-two block, tile loops. For the pipelined
 /// and bulk look-backs also 4 and 5 stages, and stages above 48 KB (dynamic shared
 /// memory opted into: 3 x 16 KB for 8-byte types at tpb256, 3 x 32 KB for 4-byte at
 /// tpb512; lookback_bulk also 8 x 16 KB).
@@ -87,6 +87,10 @@ inline std::vector<Policy> shape_spread(Algorithm a, BlockScan bs, DataType t) {
       a == Algorithm::LookbackBulk) {
     v[2].lookback_span = 3;
     v[5].lookback_span = 4;
+  }
+  if (v[0].one_tile_per_block()) { // the looping kernel (one tile per block at these sizes)
+    v[0].tile_loop = true;
+    v[3].tile_loop = true;
   }
   if (a == Algorithm::LookbackPipelined || a == Algorithm::LookbackBulk) {
     v[1].stages = 4;

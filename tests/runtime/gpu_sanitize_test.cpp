@@ -50,6 +50,24 @@ TEST_F(GpuSanitize, EveryAlgorithmAndBlockScanAtSmallSizes) {
       }
 }
 
+// One-warp blocks (the warp-scan block scan's one-warp path), and with a tile loop
+// several tiles per block of a full wave: 12501 tiles of 32.
+TEST_F(GpuSanitize, OneWarpBlocksAndTileLoops) {
+  Scanner scanner;
+  const std::size_t n = 400009;
+  auto in = make_input<std::int32_t>(n, Op::Sum, 5);
+  DeviceBuffer<std::int32_t> d_in(n + 1), d_out(n + 1);
+  d_in.upload(in, 1);
+  for (Algorithm a : {Algorithm::Chained, Algorithm::LookbackThread, Algorithm::LookbackWarp})
+    for (bool loop : {false, true}) {
+      Policy p = make_policy(a, 32, 1, 1, BlockScan::WarpScans, TileIO::Transpose);
+      p.tile_loop = loop;
+      scanner.scan_with(p, ScanKind::Exclusive, d_in.ptr + 1, d_out.ptr + 1, n, Op::Sum, 7);
+      ASSERT_EQ(d_out.download(n, 1), reference_scan(in, Op::Sum, ScanKind::Exclusive, 7))
+          << p.key();
+    }
+}
+
 TEST_F(GpuSanitize, WideTypesAndLookbackWindows) {
   Scanner scanner;
   for (Algorithm a : {Algorithm::Chained, Algorithm::LookbackThread, Algorithm::LookbackWarp}) {

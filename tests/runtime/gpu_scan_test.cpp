@@ -159,22 +159,25 @@ TEST_F(GpuTest, OffsetAndInPlacePointers) {
             });
 }
 
-// Beyond one wave the single-pass kernels take their tiles by ticket (scan_kernels.cuh):
-// 64-item tiles at n ~ 3M are ten or more waves; misaligned, in place, both kinds, and
-// with SCANTUNE_TICKETS=1 (tickets at every size).
+// Beyond one wave the single-pass kernels take their tiles by ticket, or with a tile
+// loop one wave of blocks loops over them (scan_kernels.cuh): 64-item tiles at n ~ 3M
+// are ten or more waves; misaligned, in place, both kinds, and with SCANTUNE_TICKETS=1
+// (tickets at every size, one tile per block even with a tile loop).
 TEST_F(GpuTest, SinglePassTilesBeyondOneWave) {
   for (bool tickets : {false, true}) {
     SCOPED_TRACE(tickets ? "SCANTUNE_TICKETS=1" : "tiles by blockIdx within one wave");
     ScopedEnv knob("SCANTUNE_TICKETS", tickets ? std::optional<std::string>("1") : std::nullopt);
     Scanner scanner; // reads the knob
     for (Algorithm a : {Algorithm::Chained, Algorithm::LookbackThread, Algorithm::LookbackWarp})
-      for (const Policy& p :
-           {make_policy(a, 64, 1, 1, BlockScan::WarpScans, TileIO::Transpose),
-            make_policy(a, 128, 2, 2, BlockScan::WarpScans, TileIO::WarpTranspose)})
-        for (ScanKind kind : {ScanKind::Inclusive, ScanKind::Exclusive})
-          for (bool in_place : {false, true})
-            check_policy_at<std::uint64_t>(scanner, p, Op::Sum, kind, in_place ? 3 : 1, in_place,
-                                           3000017, 13); // n prime
+      for (Policy p : {make_policy(a, 64, 1, 1, BlockScan::WarpScans, TileIO::Transpose),
+                       make_policy(a, 128, 2, 2, BlockScan::WarpScans, TileIO::WarpTranspose)})
+        for (bool loop : {false, true}) { // a wave of blocks, each looping over ten or more tiles
+          p.tile_loop = loop;
+          for (ScanKind kind : {ScanKind::Inclusive, ScanKind::Exclusive})
+            for (bool in_place : {false, true})
+              check_policy_at<std::uint64_t>(scanner, p, Op::Sum, kind, in_place ? 3 : 1, in_place,
+                                             3000017, 13); // n prime
+        }
   }
 }
 
@@ -195,6 +198,7 @@ TEST_F(GpuTest, LargeSizes) {
       make_policy(Algorithm::Chained, 256, 12, 4, BlockScan::WarpScans, TileIO::Transpose),
       make_policy(Algorithm::LookbackThread, 256, 12, 4, BlockScan::HillisSteele, TileIO::Direct),
       make_policy(Algorithm::LookbackWarp, 256, 12, 4, BlockScan::WarpScans, TileIO::Transpose),
+      Policy::parse("lookback_warp.tpb256.ipt12.vec4.warp_scans.wxpose.loop"),
       make_policy(Algorithm::LookbackPipelined, 256, 12, 4, BlockScan::WarpScans,
                   TileIO::WarpTranspose),
       make_policy(Algorithm::LookbackBulk, 256, 32, 4, BlockScan::WarpScans, TileIO::Transpose),

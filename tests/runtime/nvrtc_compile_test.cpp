@@ -40,7 +40,8 @@ void compile_all(const std::vector<KernelSpec>& specs, int arch) {
 }
 
 // Every inter-block algorithm x block-scan algorithm x tile I/O x vector width,
-// with and without streaming cache hints (each distinct policy once).
+// with and without streaming cache hints, one-tile kernels with and without a tile
+// loop (each distinct policy once).
 std::vector<KernelSpec> algorithm_paths() {
   std::vector<KernelSpec> v;
   std::set<std::string> seen;
@@ -51,6 +52,7 @@ std::vector<KernelSpec> algorithm_paths() {
           for (int vec : {1, 2, 4}) {
             Policy p = make_policy(a, 128, 4, vec, bs, io, a == Algorithm::LookbackThread ? 50 : 0,
                                    vec == 2);
+            p.tile_loop = p.one_tile_per_block() && vec == 1; // the looping kernel
             const KernelSpec s{p, t, OpSpec::from(Op::Sum), ScanKind::Inclusive};
             if (!p.invalid_reason(t) && seen.insert(s.id()).second) v.push_back(s);
           }

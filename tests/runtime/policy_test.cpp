@@ -46,6 +46,11 @@ TEST(PolicyKey, RoundTripsEveryCanonicalKey) {
             "lookback_pipelined.tpb512.ipt16.vec4.warp_scans");
   EXPECT_EQ(Policy::parse("lookback_bulk.tpb256.ipt32.vec4.warp_scans.st6").key(),
             "lookback_bulk.tpb256.ipt32.vec4.warp_scans.st6");
+  // A tile loop shows last, as ".loop".
+  EXPECT_EQ(Policy::parse("lookback_warp.tpb256.ipt24.vec4.warp_scans.loop.wxpose.cs").key(),
+            "lookback_warp.tpb256.ipt24.vec4.warp_scans.wxpose.cs.loop");
+  EXPECT_TRUE(Policy::parse("chained.tpb64.ipt1.vec1.warp_scans.bo100.loop").tile_loop);
+  EXPECT_FALSE(Policy::parse("lookback_warp.tpb256.ipt24.vec4.warp_scans").tile_loop);
   // ".xpose" is the default and is dropped from the canonical key.
   EXPECT_EQ(Policy::parse("chained.tpb64.ipt2.vec2.hillis_steele.xpose").key(),
             "chained.tpb64.ipt2.vec2.hillis_steele");
@@ -106,6 +111,13 @@ TEST(PolicyValidation, RejectsInvalidCombinationsWithAReason) {
   EXPECT_EQ(reason("lookback_warp.tpb128.ipt8.vec4.warp_scans.st4", DataType::Int32),
             "shared-memory stages apply only to lookback_pipelined and lookback_bulk, not "
             "lookback_warp");
+  EXPECT_EQ(reason("lookback_thread.tpb256.ipt12.vec4.warp_scans.loop", DataType::Int32), "valid");
+  EXPECT_EQ(reason("lookback_pipelined.tpb256.ipt12.vec4.warp_scans.loop", DataType::Int32),
+            "a tile loop applies only to chained, lookback_thread and lookback_warp (one tile per "
+            "block), not lookback_pipelined");
+  EXPECT_EQ(reason("reduce_then_scan.tpb256.ipt12.vec4.warp_scans.loop", DataType::Int32),
+            "a tile loop applies only to chained, lookback_thread and lookback_warp (one tile per "
+            "block), not reduce_then_scan");
   // lookback_bulk: its own layout and copies, three role warps beside the consumers.
   EXPECT_EQ(reason("lookback_bulk.tpb256.ipt32.vec4.warp_scans.st6", DataType::Int32), "valid");
   EXPECT_EQ(reason("lookback_bulk.tpb256.ipt16.vec2.warp_scans.span2.st6", DataType::Float64),

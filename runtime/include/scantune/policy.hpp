@@ -8,14 +8,15 @@
 //   lookback_thread.tpb128.ipt16.vec4.blelloch.direct.bo200
 //   lookback_warp.tpb256.ipt16.vec4.warp_scans.wxpose.cs
 //   lookback_bulk.tpb256.ipt32.vec4.warp_scans.st6      (sm_90+: bulk copies, 6 stages)
+//   lookback_warp.tpb256.ipt24.vec4.warp_scans.wxpose.loop (one wave of blocks looping)
 //   reduce_then_scan.tpb512.ipt8.vec2.hillis_steele
 //   sequential                                           (takes no tile parameters)
 //
 // Fields after the block-scan algorithm are printed only where they differ from
 // their defaults (`.direct` or `.wxpose` for the tile I/O, `.cs` for streaming
-// cache hints, `.bo<ns>` for a lookback backoff, `.span<N>` for a wider look-back step),
-// so each policy has exactly one key. Policy::parse(key).key() == key for every
-// canonical key.
+// cache hints, `.bo<ns>` for a lookback backoff, `.span<N>` for a wider look-back step,
+// `.st<N>` for tile stages, `.loop` for a tile loop), so each policy has exactly one key.
+// Policy::parse(key).key() == key for every canonical key.
 //
 // Example:
 //   scantune::Policy p = scantune::Policy::parse("lookback_warp.tpb256.ipt12.vec4.warp_scans");
@@ -107,6 +108,12 @@ struct Policy {
   /// one being reduced, and `stages - 2` copies in flight; of lookback_bulk: tiles
   /// loading, reduced, looking back or being stored (other algorithms: 3, unused).
   int stages = 3;
+  /// Chained and look-back kernels with one tile per block (chained, lookback_thread,
+  /// lookback_warp): launch at most one wave of blocks, block b scanning tiles b,
+  /// b + grid, ... in order, instead of one block per tile, which beyond one wave
+  /// takes tiles by ticket (one atomic round trip before a block's loads). A separate
+  /// kernel, so that one-tile shapes keep their registers (the loop takes more).
+  bool tile_loop = false;
 
   /// The policy of the one-thread baseline (its key is "sequential").
   static Policy sequential();
@@ -132,6 +139,9 @@ struct Policy {
   std::optional<std::string> invalid_reason(DataType t) const;
   /// True for algorithms that wait on other tiles (and therefore use status words).
   bool uses_tile_status() const;
+  /// True for the single-pass algorithms that launch one block per tile unless
+  /// `tile_loop` is set (chained, lookback_thread, lookback_warp).
+  bool one_tile_per_block() const;
   /// True for algorithms whose tiles sit in `stages` dynamic shared-memory stages
   /// (lookback_pipelined, lookback_bulk).
   bool stages_tiles() const;
