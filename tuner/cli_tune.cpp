@@ -35,7 +35,8 @@ struct RawOptions {
   std::string types = "int32", ops = "sum", kinds = "inclusive";
   std::vector<std::string> custom_ops;
   std::string sizes, strategy = "halving", algorithms;
-  std::string block_threads, items_per_thread, vector_bytes, backoff, tile_io, cache, spans, stages;
+  std::string block_threads, items_per_thread, vector_bytes, backoff, tile_io, cache, spans, stages,
+      tile_loop;
   std::string budget, db, simulate, against, progress = "auto";
   bool resume = false, dry_run = false, hot = false;
   double time_limit = 2.5;
@@ -133,6 +134,7 @@ TuneOptions build_options(const RawOptions& raw) {
     o.space.lookback_spans = tuner::parse_int_list(raw.spans, "--lookback-span");
   if (!raw.stages.empty())
     o.space.stages = o.space.bulk_stages = tuner::parse_int_list(raw.stages, "--stages");
+  if (!raw.tile_loop.empty()) o.space.tile_loops = tuner::parse_tile_loops(raw.tile_loop);
 
   if (!raw.budget.empty()) o.budget_s = tuner::parse_duration(raw.budget);
   o.db_path = raw.db;
@@ -343,6 +345,10 @@ void register_tune_command(CLI::App& app) {
               "Shared-memory tile stages of lookback_pipelined (stages - 2 copies\n"
               "in flight) and lookback_bulk, 3..8. Default: 3 (pipelined), 4,6,7,8\n"
               "(bulk). Example: --stages 3,4");
+  search_list("--tile-loop", raw->tile_loop,
+              "One wave of blocks looping over the tiles (.loop) instead of one\n"
+              "block per tile (chained, lookback_thread, lookback_warp): off, on.\n"
+              "Default: off,on (on timed from 2^21 up). Example: --tile-loop off");
   tune->add_option("--time-limit", raw->time_limit,
                    "Stop timing a candidate once it is clearly slower than FACTOR\n"
                    "times the best time at that size; above 1. Default: 2.5")

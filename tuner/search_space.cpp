@@ -127,6 +127,7 @@ SpaceOptions default_space() {
   s.stages = {3};
   s.bulk_stages = {4, 6, 7, 8};
   s.backoffs_ns = {0, 200};
+  s.tile_loops = {false, true};
   return s;
 }
 
@@ -143,13 +144,14 @@ void apply_algorithms(SpaceOptions& options, std::string_view list) {
       space.hillis_steele_max_n = d.hillis_steele_max_n;
       space.pipelined_min_n = d.pipelined_min_n;
       space.bulk_min_n = d.bulk_min_n;
+      space.tile_loop_min_n = d.tile_loop_min_n;
       continue;
     }
     if (name == "all") {
       space.algorithms = {kAllAlgorithms.begin(), kAllAlgorithms.end()};
       space.block_scans = {kAllBlockScans.begin(), kAllBlockScans.end()};
       space.single_block_max_n = space.hillis_steele_max_n = kNoLimit;
-      space.pipelined_min_n = space.bulk_min_n = 0;
+      space.pipelined_min_n = space.bulk_min_n = space.tile_loop_min_n = 0;
       continue;
     }
     auto a = std::find_if(kAllAlgorithms.begin(), kAllAlgorithms.end(),
@@ -199,6 +201,8 @@ std::vector<Policy> enumerate(DataType type, const SpaceOptions& space) {
     const std::vector<int> spans =
         warp_lookback(algorithm) ? space.lookback_spans : std::vector<int>{1};
     const std::vector<int>& stages = stage_counts(algorithm, space);
+    const std::vector<bool> loops =
+        p.one_tile_per_block() ? space.tile_loops : std::vector<bool>{false};
     const std::vector<int> widths = vector_widths(type, space, algorithm);
     for (BlockScan block_scan : space.block_scans)
       for (int tpb : space.block_threads)
@@ -208,18 +212,20 @@ std::vector<Policy> enumerate(DataType type, const SpaceOptions& space) {
               for (bool streaming : space.streaming)
                 for (int backoff : backoffs)
                   for (int span : spans)
-                    for (int stage_count : stages) {
-                      p.stages = stage_count;
-                      p.lookback_span = span;
-                      p.block_scan = block_scan;
-                      p.block_threads = tpb;
-                      p.items_per_thread = ipt;
-                      p.vector_width = vec;
-                      p.io = io;
-                      p.streaming = streaming;
-                      p.backoff_ns = backoff;
-                      add(p);
-                    }
+                    for (int stage_count : stages)
+                      for (bool loop : loops) {
+                        p.tile_loop = loop;
+                        p.stages = stage_count;
+                        p.lookback_span = span;
+                        p.block_scan = block_scan;
+                        p.block_threads = tpb;
+                        p.items_per_thread = ipt;
+                        p.vector_width = vec;
+                        p.io = io;
+                        p.streaming = streaming;
+                        p.backoff_ns = backoff;
+                        add(p);
+                      }
   }
   return out;
 }
@@ -228,6 +234,7 @@ bool applies_at(const Policy& policy, std::uint64_t n, const SpaceOptions& space
   if (policy.algorithm == Algorithm::SingleBlock && n > space.single_block_max_n) return false;
   if (policy.algorithm == Algorithm::LookbackPipelined && n < space.pipelined_min_n) return false;
   if (policy.algorithm == Algorithm::LookbackBulk && n < space.bulk_min_n) return false;
+  if (policy.tile_loop && n < space.tile_loop_min_n) return false;
   if (policy.algorithm != Algorithm::Sequential && policy.block_scan == BlockScan::HillisSteele &&
       n > space.hillis_steele_max_n)
     return false;
@@ -283,6 +290,7 @@ std::vector<Policy> neighbours(const Policy& policy, DataType type, const SpaceO
   if (warp_lookback(policy.algorithm)) vary(&Policy::lookback_span, space.lookback_spans);
   if (policy.stages_tiles()) vary(&Policy::stages, stage_counts(policy.algorithm, space));
   if (policy.uses_tile_status()) vary(&Policy::backoff_ns, space.backoffs_ns);
+  if (policy.one_tile_per_block()) vary(&Policy::tile_loop, space.tile_loops);
   // The other look-back variants of the same shape.
   const std::vector<Algorithm> lookbacks{Algorithm::LookbackThread, Algorithm::LookbackWarp,
                                          Algorithm::LookbackPipelined, Algorithm::LookbackBulk};
@@ -302,14 +310,26 @@ std::vector<TileIO> parse_tile_ios(std::string_view text) {
   return out;
 }
 
-std::vector<bool> parse_cache_hints(std::string_view text) {
+namespace {
+// A list of two names for a flag's values ("default,streaming"); `what` names an entry.
+std::vector<bool> parse_flag_list(std::string_view text, std::string_view what,
+                                  std::string_view off, std::string_view on) {
   std::vector<bool> out;
   for (std::string_view name : split(text, ',')) {
-    if (name != "default" && name != "streaming")
-      detail::fail("unknown cache hint '{}' (expected one of: default, streaming)", name);
-    if (!contains(out, name == "streaming")) out.push_back(name == "streaming");
+    if (name != off && name != on)
+      detail::fail("unknown {} '{}' (expected one of: {}, {})", what, name, off, on);
+    if (!contains(out, name == on)) out.push_back(name == on);
   }
   return out;
+}
+} // namespace
+
+std::vector<bool> parse_cache_hints(std::string_view text) {
+  return parse_flag_list(text, "cache hint", "default", "streaming");
+}
+
+std::vector<bool> parse_tile_loops(std::string_view text) {
+  return parse_flag_list(text, "tile loop", "off", "on");
 }
 
 std::vector<std::uint64_t> parse_sizes(std::string_view text) {

@@ -31,6 +31,7 @@ struct SpaceOptions {
   std::vector<int> stages;            ///< lookback_pipelined's tile stages; default 3
   std::vector<int> bulk_stages;       ///< lookback_bulk's tile stages; default 4, 6, 7, 8
   std::vector<int> backoffs_ns;       ///< look-back/chained only; default 0 and 200
+  std::vector<bool> tile_loops;       ///< one-tile-per-block kernels only; default {false, true}
   /// Size limits of the variants that only make sense for small inputs: above
   /// these, the one-block algorithm and the Hillis-Steele block scan are not
   /// timed (unless listed explicitly with --algorithms, which lifts the limit).
@@ -41,6 +42,9 @@ struct SpaceOptions {
   std::uint64_t pipelined_min_n = std::uint64_t{1} << 20;
   /// The bulk-copy kernel (sm_90+) likewise: it won from 2^25 up on the H100.
   std::uint64_t bulk_min_n = std::uint64_t{1} << 22;
+  /// A tile loop differs from one tile per block only in a grid larger than one wave:
+  /// below this (one wave on the H100 for the shapes that win there) it is not timed.
+  std::uint64_t tile_loop_min_n = std::uint64_t{1} << 21;
 };
 
 /// The default grid (slow seed variants excluded: sequential and chained).
@@ -91,6 +95,8 @@ std::vector<std::uint64_t> parse_sizes(std::string_view text);
 std::vector<TileIO> parse_tile_ios(std::string_view text);
 /// Parses a --cache list ("default,streaming"); throws scantune::Error.
 std::vector<bool> parse_cache_hints(std::string_view text);
+/// Parses a --tile-loop list ("off,on"); throws scantune::Error.
+std::vector<bool> parse_tile_loops(std::string_view text);
 
 /// Parses an integer list of one dimension: "64,128,256" or "1:32" (every value)
 /// or "64:1024:x2" (geometric). Throws scantune::Error naming `what`.

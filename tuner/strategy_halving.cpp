@@ -50,7 +50,8 @@ std::size_t region_of(std::uint64_t size, const std::vector<std::uint64_t>& reps
 }
 
 // The candidates screened first: the usually best block scan, tile I/O (the warp
-// transpose where the space has it), cache hints, backoff, look-back span and stages;
+// transpose where the space has it), cache hints, backoff, look-back span, stages and
+// one tile per block;
 // refinement visits the other values of those dimensions.
 std::vector<Policy> core_candidates(const std::vector<Policy>& candidates) {
   TileIO io = TileIO::Transpose;
@@ -59,7 +60,7 @@ std::vector<Policy> core_candidates(const std::vector<Policy>& candidates) {
   std::vector<Policy> core;
   for (const Policy& p : candidates)
     if (p.block_scan == BlockScan::WarpScans && p.io == io && !p.streaming && p.backoff_ns == 0 &&
-        p.lookback_span == 1 && p.stages == 3)
+        p.lookback_span == 1 && p.stages == 3 && !p.tile_loop)
       core.push_back(p);
   return core.empty() ? candidates : core;
 }

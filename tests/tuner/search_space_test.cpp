@@ -40,7 +40,7 @@ int fields_changed(const Policy& a, const Policy& b) {
          (a.items_per_thread != b.items_per_thread) + (a.vector_width != b.vector_width) +
          (a.block_scan != b.block_scan) + (a.io != b.io) + (a.backoff_ns != b.backoff_ns) +
          (a.streaming != b.streaming) + (a.lookback_span != b.lookback_span) +
-         (a.stages != b.stages);
+         (a.stages != b.stages) + (a.tile_loop != b.tile_loop);
 }
 
 void expect_valid_and_unique(const std::vector<Policy>& space, DataType type) {
@@ -52,7 +52,7 @@ void expect_valid_and_unique(const std::vector<Policy>& space, DataType type) {
 TEST(SearchSpace, DefaultSpaceFor4ByteTypes) {
   const auto space = enumerate(DataType::Int32, default_space());
   // A regression count: changes to the grid or to Policy::invalid_reason move it.
-  EXPECT_EQ(space.size(), 20776u);
+  EXPECT_EQ(space.size(), 31912u);
   expect_valid_and_unique(space, DataType::Int32);
   EXPECT_EQ(values(space, [](const Policy& p) { return p.algorithm; }),
             (std::set<int>{static_cast<int>(Algorithm::SingleBlock),
@@ -72,9 +72,13 @@ TEST(SearchSpace, DefaultSpaceFor4ByteTypes) {
   EXPECT_EQ(values(space, [](const Policy& p) { return p.streaming; }), (std::set<int>{0, 1}));
   EXPECT_EQ(values(space, [](const Policy& p) { return p.lookback_span; }), (std::set<int>{1}));
   EXPECT_EQ(values(space, [](const Policy& p) { return p.backoff_ns; }), (std::set<int>{0, 200}));
-  for (const Policy& p : space)
+  EXPECT_EQ(values(space, [](const Policy& p) { return p.tile_loop; }), (std::set<int>{0, 1}));
+  for (const Policy& p : space) {
     EXPECT_TRUE(p.backoff_ns == 0 || p.uses_tile_status()) << p.key();
+    EXPECT_TRUE(!p.tile_loop || p.one_tile_per_block()) << p.key();
+  }
   EXPECT_TRUE(keys(space).count("lookback_warp.tpb256.ipt12.vec4.warp_scans"));
+  EXPECT_TRUE(keys(space).count("lookback_warp.tpb256.ipt12.vec4.warp_scans.loop"));
   EXPECT_TRUE(keys(space).count("reduce_then_scan.tpb512.ipt8.vec2.hillis_steele.direct"));
   // Same element size, same space.
   EXPECT_EQ(keys(enumerate(DataType::Float32, default_space())), keys(space));
@@ -83,7 +87,7 @@ TEST(SearchSpace, DefaultSpaceFor4ByteTypes) {
 
 TEST(SearchSpace, DefaultSpaceFor8ByteTypes) {
   const auto space = enumerate(DataType::Int64, default_space());
-  EXPECT_EQ(space.size(), 13696u);
+  EXPECT_EQ(space.size(), 20992u);
   expect_valid_and_unique(space, DataType::Int64);
   EXPECT_EQ(values(space, [](const Policy& p) { return p.vector_width; }), (std::set<int>{1, 2}));
   EXPECT_EQ(keys(enumerate(DataType::Float64, default_space())), keys(space));
@@ -133,9 +137,10 @@ TEST(SearchSpace, AllAddsSeedsAndLiftsLimits) {
   // No direct I/O, and stages that fit a block: a subset of the look-back shapes.
   EXPECT_GT(pipelined, 0);
   EXPECT_LT(pipelined, lookback_warp);
-  EXPECT_EQ(space.size(), 20776u + 1 + static_cast<std::size_t>(chained));
+  EXPECT_EQ(space.size(), 31912u + 1 + static_cast<std::size_t>(chained));
   EXPECT_EQ(s.pipelined_min_n, 0u);
   EXPECT_EQ(s.bulk_min_n, 0u);
+  EXPECT_EQ(s.tile_loop_min_n, 0u);
 }
 
 TEST(SearchSpace, BulkTakesSixteenByteRowsItsOwnStagesAndLargeSizes) {
@@ -168,6 +173,33 @@ TEST(SearchSpace, PipelinedOnlyFromTwoToTheTwentyUnlessNamed) {
   EXPECT_TRUE(applies_at(p, 1000, s));
   apply_algorithms(s, "default");
   EXPECT_FALSE(applies_at(p, 1000, s));
+}
+
+TEST(SearchSpace, TileLoopsOnlyFromTwoToTheTwentyOneAndOnlyOneTilePerBlock) {
+  SpaceOptions s = default_space();
+  const Policy p = Policy::parse("lookback_warp.tpb256.ipt24.vec4.warp_scans.wxpose.loop");
+  EXPECT_FALSE(applies_at(p, (1u << 21) - 1, s));
+  EXPECT_TRUE(applies_at(p, 1u << 21, s));
+  EXPECT_TRUE(
+      applies_at(Policy::parse("lookback_warp.tpb256.ipt24.vec4.warp_scans.wxpose"), 1000, s));
+  apply_algorithms(s, "all");
+  EXPECT_TRUE(applies_at(p, 1000, s));
+  s = default_space();
+  s.tile_loops = parse_tile_loops("on");
+  for (const Policy& q : enumerate(DataType::Int32, s))
+    EXPECT_EQ(q.tile_loop, q.one_tile_per_block()) << q.key();
+}
+
+TEST(SearchSpace, FlagListsNameTheirValues) {
+  EXPECT_EQ(parse_tile_loops("off, on,off"), (std::vector<bool>{false, true}));
+  EXPECT_EQ(parse_cache_hints("streaming"), (std::vector<bool>{true}));
+  try {
+    parse_tile_loops("off,yes");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "unknown tile loop 'yes' (expected one of: off, on)");
+  }
+  EXPECT_THROW(parse_cache_hints("default,fast"), Error);
 }
 
 TEST(SearchSpace, ExplicitNamesReplaceTheirDimension) {
@@ -295,7 +327,8 @@ TEST(SearchSpace, NeighboursOfATypicalPolicy) {
       "lookback_warp.tpb256.ipt12.vec4.warp_scans.wxpose", // tile I/O
       "lookback_warp.tpb256.ipt12.vec4.warp_scans.cs",     // cache hints
       "lookback_warp.tpb256.ipt12.vec4.warp_scans.bo200",
-      "lookback_thread.tpb256.ipt12.vec4.warp_scans", // the other look-back variants
+      "lookback_warp.tpb256.ipt12.vec4.warp_scans.loop", // a wave of blocks looping
+      "lookback_thread.tpb256.ipt12.vec4.warp_scans",    // the other look-back variants
       "lookback_pipelined.tpb256.ipt12.vec4.warp_scans",
       "lookback_bulk.tpb256.ipt12.vec4.warp_scans"};
   EXPECT_EQ(n, expected);
