@@ -51,8 +51,8 @@ std::size_t region_of(std::uint64_t size, const std::vector<std::uint64_t>& reps
 
 // The candidates screened first: the usually best block scan, tile I/O (the warp
 // transpose where the space has it), cache hints, backoff, look-back span, stages and
-// one tile per block;
-// refinement visits the other values of those dimensions.
+// one tile per block (no tile loop); refinement visits the other values of those
+// dimensions.
 std::vector<Policy> core_candidates(const std::vector<Policy>& candidates) {
   TileIO io = TileIO::Transpose;
   for (const Policy& p : candidates)
