@@ -225,6 +225,20 @@ TEST(BuiltinTable, ServesSm90WithoutADatabase) {
     EXPECT_NE(b.source.find(std::string(from) + " (the nearest tuned problem)"), std::string::npos)
         << b.source;
   }
+  // A custom operator borrows max's shapes in both kinds: its combine costs more than
+  // an add, and sum exclusive's shapes ran 64-bit custom operators below CUB.
+  const CustomOp product{"shifted_product", "return a * b + a + b;", "0"};
+  const CustomOp absmax{"absmax", "return fabsf(a) > fabsf(b) ? a : b;", "0.0f"};
+  for (auto [type, op, from] : {std::tuple{DataType::UInt64, product, "int64 max inclusive"},
+                                std::tuple{DataType::UInt32, product, "int32 max inclusive"},
+                                std::tuple{DataType::Float32, absmax, "float32 max inclusive"},
+                                std::tuple{DataType::Float64, absmax, "float64 max inclusive"}})
+    for (ScanKind kind : {ScanKind::Inclusive, ScanKind::Exclusive}) {
+      const Plan c = t.resolve(ProblemName::of(type, op, kind), 1u << 26);
+      EXPECT_NE(c.source.find(std::string(from) + " (the nearest tuned problem)"),
+                std::string::npos)
+          << c.source;
+    }
   // Another architecture: heuristics only.
   const DispatchTable old(75, "Tesla T4 (sm_75, 40 SMs)", {}, "");
   EXPECT_NE(old.resolve(ProblemName::of(DataType::Int32, Op::Sum, ScanKind::Inclusive), 1u << 20)
