@@ -106,14 +106,12 @@ const TunedEntry* DispatchTable::nearest(const Entries& entries, std::uint64_t n
 
 const DispatchTable::Entries* DispatchTable::most_similar_builtin(const ProblemName& p) const {
   // Same element size (vector widths and shared memory depend on it), then the
-  // closest problem: same type, same operator (min, max and custom operators count
-  // as close), same kind, same integer-ness. The operator outranks the kind: on the
-  // H100, 32-bit max exclusive ran at 70% of memcpy with sum exclusive's winner at
-  // 2^28, while max inclusive's own winner reaches 80%; a 64-bit custom operator
-  // ran exclusive scans at 2^24-2^28 at 0.88x CUB with sum exclusive's shapes and
-  // 1.25x with max inclusive's (32-bit ones lost up to 9% at 2^20-2^22, staying above
-  // 1.3x; docs/performance.md, fifteenth session): a combine that costs more than an
-  // add wants the shapes tuned for one.
+  // closest problem: same type, same operator, same kind, same integer-ness. Min, max
+  // and custom operators count as close: their combine costs more than an add, and
+  // sum exclusive's shapes ran 64-bit custom exclusive scans below CUB. The operator
+  // outranks the kind: on the H100, 32-bit max exclusive ran at 70% of memcpy with sum
+  // exclusive's winner at 2^28, while max inclusive's own winner reaches 80%
+  // (docs/performance.md).
   auto costly_op = [](const ProblemName& x) { return x.custom || x.op == "min" || x.op == "max"; };
   const Entries* best = nullptr;
   int best_score = -1;
