@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "scantune/policy.hpp"
+#include "policy.hpp"
 
 namespace bench {
 

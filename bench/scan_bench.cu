@@ -28,6 +28,8 @@
 #include <cub/device/device_scan.cuh>
 #include <cub/version.cuh>
 
+#include "policy.hpp"
+#include "scan_request.hpp"
 #include "scantune/scantune.hpp"
 
 #include "bench_common.hpp"
@@ -231,10 +233,10 @@ void Bench::run_size(scantune::DataType dt, const scantune::Policy& policy, std:
   row.policy = policy.key();
   row.check = opt.verify ? "ok" : "off";
   try {
-    row.dispatch_policy = scanner.choose_policy(dt, scantune::Op::Sum, opt.kind, n).key();
+    row.dispatch_policy = scanner.plan(dt, scantune::Op::Sum, opt.kind, n).policy;
   } catch (const std::exception& e) {
     row.dispatch_policy = "?";
-    std::fprintf(stderr, "scantune_bench: %s n = %s: choose_policy threw: %s\n", tname,
+    std::fprintf(stderr, "scantune_bench: %s n = %s: plan threw: %s\n", tname,
                  bench::size_label(n).c_str(), e.what());
   }
 
@@ -314,7 +316,7 @@ void Bench::run_size(scantune::DataType dt, const scantune::Policy& policy, std:
         BENCH_CUDA_CHECK(cub_sum<T>(exclusive, temp_ptr, tb, in, out, n, s));
       },
       [=, &sc, &policy](const T* in, T* out) {
-        sc.scan_with<T>(policy, kind, in, out, n, scantune::Op::Sum, T(0), s);
+        scantune::detail::scan_with<T>(sc, policy, kind, in, out, n, scantune::Op::Sum, T(0), s);
       },
       [=, &sc](const T* in, T* out) {
         if (exclusive)

@@ -24,7 +24,7 @@
 #include <fmt/core.h>
 
 #include "cache/hash.hpp"
-#include "scantune/scantune.hpp"
+#include "scantune/types.hpp"
 
 namespace scantune {
 namespace {

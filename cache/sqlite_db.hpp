@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "scantune/scantune.hpp"
+#include "scantune/types.hpp"
 
 struct sqlite3;
 struct sqlite3_stmt;

@@ -43,7 +43,7 @@
 
 #include "cache/db_schema.hpp"
 #include "cache/size_bucket.hpp"
-#include "scantune/scantune.hpp"
+#include "scantune/types.hpp"
 
 namespace scantune::db {
 

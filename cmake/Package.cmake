@@ -13,8 +13,10 @@ set(SCANTUNE_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/scantune)
 # finds cudart and NVRTC where it was linked against them (outside the linker's
 # default directories), and the CLI also finds libscantune in ../lib.
 set_target_properties(scantune PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
-set_target_properties(scantune_cli PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}"
-                                              INSTALL_RPATH_USE_LINK_PATH ON)
+if(TARGET scantune_cli)
+  set_target_properties(scantune_cli PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}"
+                                                INSTALL_RPATH_USE_LINK_PATH ON)
+endif()
 
 install(EXPORT scantuneTargets NAMESPACE scantune:: DESTINATION ${SCANTUNE_INSTALL_CMAKEDIR}
         COMPONENT Development)

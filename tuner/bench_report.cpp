@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "policy.hpp"
 #include "scantune/scantune.hpp"
 #include "tuner/search_space.hpp"
 #include "tuner/text_table.hpp"

@@ -154,7 +154,7 @@ BenchReport run_bench(const BenchOptions& o, const std::function<void(const std:
   for (std::size_t i = 0; i < r.sizes.size(); ++i) {
     const std::uint64_t n = r.sizes[i];
     BenchPoint tuned = point_of([&] { return eval.time_dispatch(n); });
-    tuned.policy = scanner.choose_policy(o.type, op, o.kind, n).key();
+    tuned.policy = scanner.plan(o.type, op, o.kind, n).policy;
     r.series[0].points.push_back(tuned);
     r.series[1].points.push_back(point_of([&] { return eval.time_cub(n); }));
     r.series[2].points.push_back(point_of([&] { return eval.time_memcpy(n); }));

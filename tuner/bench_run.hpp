@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "policy.hpp"
 #include "scantune/scantune.hpp"
 #include "tuner/bench_report.hpp"
 

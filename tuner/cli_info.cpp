@@ -8,6 +8,7 @@
 #include "codegen.hpp"
 #include "kernel_registry.hpp"
 #include "nvrtc_compiler.hpp"
+#include "policy.hpp"
 #include "scantune/scantune.hpp"
 #include "tuner/cli.hpp"
 #include "tuner/cli_shared.hpp"

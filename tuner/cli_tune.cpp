@@ -12,6 +12,7 @@
 #include <fmt/core.h>
 
 #include "codegen.hpp"
+#include "policy.hpp"
 #include "scantune/scantune.hpp"
 #include "tuner/cli.hpp"
 #include "tuner/cli_shared.hpp"

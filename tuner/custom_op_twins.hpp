@@ -8,6 +8,7 @@
 #include <optional>
 #include <string_view>
 
+#include "policy.hpp"
 #include "scantune/scantune.hpp"
 
 #define SCANTUNE_TWIN_STR2(...) #__VA_ARGS__

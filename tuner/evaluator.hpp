@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "cache/tuning_db.hpp"
-#include "scantune/policy.hpp"
+#include "policy.hpp"
 
 namespace scantune::tuner {
 

@@ -18,6 +18,7 @@
 #include "cuda_check.hpp"
 #include "default_policies.hpp"
 #include "kernel_registry.hpp"
+#include "scan_request.hpp"
 #include "tuner/gpu_support.hpp"
 #include "tuner/reference.hpp"
 #include "tuner/search_space.hpp"
@@ -234,7 +235,7 @@ struct GpuEvaluator::Impl {
     r.init = &init;
     r.stream = stream;
     r.policy = policy;
-    scanner.scan(r);
+    scantune::detail::ScannerAccess::scan(scanner, r);
   }
 
   /// Custom operators have no host reference: the one-thread sequential kernel (the

@@ -9,6 +9,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "policy.hpp"
 #include "scantune/scantune.hpp"
 #include "tuner/custom_op_twins.hpp"
 #include "tuner/input_values.hpp"

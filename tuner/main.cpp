@@ -4,6 +4,7 @@
 
 #include <fmt/core.h>
 
+#include "policy.hpp"
 #include "scantune/scantune.hpp"
 #include "tuner/cli.hpp"
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "codegen.hpp"
+#include "policy.hpp"
 #include "scantune/scantune.hpp"
 
 namespace scantune::tuner {

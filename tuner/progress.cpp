@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "policy.hpp"
 #include "scantune/scantune.hpp"
 #include "tuner/search_space.hpp"
 

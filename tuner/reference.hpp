@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "policy.hpp"
 #include "scantune/scantune.hpp"
 #include "tuner/input_values.hpp"
 

@@ -12,7 +12,7 @@
 #include <cuda_runtime_api.h>
 
 #include "cache/size_bucket.hpp"
-#include "scantune/policy.hpp"
+#include "policy.hpp"
 
 namespace scantune::tuner {
 

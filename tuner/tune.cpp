@@ -18,8 +18,10 @@
 #include "cache/kernel_cache.hpp"
 #include "cache/tuning_db.hpp"
 #include "default_policies.hpp"
+#include "dispatch.hpp"
 #include "errors.hpp"
 #include "nvrtc_compiler.hpp"
+#include "scan_request.hpp"
 #include "tuner/custom_op_twins.hpp"
 #include "tuner/gpu_device.hpp"
 #include "tuner/gpu_evaluator.hpp"
@@ -472,9 +474,9 @@ int run_tune(const TuneOptions& o, std::FILE* out) {
         // The incumbent: what the dispatcher runs today (the stored winner of this
         // bucket, else its fallback: nearest bucket, same arch, built-in table).
         // Simulations have no scanner: the stored winner, else the heuristic.
-        Plan inc_plan;
+        detail::Choice inc_plan;
         if (scanner) {
-          inc_plan = scanner->plan(p.type, p.op.ref(), p.kind, n);
+          inc_plan = detail::ScannerAccess::choice(*scanner, p.type, p.op.ref(), p.kind, n);
         } else {
           inc_plan.policy = detail::default_policy(p.type, n);
           if (auto prev = db.best_for(st.model, std::string(to_string(p.type)), p.op_name(),

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "policy.hpp"
 #include "scantune/scantune.hpp"
 #include "tuner/progress.hpp"
 #include "tuner/search_space.hpp"

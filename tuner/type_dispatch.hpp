@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "policy.hpp"
 #include "scantune/scantune.hpp"
 
 namespace scantune::tuner {

@@ -9,6 +9,7 @@
 
 #include "cache/size_bucket.hpp"
 #include "errors.hpp"
+#include "policy.hpp"
 #include "scantune/scantune.hpp"
 
 namespace scantune::builtin {

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "policy.hpp"
 #include "scantune/scantune.hpp"
 
 namespace scantune::detail {

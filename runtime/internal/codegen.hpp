@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "policy.hpp"
 #include "scantune/scantune.hpp"
 
 namespace scantune::detail {

@@ -2,7 +2,7 @@
 // architecture has neither tuning-database entries nor a built-in table.
 #pragma once
 
-#include "scantune/policy.hpp"
+#include "policy.hpp"
 
 namespace scantune::detail {
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "policy.hpp"
 #include "scantune/scantune.hpp"
 
 namespace scantune::detail {
@@ -37,6 +38,15 @@ struct TunedEntry {
   Policy policy;
 };
 
+/// A Plan with its configuration parsed: what routes and launches use.
+struct Choice {
+  Policy policy;
+  Match match = Match::BuiltIn;
+  std::uint64_t tuned_size = 0;
+  std::string source;
+  Plan plan() const { return {policy.key(), match, tuned_size, source}; }
+};
+
 class DispatchTable {
 public:
   /// `db_entries` may hold entries of any GPU; those of another compute capability
@@ -45,7 +55,7 @@ public:
                 std::string db_path);
 
   /// The fallback chain (Exact, NearestSize, SameArch, BuiltIn) for n elements.
-  Plan resolve(const ProblemName& problem, std::uint64_t n) const;
+  Choice resolve(const ProblemName& problem, std::uint64_t n) const;
 
   int arch() const { return arch_; }
   const std::string& model() const { return model_; }

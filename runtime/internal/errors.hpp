@@ -1,30 +1,23 @@
-// Internal error kinds: all derive from scantune::Error; the C API maps them to
-// status codes.
+// Internal error classes: each is a scantune::Error of one kind, so `fail<Kind>`
+// throws what a caller catches as Error and classifies by kind().
 #pragma once
 
 #include <fmt/format.h>
 
-#include "scantune/scantune.hpp"
+#include "scantune/types.hpp"
 
 namespace scantune::detail {
 
-struct InvalidArgument : Error {
-  using Error::Error;
+template <ErrorKind K>
+struct KindError : Error {
+  explicit KindError(const std::string& what, std::string log = {})
+      : Error(what, K, std::move(log)) {}
 };
-struct Unsupported : Error {
-  using Error::Error;
-};
-struct CompileError : Error {
-  explicit CompileError(const std::string& what, std::string log_ = {}, std::string options_ = {})
-      : Error(what), log(std::move(log_)), options(std::move(options_)) {}
-  std::string log, options;
-};
-struct CudaError : Error {
-  using Error::Error;
-};
-struct NoDevice : Error {
-  using Error::Error;
-};
+using InvalidArgument = KindError<ErrorKind::InvalidArgument>;
+using Unsupported = KindError<ErrorKind::Unsupported>;
+using CompileError = KindError<ErrorKind::Compile>;
+using CudaError = KindError<ErrorKind::Cuda>;
+using NoDevice = KindError<ErrorKind::NoDevice>;
 
 template <class E = InvalidArgument, class... Args>
 [[noreturn]] void fail(fmt::format_string<Args...> f, Args&&... args) {

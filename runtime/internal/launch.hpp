@@ -3,6 +3,7 @@
 #pragma once
 
 #include "kernel_registry.hpp"
+#include "scan_request.hpp"
 #include "workspace.hpp"
 
 namespace scantune::detail {
@@ -16,6 +17,10 @@ int tile_alignment(const Policy& p, DataType t);
 
 /// Input misalignment in elements relative to the policy's vector width.
 unsigned misalignment(const void* p, std::size_t element_size, int vector_width);
+
+/// Device workspace a call of n elements needs with this policy, for any
+/// misalignment of its pointers (Scanner::workspace_bytes).
+std::size_t workspace_bytes(const Policy& p, DataType t, std::size_t n);
 
 /// Whether `stream` is being captured into a CUDA graph.
 bool capturing(cudaStream_t stream);

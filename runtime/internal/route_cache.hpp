@@ -1,5 +1,5 @@
 // The scan hot path's lookup: per (type, operator, kind) a set of routes, one per
-// size bucket, each holding its Plan and (once loaded) its kernels. Route sets are
+// size bucket, each holding its Choice and (once loaded) its kernels. Route sets are
 // built on first use from a DispatchTable and never change afterwards, so a warm
 // call finds its kernels with two atomic loads: no lock, no allocation, no string.
 #pragma once
@@ -18,7 +18,7 @@
 namespace scantune::detail {
 
 struct Route {
-  Plan plan;
+  Choice plan;
   std::atomic<const KernelSet*> kernels{nullptr};
   std::atomic<bool> reported{false}; ///< fallback logged (and autotune asked) once
 };

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "errors.hpp"
-#include "scantune/scantune.hpp"
+#include "scan_request.hpp"
 
 struct scantune_scanner_s {
   scantune::Scanner scanner;
@@ -12,7 +12,7 @@ struct scantune_scanner_s {
 
 namespace {
 
-thread_local std::string g_last_error;
+thread_local std::string g_last_error, g_last_log;
 
 bool valid_dtype(scantune_dtype_t t) {
   return t >= SCANTUNE_INT32 && t <= SCANTUNE_FLOAT64;
@@ -21,31 +21,38 @@ bool valid_op(scantune_op_t o) {
   return o >= SCANTUNE_OP_SUM && o <= SCANTUNE_OP_BIT_XOR;
 }
 
+scantune_status_t status_of(scantune::ErrorKind k) {
+  using scantune::ErrorKind;
+  switch (k) {
+  case ErrorKind::InvalidArgument:
+    return SCANTUNE_ERROR_INVALID_ARGUMENT;
+  case ErrorKind::Unsupported:
+    return SCANTUNE_ERROR_UNSUPPORTED;
+  case ErrorKind::Compile:
+    return SCANTUNE_ERROR_COMPILE;
+  case ErrorKind::Cuda:
+    return SCANTUNE_ERROR_CUDA;
+  case ErrorKind::NoDevice:
+    return SCANTUNE_ERROR_NO_DEVICE;
+  case ErrorKind::Database:
+    return SCANTUNE_ERROR_DATABASE;
+  case ErrorKind::Internal:
+    break;
+  }
+  return SCANTUNE_ERROR_INTERNAL;
+}
+
 template <class F>
 scantune_status_t guarded(F&& f) {
-  using namespace scantune::detail;
+  g_last_log.clear();
   try {
     f();
     g_last_error.clear();
     return SCANTUNE_SUCCESS;
-  } catch (const InvalidArgument& e) {
-    g_last_error = e.what();
-    return SCANTUNE_ERROR_INVALID_ARGUMENT;
-  } catch (const Unsupported& e) {
-    g_last_error = e.what();
-    return SCANTUNE_ERROR_UNSUPPORTED;
-  } catch (const CompileError& e) {
-    g_last_error = e.what();
-    return SCANTUNE_ERROR_COMPILE;
-  } catch (const NoDevice& e) {
-    g_last_error = e.what();
-    return SCANTUNE_ERROR_NO_DEVICE;
-  } catch (const CudaError& e) {
-    g_last_error = e.what();
-    return SCANTUNE_ERROR_CUDA;
   } catch (const scantune::Error& e) {
     g_last_error = e.what();
-    return SCANTUNE_ERROR_INVALID_ARGUMENT;
+    g_last_log = e.log();
+    return status_of(e.kind());
   } catch (const std::exception& e) {
     g_last_error = e.what();
     return SCANTUNE_ERROR_INTERNAL;
@@ -101,7 +108,7 @@ scantune_status_t scantune_inclusive_scan(scantune_scanner_t s, scantune_dtype_t
   return guarded([&] {
     auto r = request(s, type, 0, d_in, d_out, n, nullptr, stream);
     r.op = to_op(op);
-    s->scanner.scan(r);
+    scantune::detail::ScannerAccess::scan(s->scanner, r);
   });
 }
 
@@ -111,7 +118,7 @@ scantune_status_t scantune_exclusive_scan(scantune_scanner_t s, scantune_dtype_t
   return guarded([&] {
     auto r = request(s, type, 1, d_in, d_out, n, init, stream);
     r.op = to_op(op);
-    s->scanner.scan(r);
+    scantune::detail::ScannerAccess::scan(s->scanner, r);
   });
 }
 
@@ -123,7 +130,7 @@ scantune_status_t scantune_custom_scan(scantune_scanner_t s, scantune_dtype_t ty
     auto r = request(s, type, exclusive, d_in, d_out, n, init, stream);
     const scantune::CustomOp op{name ? name : "", body ? body : "", identity ? identity : ""};
     r.op = op;
-    s->scanner.scan(r);
+    scantune::detail::ScannerAccess::scan(s->scanner, r);
   });
 }
 
@@ -137,7 +144,37 @@ scantune_status_t scantune_scan_with_policy(scantune_scanner_t s, const char* po
     const scantune::Policy policy = scantune::Policy::parse(policy_key);
     r.op = to_op(op);
     r.policy = &policy;
-    s->scanner.scan(r);
+    scantune::detail::ScannerAccess::scan(s->scanner, r);
+  });
+}
+
+scantune_status_t scantune_prepare(scantune_scanner_t s, scantune_dtype_t type, scantune_op_t op,
+                                   int exclusive, size_t n) {
+  return guarded([&] {
+    const auto r = request(s, type, exclusive, nullptr, nullptr, n, nullptr, nullptr);
+    s->scanner.prepare(r.type, to_op(op), r.kind, n);
+  });
+}
+
+scantune_status_t scantune_workspace_bytes(scantune_scanner_t s, scantune_dtype_t type,
+                                           scantune_op_t op, int exclusive, size_t n,
+                                           size_t* bytes) {
+  return guarded([&] {
+    if (!bytes) scantune::detail::fail("null output pointer for the workspace size");
+    const auto r = request(s, type, exclusive, nullptr, nullptr, n, nullptr, nullptr);
+    *bytes = s->scanner.workspace_bytes(r.type, to_op(op), r.kind, n);
+  });
+}
+
+scantune_status_t scantune_scan_ex(scantune_scanner_t s, scantune_dtype_t type, scantune_op_t op,
+                                   int exclusive, const void* d_in, void* d_out, size_t n,
+                                   const void* init, void* d_workspace, size_t workspace_bytes,
+                                   cudaStream_t stream) {
+  return guarded([&] {
+    auto r = request(s, type, exclusive, d_in, d_out, n, init, stream);
+    r.op = to_op(op);
+    r.workspace = {d_workspace, workspace_bytes};
+    scantune::detail::ScannerAccess::scan(s->scanner, r);
   });
 }
 
@@ -157,12 +194,18 @@ const char* scantune_status_string(scantune_status_t status) {
     return "no CUDA device";
   case SCANTUNE_ERROR_INTERNAL:
     return "internal error";
+  case SCANTUNE_ERROR_DATABASE:
+    return "tuning database error";
   }
   return "unknown status";
 }
 
 const char* scantune_last_error(void) {
   return g_last_error.c_str();
+}
+
+const char* scantune_last_error_log(void) {
+  return g_last_log.c_str();
 }
 
 } // extern "C"

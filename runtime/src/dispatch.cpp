@@ -131,8 +131,8 @@ const DispatchTable::Entries* DispatchTable::most_similar_builtin(const ProblemN
   return best;
 }
 
-Plan DispatchTable::resolve(const ProblemName& problem, std::uint64_t n) const {
-  Plan plan;
+Choice DispatchTable::resolve(const ProblemName& problem, std::uint64_t n) const {
+  Choice plan;
   if (auto it = db_.find(key_of(problem)); it != db_.end()) {
     if (const TunedEntry* e = nearest(it->second, n, Models::Own)) {
       plan.policy = e->policy;

@@ -47,6 +47,16 @@ bool tiles_by_block_from_env() {
   return !(v && std::string_view(v) == "1");
 }
 
+std::size_t workspace_bytes(const Policy& p, DataType t, std::size_t n) {
+  if (p.algorithm == Algorithm::Sequential || n == 0) return 0;
+  // The worst misalignment of the input shifts the tiles by up to alignment - 1.
+  const std::size_t tiles = tile_count(p, n, static_cast<unsigned>(tile_alignment(p, t) - 1));
+  if (p.uses_tile_status()) return WorkspacePool::status_bytes(tiles);
+  if (p.algorithm == Algorithm::ReduceThenScan)
+    return WorkspacePool::partial_bytes(tiles, size_of(t));
+  return 0;
+}
+
 namespace {
 
 // Blocks of `kernels`' first kernel that fit on the device at once (asked once).
@@ -113,8 +123,15 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
   const std::size_t partial_bytes = rts ? WorkspacePool::partial_bytes(tiles, size) : 0;
   void* ws = nullptr;
   WorkspacePool::Lease lease;
-  const bool captured = capturing(r.stream);
-  if (captured && (status_bytes || partial_bytes)) {
+  const bool captured = !r.workspace.ptr && capturing(r.stream);
+  if (r.workspace.ptr && (status_bytes || partial_bytes)) {
+    const std::size_t bytes = std::max(status_bytes, partial_bytes);
+    if (r.workspace.bytes < bytes)
+      fail("the caller's workspace has {} bytes; policy {} needs {} at n = {} "
+           "(Scanner::workspace_bytes)",
+           r.workspace.bytes, policy.key(), bytes, r.n);
+    ws = r.workspace.ptr;
+  } else if (captured && (status_bytes || partial_bytes)) {
     // Under stream capture the call gets its own workspace inside the graph (an
     // allocation node, a memset, the launches, a free node): each graph launch is
     // then independent of the stream's workspace and of other launches.

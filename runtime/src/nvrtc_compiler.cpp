@@ -94,7 +94,7 @@ CompiledProgram nvrtc_compile(const std::string& program_name, const std::string
     }
     throw CompileError(fmt::format("NVRTC could not compile {} ({}) with options [{}]:\n{}",
                                    program_name, nvrtcGetErrorString(r), joined, out.log),
-                       out.log, joined);
+                       fmt::format("options: {}\n{}", joined, out.log));
   }
   std::size_t size = 0;
   check(nvrtcGetCUBINSize(prog.p, &size), "CUBIN size query");

@@ -1,6 +1,6 @@
 // Names of the public enums, policy keys, parsing and validation. Free of CUDA
 // calls: the build-time table generator (runtime/builtin/) compiles it too.
-#include "scantune/policy.hpp"
+#include "policy.hpp"
 
 #include <array>
 #include <charconv>

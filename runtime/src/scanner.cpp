@@ -15,6 +15,8 @@
 #include "launch.hpp"
 #include "log.hpp"
 #include "route_cache.hpp"
+#include "scan_request.hpp"
+#include "policy.hpp"
 #include "scantune/scantune.hpp"
 #include "workspace.hpp"
 
@@ -53,6 +55,8 @@ void check_request(const ScanRequest& r) {
     fail("output pointer {} is not aligned to its {}-byte {} elements", r.out, size,
          to_string(r.type));
   if (r.kind == ScanKind::Exclusive && !r.init) fail("exclusive scan without an init value");
+  if (!r.workspace.ptr && r.workspace.bytes)
+    fail("a workspace of {} bytes with a null pointer", r.workspace.bytes);
   if (r.in != r.out) {
     const auto a = reinterpret_cast<std::uintptr_t>(r.in),
                b = reinterpret_cast<std::uintptr_t>(r.out);
@@ -164,7 +168,7 @@ struct Scanner::Impl {
 
   // Once per route: log a fallback, ask for a background tuning.
   void report(const detail::Route& route, const ScanRequest& r) {
-    const Plan& p = route.plan;
+    const detail::Choice& p = route.plan;
     if (p.match == Match::Exact) return;
     detail::log(detail::LogLevel::Info, "{} {} {} at n = {} on {}: {} -> {} ({})",
                 to_string(r.type), r.op.custom ? r.op.custom->name : to_string(r.op.op),
@@ -183,12 +187,27 @@ int Scanner::device() const {
 }
 
 Plan Scanner::plan(DataType type, OpRef op, ScanKind kind, std::size_t n) const {
-  detail::check_op(type, op);
-  return impl_->current_routes().route(type, op, kind, n).plan;
+  return detail::ScannerAccess::choice(*this, type, op, kind, n).plan();
 }
 
-Policy Scanner::choose_policy(DataType type, OpRef op, ScanKind kind, std::size_t n) const {
-  return plan(type, op, kind, n).policy;
+void Scanner::prepare(DataType type, OpRef op, ScanKind kind, std::size_t n) {
+  Impl& im = *impl_;
+  detail::check_op(type, op);
+  if (im.device < 0) detail::fail<detail::NoDevice>("{}", im.device_error);
+  DeviceScope scope(im.device);
+  ScanRequest r;
+  r.type = type;
+  r.op = op;
+  r.kind = kind;
+  r.n = n;
+  detail::RouteCache& cache = im.current_routes();
+  im.route_kernels(cache, cache.route(type, op, kind, n), r);
+}
+
+std::size_t Scanner::workspace_bytes(DataType type, OpRef op, ScanKind kind,
+                                     std::size_t n) const {
+  return detail::workspace_bytes(detail::ScannerAccess::choice(*this, type, op, kind, n).policy,
+                                 type, n);
 }
 
 void Scanner::reload_database() {
@@ -203,28 +222,61 @@ void Scanner::wait_for_autotune() {
   if (impl_->autotuner) impl_->autotuner->wait_idle();
 }
 
-void Scanner::scan(const ScanRequest& r) {
+void Scanner::run(DataType type, ScanKind kind, OpRef op, const void* in, void* out,
+                  std::size_t n, const void* init, cudaStream_t stream, Workspace workspace,
+                  std::string_view policy_key) {
+  ScanRequest r;
+  r.type = type;
+  r.kind = kind;
+  r.op = op;
+  r.in = in;
+  r.out = out;
+  r.n = n;
+  r.init = init;
+  r.stream = stream;
+  r.workspace = workspace;
+  std::optional<Policy> policy;
+  if (!policy_key.empty()) r.policy = &policy.emplace(Policy::parse(policy_key));
+  detail::ScannerAccess::scan(*this, r);
+}
+
+namespace detail {
+
+const Choice& ScannerAccess::choice(const Scanner& s, DataType type, OpRef op, ScanKind kind,
+                                    std::size_t n) {
+  check_op(type, op);
+  return s.impl_->current_routes().route(type, op, kind, n).plan;
+}
+
+Policy ScannerAccess::choose(const Scanner& s, DataType type, OpRef op, ScanKind kind,
+                             std::size_t n) {
+  return choice(s, type, op, kind, n).policy;
+}
+
+void ScannerAccess::scan(Scanner& s, const ScanRequest& r) {
   check_request(r);
   if (r.n == 0) return;
-  Impl& im = *impl_;
+  Scanner::Impl& im = *s.impl_;
   if (r.policy) {
     if (auto why = r.policy->invalid_reason(r.type))
-      detail::fail("policy {} cannot run on {}: {}", r.policy->key(), to_string(r.type), *why);
+      fail("policy {} cannot run on {}: {}", r.policy->key(), to_string(r.type), *why);
   }
-  if (im.device < 0 || !im.workspaces) detail::fail<detail::NoDevice>("{}", im.device_error);
+  if (im.device < 0 || !im.workspaces) fail<NoDevice>("{}", im.device_error);
 
   DeviceScope scope(im.device);
   if (r.policy) { // explicit configuration (tuner, tests): no route
-    detail::launch_scan(*im.kernels_for(*r.policy, r), *r.policy, r, *im.workspaces, im.target);
+    launch_scan(*im.kernels_for(*r.policy, r), *r.policy, r, *im.workspaces, im.target);
     return;
   }
-  detail::RouteCache& cache = im.current_routes();
-  detail::Route& route = cache.route(r.type, r.op, r.kind, r.n);
-  const detail::KernelSet& kernels = im.route_kernels(cache, route, r);
+  RouteCache& cache = im.current_routes();
+  Route& route = cache.route(r.type, r.op, r.kind, r.n);
+  const KernelSet& kernels = im.route_kernels(cache, route, r);
   if (!route.reported.load(std::memory_order_relaxed) && !route.reported.exchange(true))
     im.report(route, r);
-  detail::launch_scan(kernels, route.plan.policy, r, *im.workspaces, im.target);
+  launch_scan(kernels, route.plan.policy, r, *im.workspaces, im.target);
 }
+
+} // namespace detail
 
 Scanner& default_scanner() {
   // One per device, created on first use and kept for the process's lifetime. The

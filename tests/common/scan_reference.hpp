@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "policy.hpp"
 #include "scantune/scantune.hpp"
 
 namespace scantune::test {

@@ -67,7 +67,7 @@ protected:
 
 TEST_F(Dispatch, ExactBucketOfThisModel) {
   const DispatchTable t = table(db::testing::h100());
-  const Plan p = t.resolve(problem("int32", Op::Sum, "inclusive"), 1u << 20);
+  const auto p = t.resolve(problem("int32", Op::Sum, "inclusive"), 1u << 20);
   EXPECT_EQ(p.match, Match::Exact);
   EXPECT_EQ(p.policy.key(), kLw);
   EXPECT_EQ(p.tuned_size, 1u << 20);
@@ -75,7 +75,7 @@ TEST_F(Dispatch, ExactBucketOfThisModel) {
   // Every n of the bucket (1.5 x 2^19, 2^20] is an exact match; the half octave
   // below it is its own bucket, served by the nearest one.
   EXPECT_EQ(t.resolve(problem("int32", Op::Sum, "inclusive"), (3u << 18) + 1).match, Match::Exact);
-  const Plan below = t.resolve(problem("int32", Op::Sum, "inclusive"), 3u << 18);
+  const auto below = t.resolve(problem("int32", Op::Sum, "inclusive"), 3u << 18);
   EXPECT_EQ(below.match, Match::NearestSize);
   EXPECT_EQ(below.policy.key(), kLw);
 }
@@ -108,7 +108,7 @@ TEST_F(Dispatch, OneBlockWinnersDoNotServeFarLargerSizes) {
 
 TEST_F(Dispatch, SameArchitectureOtherModel) {
   const DispatchTable t = table(db::testing::h100());
-  const Plan p = t.resolve(problem("int32", Op::Sum, "exclusive"), 1u << 20);
+  const auto p = t.resolve(problem("int32", Op::Sum, "exclusive"), 1u << 20);
   EXPECT_EQ(p.match, Match::SameArch);
   EXPECT_EQ(p.policy.key(), kRts);
   EXPECT_NE(p.source.find("NVIDIA H200"), std::string::npos) << p.source;
@@ -117,12 +117,12 @@ TEST_F(Dispatch, SameArchitectureOtherModel) {
 TEST_F(Dispatch, NeverAnEntryOfAnotherComputeCapability) {
   // The A100 tuned int32 max inclusive; an H100 must not use it.
   const DispatchTable h = table(db::testing::h100());
-  const Plan p = h.resolve(problem("int32", Op::Max, "inclusive"), 1u << 16);
+  const auto p = h.resolve(problem("int32", Op::Max, "inclusive"), 1u << 16);
   EXPECT_EQ(p.match, Match::BuiltIn);
   // And the A100 uses its own entries, never the H100's or H200's.
   const DispatchTable a = table(db::testing::a100());
   EXPECT_EQ(a.resolve(problem("int32", Op::Max, "inclusive"), 1u << 16).match, Match::Exact);
-  const Plan s = a.resolve(problem("int32", Op::Sum, "exclusive"), 1u << 16);
+  const auto s = a.resolve(problem("int32", Op::Sum, "exclusive"), 1u << 16);
   EXPECT_EQ(s.match, Match::BuiltIn);
   EXPECT_EQ(s.policy, default_policy(DataType::Int32, 1u << 16)); // no sm_80 built-in table
   EXPECT_NE(s.source.find("heuristic"), std::string::npos) << s.source;
@@ -168,7 +168,7 @@ TEST_F(Dispatch, WinnersThatCannotRunOnTheirTypeAreIgnored) {
   }
   const auto entries = read_tuned_entries(dir_ / "tuning.db");
   const DispatchTable t(90, db::testing::h100().model(), *entries, "x");
-  const Plan p = t.resolve(problem("int64", Op::Sum, "inclusive"), 1u << 20);
+  const auto p = t.resolve(problem("int64", Op::Sum, "inclusive"), 1u << 20);
   EXPECT_EQ(p.match, Match::BuiltIn);
   EXPECT_FALSE(p.policy.invalid_reason(DataType::Int64).has_value());
 }
@@ -203,14 +203,14 @@ TEST(BuiltinTable, MatchesTheCommittedExport) {
 
 TEST(BuiltinTable, ServesSm90WithoutADatabase) {
   const DispatchTable t(90, "NVIDIA H100 PCIe (sm_90, 114 SMs)", {}, "");
-  const Plan p =
+  const auto p =
       t.resolve(ProblemName::of(DataType::Float64, Op::Sum, ScanKind::Exclusive), 1u << 26);
   EXPECT_EQ(p.match, Match::BuiltIn);
   EXPECT_EQ(p.tuned_size, 1u << 26);
   EXPECT_NE(p.source.find("built-in table: NVIDIA H100 80GB HBM3"), std::string::npos) << p.source;
   EXPECT_EQ(p.source.find("nearest tuned problem"), std::string::npos) << p.source;
   // An untuned problem borrows the nearest tuned one of the same element size.
-  const Plan u =
+  const auto u =
       t.resolve(ProblemName::of(DataType::UInt64, Op::Min, ScanKind::Exclusive), 1u << 26);
   EXPECT_EQ(u.match, Match::BuiltIn);
   EXPECT_NE(u.source.find("int64 max inclusive (the nearest tuned problem)"), std::string::npos)
@@ -221,7 +221,7 @@ TEST(BuiltinTable, ServesSm90WithoutADatabase) {
                                 std::tuple{DataType::UInt32, Op::Min, "int32 max inclusive"},
                                 std::tuple{DataType::Float32, Op::Min, "float32 max inclusive"},
                                 std::tuple{DataType::Float64, Op::Max, "float64 max inclusive"}}) {
-    const Plan b = t.resolve(ProblemName::of(type, op, ScanKind::Exclusive), 1u << 28);
+    const auto b = t.resolve(ProblemName::of(type, op, ScanKind::Exclusive), 1u << 28);
     EXPECT_NE(b.source.find(std::string(from) + " (the nearest tuned problem)"), std::string::npos)
         << b.source;
   }
@@ -234,7 +234,7 @@ TEST(BuiltinTable, ServesSm90WithoutADatabase) {
                                 std::tuple{DataType::Float32, absmax, "float32 max inclusive"},
                                 std::tuple{DataType::Float64, absmax, "float64 max inclusive"}})
     for (ScanKind kind : {ScanKind::Inclusive, ScanKind::Exclusive}) {
-      const Plan c = t.resolve(ProblemName::of(type, op, kind), 1u << 26);
+      const auto c = t.resolve(ProblemName::of(type, op, kind), 1u << 26);
       EXPECT_NE(c.source.find(std::string(from) + " (the nearest tuned problem)"),
                 std::string::npos)
           << c.source;

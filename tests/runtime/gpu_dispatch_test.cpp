@@ -122,16 +122,16 @@ TEST_F(GpuDispatch, TuningDatabaseFallbackChain) {
   EXPECT_EQ(s.database_path(), (dir / "tuning.db").string());
   const Plan exact = s.plan(DataType::Int32, Op::Sum, ScanKind::Inclusive, 1u << 16);
   EXPECT_EQ(exact.match, Match::Exact);
-  EXPECT_EQ(exact.policy.key(), kOwn);
+  EXPECT_EQ(exact.policy, kOwn);
   const Plan nearest = s.plan(DataType::Int32, Op::Sum, ScanKind::Inclusive, 3000000);
   EXPECT_EQ(nearest.match, Match::NearestSize);
-  EXPECT_EQ(nearest.policy.key(), kOwn);
+  EXPECT_EQ(nearest.policy, kOwn);
   const Plan twin = s.plan(DataType::Int32, Op::Sum, ScanKind::Exclusive, 1u << 16);
   EXPECT_EQ(twin.match, Match::SameArch);
-  EXPECT_EQ(twin.policy.key(), kOther);
+  EXPECT_EQ(twin.policy, kOther);
   const Plan builtin = s.plan(DataType::Int64, Op::Sum, ScanKind::Inclusive, 1u << 16);
   EXPECT_EQ(builtin.match, Match::BuiltIn);
-  EXPECT_NE(builtin.policy.key(), kForeign);
+  EXPECT_NE(builtin.policy, kForeign);
   // Every plan runs and is right.
   expect_scan<std::int32_t>(s, Op::Sum, ScanKind::Inclusive, 1u << 16, 1);
   expect_scan<std::int32_t>(s, Op::Sum, ScanKind::Inclusive, 3000000, 2);
@@ -145,7 +145,7 @@ TEST_F(GpuDispatch, TuningDatabaseFallbackChain) {
   }
   EXPECT_EQ(s.plan(DataType::Int64, Op::Sum, ScanKind::Inclusive, 1u << 16).match, Match::BuiltIn);
   s.reload_database();
-  EXPECT_EQ(s.plan(DataType::Int64, Op::Sum, ScanKind::Inclusive, 1u << 16).policy.key(), kOther);
+  EXPECT_EQ(s.plan(DataType::Int64, Op::Sum, ScanKind::Inclusive, 1u << 16).policy, kOther);
   expect_scan<std::int64_t>(s, Op::Sum, ScanKind::Inclusive, 1u << 16, 5);
 }
 
@@ -156,7 +156,7 @@ TEST_F(GpuDispatch, BuiltInTableServesSm90WithoutADatabase) {
   EXPECT_EQ(p.match, Match::BuiltIn);
   EXPECT_EQ(s.database_path(), "");
   std::printf("%s: int32 sum inclusive 2^20 -> %s (%s)\n", here.model().c_str(),
-              p.policy.key().c_str(), p.source.c_str());
+              p.policy.c_str(), p.source.c_str());
   if (here.cc_major == 9 && here.cc_minor == 0) {
     EXPECT_NE(p.source.find("built-in table"), std::string::npos) << p.source;
   }
@@ -295,7 +295,7 @@ TEST_F(GpuDispatch, HotPathOverheadAndNoAllocation) {
   Scanner s(ScannerOptions{0, "off", ""});
   const std::size_t n = 1024;
   const Plan plan = s.plan(DataType::Int32, Op::Sum, ScanKind::Inclusive, n);
-  const Policy& p = plan.policy;
+  const Policy p = Policy::parse(plan.policy);
   if (!p.uses_tile_status() && p.algorithm != Algorithm::SingleBlock)
     GTEST_SKIP() << "the plan " << p.key() << " is not a one-launch algorithm";
   DeviceBuffer<std::int32_t> in(n), out(n);

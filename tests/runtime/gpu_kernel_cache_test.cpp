@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "scan_request.hpp"
 #include "common/child_process.hpp"
 #include "common/gpu.hpp"
 #include "common/scan_reference.hpp"
@@ -43,7 +44,8 @@ TEST(GpuKernelCacheChild, RunOneScan) {
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   const bool correct = d_out.download(n) == reference_scan(in, Op::Sum, ScanKind::Inclusive, 0);
   const detail::KernelSpec spec{
-      scanner.choose_policy(DataType::Int32, Op::Sum, ScanKind::Inclusive, n), DataType::Int32,
+      detail::ScannerAccess::choose(scanner, DataType::Int32, Op::Sum, ScanKind::Inclusive, n),
+      DataType::Int32,
       detail::OpSpec::from(Op::Sum), ScanKind::Inclusive};
   cudaDeviceProp prop{};
   ST_CUDA(cudaGetDeviceProperties(&prop, scanner.device()));

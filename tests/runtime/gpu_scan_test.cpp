@@ -10,6 +10,7 @@
 #include <map>
 #include <thread>
 
+#include "scan_request.hpp"
 #include "codegen.hpp"
 #include "common/gpu.hpp"
 #include "common/scan_reference.hpp"
@@ -58,7 +59,7 @@ void check_policy_at(Scanner& scanner, const Policy& p, Op op, ScanKind kind, st
   d_out.poison();
   d_in.upload(in, offset);
   T* out = in_place ? d_in.ptr + offset : d_out.ptr + offset + 1; // output misaligned differently
-  scanner.scan_with(p, kind, d_in.ptr + offset, out, n, op, init);
+  scantune::detail::scan_with(scanner, p, kind, d_in.ptr + offset, out, n, op, init);
   ST_CUDA(cudaDeviceSynchronize());
   auto got = in_place ? d_in.download(n, offset) : d_out.download(n, offset + 1);
   ASSERT_TRUE(equal_exact(got, want))
@@ -226,7 +227,7 @@ TEST_F(GpuTest, LargeSizes) {
               p.items_per_thread /= 2;
             }
             d_out.poison();
-            scanner.scan_with(p, kind, d_in.ptr, d_out.ptr, n, op, make_init<T>(op));
+            scantune::detail::scan_with(scanner, p, kind, d_in.ptr, d_out.ptr, n, op, make_init<T>(op));
             ST_CUDA(cudaDeviceSynchronize());
             ASSERT_TRUE(equal_exact(d_out.download(n), want))
                 << p.key() << " " << to_string(t) << " " << to_string(kind) << " n=" << n;
@@ -257,7 +258,7 @@ void check_float_tolerance(Scanner& scanner, const Policy& p, std::size_t n) {
     x = static_cast<T>(u(rng));
   DeviceBuffer<T> d_in(n), d_out(n);
   d_in.upload(in);
-  scanner.scan_with(p, ScanKind::Inclusive, d_in.ptr, d_out.ptr, n, Op::Sum);
+  scantune::detail::scan_with(scanner, p, ScanKind::Inclusive, d_in.ptr, d_out.ptr, n, Op::Sum);
   auto got = d_out.download(n);
   const double eps = std::is_same_v<T, float> ? 0x1p-24 : 0x1p-53;
   const double bound = (double(n / p.tile_items()) + 65) * eps;
@@ -308,7 +309,7 @@ void check_min_max_with_nans(Scanner& scanner, const Policy& p) {
       for (ScanKind kind : {ScanKind::Inclusive, ScanKind::Exclusive}) {
         const T init = T(-7);
         d_out.poison();
-        scanner.scan_with(p, kind, d_in.ptr, d_out.ptr, n, op, init);
+        scantune::detail::scan_with(scanner, p, kind, d_in.ptr, d_out.ptr, n, op, init);
         ASSERT_TRUE(equal_exact(d_out.download(n), reference_scan(in, op, kind, init)))
             << p.key() << " " << to_string(data_type_of<T>()) << " " << to_string(op) << " "
             << to_string(kind) << " n=" << n;
@@ -357,9 +358,9 @@ TEST_F(GpuTest, CustomOperators) {
     d_in.upload(in);
     di_in.upload(ini);
     for (Algorithm a : tile_algorithms()) {
-      scanner.scan_with(make_policy(a, 256, 8, 2, BlockScan::Blelloch, TileIO::Transpose),
+      scantune::detail::scan_with(scanner, make_policy(a, 256, 8, 2, BlockScan::Blelloch, TileIO::Transpose),
                         ScanKind::Exclusive, d_in.ptr, d_out.ptr, n, absmax, 0.25);
-      scanner.scan_with(make_policy(a, 128, 16, 4, BlockScan::WarpScans, TileIO::Direct),
+      scantune::detail::scan_with(scanner, make_policy(a, 128, 16, 4, BlockScan::WarpScans, TileIO::Direct),
                         ScanKind::Inclusive, di_in.ptr, di_out.ptr, n, absmax_i, 0);
       ASSERT_TRUE(equal_exact(d_out.download(n), want)) << to_string(a) << " n=" << n;
       ASSERT_TRUE(equal_exact(di_out.download(n), want_i)) << to_string(a) << " n=" << n;

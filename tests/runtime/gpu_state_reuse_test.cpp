@@ -4,6 +4,7 @@
 // the same on 4 streams at once. Every result is checked after one final sync.
 #include <gtest/gtest.h>
 
+#include "scan_request.hpp"
 #include "common/gpu.hpp"
 #include "common/scan_reference.hpp"
 #include "common/scoped_env.hpp"
@@ -75,10 +76,10 @@ void run_jobs(const std::vector<Job>& jobs, const std::vector<cudaStream_t>& str
     const Job& j = jobs[i];
     cudaStream_t s = streams[i % streams.size()];
     if (j.wide)
-      scanner.scan_with(j.policy, j.kind, d_in64.ptr + at, d_out64.ptr + at, j.n, Op::Sum,
+      scantune::detail::scan_with(scanner, j.policy, j.kind, d_in64.ptr + at, d_out64.ptr + at, j.n, Op::Sum,
                         std::int64_t{9}, s);
     else
-      scanner.scan_with(j.policy, j.kind, d_in32.ptr + at, d_out32.ptr + at, j.n, Op::Sum,
+      scantune::detail::scan_with(scanner, j.policy, j.kind, d_in32.ptr + at, d_out32.ptr + at, j.n, Op::Sum,
                         std::int32_t{9}, s);
     at += j.n;
   }
@@ -149,7 +150,7 @@ void expect_dependent_chain(bool programmatic, bool tickets = false) {
   ST_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   for (int call = 0; call < 28; ++call) {
     const ScanKind kind = call % 3 == 2 ? ScanKind::Exclusive : ScanKind::Inclusive;
-    scanner.scan_with(policies[call % policies.size()], kind, d.ptr, d.ptr, n, Op::Sum,
+    scantune::detail::scan_with(scanner, policies[call % policies.size()], kind, d.ptr, d.ptr, n, Op::Sum,
                       std::uint32_t(call), s);
     want = reference_scan(want, Op::Sum, kind, std::uint32_t(call));
   }
@@ -190,8 +191,8 @@ TEST_F(GpuTest, FullRangeValuesSurviveStatusPacking) {
   for (Op op : {Op::Sum, Op::BitXor, Op::Max, Op::Min}) {
     const Policy p =
         make_policy(Algorithm::LookbackWarp, 128, 4, 2, BlockScan::WarpScans, TileIO::Transpose);
-    scanner.scan_with(p, ScanKind::Inclusive, d.ptr, o.ptr, n, op);
-    scanner.scan_with(p, ScanKind::Inclusive, d32.ptr, o32.ptr, n, op);
+    scantune::detail::scan_with(scanner, p, ScanKind::Inclusive, d.ptr, o.ptr, n, op);
+    scantune::detail::scan_with(scanner, p, ScanKind::Inclusive, d32.ptr, o32.ptr, n, op);
     EXPECT_EQ(o.download(n), reference_scan(in, op, ScanKind::Inclusive, std::uint64_t{0}))
         << to_string(op);
     EXPECT_EQ(o32.download(n), reference_scan(in32, op, ScanKind::Inclusive, std::uint32_t{0}))

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <thread>
 
+#include "scan_request.hpp"
 #include "common/gpu.hpp"
 #include "common/scan_reference.hpp"
 #include "common/spec_sets.hpp"
@@ -44,7 +45,7 @@ TEST_F(GpuTest, OneCompilePerColdKeyAcrossThreads) {
         std::this_thread::yield(); // all threads ask at once
       try {
         for (int rep = 0; rep < 20; ++rep)
-          scanner.scan_with(p, ScanKind::Inclusive, d_in.ptr, outs[t]->ptr, n, Op::Sum,
+          scantune::detail::scan_with(scanner, p, ScanKind::Inclusive, d_in.ptr, outs[t]->ptr, n, Op::Sum,
                             std::int64_t{0}, s);
         if (cudaStreamSynchronize(s) != cudaSuccess) ++failures;
       } catch (const std::exception& e) {

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "scantune/scantune.h"
+#include "policy.hpp"
+#include "scan_request.hpp"
 #include "scantune/scantune.hpp"
 
 namespace scantune {
@@ -60,7 +62,7 @@ TEST(Misuse, MisalignedAndOverlappingPointers) {
 TEST(Misuse, InvalidExplicitPolicy) {
   Scanner s;
   EXPECT_EQ(error_of([&] {
-              s.scan_with(Policy::parse("lookback_warp.tpb256.ipt12.vec4.warp_scans"),
+              scantune::detail::scan_with(s, Policy::parse("lookback_warp.tpb256.ipt12.vec4.warp_scans"),
                           ScanKind::Inclusive, fake_ptr<double>(), fake_ptr<double>(0x40000), 8,
                           Op::Sum);
             }),

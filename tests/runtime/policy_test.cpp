@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "policy.hpp"
 #include "scantune/scantune.hpp"
 
 namespace scantune {

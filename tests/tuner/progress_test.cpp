@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "policy.hpp"
 #include "scantune/scantune.hpp"
 #include "tuner/progress.hpp"
 

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "common/expect_error.hpp"
+#include "policy.hpp"
 #include "scantune/scantune.hpp"
 #include "tuner/search_space.hpp"
 

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "policy.hpp"
 #include "scantune/scantune.hpp"
 #include "tests/cache/tuning_db_test_util.hpp"
 #include "tuner/simulated_evaluator.hpp"

@@ -19,6 +19,11 @@
 
 #include <cuda_runtime_api.h>
 
+/* Marks the symbols libscantune exports (the same macro as in scantune/types.hpp). */
+#ifndef SCANTUNE_API
+#define SCANTUNE_API __attribute__((visibility("default")))
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -30,7 +35,8 @@ typedef enum {
   SCANTUNE_ERROR_COMPILE = 3,   /* NVRTC rejected the generated source (log in the message) */
   SCANTUNE_ERROR_CUDA = 4,      /* a CUDA runtime call failed */
   SCANTUNE_ERROR_NO_DEVICE = 5, /* no CUDA device or driver */
-  SCANTUNE_ERROR_INTERNAL = 6
+  SCANTUNE_ERROR_INTERNAL = 6,
+  SCANTUNE_ERROR_DATABASE = 7 /* the tuning database could not be read */
 } scantune_status_t;
 
 typedef enum {
@@ -55,33 +61,53 @@ typedef enum {
 typedef struct scantune_scanner_s* scantune_scanner_t;
 
 /* device: -1 = current device; database, kernel_cache: NULL = defaults. */
-scantune_status_t scantune_scanner_create(scantune_scanner_t* scanner, int device,
+SCANTUNE_API scantune_status_t scantune_scanner_create(scantune_scanner_t* scanner, int device,
                                           const char* database, const char* kernel_cache);
-scantune_status_t scantune_scanner_destroy(scantune_scanner_t scanner);
+SCANTUNE_API scantune_status_t scantune_scanner_destroy(scantune_scanner_t scanner);
 
-scantune_status_t scantune_inclusive_scan(scantune_scanner_t scanner, scantune_dtype_t type,
+SCANTUNE_API scantune_status_t scantune_inclusive_scan(scantune_scanner_t scanner, scantune_dtype_t type,
                                           scantune_op_t op, const void* d_in, void* d_out, size_t n,
                                           cudaStream_t stream);
 /* init points to one element of `type`. */
-scantune_status_t scantune_exclusive_scan(scantune_scanner_t scanner, scantune_dtype_t type,
+SCANTUNE_API scantune_status_t scantune_exclusive_scan(scantune_scanner_t scanner, scantune_dtype_t type,
                                           scantune_op_t op, const void* d_in, void* d_out, size_t n,
                                           const void* init, cudaStream_t stream);
 /* A custom operator: body of a function of a and b returning the type, and an identity expression.
  * exclusive != 0 selects an exclusive scan (init then required). */
-scantune_status_t scantune_custom_scan(scantune_scanner_t scanner, scantune_dtype_t type,
+SCANTUNE_API scantune_status_t scantune_custom_scan(scantune_scanner_t scanner, scantune_dtype_t type,
                                        int exclusive, const char* name, const char* body,
                                        const char* identity, const void* d_in, void* d_out,
                                        size_t n, const void* init, cudaStream_t stream);
 /* Runs an explicit policy key (e.g. "lookback_warp.tpb256.ipt12.vec4.warp_scans"). */
-scantune_status_t scantune_scan_with_policy(scantune_scanner_t scanner, const char* policy_key,
+SCANTUNE_API scantune_status_t scantune_scan_with_policy(scantune_scanner_t scanner, const char* policy_key,
                                             scantune_dtype_t type, scantune_op_t op, int exclusive,
                                             const void* d_in, void* d_out, size_t n,
                                             const void* init, cudaStream_t stream);
 
+/* Loads (compiles, or reads from the kernel cache) what a scan with these parameters
+ * runs, so that the scan itself compiles nothing (before timing or graph capture). */
+SCANTUNE_API scantune_status_t scantune_prepare(scantune_scanner_t scanner, scantune_dtype_t type,
+                                                scantune_op_t op, int exclusive, size_t n);
+/* Bytes of device workspace a scan with these parameters needs (0 = none), for
+ * scantune_scan_ex. */
+SCANTUNE_API scantune_status_t scantune_workspace_bytes(scantune_scanner_t scanner,
+                                                        scantune_dtype_t type, scantune_op_t op,
+                                                        int exclusive, size_t n, size_t* bytes);
+/* A scan with a caller-owned workspace of workspace_bytes bytes at d_workspace: zeroed
+ * once before its first use, then reused by scans in stream order without zeroing.
+ * d_workspace == NULL: the scanner's own. init: exclusive scans only. */
+SCANTUNE_API scantune_status_t scantune_scan_ex(scantune_scanner_t scanner, scantune_dtype_t type,
+                                                scantune_op_t op, int exclusive, const void* d_in,
+                                                void* d_out, size_t n, const void* init,
+                                                void* d_workspace, size_t workspace_bytes,
+                                                cudaStream_t stream);
+
 /* Static text for a status. */
-const char* scantune_status_string(scantune_status_t status);
+SCANTUNE_API const char* scantune_status_string(scantune_status_t status);
 /* The message of this thread's last failure ("" if none). */
-const char* scantune_last_error(void);
+SCANTUNE_API const char* scantune_last_error(void);
+/* The NVRTC log (and options) of this thread's last SCANTUNE_ERROR_COMPILE ("" if none). */
+SCANTUNE_API const char* scantune_last_error_log(void);
 
 #ifdef __cplusplus
 }

@@ -16,7 +16,17 @@
 //
 //   scantune::Plan p = scanner.plan(scantune::DataType::Int32, scantune::Op::Sum,
 //                                   scantune::ScanKind::Inclusive, n);
-//   std::printf("%s (%s)\n", p.policy.key().c_str(), std::string(to_string(p.match)).c_str());
+//   std::printf("%s (%s)\n", p.policy.c_str(), std::string(to_string(p.match)).c_str());
+//
+//   scanner.prepare(scantune::DataType::Int32, scantune::Op::Sum,   // compile ahead, e.g.
+//                   scantune::ScanKind::Inclusive, n);              // before graph capture
+//
+//   // A caller-owned workspace (CUB style): query, allocate, zero once, then reuse it
+//   // for calls in stream order.
+//   std::size_t bytes = scanner.workspace_bytes(scantune::DataType::Int32, scantune::Op::Sum,
+//                                               scantune::ScanKind::Inclusive, n);
+//   cudaMallocAsync(&d_ws, bytes, stream); cudaMemsetAsync(d_ws, 0, bytes, stream);
+//   scanner.inclusive_scan(d_in, d_out, n, scantune::Op::Sum, stream, {d_ws, bytes});
 //
 // Dispatch: each call runs the configuration tuned for this GPU model, element
 // type, operator, kind and size bucket (`scantune tune` stores them in the tuning
@@ -58,7 +68,8 @@
 //   programmatic dependent launch: it may start while the stream's previous kernel
 //   drains, and the kernel waits for that kernel before touching memory.
 // - In place (d_in == d_out) is allowed. Pointers need only element alignment.
-// - n == 0 is a no-op. Errors throw scantune::Error, whose what() names the problem.
+// - n == 0 is a no-op. Errors throw scantune::Error, whose what() names the problem
+//   and kind() classifies it (scantune/types.hpp).
 // - The first call for a (type, operator, kind, configuration) compiles a kernel
 //   with NVRTC (tens of milliseconds); later calls reuse it.
 //
@@ -71,35 +82,18 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <stdexcept>
 #include <string>
-#include <type_traits>
+#include <string_view>
 
 #include <cuda_runtime_api.h>
 
-#include "scantune/policy.hpp"
+#include "scantune/types.hpp"
 
 namespace scantune {
 
-/// Built-in associative operators. BitAnd/BitOr/BitXor apply to integer types only.
-/// On float and double, Min and Max ignore NaN elements (IEEE 754 minNum/maxNum, as
-/// fminf/fmaxf), so an output is NaN only where every element so far is NaN (an
-/// exclusive scan's init counts as an element).
-enum class Op { Sum, Product, Min, Max, BitAnd, BitOr, BitXor };
-
-/// An operator given as CUDA source at run time. It must be associative, and
-/// `identity` must be its identity element (identity op x == x op identity == x).
-struct CustomOp {
-  std::string name;     ///< identifier, e.g. "absmax"
-  std::string body;     ///< body of a function of `a` and `b` (both T) returning T
-  std::string identity; ///< expression for the identity element, e.g. "0.0"
-};
-
-/// Every failure of the library. what() names the problem (and carries the NVRTC
-/// log and options when generated code fails to compile).
-class Error : public std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+namespace detail {
+struct ScannerAccess; // the internal core's way in (tuner, tests)
+}
 
 /// Where a Scanner runs and which files it reads.
 struct ScannerOptions {
@@ -115,151 +109,94 @@ struct ScannerOptions {
   bool programmatic_launch = true;
 };
 
-std::string_view
-to_string(Op op);                ///< "sum", "product", "min", "max", "bit_and", "bit_or", "bit_xor"
-Op parse_op(std::string_view s); ///< inverse of to_string; throws Error
-
-/// The operator of a scan: a built-in Op or a CustomOp (not owned).
-struct OpRef {
-  Op op = Op::Sum;
-  const CustomOp* custom = nullptr;
-  OpRef(Op o) : op(o) {}                   // NOLINT: implicit on purpose
-  OpRef(const CustomOp& c) : custom(&c) {} // NOLINT
-};
-
-/// How a call's configuration was found (see "Dispatch" above), best first.
-enum class Match {
-  Exact,       ///< tuning DB: this GPU model, problem and size bucket
-  NearestSize, ///< tuning DB: this GPU model and problem, the nearest tuned size bucket
-  SameArch,    ///< tuning DB: another GPU model of the same compute capability
-  BuiltIn,     ///< compiled into the library (built-in table or heuristic)
-};
-std::string_view to_string(Match m); ///< "exact", "nearest_size", "same_arch", "builtin"
-
 /// What a call runs and why (Scanner::plan).
 struct Plan {
-  Policy policy;
+  /// The configuration's key, e.g. "lookback_warp.tpb256.ipt12.vec4.warp_scans"
+  /// (docs/design.md names its fields); Scanner::scan_with runs a key.
+  std::string policy;
   Match match = Match::BuiltIn;
   std::uint64_t tuned_size = 0; ///< the size the chosen entry was tuned at; 0 = heuristic
   std::string source;           ///< e.g. "tuning DB /path/tuning.db: NVIDIA H100 ... at n = 2^20"
 };
 
-/// The DataType of a C++ element type (int32_t, uint32_t, int64_t, uint64_t, float, double).
-template <class T>
-constexpr DataType data_type_of() {
-  if constexpr (std::is_same_v<T, std::int32_t>)
-    return DataType::Int32;
-  else if constexpr (std::is_same_v<T, std::uint32_t>)
-    return DataType::UInt32;
-  else if constexpr (std::is_same_v<T, std::int64_t> || std::is_same_v<T, long long>)
-    return DataType::Int64;
-  else if constexpr (std::is_same_v<T, std::uint64_t> || std::is_same_v<T, unsigned long long>)
-    return DataType::UInt64;
-  else if constexpr (std::is_same_v<T, float>)
-    return DataType::Float32;
-  else {
-    static_assert(std::is_same_v<T, double>,
-                  "scantune scans int32, uint32, int64, uint64, float and double");
-    return DataType::Float64;
-  }
-}
-
-/// One type-erased scan request; the typed calls below fill it in.
-struct ScanRequest {
-  DataType type = DataType::Int32;
-  ScanKind kind = ScanKind::Inclusive;
-  OpRef op = Op::Sum;
-  const void* in = nullptr;
-  void* out = nullptr;
-  std::size_t n = 0;
-  const void* init = nullptr; ///< exclusive scans: points to one element of `type`
-  cudaStream_t stream = nullptr;
-  const Policy* policy = nullptr; ///< nullptr = the scanner chooses
+/// A caller-owned device workspace (see Scanner::workspace_bytes). Zero it once
+/// (cudaMemsetAsync) before its first use; calls then reuse it without zeroing as
+/// long as they run one after another in stream order (its status words carry a
+/// generation). Empty (the default) = the scanner's own per-stream workspace.
+struct Workspace {
+  void* ptr = nullptr;
+  std::size_t bytes = 0;
 };
 
 /// Owns compiled kernels and per-stream workspaces for one device. Thread-safe:
 /// one Scanner may be used from many host threads and streams at once.
 class Scanner {
 public:
-  explicit Scanner(ScannerOptions options = {});
-  ~Scanner();
-  Scanner(Scanner&&) noexcept;
-  Scanner& operator=(Scanner&&) noexcept;
+  SCANTUNE_API explicit Scanner(ScannerOptions options = {});
+  SCANTUNE_API ~Scanner();
+  SCANTUNE_API Scanner(Scanner&&) noexcept;
+  SCANTUNE_API Scanner& operator=(Scanner&&) noexcept;
   Scanner(const Scanner&) = delete;
   Scanner& operator=(const Scanner&) = delete;
 
   template <class T>
-  void inclusive_scan(const T* d_in, T* d_out, std::size_t n, Op op,
-                      cudaStream_t stream = nullptr) {
-    scan(make<T>(ScanKind::Inclusive, d_in, d_out, n, op, nullptr, stream, nullptr));
+  void inclusive_scan(const T* d_in, T* d_out, std::size_t n, OpRef op,
+                      cudaStream_t stream = nullptr, Workspace workspace = {}) {
+    run(data_type_of<T>(), ScanKind::Inclusive, op, d_in, d_out, n, nullptr, stream, workspace,
+        {});
   }
   template <class T>
-  void exclusive_scan(const T* d_in, T* d_out, std::size_t n, Op op, T init,
-                      cudaStream_t stream = nullptr) {
-    scan(make<T>(ScanKind::Exclusive, d_in, d_out, n, op, &init, stream, nullptr));
-  }
-  template <class T>
-  void inclusive_scan(const T* d_in, T* d_out, std::size_t n, const CustomOp& op,
-                      cudaStream_t stream = nullptr) {
-    scan(make<T>(ScanKind::Inclusive, d_in, d_out, n, op, nullptr, stream, nullptr));
-  }
-  template <class T>
-  void exclusive_scan(const T* d_in, T* d_out, std::size_t n, const CustomOp& op, T init,
-                      cudaStream_t stream = nullptr) {
-    scan(make<T>(ScanKind::Exclusive, d_in, d_out, n, op, &init, stream, nullptr));
+  void exclusive_scan(const T* d_in, T* d_out, std::size_t n, OpRef op, T init,
+                      cudaStream_t stream = nullptr, Workspace workspace = {}) {
+    run(data_type_of<T>(), ScanKind::Exclusive, op, d_in, d_out, n, &init, stream, workspace, {});
   }
 
-  /// Runs an explicit policy (for the tuner, tests and benchmarks). `init` is
-  /// ignored for inclusive scans. Throws Error if the policy is invalid for T.
+  /// Runs an explicit configuration by its key (benchmarks, experiments). `init` is
+  /// ignored for inclusive scans. Throws Error if the key does not parse or cannot
+  /// run on T.
   template <class T>
-  void scan_with(const Policy& policy, ScanKind kind, const T* d_in, T* d_out, std::size_t n,
-                 OpRef op, T init = T{}, cudaStream_t stream = nullptr) {
-    scan(make<T>(kind, d_in, d_out, n, op, &init, stream, &policy));
+  void scan_with(std::string_view policy_key, ScanKind kind, const T* d_in, T* d_out,
+                 std::size_t n, OpRef op, T init = T{}, cudaStream_t stream = nullptr) {
+    run(data_type_of<T>(), kind, op, d_in, d_out, n, &init, stream, {}, policy_key);
   }
-
-  /// The type-erased entry point behind every call above (and the C API).
-  void scan(const ScanRequest& request);
 
   /// The configuration a call with these parameters runs, and how it was matched.
-  Plan plan(DataType type, OpRef op, ScanKind kind, std::size_t n) const;
-  /// plan(...).policy.
-  Policy choose_policy(DataType type, OpRef op, ScanKind kind, std::size_t n) const;
+  SCANTUNE_API Plan plan(DataType type, OpRef op, ScanKind kind, std::size_t n) const;
+  /// Loads (compiles, or reads from the kernel cache) what a call with these
+  /// parameters runs, so that the call itself compiles nothing: before timing, or
+  /// before capturing calls into a CUDA graph.
+  SCANTUNE_API void prepare(DataType type, OpRef op, ScanKind kind, std::size_t n);
+  /// Bytes of device workspace a call with these parameters needs (0 = none): the
+  /// size of a caller-provided Workspace.
+  SCANTUNE_API std::size_t workspace_bytes(DataType type, OpRef op, ScanKind kind,
+                                           std::size_t n) const;
 
   /// Rereads the tuning database (e.g. after `scantune tune` ran in another
   /// process). Calls in flight on other threads finish with the old table.
-  void reload_database();
+  SCANTUNE_API void reload_database();
   /// The tuning database this scanner reads ("" when none: "off", or no file).
-  std::string database_path() const;
+  SCANTUNE_API std::string database_path() const;
   /// Blocks until background tunings started by SCANTUNE_AUTOTUNE=1 have finished
   /// and the database has been reread (tests, benchmarks).
-  void wait_for_autotune();
+  SCANTUNE_API void wait_for_autotune();
 
   /// The device this scanner launches on.
-  int device() const;
+  SCANTUNE_API int device() const;
 
 private:
-  template <class T>
-  static ScanRequest make(ScanKind kind, const T* in, T* out, std::size_t n, OpRef op,
-                          const T* init, cudaStream_t stream, const Policy* policy) {
-    ScanRequest r;
-    r.type = data_type_of<T>();
-    r.kind = kind;
-    r.op = op;
-    r.in = in;
-    r.out = out;
-    r.n = n;
-    r.init = init;
-    r.stream = stream;
-    r.policy = policy;
-    return r;
-  }
+  friend struct detail::ScannerAccess;
+  /// The type-erased call behind the typed ones (and the C API); an empty
+  /// `policy_key` lets the scanner choose.
+  SCANTUNE_API void run(DataType type, ScanKind kind, OpRef op, const void* in, void* out,
+                        std::size_t n, const void* init, cudaStream_t stream, Workspace workspace,
+                        std::string_view policy_key);
 
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 
 /// The process-wide Scanner of the current device (created on first use).
-Scanner& default_scanner();
+SCANTUNE_API Scanner& default_scanner();
 
 /// Inclusive prefix sum on the process-wide Scanner for the current device.
 template <class T>

@@ -1,4 +1,5 @@
-// scantune/policy.hpp: the tunable configuration of one scan kernel.
+// policy.hpp: the tunable configuration of one scan kernel (internal: the public
+// API names a configuration by its key only).
 //
 // A Policy names every choice that shapes a generated kernel. Its canonical key
 // string is the one name of a configuration everywhere: tuning-database key,
@@ -29,14 +30,9 @@
 #include <string>
 #include <string_view>
 
+#include "scantune/types.hpp"
+
 namespace scantune {
-
-/// Element types a scan accepts.
-enum class DataType { Int32, UInt32, Int64, UInt64, Float32, Float64 };
-
-/// Inclusive (out[i] = x0 op ... op xi) or exclusive (out[0] = init, out[i] = init op x0 op ... op
-/// x(i-1)).
-enum class ScanKind { Inclusive, Exclusive };
 
 /// How tiles cooperate across the grid.
 enum class Algorithm {
@@ -75,17 +71,10 @@ enum class TileIO {
                  ///< (a warp barrier instead of block barriers)
 };
 
-/// Size in bytes of one element of `t`.
-std::size_t size_of(DataType t);
-/// "int32", "uint32", "int64", "uint64", "float32", "float64".
-std::string_view to_string(DataType t);
-std::string_view to_string(ScanKind k);  ///< "inclusive", "exclusive"
 std::string_view to_string(Algorithm a); ///< "lookback_warp", ...
 std::string_view to_string(BlockScan b); ///< "warp_scans", ...
 std::string_view to_string(TileIO io);   ///< "xpose", "direct", "wxpose"
 /// Inverse of to_string; throw scantune::Error naming the bad text.
-DataType parse_data_type(std::string_view s);
-ScanKind parse_scan_kind(std::string_view s);
 Algorithm parse_algorithm(std::string_view s);
 BlockScan parse_block_scan(std::string_view s);
 TileIO parse_tile_io(std::string_view s);

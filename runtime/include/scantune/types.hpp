@@ -1,0 +1,125 @@
+// scantune/types.hpp: the vocabulary of the scantune API: element types, operators,
+// scan kinds, dispatch matches and the error type with its kinds.
+//
+// Example:
+//   try {
+//     scantune::default_scanner().exclusive_scan(d_in, d_out, n, scantune::Op::BitXor, 0.0f);
+//   } catch (const scantune::Error& e) {
+//     if (e.kind() == scantune::ErrorKind::Unsupported) ...   // bit_xor on float
+//     if (e.kind() == scantune::ErrorKind::Compile) std::puts(e.log().c_str()); // NVRTC log
+//   }
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+/// Marks the symbols libscantune exports; everything else in the library is hidden.
+#define SCANTUNE_API __attribute__((visibility("default")))
+
+namespace scantune {
+
+/// Element types a scan accepts.
+enum class DataType { Int32, UInt32, Int64, UInt64, Float32, Float64 };
+
+/// Inclusive (out[i] = x0 op ... op xi) or exclusive (out[0] = init, out[i] = init op x0 op ... op
+/// x(i-1)).
+enum class ScanKind { Inclusive, Exclusive };
+
+/// Built-in associative operators. BitAnd/BitOr/BitXor apply to integer types only.
+/// On float and double, Min and Max ignore NaN elements (IEEE 754 minNum/maxNum, as
+/// fminf/fmaxf), so an output is NaN only where every element so far is NaN (an
+/// exclusive scan's init counts as an element).
+enum class Op { Sum, Product, Min, Max, BitAnd, BitOr, BitXor };
+
+/// An operator given as CUDA source at run time. It must be associative, and
+/// `identity` must be its identity element (identity op x == x op identity == x).
+struct CustomOp {
+  std::string name;     ///< identifier, e.g. "absmax"
+  std::string body;     ///< body of a function of `a` and `b` (both T) returning T
+  std::string identity; ///< expression for the identity element, e.g. "0.0"
+};
+
+/// The operator of a scan: a built-in Op or a CustomOp (not owned).
+struct OpRef {
+  Op op = Op::Sum;
+  const CustomOp* custom = nullptr;
+  OpRef(Op o) : op(o) {}                   // NOLINT: implicit on purpose
+  OpRef(const CustomOp& c) : custom(&c) {} // NOLINT
+};
+
+/// How a call's configuration was found (Scanner::plan), best first.
+enum class Match {
+  Exact,       ///< tuning DB: this GPU model, problem and size bucket
+  NearestSize, ///< tuning DB: this GPU model and problem, the nearest tuned size bucket
+  SameArch,    ///< tuning DB: another GPU model of the same compute capability
+  BuiltIn,     ///< compiled into the library (built-in table or heuristic)
+};
+
+/// What went wrong, so that callers can tell a bad argument from a compile failure.
+enum class ErrorKind {
+  InvalidArgument, ///< null or misaligned pointer, overlapping ranges, a bad policy key, ...
+  Unsupported,     ///< a valid request this library or GPU cannot run (bit_xor on float, ...)
+  Compile,         ///< NVRTC rejected generated source (Error::log() holds its log)
+  Cuda,            ///< a CUDA runtime call or a launch failed
+  NoDevice,        ///< no CUDA device or no driver
+  Database,        ///< the tuning database could not be read or written
+  Internal,        ///< a bug in scantune
+};
+
+/// Every failure of the library. what() names the problem; kind() classifies it;
+/// log() holds the NVRTC log (and options) of a compile error, else "".
+class SCANTUNE_API Error : public std::runtime_error {
+public:
+  // Inline, so that code below the runtime (the caches) throws it without linking it.
+  explicit Error(const std::string& what, ErrorKind kind = ErrorKind::InvalidArgument,
+                 std::string log = {})
+      : std::runtime_error(what), kind_(kind), log_(std::move(log)) {}
+  ErrorKind kind() const noexcept { return kind_; }
+  const std::string& log() const noexcept { return log_; }
+
+private:
+  ErrorKind kind_;
+  std::string log_;
+};
+
+/// Size in bytes of one element of `t`.
+SCANTUNE_API std::size_t size_of(DataType t);
+/// "int32", "uint32", "int64", "uint64", "float32", "float64".
+SCANTUNE_API std::string_view to_string(DataType t);
+SCANTUNE_API std::string_view to_string(ScanKind k); ///< "inclusive", "exclusive"
+/// "sum", "product", "min", "max", "bit_and", "bit_or", "bit_xor"
+SCANTUNE_API std::string_view to_string(Op op);
+SCANTUNE_API std::string_view to_string(Match m); ///< "exact", "nearest_size", "same_arch", "builtin"
+/// "invalid_argument", "unsupported", "compile", "cuda", "no_device", "database", "internal"
+SCANTUNE_API std::string_view to_string(ErrorKind k);
+/// Inverses of to_string; throw Error (InvalidArgument) naming the bad text.
+SCANTUNE_API DataType parse_data_type(std::string_view s);
+SCANTUNE_API ScanKind parse_scan_kind(std::string_view s);
+SCANTUNE_API Op parse_op(std::string_view s);
+
+/// The DataType of a C++ element type (int32_t, uint32_t, int64_t, uint64_t, float, double).
+template <class T>
+constexpr DataType data_type_of() {
+  if constexpr (std::is_same_v<T, std::int32_t>)
+    return DataType::Int32;
+  else if constexpr (std::is_same_v<T, std::uint32_t>)
+    return DataType::UInt32;
+  else if constexpr (std::is_same_v<T, std::int64_t> || std::is_same_v<T, long long>)
+    return DataType::Int64;
+  else if constexpr (std::is_same_v<T, std::uint64_t> || std::is_same_v<T, unsigned long long>)
+    return DataType::UInt64;
+  else if constexpr (std::is_same_v<T, float>)
+    return DataType::Float32;
+  else {
+    static_assert(std::is_same_v<T, double>,
+                  "scantune scans int32, uint32, int64, uint64, float and double");
+    return DataType::Float64;
+  }
+}
+
+} // namespace scantune

@@ -1,0 +1,61 @@
+// One type-erased scan call, and the internal core's entry to a Scanner: the tuner
+// and the tests run parsed policies without a key round trip per launch.
+#pragma once
+
+#include "policy.hpp"
+#include "scantune/scantune.hpp"
+
+namespace scantune {
+
+struct ScanRequest {
+  DataType type = DataType::Int32;
+  ScanKind kind = ScanKind::Inclusive;
+  OpRef op = Op::Sum;
+  const void* in = nullptr;
+  void* out = nullptr;
+  std::size_t n = 0;
+  const void* init = nullptr; ///< exclusive scans: points to one element of `type`
+  cudaStream_t stream = nullptr;
+  const Policy* policy = nullptr; ///< nullptr = the scanner chooses
+  Workspace workspace;            ///< empty = the scanner's per-stream workspace
+};
+
+namespace detail {
+
+struct Choice;
+
+struct ScannerAccess {
+  static void scan(Scanner& s, const ScanRequest& r);
+  /// The route a call with these parameters takes (lives as long as the scanner).
+  static const Choice& choice(const Scanner& s, DataType type, OpRef op, ScanKind kind,
+                              std::size_t n);
+  /// The policy a call with these parameters runs (Scanner::plan's, parsed).
+  static Policy choose(const Scanner& s, DataType type, OpRef op, ScanKind kind, std::size_t n);
+};
+
+/// Fills a ScanRequest from typed arguments (tests, tuner).
+template <class T>
+ScanRequest make_request(ScanKind kind, const T* in, T* out, std::size_t n, OpRef op,
+                         const T* init, cudaStream_t stream, const Policy* policy) {
+  ScanRequest r;
+  r.type = data_type_of<T>();
+  r.kind = kind;
+  r.op = op;
+  r.in = in;
+  r.out = out;
+  r.n = n;
+  r.init = init;
+  r.stream = stream;
+  r.policy = policy;
+  return r;
+}
+
+/// Runs an explicit policy: Scanner::scan_with without parsing a key.
+template <class T>
+void scan_with(Scanner& s, const Policy& policy, ScanKind kind, const T* in, T* out,
+               std::size_t n, OpRef op, T init = T{}, cudaStream_t stream = nullptr) {
+  ScannerAccess::scan(s, make_request<T>(kind, in, out, n, op, &init, stream, &policy));
+}
+
+} // namespace detail
+} // namespace scantune
