@@ -5,8 +5,8 @@
 // Bucket 0 holds n <= 1 and bucket 1 is empty. Why half octaves: the best tile
 // shape or algorithm changes between two powers of two. On the H100, shapes tuned
 // at 1.5 x 2^20 and 1.5 x 2^21 ran 2-20% faster there than the 2^21 and 2^22
-// winners that served those sizes before (docs/performance.md, eleventh issue-7
-// session).
+// winners that served those sizes before (docs/decisions.md, "Half-octave size
+// buckets").
 #pragma once
 
 #include <cstdint>

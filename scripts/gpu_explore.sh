@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine: an exhaustive `scantune tune` over a small kernel-shape
 # grid at a few large sizes, to compare tile I/O, cache hints and tile shapes
-# (docs/performance.md, "Large inputs"). The database and the log land in $OUT.
+# (docs/decisions.md, "Warp transpose and streaming hints as tunables"). The
+# database and the log land in $OUT.
 #   SIZES=2^24,2^28 TYPE=int32 ALGS=lookback_warp,warp_scans scripts/gpu_explore.sh [tune options]
 set -uo pipefail
 BUILD=${BUILD:-build-gpu}

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine: Nsight Compute on one kernel launch, either of a
-# `scantune tune` run restricted to one shape (docs/performance.md, "Large
-# inputs") or of `scantune bench` (the dispatcher's kernel or CUB's, as the
-# benchmark launches them; docs/performance.md, ninth session). ncu leaves the
+# `scantune tune` run restricted to one shape (docs/decisions.md) or of
+# `scantune bench` (the dispatcher's kernel or CUB's, as the benchmark launches
+# them; docs/performance.md, "Known misses and why"). ncu leaves the
 # clocks alone (--clock-control none): kernels run at the clocks the GPU picks.
 # The report lands in $OUT/ncu_NAME.log, the key lines are printed, then a table of
 # the warp stall reasons (cycles per issued instruction) and the instruction mix.

@@ -50,8 +50,8 @@ struct op_product<double> {
 // and a result never depends on how a policy groups the elements. float: fminf/fmaxf,
 // one FMNMX where the compare-and-select is two instructions; double: the
 // compare-and-select plus a NaN test of the left operand, as sm_90 has no FP64
-// min/max instruction and fmin/fmax cost 13% at 2^26 (docs/performance.md, seventh
-// session). The host references use the same definitions.
+// min/max instruction and fmin/fmax cost 13% at 2^26 (docs/decisions.md, "NaN-ignoring
+// float min/max"). The host references use the same definitions.
 template <class T>
 struct op_min {
   static __device__ __forceinline__ T identity() { return type_limits<T>::highest(); }

@@ -494,7 +494,7 @@ __global__ void __launch_bounds__(P::block_threads + 96, 1) bulk_kernel(SCANTUNE
       // head/tail split selects identities rather than branching: with the fold
       // interleaved with the loads, ptxas issued min/max reducers one 16-byte load at
       // a time (sum's reassociated adds hid this) and the reducer became the slowest
-      // role, up to 8% behind sum (docs/performance.md, sixth session). The segments'
+      // role, up to 8% behind sum (docs/decisions.md, bulk reducer). The segments'
       // warp reductions then run interleaved: one shuffle chain after another made
       // this warp the slowest role at 8 rows per segment.
       const int rot = (lane / (8 / gcd8<ROWS>::value)) % ROWS;

@@ -29,7 +29,7 @@ static const int STATUS_OFFSET_WORDS = 32;
 // warps poll their predecessors' slots while those are being published, and slots
 // packed 4 or 8 to a 32-byte L2 sector made the polls and the publications queue
 // behind each other. One sector per slot: 32-bit scans 2-5% faster at 2^24-2^30,
-// 64-bit 1-3% (docs/performance.md, tenth session). Experiments may override it.
+// 64-bit 1-3% (docs/decisions.md, status slots). Experiments may override it.
 #ifndef SCANTUNE_STATUS_SLOT_WORDS
 #define SCANTUNE_STATUS_SLOT_WORDS 4
 #endif
