@@ -31,6 +31,17 @@ std::optional<T> get_opt(const json& o, const char* key) {
   return it->get<T>();
 }
 
+// `o` with `keys` first, in that order: a parsed document has lost the order of its
+// keys, and the written one keeps the order table_export.cpp gives them.
+ordered_json in_order(const json& o, std::initializer_list<const char*> keys) {
+  ordered_json out;
+  for (const char* k : keys)
+    if (o.contains(k)) out[k] = o.at(k);
+  for (const auto& [k, v] : o.items())
+    if (!out.contains(k)) out[k] = v;
+  return out;
+}
+
 Row row_of(const json& e) {
   Row r;
   r.type = parse_data_type(e.at("type").get<std::string>());
@@ -91,6 +102,18 @@ std::vector<ordered_json> runs_of_rows(const Table& t) {
   return runs;
 }
 
+// The table's rows in order; two rows of one bucket are an error.
+std::vector<Row> sorted_rows(const Table& t) {
+  std::vector<Row> rows = t.rows;
+  std::sort(rows.begin(), rows.end(), row_before);
+  for (std::size_t i = 1; i < rows.size(); ++i)
+    if (bucket_key(rows[i - 1]) == bucket_key(rows[i]))
+      throw Error(fmt::format("two entries for {} {} {} bucket {}", to_string(rows[i].type),
+                              to_string(rows[i].op), to_string(rows[i].kind),
+                              db::bucket_label(db::size_bucket(rows[i].size))));
+  return rows;
+}
+
 } // namespace
 
 void check_row(const Row& r) {
@@ -122,9 +145,10 @@ Table parse_table(const Source& src) {
     t.arch = gpu.at("arch").get<int>();
     t.sm_count = gpu.value("sm_count", 0);
     for (const json& s : doc.value("sources", json::array()))
-      t.sources.push_back(s);
+      t.sources.push_back(in_order(s, {"file", "format", "schema_version", "runs", "best"}));
     for (const json& r : doc.value("runs", json::array()))
-      t.runs.push_back(r);
+      t.runs.push_back(in_order(r, {"uid", "started_at", "driver_version", "runtime_version",
+                                    "nvrtc_version", "library_version", "command_line"}));
     for (const json& e : doc.at("entries")) {
       where = fmt::format("{}: entries[{}]", src.name, t.rows.size());
       t.rows.push_back(row_of(e));
@@ -148,13 +172,7 @@ Table merge(const std::vector<Table>& tables) {
     if (!out.model.empty() && (t.model != out.model || t.arch != out.arch))
       throw Error(fmt::format("cannot merge tables of {} and {}: one GPU model per table",
                               out.model, t.model));
-    std::vector<Row> rows = t.rows;
-    std::stable_sort(rows.begin(), rows.end(), row_before);
-    for (std::size_t i = 1; i < rows.size(); ++i)
-      if (bucket_key(rows[i - 1]) == bucket_key(rows[i]))
-        throw Error(fmt::format("two entries for {} {} {} bucket {}", to_string(rows[i].type),
-                                to_string(rows[i].op), to_string(rows[i].kind),
-                                db::bucket_label(db::size_bucket(rows[i].size))));
+    std::vector<Row> rows = sorted_rows(t);
     // A later table's row replaces the earlier one of its bucket.
     for (const Row& r : out.rows)
       if (!std::binary_search(rows.begin(), rows.end(), r, row_before)) rows.push_back(r);
@@ -164,7 +182,9 @@ Table merge(const std::vector<Table>& tables) {
     out.arch = t.arch;
     if (!t.name.empty()) out.name = t.name;
     if (t.sm_count) out.sm_count = t.sm_count;
-    out.sources.insert(out.sources.end(), t.sources.begin(), t.sources.end());
+    for (const ordered_json& s : t.sources) // an export merged in again is listed once
+      if (std::find(out.sources.begin(), out.sources.end(), s) == out.sources.end())
+        out.sources.push_back(s);
     for (const ordered_json& r : t.runs)
       runs[r.value("uid", "")] = r;
   }
