@@ -63,7 +63,8 @@ for step in "${steps[@]}"; do
         --db "$WORK/exhaustive.db"
       grep -E '^\|' "$WORK/exhaustive.log" | tee -a "$OUT/summary.txt" ;;
     builtin)
-      # The run exported into runtime/builtin/ (the library's built-in H100 table):
+      # The run behind runtime/builtin/ (the library's built-in H100 table; export, then
+      # scantune_builtin_gen --table: docs/dispatch.md, "The built-in table"):
       # BUILTIN_SIZES (default even exponents; 2^11:2^29:2 for the odd ones), into
       # $WORK/builtin.db (BUILTIN_DB, when set, is copied there first: runs accumulate).
       # BUILTIN_PROBLEMS (';'-separated tune options) replaces the default problem list.

@@ -1,4 +1,4 @@
-// Generation of the built-in tuning table from JSON exports (runtime/builtin/).
+// The built-in tuning table: from exports to the committed format to C++ (runtime/builtin/).
 #include <gtest/gtest.h>
 
 #include "common/expect_error.hpp"
@@ -21,12 +21,17 @@ json doc(std::vector<json> best) {
   return {{"devices", {device(1, 9, "GPU \"A\" (sm_90, 1 SMs)")}}, {"best", best}};
 }
 
+// An export converted to the committed format, as scantune_builtin_gen --table does.
+json table(const json& export_doc, const char* command = "gen") {
+  return json::parse(table_json(merge({read_input({"e.json", export_doc})}), command));
+}
+
 TEST(BuiltinTableGen, EmitsSortedEntriesWithTheirSource) {
   const char* m = "GPU \"A\" (sm_90, 1 SMs)";
-  const std::string src = generate_table_source(
-      {{"a.json",
-        doc({entry(1, m, "int64", 1u << 20, "lookback_warp.tpb256.ipt12.vec2.warp_scans"),
-             entry(1, m, "int32", 1u << 10, "single_block.tpb64.ipt16.vec4.warp_scans")})}});
+  const json t =
+      table(doc({entry(1, m, "int64", 1u << 20, "lookback_warp.tpb256.ipt12.vec2.warp_scans"),
+                 entry(1, m, "int32", 1u << 10, "single_block.tpb64.ipt16.vec4.warp_scans")}));
+  const std::string src = generate_table_source({{"a.json", t}});
   EXPECT_NE(src.find("from a.json"), std::string::npos);
   const auto i32 = src.find(
       R"x({90, "GPU \"A\" (sm_90, 1 SMs)", DataType::Int32, Op::Sum, ScanKind::Inclusive, 1024ull, "single_block.tpb64.ipt16.vec4.warp_scans", 1234.6},)x");
@@ -37,39 +42,109 @@ TEST(BuiltinTableGen, EmitsSortedEntriesWithTheirSource) {
   EXPECT_NE(src.find("static const BuiltinTable table{kEntries, 2};"), std::string::npos);
 }
 
+TEST(BuiltinTableGen, TheTableShowsWhereEachRowComesFrom) {
+  const char* m = "GPU \"A\" (sm_90, 1 SMs)";
+  json d = doc({entry(1, m, "int32", 1u << 10, "single_block.tpb64.ipt16.vec4.warp_scans")});
+  d["devices"][0].update({{"name", "GPU A"}, {"sm_count", 1}, {"driver_version", 13000}});
+  d["runs"] = {{{"id", 4},
+                {"uid", "0123456789abcdef"},
+                {"device", 1},
+                {"command_line", "tune"},
+                {"started_at", "2026-01-01T00:00:00Z"}}};
+  d["best"][0].update({{"run", 4}, {"gbs", 3.3333}, {"updated_at", "2026-01-02T00:00:00Z"}});
+  auto baseline = [](const char* name, const char* op, const char* kind, double ns) {
+    return json{{"baseline", name}, {"device", 1},   {"type", "int32"},
+                {"op", op},         {"op_hash", ""}, {"kind", kind},
+                {"size", 1024},     {"ns", ns},      {"measured_at", "2026-01-01T00:00:00Z"}};
+  };
+  d["baselines"] = {baseline("cub", "sum", "inclusive", 2469.12),
+                    baseline("memcpy", "", "", 617.28)};
+  const json t = table(d, "scantune_builtin_gen --table t.json e.json");
+  EXPECT_EQ(t["generated_by"], "scantune_builtin_gen --table t.json e.json");
+  EXPECT_EQ(t["gpu"], json({{"model", m}, {"name", "GPU A"}, {"arch", 90}, {"sm_count", 1}}));
+  EXPECT_EQ(t["measured"]["from"], "2026-01-02T00:00:00Z");
+  EXPECT_EQ(t["sources"][0]["file"], "e.json");
+  EXPECT_EQ(t["runs"][0]["command_line"], "tune");
+  EXPECT_EQ(t["runs"][0]["driver_version"], 13000);
+  const json& e = t["entries"][0];
+  EXPECT_EQ(e["bucket"], "2^10");
+  EXPECT_EQ(e["ns"], 1234.6);
+  EXPECT_EQ(e["gbs"], 3.33);
+  EXPECT_EQ(e["x_cub"], 2.0);
+  EXPECT_EQ(e["of_memcpy"], 0.5);
+  EXPECT_EQ(e["run"], "01234567");
+  // One line per row: a re-tune's diff shows the rows that changed.
+  const std::string text = table_json(parse_table({"t.json", t}), "gen");
+  EXPECT_NE(text.find("\n    {\"type\":\"int32\",\"op\":\"sum\""), std::string::npos) << text;
+  EXPECT_EQ(text, table_json(merge({read_input({"e.json", d})}), "gen")); // reads back as written
+}
+
+TEST(BuiltinTableGen, ALaterInputWinsItsBucket) {
+  const char* lw = "lookback_warp.tpb256.ipt12.vec2.warp_scans";
+  const char* sb = "single_block.tpb64.ipt16.vec4.warp_scans";
+  const Table old = parse_table({"t.json", table(doc({entry(1, "m", "int32", 1024, lw),
+                                                      entry(1, "m", "int32", 1u << 20, lw)}))});
+  const Table merged =
+      merge({old, read_input({"n.json", doc({entry(1, "m", "int32", 1000, sb)})})});
+  ASSERT_EQ(merged.rows.size(), 2u);
+  EXPECT_EQ(merged.rows[0].size, 1000u);
+  EXPECT_EQ(merged.rows[0].policy, sb);
+  EXPECT_EQ(merged.rows[1].policy, lw);
+  EXPECT_EQ(merged.sources.size(), 2u);
+  json other = doc({entry(1, "m", "int32", 1024, lw)});
+  other["devices"][0]["cc_major"] = 8;
+  EXPECT_ERROR_NAMING(merge({old, read_input({"o.json", other})}), "one GPU model per table");
+}
+
 TEST(BuiltinTableGen, CustomOperatorsAreLeftOutAndNothingIsAnEmptyTable) {
   json e = entry(1, "m", "float64", 64, "lookback_warp.tpb256.ipt12.vec2.warp_scans");
   e["op"] = "absmax";
   e["op_hash"] = "3f9a0c77d1e2b4a5";
-  const std::string src = generate_table_source({{"c.json", doc({e})}});
-  EXPECT_NE(src.find("table{nullptr, 0}"), std::string::npos) << src;
+  EXPECT_TRUE(table_of_export({"c.json", doc({e})}).rows.empty());
   EXPECT_NE(generate_table_source({}).find("table{nullptr, 0}"), std::string::npos);
 }
 
-TEST(BuiltinTableGen, BadEntriesNameTheDocumentEntryAndProblem) {
+TEST(BuiltinTableGen, BadTablesNameTheDocumentRowAndProblem) {
+  const char* lw = "lookback_warp.tpb256.ipt12.vec2.warp_scans";
+  const json t = table(doc({entry(1, "m", "int32", 1024, lw)}));
+  EXPECT_ERROR_NAMING(generate_table_source({{"x.json", doc({})}}), "x.json",
+                      "not a built-in table");
+  json bad = t;
+  bad["entries"][0]["bucket"] = "2^11";
+  EXPECT_ERROR_NAMING(generate_table_source({{"x.json", bad}}), "x.json: entries[0]",
+                      "bucket 2^11 does not hold size 1024");
+  bad = t;
+  bad["entries"][0]["policy"] = "lookback_warp.tpb256";
+  EXPECT_ERROR_NAMING(generate_table_source({{"x.json", bad}}), "x.json: entries[0]");
+  bad = t;
+  bad["entries"].push_back(t["entries"][0]);
+  EXPECT_ERROR_NAMING(generate_table_source({{"x.json", bad}}), "x.json", "two entries", "2^10");
+  EXPECT_ERROR_NAMING(generate_table_source({{"x.json", t}, {"y.json", t}}), "two tables of m",
+                      "2^10");
+}
+
+TEST(BuiltinTableGen, BadExportsNameTheDocumentEntryAndProblem) {
   const char* lw4 = "lookback_warp.tpb256.ipt12.vec4.warp_scans";
-  EXPECT_ERROR_NAMING(generate_table_source({{"x.json", json::object()}}), "x.json",
+  EXPECT_ERROR_NAMING(table_of_export({"x.json", json::object()}), "x.json",
                       "not a scantune export");
-  EXPECT_ERROR_NAMING(generate_table_source({{"x.json", doc({entry(1, "m", "int128", 8, lw4)})}}),
+  EXPECT_ERROR_NAMING(table_of_export({"x.json", doc({entry(1, "m", "int128", 8, lw4)})}),
                       "x.json: best[0]", "int128");
   EXPECT_ERROR_NAMING(
-      generate_table_source({{"x.json", doc({entry(1, "m", "int32", 8, "lookback_warp.tpb256")})}}),
+      table_of_export({"x.json", doc({entry(1, "m", "int32", 8, "lookback_warp.tpb256")})}),
       "x.json: best[0]");
   EXPECT_ERROR_NAMING(
-      generate_table_source(
-          {{"x.json",
-            doc({entry(1, "m", "int32", 8, "lookback_warp.tpb256.ipt12.vec4.warp_scans.xpose")})}}),
+      table_of_export({"x.json", doc({entry(1, "m", "int32", 8,
+                                            "lookback_warp.tpb256.ipt12.vec4.warp_scans.xpose")})}),
       "not canonical");
-  EXPECT_ERROR_NAMING(generate_table_source({{"x.json", doc({entry(1, "m", "int64", 8, lw4)})}}),
+  EXPECT_ERROR_NAMING(table_of_export({"x.json", doc({entry(1, "m", "int64", 8, lw4)})}),
                       "cannot run on int64");
-  EXPECT_ERROR_NAMING(generate_table_source({{"x.json", doc({entry(7, "m", "int32", 8, lw4)})}}),
+  EXPECT_ERROR_NAMING(table_of_export({"x.json", doc({entry(7, "m", "int32", 8, lw4)})}),
                       "device the document lacks");
   json missing = entry(1, "m", "int32", 8, lw4);
   missing.erase("policy");
-  EXPECT_ERROR_NAMING(generate_table_source({{"x.json", doc({missing})}}), "x.json: best[0]",
-                      "policy");
-  EXPECT_ERROR_NAMING(generate_table_source({{"x.json", doc({entry(1, "m", "int32", 1000, lw4),
-                                                             entry(1, "m", "int32", 1024, lw4)})}}),
+  EXPECT_ERROR_NAMING(table_of_export({"x.json", doc({missing})}), "x.json: best[0]", "policy");
+  EXPECT_ERROR_NAMING(table_of_export({"x.json", doc({entry(1, "m", "int32", 1000, lw4),
+                                                      entry(1, "m", "int32", 1024, lw4)})}),
                       "two entries", "2^10");
 }
 
