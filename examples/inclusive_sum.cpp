@@ -84,10 +84,10 @@ int run() {
       return 1;
     }
   }
-  const scantune::Policy policy = scanner.choose_policy(
-      scantune::DataType::Int32, scantune::Op::Sum, scantune::ScanKind::Inclusive, n);
+  const scantune::Plan plan =
+      scanner.plan(scantune::DataType::Int32, scantune::Op::Sum, scantune::ScanKind::Inclusive, n);
   std::printf("inclusive_sum_example: OK (n = %zu; policy for the sum: %s)\n", n,
-              policy.key().c_str());
+              plan.policy.c_str());
   return 0;
 }
 

@@ -9,6 +9,7 @@
 
 #include "cache/size_bucket.hpp"
 #include "errors.hpp"
+#include "policy.hpp"
 #include "table_gen.hpp"
 
 namespace scantune::builtin {
