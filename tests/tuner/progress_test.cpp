@@ -5,7 +5,7 @@
 #include <string>
 
 #include "scantune/scantune.hpp"
-#include "tuner/progress.hpp"
+#include "tuner/report/progress.hpp"
 
 namespace {
 

@@ -12,7 +12,7 @@
 
 #include "common/expect_error.hpp"
 #include "scantune/scantune.hpp"
-#include "tuner/search_space.hpp"
+#include "tuner/search/search_space.hpp"
 
 namespace scantune::tuner {
 namespace {
