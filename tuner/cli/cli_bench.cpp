@@ -9,13 +9,13 @@
 #include <nlohmann/json.hpp>
 
 #include "codegen.hpp"
-#include "tuner/bench_run.hpp"
-#include "tuner/cli.hpp"
-#include "tuner/cli_shared.hpp"
-#include "tuner/gpu_device.hpp"
-#include "tuner/plots.hpp"
-#include "tuner/search_space.hpp"
-#include "tuner/tune.hpp"
+#include "tuner/cli/cli.hpp"
+#include "tuner/cli/cli_shared.hpp"
+#include "tuner/gpu/gpu_device.hpp"
+#include "tuner/report/plots.hpp"
+#include "tuner/run/bench_run.hpp"
+#include "tuner/run/tune.hpp"
+#include "tuner/search/search_space.hpp"
 
 namespace scantune::cli {
 namespace {

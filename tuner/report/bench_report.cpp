@@ -1,13 +1,13 @@
 // `scantune bench` results: JSON and markdown (see bench_report.hpp).
-#include "tuner/bench_report.hpp"
+#include "tuner/report/bench_report.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <fmt/format.h>
 
 #include "scantune/scantune.hpp"
-#include "tuner/search_space.hpp"
-#include "tuner/text_table.hpp"
+#include "tuner/report/text_table.hpp"
+#include "tuner/search/search_space.hpp"
 
 namespace scantune::tuner {
 namespace {

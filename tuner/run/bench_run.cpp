@@ -1,5 +1,5 @@
 // The `scantune bench` run (see bench_run.hpp).
-#include "tuner/bench_run.hpp"
+#include "tuner/run/bench_run.hpp"
 
 #include "default_policies.hpp"
 
@@ -10,10 +10,10 @@
 
 #include "cache/kernel_cache.hpp"
 #include "cache/tuning_db.hpp"
-#include "tuner/gpu_device.hpp"
-#include "tuner/gpu_evaluator.hpp"
-#include "tuner/search_space.hpp"
-#include "tuner/tune.hpp"
+#include "tuner/gpu/gpu_device.hpp"
+#include "tuner/gpu/gpu_evaluator.hpp"
+#include "tuner/run/tune.hpp"
+#include "tuner/search/search_space.hpp"
 
 namespace scantune::tuner {
 namespace {
