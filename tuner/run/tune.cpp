@@ -3,11 +3,7 @@
 #include "tuner/run/tune.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <cmath>
-#include <cstdlib>
-#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -24,6 +20,8 @@
 #include "tuner/gpu/gpu_device.hpp"
 #include "tuner/gpu/gpu_evaluator.hpp"
 #include "tuner/gpu/type_dispatch.hpp"
+#include "tuner/run/recorder.hpp"
+#include "tuner/run/winner.hpp"
 #include "tuner/search/simulated_evaluator.hpp"
 #include "tuner/search/strategy.hpp"
 
@@ -31,8 +29,6 @@ namespace scantune::tuner {
 namespace {
 
 using clock_type = std::chrono::steady_clock;
-std::atomic<bool> g_interrupt{false};
-std::uint64_t g_new_measurements = 0; // across problems: the unit of the test hook
 
 double seconds_since(clock_type::time_point t) {
   return std::chrono::duration<double>(clock_type::now() - t).count();
@@ -72,157 +68,6 @@ std::vector<std::uint64_t> default_sizes() {
   for (int k = 10; k <= 30; ++k)
     s.push_back(pow2(k));
   return s;
-}
-
-double gbs_of(const Problem& p, std::uint64_t n, double ns) {
-  return ns > 0 ? 2.0 * static_cast<double>(n * size_of(p.type)) / ns : 0; // read + write
-}
-
-db::Measurement to_measurement(const Result& r, const Problem& p, std::int64_t run,
-                               std::int64_t device) {
-  db::Measurement m;
-  m.run_id = run;
-  m.device_id = device;
-  m.type = std::string(to_string(p.type));
-  m.op = p.op_name();
-  m.op_hash = p.op_hash();
-  m.kind = std::string(to_string(p.kind));
-  m.size = r.size;
-  m.policy = r.policy.key();
-  m.status = r.status;
-  if (r.samples > 0) {
-    m.median_ns = r.median_ns;
-    m.min_ns = r.min_ns;
-    m.max_ns = r.max_ns;
-    m.gbs = gbs_of(p, r.size, r.median_ns);
-  }
-  m.samples = r.samples;
-  m.registers = r.registers;
-  m.spill_bytes = r.spill_bytes;
-  m.message = r.message;
-  return m;
-}
-
-using MemoKey = std::pair<std::string, std::uint64_t>; // (policy key, size)
-/// A resumed run's measurements per (policy, size), oldest first: replayed in the
-/// order they were made, so the strategy walks the same path up to the interrupt.
-using Memo = std::map<MemoKey, std::deque<Result>>;
-
-/// Wraps the real evaluator: stops on Ctrl-C, replays the measurements of a resumed
-/// run, stores every new measurement in the DB and reports progress.
-class Recorder : public Evaluator {
-public:
-  Recorder(Evaluator& inner, db::TuningDb& db, std::int64_t run, std::int64_t device,
-           const Problem& problem, Progress& progress, Memo memo)
-      : inner_(inner), db_(db), run_(run), device_(device), problem_(problem), progress_(progress),
-        memo_(std::move(memo)) {
-    // Test hook: behave as if Ctrl-C came after this many new measurements.
-    if (const char* s = std::getenv("SCANTUNE_TEST_INTERRUPT_AFTER"))
-      interrupt_after_ = std::strtoull(s, nullptr, 10);
-  }
-
-  Result measure(const Policy& policy, std::uint64_t n, Effort effort, double limit_ns) override {
-    if (interrupt_requested()) throw Interrupted();
-    if (auto it = memo_.find({policy.key(), n}); it != memo_.end() && !it->second.empty()) {
-      Result r = std::move(it->second.front());
-      it->second.pop_front();
-      ++replayed_;
-      progress_.step(r);
-      return r;
-    }
-    Result r = inner_.measure(policy, n, effort, limit_ns);
-    db_.add_measurement(to_measurement(r, problem_, run_, device_));
-    ++measured_;
-    progress_.step(r);
-    if (interrupt_after_ && ++g_new_measurements >= interrupt_after_) request_interrupt();
-    return r;
-  }
-  void prefetch(const std::vector<Policy>& policies) override { inner_.prefetch(policies); }
-
-  std::size_t measured() const { return measured_; }
-  std::size_t replayed() const { return replayed_; }
-
-private:
-  Evaluator& inner_;
-  db::TuningDb& db_;
-  std::int64_t run_, device_;
-  Problem problem_;
-  Progress& progress_;
-  Memo memo_;
-  std::size_t measured_ = 0, replayed_ = 0;
-  std::uint64_t interrupt_after_ = 0;
-};
-
-/// Re-times `policies` at n in alternation, `rounds` times each, so that slow drifts
-/// (clocks, background compiles, other host load) hit them all alike. Each result is
-/// the median of its rounds' medians; its noise is the rounds' spread over that.
-std::vector<Result> duel(Evaluator& eval, const std::vector<Policy>& policies, std::uint64_t n,
-                         int rounds = 3) {
-  std::vector<std::vector<Result>> runs(policies.size());
-  for (int r = 0; r < rounds; ++r)
-    for (std::size_t i = 0; i < policies.size(); ++i)
-      if (r == 0 || runs[i].back().ok())
-        runs[i].push_back(eval.measure(policies[i], n, Effort::Confirm, 0));
-  std::vector<Result> out;
-  for (auto& rs : runs) {
-    Result r = rs.back();
-    std::vector<double> medians;
-    for (const Result& x : rs)
-      if (x.ok()) medians.push_back(x.median_ns);
-    if (!r.ok() || medians.empty()) {
-      out.push_back(r);
-      continue;
-    }
-    std::sort(medians.begin(), medians.end());
-    r.median_ns = medians[medians.size() / 2];
-    // The rounds' median absolute deviation: one outlier round does not inflate it.
-    std::vector<double> dev;
-    for (double m : medians)
-      dev.push_back(std::abs(m - r.median_ns));
-    std::sort(dev.begin(), dev.end());
-    r.noise = std::max(r.noise, dev[dev.size() / 2] / r.median_ns);
-    out.push_back(r);
-  }
-  return out;
-}
-
-/// The strategy's leading finalists (by median) and the incumbent, dueled.
-constexpr std::size_t kDuelists = 3;
-std::vector<Result> final_duel(Evaluator& eval, const std::vector<Result>& finalists,
-                               const Policy& incumbent, std::uint64_t n) {
-  std::vector<const Result*> ok;
-  for (const Result& r : finalists)
-    if (r.ok()) ok.push_back(&r);
-  std::sort(ok.begin(), ok.end(),
-            [](const Result* a, const Result* b) { return a->median_ns < b->median_ns; });
-  std::vector<Policy> policies;
-  for (std::size_t i = 0; i < ok.size() && i < kDuelists; ++i)
-    policies.push_back(ok[i]->policy);
-  if (std::find(policies.begin(), policies.end(), incumbent) == policies.end())
-    policies.push_back(incumbent);
-  return duel(eval, policies, n);
-}
-
-/// The winner of one size: the fastest finalist, unless the incumbent (the previous
-/// winner or the built-in default) is within the measured noise of it.
-struct Winner {
-  Result result;
-  bool kept_incumbent = false;
-};
-std::optional<Winner> pick_winner(const std::vector<Result>& finalists,
-                                  const std::optional<Result>& incumbent) {
-  const Result* best = fastest(finalists);
-  const bool inc_ok = incumbent && incumbent->ok();
-  if (!best) {
-    if (inc_ok) return Winner{*incumbent, true};
-    return std::nullopt;
-  }
-  if (!inc_ok || incumbent->policy == best->policy) return Winner{*best, false};
-  // The noise margin is capped: a larger spread means outliers, not a tie, and a
-  // challenger 3% faster by the robust (median of rounds) measure should win.
-  const double noise = std::clamp(std::max(best->noise, incumbent->noise), 0.005, 0.02);
-  if (best->median_ns >= incumbent->median_ns * (1.0 - noise)) return Winner{*incumbent, true};
-  return Winner{*best, false};
 }
 
 std::string us(double ns) {
@@ -316,22 +161,326 @@ void print_dry_run(const TuneOptions& o, const std::vector<Problem>& problems,
   fmt::print(out, "total: {} problems, {} planned measurements\n", problems.size(), total);
 }
 
-} // namespace
+/// An open tuning run: the options, where it measures (a GPU, or a recording it
+/// replays) and where it stores (the DB run in `st`), and what every problem shares.
+struct Tuning {
+  const TuneOptions& o;
+  std::FILE* out;
+  Progress& progress;
+  clock_type::time_point start;
+  std::optional<db::TuningDb> recorded; // simulations: the replayed recording
+  db::DeviceInfo device;
+  RunState st;
+  std::optional<db::TuningDb> against;
+  std::optional<Scanner> scanner; // GPU runs: the dispatcher whose choice is the incumbent
+  std::optional<KernelCache> kernel_cache;
+};
 
-void request_interrupt() noexcept {
-  g_interrupt.store(true);
+db::TuningDb open_read_only(const std::string& path) {
+  db::OpenOptions ro;
+  ro.mode = db::OpenMode::ReadOnly;
+  return db::TuningDb::open(path, ro);
 }
-bool interrupt_requested() noexcept {
-  return g_interrupt.load();
+
+/// The device: the recorded one of a simulation, else the GPU of the options. False
+/// (after a message) when there is no GPU.
+bool open_device(Tuning& t) {
+  if (!t.o.simulate_db.empty()) {
+    t.recorded = open_read_only(t.o.simulate_db);
+    const auto devices = t.recorded->list_devices();
+    if (devices.empty())
+      throw UsageError("recorded database " + t.o.simulate_db + " holds no device");
+    t.device = devices.front();
+    return true;
+  }
+  const GpuCount gpus = count_gpus();
+  if (gpus.count == 0) {
+    fmt::print(stderr,
+               "scantune tune: no CUDA device found ({}). Tuning times kernels on a GPU; use "
+               "--dry-run to see the search space, or --simulate RECORDED.db to replay a "
+               "recorded run.\n",
+               gpus.why_none);
+    return false;
+  }
+  t.device = db::query_device(use_device(t.o.device, gpus.count));
+  return true;
 }
-void clear_interrupt() noexcept {
-  g_interrupt.store(false);
-  g_new_measurements = 0;
+
+/// The DB run: the last interrupted run on this device (--resume, with its
+/// measurements to replay), else a new one.
+void open_run(Tuning& t, db::TuningDb& db, const std::vector<Problem>& problems) {
+  RunState& st = t.st;
+  st.db = &db;
+  st.device_id = db.add_device(t.device);
+  st.model = t.device.model();
+  std::optional<db::RunInfo> resumed;
+  if (t.o.resume) {
+    for (const db::RunInfo& r : db.list_runs())
+      if (r.status == db::RunStatus::Interrupted && r.device_id == st.device_id) resumed = r;
+    if (resumed) {
+      db.reopen_run(resumed->id);
+      st.run_id = resumed->id;
+      const std::size_t stored = load_memo(st, problems);
+      t.progress.note(fmt::format("resuming run {} of {} ({} measurements stored)", resumed->uid,
+                                  resumed->started_at, stored));
+      return;
+    }
+    t.progress.note("no interrupted run on this device to resume; starting a new run");
+  }
+  db::RunInfo run;
+  run.device_id = st.device_id;
+  run.library_version = SCANTUNE_TUNER_VERSION;
+  run.template_hash = detail::template_sources_hash();
+  run.nvrtc_version = detail::nvrtc_version();
+  run.command_line = t.o.command_line;
+  st.run_id = db.begin_run(run);
 }
+
+/// The --against database, and on a GPU the scanner and kernel cache.
+void open_shared(Tuning& t) {
+  if (!t.o.against_db.empty()) t.against = open_read_only(t.o.against_db);
+  if (!t.recorded) {
+    t.scanner.emplace(ScannerOptions{t.o.device, t.o.db_path, {}});
+    t.kernel_cache = KernelCache::open_default("");
+  }
+}
+
+/// The end of one problem's share of the --budget: what is left of it, split evenly
+/// over the problems left.
+clock_type::time_point problem_deadline(const Tuning& t, std::size_t problems_left) {
+  if (t.o.budget_s <= 0) return clock_type::time_point::max();
+  const double left = t.o.budget_s - seconds_since(t.start);
+  return clock_type::now() +
+         std::chrono::duration_cast<clock_type::duration>(
+             std::chrono::duration<double>(std::max(0.0, left) / problems_left));
+}
+
+/// One problem's evaluator: the GPU's, or the recording's replay.
+struct ProblemEvaluator {
+  std::unique_ptr<SimulatedEvaluator> sim;
+  std::unique_ptr<GpuEvaluator> gpu;
+  Evaluator& get() { return sim ? static_cast<Evaluator&>(*sim) : *gpu; }
+};
+
+ProblemEvaluator make_evaluator(Tuning& t, const Problem& p, std::uint64_t max_n) {
+  ProblemEvaluator ev;
+  if (t.recorded) {
+    ev.sim = std::make_unique<SimulatedEvaluator>(*t.recorded, p, t.device.model());
+    return ev;
+  }
+  GpuEvaluatorOptions go;
+  go.hot = t.o.hot;
+  go.seed = t.o.seed;
+  KernelCache* kc = t.kernel_cache ? &*t.kernel_cache : nullptr;
+  ev.gpu = std::make_unique<GpuEvaluator>(*t.scanner, kc, p, max_n, go);
+  t.progress.note(fmt::format("{}: inputs and reference for up to {} ready in {:.1f} s", p.label(),
+                              size_label(max_n), ev.gpu->setup_seconds()));
+  return ev;
+}
+
+/// The incumbent: what the dispatcher runs today (the stored winner of this bucket,
+/// else its fallback: nearest bucket, same arch, built-in table). Simulations have
+/// no scanner: the stored winner, else the heuristic.
+Plan incumbent_plan(const Tuning& t, const Problem& p, std::uint64_t n) {
+  if (t.scanner) return t.scanner->plan(p.type, p.op.ref(), p.kind, n);
+  Plan plan;
+  plan.policy = detail::default_policy(p.type, n);
+  if (auto prev = t.st.db->best_for(t.st.model, std::string(to_string(p.type)), p.op_name(),
+                                    p.op_hash(), std::string(to_string(p.kind)), n);
+      prev && prev->size_bucket == db::size_bucket(n)) {
+    plan.policy = Policy::parse(prev->policy);
+    plan.match = Match::Exact;
+  }
+  return plan;
+}
+
+/// A baseline of size n in this run: memcpy (no operator or kind) or CUB.
+void store_baseline(Tuning& t, const Problem& p, std::uint64_t n, db::BaselineKind k, double ns,
+                    const std::string& op, const std::string& kind) {
+  db::Baseline b;
+  b.device_id = t.st.device_id;
+  b.run_id = t.st.run_id;
+  b.baseline = k;
+  b.type = std::string(to_string(p.type));
+  b.op = op;
+  b.op_hash = op.empty() ? "" : p.op_hash(); // a custom operator's CUB twin
+  b.kind = kind;
+  b.size = n;
+  b.ns = ns;
+  b.gbs = gbs_of(p, n, ns);
+  t.st.db->add_baseline(b);
+}
+
+/// Measures the baselines of size n on the GPU (memcpy once per type and size), or
+/// copies them from the recording when simulating.
+void measure_baselines(Tuning& t, const Problem& p, std::uint64_t n, ProblemEvaluator& ev) {
+  const std::string type_s(to_string(p.type)), kind_s(to_string(p.kind));
+  if (ev.gpu) {
+    if (t.st.memcpy_done.insert({type_s, n}).second) {
+      const BaselineResult m = ev.gpu->time_memcpy(n);
+      if (m.ok) store_baseline(t, p, n, db::BaselineKind::Memcpy, m.stats.median_ns, "", "");
+    }
+    // Custom operators: only the samples with a compiled twin have a CUB baseline.
+    if (!p.op.is_custom || custom_op_twin(p.op.custom, p.type)) {
+      const BaselineResult c = ev.gpu->time_cub(n);
+      if (c.ok)
+        store_baseline(t, p, n, db::BaselineKind::Cub, c.stats.median_ns, p.op_name(), kind_s);
+      else
+        t.progress.note(fmt::format("{} n = {}: {}", p.label(), size_label(n), c.error));
+    }
+    return;
+  }
+  const std::int64_t rd = ev.sim->device().id;
+  if (auto b = t.recorded->baseline_for(rd, db::BaselineKind::Memcpy, type_s, "", "", "", n))
+    store_baseline(t, p, n, db::BaselineKind::Memcpy, b->ns, "", "");
+  if (auto b = t.recorded->baseline_for(rd, db::BaselineKind::Cub, type_s, p.op_name(), p.op_hash(),
+                                        kind_s, n))
+    store_baseline(t, p, n, db::BaselineKind::Cub, b->ns, p.op_name(), kind_s);
+}
+
+/// The baselines of size n this run holds (0: none).
+struct BaselineNs {
+  double memcpy = 0, cub = 0;
+};
+BaselineNs stored_baselines(const Tuning& t, const Problem& p, std::uint64_t n) {
+  const std::string type_s(to_string(p.type)), kind_s(to_string(p.kind));
+  const db::TuningDb& db = *t.st.db;
+  BaselineNs out;
+  if (auto b = db.baseline_for(t.st.device_id, db::BaselineKind::Memcpy, type_s, "", "", "", n))
+    out.memcpy = b->ns;
+  if (auto b = db.baseline_for(t.st.device_id, db::BaselineKind::Cub, type_s, p.op_name(),
+                               p.op_hash(), kind_s, n))
+    out.cub = b->ns;
+  return out;
+}
+
+/// Stores the winner of size n's bucket, replacing the previous one.
+db::BestEntry store_winner(Tuning& t, const Problem& p, std::uint64_t n, const Result& w) {
+  db::BestEntry e;
+  e.device_id = t.st.device_id;
+  e.run_id = t.st.run_id;
+  e.type = std::string(to_string(p.type));
+  e.op = p.op_name();
+  e.op_hash = p.op_hash();
+  e.kind = std::string(to_string(p.kind));
+  e.size = n;
+  e.policy = w.policy.key();
+  e.ns = w.median_ns;
+  e.gbs = gbs_of(p, n, e.ns);
+  t.st.db->set_best(e, db::BestMode::Replace);
+  return e;
+}
+
+/// The note of a winner's row: kept incumbent, the gain over the dispatcher's own
+/// choice (same duel), slower than CUB.
+std::string winner_note(const Winner& w, const std::vector<Result>& duelled,
+                        const std::optional<Result>& incumbent, const Plan& inc_plan,
+                        double cub_ns) {
+  const Result* best = fastest(duelled);
+  std::string note =
+      w.kept_incumbent && !(best && best->policy == w.result.policy) ? "kept incumbent" : "";
+  const auto add_note = [&](const std::string& text) { note += note.empty() ? text : "; " + text; };
+  if (incumbent && incumbent->ok() && incumbent->policy != w.result.policy)
+    add_note(fmt::format("dispatch ({}) {:.3f}x", to_string(inc_plan.match),
+                         incumbent->median_ns / w.result.median_ns));
+  if (cub_ns > 0 && w.result.median_ns > cub_ns) add_note("slower than CUB");
+  return note;
+}
+
+/// One size of a problem after the search: the finalists and the incumbent dueled,
+/// the baselines, the winner stored and printed as one table row.
+std::optional<Result> settle_size(Tuning& t, const Problem& p, const SizeOutcome& oc,
+                                  ProblemEvaluator& ev, Evaluator& recorder) {
+  const std::uint64_t n = oc.size;
+  const Plan inc_plan = incumbent_plan(t, p, n);
+  const std::vector<Result> duelled = final_duel(recorder, oc.finalists, inc_plan.policy, n);
+  std::optional<Result> incumbent;
+  for (const Result& r : duelled)
+    if (r.policy == inc_plan.policy) incumbent = r;
+  measure_baselines(t, p, n, ev);
+  const BaselineNs base = stored_baselines(t, p, n);
+  const std::optional<Winner> w = pick_winner(duelled, incumbent);
+  if (!w) {
+    fmt::print(t.out, "| {} | (none: no candidate passed) | - | - | - | - | |\n", size_label(n));
+    return std::nullopt;
+  }
+  const db::BestEntry e = store_winner(t, p, n, w->result);
+  fmt::print(t.out, "| {} | {} | {} | {:.0f} | {} | {} | {} |\n", size_label(n), e.policy, us(e.ns),
+             e.gbs, ratio(base.memcpy, e.ns), ratio(base.cub, e.ns),
+             winner_note(*w, duelled, incumbent, inc_plan, base.cub));
+  return w->result;
+}
+
+/// One problem: the search over the sizes that fit, then every size settled, the
+/// summary and the --against comparison.
+void tune_problem(Tuning& t, const Problem& p, const std::vector<std::uint64_t>& requested,
+                  clock_type::time_point deadline) {
+  const auto problem_start = clock_type::now();
+  const auto note = [&](const std::string& m) { t.progress.note(m); };
+  const std::vector<std::uint64_t> sizes =
+      t.recorded ? requested : fitting_sizes(requested, p.type, note);
+  if (sizes.empty()) {
+    t.progress.note(fmt::format("{}: no size fits the device; skipped", p.label()));
+    return;
+  }
+  ProblemEvaluator ev = make_evaluator(t, p, sizes.back());
+  Recorder recorder(ev.get(), *t.st.db, t.st.run_id, t.st.device_id, p, t.progress,
+                    t.st.memo[p.label()]);
+
+  SearchContext ctx;
+  ctx.problem = p;
+  ctx.space = t.o.space;
+  ctx.candidates = enumerate(p.type, t.o.space);
+  ctx.sizes = sizes;
+  ctx.evaluator = &recorder;
+  ctx.time_limit_factor = t.o.time_limit_factor;
+  ctx.out_of_time = [deadline] { return clock_type::now() >= deadline; };
+  const auto strategy = make_strategy(t.o.strategy);
+  t.progress.begin(p.label(), strategy->planned_measurements(ctx) + sizes.size());
+  const std::vector<SizeOutcome> outcomes = strategy->run(ctx);
+
+  fmt::print(t.out, "\n{} on {} ({} strategy, run {}):\n\n", p.label(), t.st.model,
+             strategy->name(), t.st.run_id);
+  fmt::print(t.out, "| n | winner | us | GB/s | x memcpy | x CUB | note |\n");
+  fmt::print(t.out, "|---|---|---:|---:|---:|---:|---|\n");
+  std::vector<Result> winners;
+  for (const SizeOutcome& oc : outcomes)
+    if (auto w = settle_size(t, p, oc, ev, recorder)) winners.push_back(*w);
+  t.progress.end();
+  fmt::print(t.out, "\n{}: {} measurements ({} replayed) in {}\n", p.label(), recorder.measured(),
+             recorder.replayed(), format_duration(seconds_since(problem_start)));
+  if (t.against) compare_against(*t.against, t.st.model, p, winners, recorder, t.out);
+  std::fflush(t.out);
+}
+
+/// Every problem in turn; on Ctrl-C the run is marked interrupted (exit 130).
+int tune_problems(Tuning& t, const std::vector<Problem>& problems,
+                  const std::vector<std::uint64_t>& requested) {
+  db::TuningDb& db = *t.st.db;
+  try {
+    for (std::size_t pi = 0; pi < problems.size(); ++pi)
+      tune_problem(t, problems[pi], requested, problem_deadline(t, problems.size() - pi));
+  } catch (const Interrupted&) {
+    t.progress.end();
+    db.end_run(t.st.run_id, db::RunStatus::Interrupted);
+    fmt::print(stderr,
+               "scantune tune: interrupted; the measurements so far are stored in run {} of {}. "
+               "Run the same command with --resume to continue.\n",
+               t.st.run_id, db.path().string());
+    return 130;
+  }
+  db.end_run(t.st.run_id, db::RunStatus::Complete);
+  fmt::print(t.out, "\ntuned {} problem(s) in {}; database {}\n", problems.size(),
+             format_duration(seconds_since(t.start)), db.path().string());
+  return 0;
+}
+
+} // namespace
 
 int run_tune(const TuneOptions& o, std::FILE* out) {
   const auto start = clock_type::now();
   Progress progress(out, o.progress);
+  Tuning t{o, out, progress, start, {}, {}, {}, {}, {}, {}};
   make_strategy(o.strategy); // unknown names fail before anything else
   if (!(o.time_limit_factor > 1.0))
     throw UsageError(fmt::format("time limit factor {} must be above 1", o.time_limit_factor));
@@ -341,254 +490,11 @@ int run_tune(const TuneOptions& o, std::FILE* out) {
     print_dry_run(o, problems, requested, out);
     return 0;
   }
-
-  // The device: a real one, or the recorded one of a simulation.
-  std::optional<db::TuningDb> recorded;
-  db::DeviceInfo device;
-  if (!o.simulate_db.empty()) {
-    db::OpenOptions ro;
-    ro.mode = db::OpenMode::ReadOnly;
-    recorded = db::TuningDb::open(o.simulate_db, ro);
-    const auto devices = recorded->list_devices();
-    if (devices.empty())
-      throw UsageError("recorded database " + o.simulate_db + " holds no device");
-    device = devices.front();
-  } else {
-    const GpuCount gpus = count_gpus();
-    if (gpus.count == 0) {
-      fmt::print(stderr,
-                 "scantune tune: no CUDA device found ({}). Tuning times kernels on a GPU; use "
-                 "--dry-run to see the search space, or --simulate RECORDED.db to replay a "
-                 "recorded run.\n",
-                 gpus.why_none);
-      return 77;
-    }
-    const int ordinal = use_device(o.device, gpus.count);
-    device = db::query_device(ordinal);
-  }
-
+  if (!open_device(t)) return 77;
   db::TuningDb db = db::TuningDb::open(db::default_db_path(o.db_path));
-  RunState st;
-  st.db = &db;
-  st.device_id = db.add_device(device);
-  st.model = device.model();
-  std::optional<db::RunInfo> resumed;
-  if (o.resume) {
-    for (const db::RunInfo& r : db.list_runs())
-      if (r.status == db::RunStatus::Interrupted && r.device_id == st.device_id) resumed = r;
-    if (resumed) {
-      db.reopen_run(resumed->id);
-      st.run_id = resumed->id;
-      const std::size_t stored = load_memo(st, problems);
-      progress.note(fmt::format("resuming run {} of {} ({} measurements stored)", resumed->uid,
-                                resumed->started_at, stored));
-    } else {
-      progress.note("no interrupted run on this device to resume; starting a new run");
-    }
-  }
-  if (!resumed) {
-    db::RunInfo run;
-    run.device_id = st.device_id;
-    run.library_version = SCANTUNE_TUNER_VERSION;
-    run.template_hash = detail::template_sources_hash();
-    run.nvrtc_version = detail::nvrtc_version();
-    run.command_line = o.command_line;
-    st.run_id = db.begin_run(run);
-  }
-
-  std::optional<db::TuningDb> against;
-  if (!o.against_db.empty()) {
-    db::OpenOptions ro;
-    ro.mode = db::OpenMode::ReadOnly;
-    against = db::TuningDb::open(o.against_db, ro);
-  }
-
-  std::optional<Scanner> scanner;
-  std::optional<KernelCache> kernel_cache;
-  if (!recorded) {
-    scanner.emplace(ScannerOptions{o.device, o.db_path, {}});
-    kernel_cache = KernelCache::open_default("");
-  }
-
-  const auto deadline = [&](std::size_t problems_left) {
-    if (o.budget_s <= 0) return clock_type::time_point::max();
-    const double left = o.budget_s - seconds_since(start);
-    return clock_type::now() +
-           std::chrono::duration_cast<clock_type::duration>(
-               std::chrono::duration<double>(std::max(0.0, left) / problems_left));
-  };
-
-  try {
-    for (std::size_t pi = 0; pi < problems.size(); ++pi) {
-      const Problem& p = problems[pi];
-      const auto problem_start = clock_type::now();
-      const auto problem_deadline = deadline(problems.size() - pi);
-      std::vector<std::uint64_t> sizes =
-          recorded
-              ? requested
-              : fitting_sizes(requested, p.type, [&](const std::string& m) { progress.note(m); });
-      if (sizes.empty()) {
-        progress.note(fmt::format("{}: no size fits the device; skipped", p.label()));
-        continue;
-      }
-
-      std::unique_ptr<SimulatedEvaluator> sim;
-      std::unique_ptr<GpuEvaluator> gpu;
-      Evaluator* inner = nullptr;
-      if (recorded) {
-        sim = std::make_unique<SimulatedEvaluator>(*recorded, p, device.model());
-        inner = sim.get();
-      } else {
-        GpuEvaluatorOptions go;
-        go.hot = o.hot;
-        go.seed = o.seed;
-        gpu = std::make_unique<GpuEvaluator>(*scanner, kernel_cache ? &*kernel_cache : nullptr, p,
-                                             sizes.back(), go);
-        inner = gpu.get();
-        progress.note(fmt::format("{}: inputs and reference for up to {} ready in {:.1f} s",
-                                  p.label(), size_label(sizes.back()), gpu->setup_seconds()));
-      }
-      Recorder recorder(*inner, db, st.run_id, st.device_id, p, progress, st.memo[p.label()]);
-
-      SearchContext ctx;
-      ctx.problem = p;
-      ctx.space = o.space;
-      ctx.candidates = enumerate(p.type, o.space);
-      ctx.sizes = sizes;
-      ctx.evaluator = &recorder;
-      ctx.time_limit_factor = o.time_limit_factor;
-      ctx.out_of_time = [problem_deadline] { return clock_type::now() >= problem_deadline; };
-      const auto strategy = make_strategy(o.strategy);
-      progress.begin(p.label(), strategy->planned_measurements(ctx) + sizes.size());
-      const std::vector<SizeOutcome> outcomes = strategy->run(ctx);
-
-      fmt::print(out, "\n{} on {} ({} strategy, run {}):\n\n", p.label(), st.model,
-                 strategy->name(), st.run_id);
-      std::vector<Result> winners;
-      fmt::print(out, "| n | winner | us | GB/s | x memcpy | x CUB | note |\n");
-      fmt::print(out, "|---|---|---:|---:|---:|---:|---|\n");
-      for (const SizeOutcome& oc : outcomes) {
-        const std::uint64_t n = oc.size;
-        // The incumbent: what the dispatcher runs today (the stored winner of this
-        // bucket, else its fallback: nearest bucket, same arch, built-in table).
-        // Simulations have no scanner: the stored winner, else the heuristic.
-        Plan inc_plan;
-        if (scanner) {
-          inc_plan = scanner->plan(p.type, p.op.ref(), p.kind, n);
-        } else {
-          inc_plan.policy = detail::default_policy(p.type, n);
-          if (auto prev = db.best_for(st.model, std::string(to_string(p.type)), p.op_name(),
-                                      p.op_hash(), std::string(to_string(p.kind)), n);
-              prev && prev->size_bucket == db::size_bucket(n)) {
-            inc_plan.policy = Policy::parse(prev->policy);
-            inc_plan.match = Match::Exact;
-          }
-        }
-        const Policy& inc_policy = inc_plan.policy;
-        std::vector<Result> duelled = final_duel(recorder, oc.finalists, inc_policy, n);
-        std::optional<Result> incumbent;
-        for (const Result& r : duelled)
-          if (r.policy == inc_policy) incumbent = r;
-
-        // Baselines of this size, measured in this run (copied from the recording
-        // when simulating).
-        double memcpy_ns = 0, cub_ns = 0;
-        const std::string type_s(to_string(p.type)), kind_s(to_string(p.kind));
-        const auto store = [&](db::BaselineKind k, double ns, const std::string& op,
-                               const std::string& kind) {
-          db::Baseline b;
-          b.device_id = st.device_id;
-          b.run_id = st.run_id;
-          b.baseline = k;
-          b.type = type_s;
-          b.op = op;
-          b.op_hash = op.empty() ? "" : p.op_hash(); // a custom operator's CUB twin
-          b.kind = kind;
-          b.size = n;
-          b.ns = ns;
-          b.gbs = gbs_of(p, n, ns);
-          db.add_baseline(b);
-        };
-        if (gpu) {
-          if (st.memcpy_done.insert({type_s, n}).second) {
-            const BaselineResult m = gpu->time_memcpy(n);
-            if (m.ok) store(db::BaselineKind::Memcpy, m.stats.median_ns, "", "");
-          }
-          // Custom operators: only the samples with a compiled twin have a CUB baseline.
-          if (!p.op.is_custom || custom_op_twin(p.op.custom, p.type)) {
-            const BaselineResult c = gpu->time_cub(n);
-            if (c.ok)
-              store(db::BaselineKind::Cub, c.stats.median_ns, p.op_name(), kind_s);
-            else
-              progress.note(fmt::format("{} n = {}: {}", p.label(), size_label(n), c.error));
-          }
-        } else if (recorded) {
-          const std::int64_t rd = sim->device().id;
-          if (auto b = recorded->baseline_for(rd, db::BaselineKind::Memcpy, type_s, "", "", "", n))
-            store(db::BaselineKind::Memcpy, b->ns, "", "");
-          if (auto b = recorded->baseline_for(rd, db::BaselineKind::Cub, type_s, p.op_name(),
-                                              p.op_hash(), kind_s, n))
-            store(db::BaselineKind::Cub, b->ns, p.op_name(), kind_s);
-        }
-        if (auto b = db.baseline_for(st.device_id, db::BaselineKind::Memcpy, type_s, "", "", "", n))
-          memcpy_ns = b->ns;
-        if (auto b = db.baseline_for(st.device_id, db::BaselineKind::Cub, type_s, p.op_name(),
-                                     p.op_hash(), kind_s, n))
-          cub_ns = b->ns;
-
-        const std::optional<Winner> w = pick_winner(duelled, incumbent);
-        if (!w) {
-          fmt::print(out, "| {} | (none: no candidate passed) | - | - | - | - | |\n",
-                     size_label(n));
-          continue;
-        }
-        db::BestEntry e;
-        e.device_id = st.device_id;
-        e.run_id = st.run_id;
-        e.type = type_s;
-        e.op = p.op_name();
-        e.op_hash = p.op_hash();
-        e.kind = kind_s;
-        e.size = n;
-        e.policy = w->result.policy.key();
-        e.ns = w->result.median_ns;
-        e.gbs = gbs_of(p, n, e.ns);
-        db.set_best(e, db::BestMode::Replace);
-        std::string note =
-            w->kept_incumbent && !(fastest(duelled) && fastest(duelled)->policy == w->result.policy)
-                ? "kept incumbent"
-                : "";
-        const auto add_note = [&](const std::string& text) {
-          note += note.empty() ? text : "; " + text;
-        };
-        // How much the search gained over the dispatcher's own choice (same duel).
-        if (incumbent && incumbent->ok() && incumbent->policy != w->result.policy)
-          add_note(fmt::format("dispatch ({}) {:.3f}x", to_string(inc_plan.match),
-                               incumbent->median_ns / w->result.median_ns));
-        if (cub_ns > 0 && w->result.median_ns > cub_ns) add_note("slower than CUB");
-        fmt::print(out, "| {} | {} | {} | {:.0f} | {} | {} | {} |\n", size_label(n), e.policy,
-                   us(e.ns), e.gbs, ratio(memcpy_ns, e.ns), ratio(cub_ns, e.ns), note);
-        winners.push_back(w->result);
-      }
-      progress.end();
-      fmt::print(out, "\n{}: {} measurements ({} replayed) in {}\n", p.label(), recorder.measured(),
-                 recorder.replayed(), format_duration(seconds_since(problem_start)));
-      if (against) compare_against(*against, st.model, p, winners, recorder, out);
-      std::fflush(out);
-    }
-  } catch (const Interrupted&) {
-    progress.end();
-    db.end_run(st.run_id, db::RunStatus::Interrupted);
-    fmt::print(stderr,
-               "scantune tune: interrupted; the measurements so far are stored in run {} of {}. "
-               "Run the same command with --resume to continue.\n",
-               st.run_id, db.path().string());
-    return 130;
-  }
-  db.end_run(st.run_id, db::RunStatus::Complete);
-  fmt::print(out, "\ntuned {} problem(s) in {}; database {}\n", problems.size(),
-             format_duration(seconds_since(start)), db.path().string());
-  return 0;
+  open_run(t, db, problems);
+  open_shared(t);
+  return tune_problems(t, problems, requested);
 }
 
 } // namespace scantune::tuner
