@@ -23,7 +23,7 @@
 
 #include <fmt/core.h>
 
-#include "cache/hash.hpp"
+#include "core/hash.hpp"
 #include "scantune/scantune.hpp"
 
 namespace scantune {

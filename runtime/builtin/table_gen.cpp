@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "cache/size_bucket.hpp"
+#include "core/size_bucket.hpp"
 #include "errors.hpp"
 #include "scantune/scantune.hpp"
 

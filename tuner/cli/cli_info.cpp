@@ -6,6 +6,7 @@
 #include <fmt/core.h>
 
 #include "codegen.hpp"
+#include "device_query.hpp"
 #include "kernel_registry.hpp"
 #include "nvrtc_compiler.hpp"
 #include "scantune/scantune.hpp"

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "device_query.hpp" // what the chosen GPU is (db::query_device)
 #include "scantune/policy.hpp"
 
 namespace scantune::tuner {

@@ -14,6 +14,7 @@
 #include "cache/kernel_cache.hpp"
 #include "cache/tuning_db.hpp"
 #include "default_policies.hpp"
+#include "device_query.hpp"
 #include "errors.hpp"
 #include "nvrtc_compiler.hpp"
 #include "tuner/gpu/custom_op_twins.hpp"

@@ -11,7 +11,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "cache/size_bucket.hpp"
+#include "core/size_bucket.hpp"
 #include "scantune/policy.hpp"
 
 namespace scantune::tuner {

@@ -1,4 +1,4 @@
-// cache/hash.hpp: SHA-256 (FIPS 180-4), one-shot and incremental.
+// core/hash.hpp: SHA-256 (FIPS 180-4), one-shot and incremental.
 //
 // Used for kernel-cache keys and entry checksums, and to fingerprint template
 // sources. The implementation is portable C++ (no intrinsics); it hashes a few

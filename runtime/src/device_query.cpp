@@ -1,9 +1,9 @@
-// cache/db_device.cpp: DeviceInfo from the CUDA runtime (see tuning_db.hpp).
+// The tuning DB's DeviceInfo from the CUDA runtime (device_query.hpp).
+#include "device_query.hpp"
+
 #include <fmt/format.h>
 
 #include <cuda_runtime_api.h>
-
-#include "cache/tuning_db.hpp"
 
 namespace scantune::db {
 

@@ -1,5 +1,5 @@
 // SHA-256 as specified in FIPS 180-4, section 6.2.
-#include "cache/hash.hpp"
+#include "core/hash.hpp"
 
 #include <algorithm>
 #include <cstring>
