@@ -1,6 +1,7 @@
 // cache/db_impl.hpp: internals of TuningDb shared by tuning_db.cpp and db_json.cpp.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -89,5 +90,34 @@ BestEntry read_best(const sqlite::Statement& s);
 
 /// A random 128-bit id as 32 lowercase hex digits.
 std::string random_uid();
+
+// Row writers: the one place that holds how rows are matched and merged. The public
+// add/set calls and the JSON import both write through them. None opens a
+// transaction: callers hold a WriteScope.
+
+/// What a write did to the row of its key.
+enum class Stored { Added, Replaced, Kept };
+
+/// The device `d` is: the one with its UUID, or (no UUID) the first of its model
+/// among devices without UUID.
+std::optional<std::int64_t> find_device(TuningDb::Impl& im, const DeviceInfo& d);
+/// Inserts `d` as a new device, or overwrites the fields of device `id`.
+std::int64_t write_device(TuningDb::Impl& im, const DeviceInfo& d, std::optional<std::int64_t> id);
+/// The run with this uid (merges match runs by it).
+std::optional<RunInfo> find_run(TuningDb::Impl& im, const std::string& uid);
+/// Inserts a run as given (empty uid: a new random one; empty started_at: now).
+std::int64_t insert_run(TuningDb::Impl& im, const RunInfo& r);
+/// Sets the status and end of run `id`; false when there is no such run.
+bool finish_run(TuningDb::Impl& im, std::int64_t id, RunStatus status,
+                const std::optional<std::string>& ended_at);
+std::int64_t insert_measurement(TuningDb::Impl& im, const Measurement& m);
+/// Whether the database holds a measurement equal to `m` (its id, gbs, registers
+/// and spill aside): merges skip those of runs they already hold.
+bool has_measurement(TuningDb::Impl& im, const Measurement& m);
+/// One baseline per (device, baseline, type, op, op_hash, kind, size); with
+/// `if_faster`, an existing one is replaced only by a lower ns.
+Stored store_baseline(TuningDb::Impl& im, const Baseline& b, bool if_faster);
+/// One entry per (model, type, op, op_hash, kind, size bucket), per `mode`.
+Stored store_best(TuningDb::Impl& im, const BestEntry& e, BestMode mode);
 
 } // namespace scantune::db

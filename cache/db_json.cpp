@@ -228,10 +228,51 @@ void TuningDb::export_file(const fs::path& file, const ExportFilter& filter) con
 
 namespace {
 
-// Imports one document; runs inside the caller's transaction and savepoint.
-ImportStats import_rows(TuningDb::Impl& im, const json& doc, std::string& where) {
+// Import: the document's rows are read into the row types and written through the
+// row writers of tuning_db.cpp (db_impl.hpp), which hold the matching and merge
+// rules; this part only maps the document's ids to the database's.
+struct Importer {
+  TuningDb::Impl& im;
+  const json& doc;
+  std::string& where;
   ImportStats st;
-  where = "document";
+  std::map<std::int64_t, std::int64_t> dev; // document id -> database id
+  std::map<std::int64_t, std::int64_t> run; // document id -> database id
+  std::set<std::int64_t> new_runs;          // database ids inserted by this import
+
+  const json& array(const char* key) const {
+    static const json empty = json::array();
+    auto it = doc.find(key);
+    if (it == doc.end()) return empty;
+    if (!it->is_array()) throw scantune::Error(fmt::format("\"{}\" is not an array", key));
+    return *it;
+  }
+  /// Calls `row` on every element of the array `key`, naming it in `where`.
+  template <class Row>
+  void each(const char* key, Row row) {
+    std::size_t i = 0;
+    for (const json& r : array(key)) {
+      where = fmt::format("{}[{}]", key, i++);
+      row(r);
+    }
+  }
+  std::int64_t dev_id(const json& ref) const {
+    auto it = dev.find(ref.get<std::int64_t>());
+    if (it == dev.end())
+      throw scantune::Error(
+          fmt::format("refers to device {}, which the document lacks", ref.dump()));
+    return it->second;
+  }
+  std::optional<std::int64_t> run_id(const json& ref) const {
+    if (ref.is_null()) return std::nullopt;
+    auto it = run.find(ref.get<std::int64_t>());
+    if (it == run.end())
+      throw scantune::Error(fmt::format("refers to run {}, which the document lacks", ref.dump()));
+    return it->second;
+  }
+};
+
+void check_header(const json& doc) {
   if (!doc.is_object()) throw scantune::Error("the document is not a JSON object");
   if (doc.value("format", std::string()) != kFormat)
     throw scantune::Error(fmt::format("\"format\" is not \"{}\"", kFormat));
@@ -241,273 +282,144 @@ ImportStats import_rows(TuningDb::Impl& im, const json& doc, std::string& where)
                                       "scantune knows",
                                       version, kSchemaVersion));
   if (version < 2) throw scantune::Error(fmt::format("unsupported schema_version {}", version));
-  auto array = [&](const char* key) -> const json& {
-    static const json empty = json::array();
-    auto it = doc.find(key);
-    if (it == doc.end()) return empty;
-    if (!it->is_array()) throw scantune::Error(fmt::format("\"{}\" is not an array", key));
-    return *it;
-  };
+}
 
-  // Devices: matched by UUID, or (no UUID) by model among devices without UUID.
-  std::map<std::int64_t, std::int64_t> dev; // document id -> database id
-  std::size_t i = 0;
-  for (const json& d : array("devices")) {
-    where = fmt::format("devices[{}]", i++);
-    DeviceInfo info;
-    info.name = d.at("name").get<std::string>();
-    info.cc_major = d.at("cc_major").get<int>();
-    info.cc_minor = d.at("cc_minor").get<int>();
-    info.sm_count = d.at("sm_count").get<int>();
-    info.memory_bus_bits = d.value("memory_bus_bits", 0);
-    info.memory_clock_khz = d.value("memory_clock_khz", std::int64_t{0});
-    info.bandwidth_gbs = d.value("bandwidth_gbs", 0.0);
-    info.l2_bytes = d.value("l2_bytes", std::int64_t{0});
-    info.driver_version = d.value("driver_version", 0);
-    info.runtime_version = d.value("runtime_version", 0);
-    info.uuid = d.value("uuid", std::string());
-    const std::int64_t doc_id = d.at("id").get<std::int64_t>();
-    if (dev.count(doc_id)) throw scantune::Error(fmt::format("duplicate device id {}", doc_id));
-    std::optional<std::int64_t> found;
-    {
-      StmtUse q(info.uuid.empty()
-                    ? im.stmt("SELECT id FROM devices WHERE uuid = '' AND model = ?1 ORDER BY id "
-                              "LIMIT 1")
-                    : im.stmt("SELECT id FROM devices WHERE uuid = ?1"));
-      q->bind(1, info.uuid.empty() ? info.model() : info.uuid);
-      if (q->step()) found = q->int64(0);
-    }
-    if (found) {
-      dev[doc_id] = *found;
-      ++st.devices_matched;
-      continue;
-    }
-    StmtUse s(im.stmt("INSERT INTO devices (name, model, cc_major, cc_minor, sm_count, "
-                      "memory_bus_bits, memory_clock_khz, bandwidth_gbs, l2_bytes, "
-                      "driver_version, runtime_version, uuid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
-                      "?7, ?8, ?9, ?10, ?11, ?12)"));
-    s->bind(1, info.name).bind(2, info.model()).bind(3, info.cc_major).bind(4, info.cc_minor);
-    s->bind(5, info.sm_count).bind(6, info.memory_bus_bits).bind(7, info.memory_clock_khz);
-    s->bind(8, info.bandwidth_gbs).bind(9, info.l2_bytes).bind(10, info.driver_version);
-    s->bind(11, info.runtime_version).bind(12, info.uuid);
-    s->run();
-    dev[doc_id] = im.conn.last_insert_rowid();
-    ++st.devices_added;
+// Devices: a known device (find_device) is kept as it is, others are added.
+void import_device(Importer& x, const json& d) {
+  DeviceInfo info;
+  info.name = d.at("name").get<std::string>();
+  info.cc_major = d.at("cc_major").get<int>();
+  info.cc_minor = d.at("cc_minor").get<int>();
+  info.sm_count = d.at("sm_count").get<int>();
+  info.memory_bus_bits = d.value("memory_bus_bits", 0);
+  info.memory_clock_khz = d.value("memory_clock_khz", std::int64_t{0});
+  info.bandwidth_gbs = d.value("bandwidth_gbs", 0.0);
+  info.l2_bytes = d.value("l2_bytes", std::int64_t{0});
+  info.driver_version = d.value("driver_version", 0);
+  info.runtime_version = d.value("runtime_version", 0);
+  info.uuid = d.value("uuid", std::string());
+  const std::int64_t doc_id = d.at("id").get<std::int64_t>();
+  if (x.dev.count(doc_id)) throw scantune::Error(fmt::format("duplicate device id {}", doc_id));
+  if (const auto found = find_device(x.im, info)) {
+    x.dev[doc_id] = *found;
+    ++x.st.devices_matched;
+    return;
   }
-  auto dev_id = [&](const json& ref) -> std::int64_t {
-    auto it = dev.find(ref.get<std::int64_t>());
-    if (it == dev.end())
-      throw scantune::Error(
-          fmt::format("refers to device {}, which the document lacks", ref.dump()));
-    return it->second;
-  };
+  x.dev[doc_id] = write_device(x.im, info, std::nullopt);
+  ++x.st.devices_added;
+}
 
-  // Runs: matched by uid.
-  std::map<std::int64_t, std::int64_t> run; // document id -> database id
-  std::set<std::int64_t> new_runs;          // database ids inserted by this import
-  i = 0;
-  for (const json& r : array("runs")) {
-    where = fmt::format("runs[{}]", i++);
-    const std::int64_t doc_id = r.at("id").get<std::int64_t>();
-    if (run.count(doc_id)) throw scantune::Error(fmt::format("duplicate run id {}", doc_id));
-    const std::string uid = r.at("uid").get<std::string>();
-    const std::string status = r.at("status").get<std::string>();
-    parse_run_status(status); // validates
-    const auto ended = get_opt<std::string>(r, "ended_at");
-    std::optional<std::int64_t> found;
-    {
-      StmtUse q(im.stmt("SELECT id, status FROM tuning_runs WHERE uid = ?1"));
-      q->bind(1, uid);
-      if (q->step()) {
-        found = q->int64(0);
-        if (q->text(1) == "running" && status != "running") {
-          // The other copy saw the run finish: take its end.
-          std::int64_t id = *found;
-          q->reset();
-          StmtUse u(im.stmt("UPDATE tuning_runs SET status = ?1, ended_at = ?2 WHERE id = ?3"));
-          u->bind(1, status).bind(2, ended).bind(3, id);
-          u->run();
-        }
-      }
-    }
-    if (found) {
-      run[doc_id] = *found;
-      ++st.runs_matched;
-      continue;
-    }
-    std::optional<std::int64_t> device;
-    if (auto it = r.find("device"); it != r.end() && !it->is_null()) device = dev_id(*it);
-    StmtUse s(im.stmt("INSERT INTO tuning_runs (uid, device_id, started_at, ended_at, "
-                      "library_version, template_hash, nvrtc_version, command_line, host, "
-                      "status) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"));
-    s->bind(1, uid).bind(2, device).bind(3, r.at("started_at").get<std::string>()).bind(4, ended);
-    s->bind(5, r.value("library_version", std::string()));
-    s->bind(6, r.value("template_hash", std::string()));
-    s->bind(7, r.value("nvrtc_version", std::string()));
-    s->bind(8, r.value("command_line", std::string()));
-    s->bind(9, r.value("host", std::string())).bind(10, status);
-    s->run();
-    std::int64_t id = im.conn.last_insert_rowid();
-    run[doc_id] = id;
-    new_runs.insert(id);
-    ++st.runs_added;
+// Runs: matched by uid; a run still running here takes the other copy's end.
+void import_run(Importer& x, const json& r) {
+  const std::int64_t doc_id = r.at("id").get<std::int64_t>();
+  if (x.run.count(doc_id)) throw scantune::Error(fmt::format("duplicate run id {}", doc_id));
+  RunInfo info;
+  info.uid = r.at("uid").get<std::string>();
+  info.status = parse_run_status(r.at("status").get<std::string>());
+  info.ended_at = get_opt<std::string>(r, "ended_at");
+  if (const auto found = find_run(x.im, info.uid)) {
+    if (found->status == RunStatus::Running && info.status != RunStatus::Running)
+      finish_run(x.im, found->id, info.status, info.ended_at);
+    x.run[doc_id] = found->id;
+    ++x.st.runs_matched;
+    return;
   }
-  auto run_id = [&](const json& ref) -> std::optional<std::int64_t> {
-    if (ref.is_null()) return std::nullopt;
-    auto it = run.find(ref.get<std::int64_t>());
-    if (it == run.end())
-      throw scantune::Error(fmt::format("refers to run {}, which the document lacks", ref.dump()));
-    return it->second;
-  };
+  if (auto it = r.find("device"); it != r.end() && !it->is_null()) info.device_id = x.dev_id(*it);
+  info.started_at = r.at("started_at").get<std::string>();
+  info.library_version = r.value("library_version", std::string());
+  info.template_hash = r.value("template_hash", std::string());
+  info.nvrtc_version = r.value("nvrtc_version", std::string());
+  info.command_line = r.value("command_line", std::string());
+  info.host = r.value("host", std::string());
+  const std::int64_t id = insert_run(x.im, info);
+  x.run[doc_id] = id;
+  x.new_runs.insert(id);
+  ++x.st.runs_added;
+}
 
-  // Measurements: appended; for runs that were already here, exact duplicates skipped.
-  i = 0;
-  for (const json& m : array("measurements")) {
-    where = fmt::format("measurements[{}]", i++);
-    auto r = run_id(m.at("run"));
-    if (!r) throw scantune::Error("a measurement needs a run");
-    const std::int64_t d = dev_id(m.at("device"));
-    const auto type = m.at("type").get<std::string>();
-    const auto op = m.at("op").get<std::string>();
-    const auto op_hash = m.value("op_hash", std::string());
-    const auto kind = m.at("kind").get<std::string>();
-    const auto size = m.at("size").get<std::uint64_t>();
-    const auto policy = m.at("policy").get<std::string>();
-    const auto status = m.at("status").get<std::string>();
-    parse_measurement_status(status);
-    const auto median = get_opt<double>(m, "median_ns");
-    const auto lo = get_opt<double>(m, "min_ns");
-    const auto hi = get_opt<double>(m, "max_ns");
-    const int samples = m.value("samples", 0);
-    const auto gbs = get_opt<double>(m, "gbs");
-    const auto regs = get_opt<int>(m, "registers");
-    const auto spills = get_opt<int>(m, "spill_bytes");
-    const auto message = m.value("message", std::string());
-    if (!new_runs.count(*r)) {
-      StmtUse q(im.stmt("SELECT 1 FROM measurements WHERE run_id = ?1 AND device_id = ?2 AND "
-                        "type = ?3 AND op = ?4 AND op_hash = ?5 AND kind = ?6 AND size = ?7 AND "
-                        "policy = ?8 AND status = ?9 AND median_ns IS ?10 AND min_ns IS ?11 AND "
-                        "max_ns IS ?12 AND samples = ?13 AND message = ?14 LIMIT 1"));
-      q->bind(1, *r).bind(2, d).bind(3, type).bind(4, op).bind(5, op_hash).bind(6, kind);
-      q->bind(7, size).bind(8, policy).bind(9, status).bind(10, median).bind(11, lo);
-      q->bind(12, hi).bind(13, samples).bind(14, message);
-      if (q->step()) {
-        ++st.measurements_skipped;
-        continue;
-      }
-    }
-    StmtUse s(im.stmt("INSERT INTO measurements (run_id, device_id, type, op, op_hash, kind, "
-                      "size, policy, status, median_ns, min_ns, max_ns, samples, gbs, registers, "
-                      "spill_bytes, message) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
-                      "?11, ?12, ?13, ?14, ?15, ?16, ?17)"));
-    s->bind(1, *r).bind(2, d).bind(3, type).bind(4, op).bind(5, op_hash).bind(6, kind);
-    s->bind(7, size).bind(8, policy).bind(9, status).bind(10, median).bind(11, lo).bind(12, hi);
-    s->bind(13, samples).bind(14, gbs).bind(15, regs).bind(16, spills).bind(17, message);
-    s->run();
-    ++st.measurements_added;
+// Measurements: appended; for runs that were already here, exact duplicates skipped.
+void import_measurement(Importer& x, const json& j) {
+  Measurement m;
+  const auto r = x.run_id(j.at("run"));
+  if (!r) throw scantune::Error("a measurement needs a run");
+  m.run_id = *r;
+  m.device_id = x.dev_id(j.at("device"));
+  m.type = j.at("type").get<std::string>();
+  m.op = j.at("op").get<std::string>();
+  m.op_hash = j.value("op_hash", std::string());
+  m.kind = j.at("kind").get<std::string>();
+  m.size = j.at("size").get<std::uint64_t>();
+  m.policy = j.at("policy").get<std::string>();
+  m.status = parse_measurement_status(j.at("status").get<std::string>());
+  m.median_ns = get_opt<double>(j, "median_ns");
+  m.min_ns = get_opt<double>(j, "min_ns");
+  m.max_ns = get_opt<double>(j, "max_ns");
+  m.samples = j.value("samples", 0);
+  m.gbs = get_opt<double>(j, "gbs");
+  m.registers = get_opt<int>(j, "registers");
+  m.spill_bytes = get_opt<int>(j, "spill_bytes");
+  m.message = j.value("message", std::string());
+  if (!x.new_runs.count(m.run_id) && has_measurement(x.im, m)) {
+    ++x.st.measurements_skipped;
+    return;
   }
+  insert_measurement(x.im, m);
+  ++x.st.measurements_added;
+}
 
-  // Baselines: one per key; the lower ns wins.
-  i = 0;
-  for (const json& b : array("baselines")) {
-    where = fmt::format("baselines[{}]", i++);
-    const std::int64_t d = dev_id(b.at("device"));
-    const auto r = run_id(b.value("run", json(nullptr)));
-    const auto kind_name = b.at("baseline").get<std::string>();
-    parse_baseline_kind(kind_name);
-    const auto type = b.at("type").get<std::string>();
-    const auto op = b.value("op", std::string());
-    const auto op_hash = b.value("op_hash", std::string());
-    const auto kind = b.value("kind", std::string());
-    const auto size = b.at("size").get<std::uint64_t>();
-    const double ns = b.at("ns").get<double>();
-    const double gbs = b.at("gbs").get<double>();
-    const auto measured_at = b.at("measured_at").get<std::string>();
-    std::optional<std::int64_t> existing;
-    std::optional<double> existing_ns;
-    {
-      StmtUse q(im.stmt("SELECT id, ns FROM baselines WHERE device_id = ?1 AND baseline = ?2 "
-                        "AND type = ?3 AND op = ?4 AND op_hash = ?5 AND kind = ?6 AND size = ?7"));
-      q->bind(1, d).bind(2, kind_name).bind(3, type).bind(4, op).bind(5, op_hash).bind(6, kind);
-      q->bind(7, size);
-      if (q->step()) {
-        existing = q->int64(0);
-        existing_ns = q->real(1);
-      }
-    }
-    if (existing && !(ns < *existing_ns)) {
-      ++st.baselines_kept;
-      continue;
-    }
-    if (existing) {
-      StmtUse u(im.stmt("UPDATE baselines SET run_id = ?1, ns = ?2, gbs = ?3, measured_at = ?4 "
-                        "WHERE id = ?5"));
-      u->bind(1, r).bind(2, ns).bind(3, gbs).bind(4, measured_at).bind(5, *existing);
-      u->run();
-      ++st.baselines_replaced;
-      continue;
-    }
-    StmtUse s(im.stmt("INSERT INTO baselines (device_id, run_id, baseline, type, op, op_hash, "
-                      "kind, size, ns, gbs, measured_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
-                      "?8, ?9, ?10, ?11)"));
-    s->bind(1, d).bind(2, r).bind(3, kind_name).bind(4, type).bind(5, op).bind(6, op_hash);
-    s->bind(7, kind).bind(8, size).bind(9, ns).bind(10, gbs).bind(11, measured_at);
-    s->run();
-    ++st.baselines_added;
-  }
+void count(Stored s, std::int64_t& added, std::int64_t& replaced, std::int64_t& kept) {
+  ++(s == Stored::Added ? added : s == Stored::Replaced ? replaced : kept);
+}
 
-  // Best: one per (model, type, op, op_hash, kind, size bucket); the lower ns wins.
-  i = 0;
-  for (const json& e : array("best")) {
-    where = fmt::format("best[{}]", i++);
-    const auto model = e.at("model").get<std::string>();
-    const std::int64_t d = dev_id(e.at("device"));
-    const auto r = run_id(e.value("run", json(nullptr)));
-    const auto type = e.at("type").get<std::string>();
-    const auto op = e.at("op").get<std::string>();
-    const auto op_hash = e.value("op_hash", std::string());
-    const auto kind = e.at("kind").get<std::string>();
-    const auto size = e.at("size").get<std::uint64_t>();
-    const auto policy = e.at("policy").get<std::string>();
-    const double ns = e.at("ns").get<double>();
-    const double gbs = e.at("gbs").get<double>();
-    const auto updated_at = e.at("updated_at").get<std::string>();
-    const int bucket = size_bucket(size);
-    std::optional<std::int64_t> existing;
-    std::optional<double> existing_ns;
-    {
-      StmtUse q(im.stmt("SELECT id, ns FROM best WHERE model = ?1 AND type = ?2 AND op = ?3 AND "
-                        "op_hash = ?4 AND kind = ?5 AND size_bucket = ?6"));
-      q->bind(1, model).bind(2, type).bind(3, op).bind(4, op_hash).bind(5, kind).bind(6, bucket);
-      if (q->step()) {
-        existing = q->int64(0);
-        existing_ns = q->real(1);
-      }
-    }
-    if (existing && !(ns < *existing_ns)) {
-      ++st.best_kept;
-      continue;
-    }
-    if (existing) {
-      StmtUse u(im.stmt("UPDATE best SET device_id = ?1, run_id = ?2, size = ?3, policy = ?4, "
-                        "ns = ?5, gbs = ?6, updated_at = ?7 WHERE id = ?8"));
-      u->bind(1, d).bind(2, r).bind(3, size).bind(4, policy).bind(5, ns).bind(6, gbs);
-      u->bind(7, updated_at).bind(8, *existing);
-      u->run();
-      ++st.best_replaced;
-      continue;
-    }
-    StmtUse s(im.stmt("INSERT INTO best (model, device_id, run_id, type, op, op_hash, kind, "
-                      "size_bucket, size, policy, ns, gbs, updated_at) VALUES (?1, ?2, ?3, ?4, "
-                      "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"));
-    s->bind(1, model).bind(2, d).bind(3, r).bind(4, type).bind(5, op).bind(6, op_hash);
-    s->bind(7, kind).bind(8, bucket).bind(9, size).bind(10, policy).bind(11, ns).bind(12, gbs);
-    s->bind(13, updated_at);
-    s->run();
-    ++st.best_added;
-  }
+// Baselines: one per key; the lower ns wins.
+void import_baseline(Importer& x, const json& j) {
+  Baseline b;
+  b.device_id = x.dev_id(j.at("device"));
+  b.run_id = x.run_id(j.value("run", json(nullptr)));
+  b.baseline = parse_baseline_kind(j.at("baseline").get<std::string>());
+  b.type = j.at("type").get<std::string>();
+  b.op = j.value("op", std::string());
+  b.op_hash = j.value("op_hash", std::string());
+  b.kind = j.value("kind", std::string());
+  b.size = j.at("size").get<std::uint64_t>();
+  b.ns = j.at("ns").get<double>();
+  b.gbs = j.at("gbs").get<double>();
+  b.measured_at = j.at("measured_at").get<std::string>();
+  count(store_baseline(x.im, b, true), x.st.baselines_added, x.st.baselines_replaced,
+        x.st.baselines_kept);
+}
+
+// Best: one per (model, type, op, op_hash, kind, size bucket); the lower ns wins.
+void import_best(Importer& x, const json& j) {
+  BestEntry e;
+  e.model = j.at("model").get<std::string>();
+  e.device_id = x.dev_id(j.at("device"));
+  e.run_id = x.run_id(j.value("run", json(nullptr)));
+  e.type = j.at("type").get<std::string>();
+  e.op = j.at("op").get<std::string>();
+  e.op_hash = j.value("op_hash", std::string());
+  e.kind = j.at("kind").get<std::string>();
+  e.size = j.at("size").get<std::uint64_t>();
+  e.policy = j.at("policy").get<std::string>();
+  e.ns = j.at("ns").get<double>();
+  e.gbs = j.at("gbs").get<double>();
+  e.updated_at = j.at("updated_at").get<std::string>();
+  count(store_best(x.im, e, BestMode::IfFaster), x.st.best_added, x.st.best_replaced,
+        x.st.best_kept);
+}
+
+// Imports one document; runs inside the caller's transaction and savepoint.
+ImportStats import_rows(TuningDb::Impl& im, const json& doc, std::string& where) {
+  where = "document";
+  check_header(doc);
+  Importer x{im, doc, where, {}, {}, {}, {}};
+  x.each("devices", [&](const json& r) { import_device(x, r); });
+  x.each("runs", [&](const json& r) { import_run(x, r); });
+  x.each("measurements", [&](const json& r) { import_measurement(x, r); });
+  x.each("baselines", [&](const json& r) { import_baseline(x, r); });
+  x.each("best", [&](const json& r) { import_best(x, r); });
   where.clear();
-  return st;
+  return x.st;
 }
 
 } // namespace

@@ -171,7 +171,7 @@ ORDER BY r.id;
 // Version 3. Why: one size bucket per octave served every size of (2^(k-1), 2^k]
 // with the winner tuned at 2^k, up to 20% slower than a shape tuned at 1.5 x 2^(k-1)
 // on the H100 (docs/performance.md). Buckets are half octaves now
-// (cache/size_bucket.hpp): bucket 2k is 2^k, bucket 2k+1 is 1.5 x 2^k. `best` is
+// (base/size_bucket.hpp): bucket 2k is 2^k, bucket 2k+1 is 1.5 x 2^k. `best` is
 // rebuilt (SQLite cannot change a CHECK) and every row's bucket recomputed from its
 // old octave bucket c and its size: 2c - 1 when size <= 1.5 x 2^(c-1), else 2c.
 // A bucket's largest size in SQL: 2^(b/2) for even b, 3 x 2^((b-3)/2) for odd b

@@ -23,7 +23,7 @@
 
 #include <fmt/core.h>
 
-#include "cache/hash.hpp"
+#include "base/hash.hpp"
 #include "scantune/types.hpp"
 
 namespace scantune {

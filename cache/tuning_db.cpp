@@ -715,19 +715,17 @@ BestEntry read_best(const sqlite::Statement& s) {
 
 // ================================================================ devices
 
-std::int64_t TuningDb::add_device(const DeviceInfo& d) {
-  Impl& im = *impl_;
-  im.require_writable("add a device");
-  WriteScope tx(im);
-  std::optional<std::int64_t> id;
-  {
-    StmtUse q(d.uuid.empty()
-                  ? im.stmt("SELECT id FROM devices WHERE uuid = '' AND model = ?1 ORDER BY id "
-                            "LIMIT 1")
-                  : im.stmt("SELECT id FROM devices WHERE uuid = ?1"));
-    q->bind(1, d.uuid.empty() ? d.model() : d.uuid);
-    if (q->step()) id = q->int64(0);
-  }
+std::optional<std::int64_t> find_device(TuningDb::Impl& im, const DeviceInfo& d) {
+  StmtUse q(d.uuid.empty()
+                ? im.stmt("SELECT id FROM devices WHERE uuid = '' AND model = ?1 ORDER BY id "
+                          "LIMIT 1")
+                : im.stmt("SELECT id FROM devices WHERE uuid = ?1"));
+  q->bind(1, d.uuid.empty() ? d.model() : d.uuid);
+  if (!q->step()) return std::nullopt;
+  return q->int64(0);
+}
+
+std::int64_t write_device(TuningDb::Impl& im, const DeviceInfo& d, std::optional<std::int64_t> id) {
   const std::string sql =
       id ? "UPDATE devices SET name = ?1, model = ?2, cc_major = ?3, cc_minor = ?4, sm_count = ?5, "
            "memory_bus_bits = ?6, memory_clock_khz = ?7, bandwidth_gbs = ?8, l2_bytes = ?9, "
@@ -742,9 +740,16 @@ std::int64_t TuningDb::add_device(const DeviceInfo& d) {
   s->bind(11, d.runtime_version).bind(12, d.uuid);
   if (id) s->bind(13, *id);
   s->run();
-  std::int64_t result = id ? *id : im.conn.last_insert_rowid();
+  return id ? *id : im.conn.last_insert_rowid();
+}
+
+std::int64_t TuningDb::add_device(const DeviceInfo& d) {
+  Impl& im = *impl_;
+  im.require_writable("add a device");
+  WriteScope tx(im);
+  const std::int64_t id = write_device(im, d, find_device(im, d));
   tx.commit();
-  return result;
+  return id;
 }
 
 std::optional<DeviceInfo> TuningDb::device(std::int64_t id) const {
@@ -760,18 +765,40 @@ std::vector<DeviceInfo> TuningDb::list_devices() const {
 
 // ================================================================ runs
 
+std::int64_t insert_run(TuningDb::Impl& im, const RunInfo& r) {
+  StmtUse s(im.stmt("INSERT INTO tuning_runs (uid, device_id, started_at, ended_at, "
+                    "library_version, template_hash, nvrtc_version, command_line, host, status) "
+                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"));
+  s->bind(1, r.uid.empty() ? random_uid() : r.uid).bind(2, r.device_id);
+  s->bind(3, r.started_at.empty() ? now_utc() : r.started_at).bind(4, r.ended_at);
+  s->bind(5, r.library_version).bind(6, r.template_hash).bind(7, r.nvrtc_version);
+  s->bind(8, r.command_line).bind(9, r.host).bind(10, to_string(r.status));
+  s->run();
+  return im.conn.last_insert_rowid();
+}
+
+std::optional<RunInfo> find_run(TuningDb::Impl& im, const std::string& uid) {
+  StmtUse q(im.stmt(fmt::format("SELECT {} FROM tuning_runs WHERE uid = ?1", kRunColumns)));
+  q->bind(1, uid);
+  return q.first(read_run);
+}
+
+bool finish_run(TuningDb::Impl& im, std::int64_t id, RunStatus status,
+                const std::optional<std::string>& ended_at) {
+  StmtUse s(im.stmt("UPDATE tuning_runs SET status = ?1, ended_at = ?2 WHERE id = ?3"));
+  s->bind(1, to_string(status)).bind(2, ended_at).bind(3, id);
+  s->run();
+  return im.conn.changes() != 0;
+}
+
 std::int64_t TuningDb::begin_run(const RunInfo& r) {
   Impl& im = *impl_;
   im.require_writable("begin a run");
   WriteScope tx(im);
-  StmtUse s(im.stmt("INSERT INTO tuning_runs (uid, device_id, started_at, ended_at, "
-                    "library_version, template_hash, nvrtc_version, command_line, host, status) "
-                    "VALUES (?1, ?2, ?3, NULL, ?4, ?5, ?6, ?7, ?8, 'running')"));
-  s->bind(1, r.uid.empty() ? random_uid() : r.uid).bind(2, r.device_id);
-  s->bind(3, r.started_at.empty() ? now_utc() : r.started_at).bind(4, r.library_version);
-  s->bind(5, r.template_hash).bind(6, r.nvrtc_version).bind(7, r.command_line).bind(8, r.host);
-  s->run();
-  std::int64_t id = im.conn.last_insert_rowid();
+  RunInfo running = r;
+  running.ended_at.reset();
+  running.status = RunStatus::Running;
+  const std::int64_t id = insert_run(im, running);
   tx.commit();
   return id;
 }
@@ -781,10 +808,8 @@ void TuningDb::end_run(std::int64_t run_id, RunStatus status) {
   im.require_writable("end a run");
   if (status == RunStatus::Running) im.fail("end_run needs status complete or interrupted");
   WriteScope tx(im);
-  StmtUse s(im.stmt("UPDATE tuning_runs SET status = ?1, ended_at = ?2 WHERE id = ?3"));
-  s->bind(1, to_string(status)).bind(2, now_utc()).bind(3, run_id);
-  s->run();
-  if (im.conn.changes() == 0) im.fail(fmt::format("no tuning run with id {}", run_id));
+  if (!finish_run(im, run_id, status, now_utc()))
+    im.fail(fmt::format("no tuning run with id {}", run_id));
   tx.commit();
 }
 
@@ -813,10 +838,7 @@ std::vector<RunInfo> TuningDb::list_runs() const {
 
 // ================================================================ measurements
 
-std::int64_t TuningDb::add_measurement(const Measurement& m) {
-  Impl& im = *impl_;
-  im.require_writable("add a measurement");
-  WriteScope tx(im);
+std::int64_t insert_measurement(TuningDb::Impl& im, const Measurement& m) {
   StmtUse s(im.stmt("INSERT INTO measurements (run_id, device_id, type, op, op_hash, kind, size, "
                     "policy, status, median_ns, min_ns, max_ns, samples, gbs, registers, "
                     "spill_bytes, message) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
@@ -826,7 +848,26 @@ std::int64_t TuningDb::add_measurement(const Measurement& m) {
   s->bind(10, m.median_ns).bind(11, m.min_ns).bind(12, m.max_ns).bind(13, m.samples);
   s->bind(14, m.gbs).bind(15, m.registers).bind(16, m.spill_bytes).bind(17, m.message);
   s->run();
-  std::int64_t id = im.conn.last_insert_rowid();
+  return im.conn.last_insert_rowid();
+}
+
+bool has_measurement(TuningDb::Impl& im, const Measurement& m) {
+  StmtUse q(im.stmt("SELECT 1 FROM measurements WHERE run_id = ?1 AND device_id = ?2 AND "
+                    "type = ?3 AND op = ?4 AND op_hash = ?5 AND kind = ?6 AND size = ?7 AND "
+                    "policy = ?8 AND status = ?9 AND median_ns IS ?10 AND min_ns IS ?11 AND "
+                    "max_ns IS ?12 AND samples = ?13 AND message = ?14 LIMIT 1"));
+  q->bind(1, m.run_id).bind(2, m.device_id).bind(3, m.type).bind(4, m.op).bind(5, m.op_hash);
+  q->bind(6, m.kind).bind(7, m.size).bind(8, m.policy).bind(9, to_string(m.status));
+  q->bind(10, m.median_ns).bind(11, m.min_ns).bind(12, m.max_ns).bind(13, m.samples);
+  q->bind(14, m.message);
+  return q->step();
+}
+
+std::int64_t TuningDb::add_measurement(const Measurement& m) {
+  Impl& im = *impl_;
+  im.require_writable("add a measurement");
+  WriteScope tx(im);
+  const std::int64_t id = insert_measurement(im, m);
   tx.commit();
   return id;
 }
@@ -846,30 +887,47 @@ std::vector<Measurement> TuningDb::list_measurements(const MeasurementFilter& f)
 
 // ================================================================ baselines
 
+namespace {
+
+/// The id of the baseline of b's key, and its ns.
+std::optional<std::pair<std::int64_t, double>> find_baseline(TuningDb::Impl& im,
+                                                             const Baseline& b) {
+  StmtUse q(
+      im.stmt("SELECT id, ns FROM baselines WHERE device_id = ?1 AND baseline = ?2 AND type = "
+              "?3 AND op = ?4 AND op_hash = ?5 AND kind = ?6 AND size = ?7"));
+  q->bind(1, b.device_id).bind(2, to_string(b.baseline)).bind(3, b.type).bind(4, b.op);
+  q->bind(5, b.op_hash).bind(6, b.kind).bind(7, b.size);
+  if (!q->step()) return std::nullopt;
+  return std::pair{q->int64(0), q->real(1)};
+}
+
+} // namespace
+
+Stored store_baseline(TuningDb::Impl& im, const Baseline& b, bool if_faster) {
+  const auto existing = find_baseline(im, b);
+  if (existing && if_faster && !(b.ns < existing->second)) return Stored::Kept;
+  StmtUse s(im.stmt(
+      "INSERT INTO baselines (device_id, run_id, baseline, type, op, op_hash, kind, size, ns, "
+      "gbs, measured_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
+      "ON CONFLICT (device_id, baseline, type, op, op_hash, kind, size) DO UPDATE SET "
+      "run_id = excluded.run_id, ns = excluded.ns, gbs = excluded.gbs, "
+      "measured_at = excluded.measured_at"));
+  s->bind(1, b.device_id).bind(2, b.run_id).bind(3, to_string(b.baseline)).bind(4, b.type);
+  s->bind(5, b.op).bind(6, b.op_hash).bind(7, b.kind).bind(8, b.size).bind(9, b.ns);
+  s->bind(10, b.gbs).bind(11, b.measured_at.empty() ? now_utc() : b.measured_at);
+  s->run();
+  return existing ? Stored::Replaced : Stored::Added;
+}
+
 std::int64_t TuningDb::add_baseline(const Baseline& b) {
   Impl& im = *impl_;
   im.require_writable("add a baseline");
   WriteScope tx(im);
-  {
-    StmtUse s(im.stmt(
-        "INSERT INTO baselines (device_id, run_id, baseline, type, op, op_hash, kind, size, ns, "
-        "gbs, measured_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
-        "ON CONFLICT (device_id, baseline, type, op, op_hash, kind, size) DO UPDATE SET "
-        "run_id = excluded.run_id, ns = excluded.ns, gbs = excluded.gbs, "
-        "measured_at = excluded.measured_at"));
-    s->bind(1, b.device_id).bind(2, b.run_id).bind(3, to_string(b.baseline)).bind(4, b.type);
-    s->bind(5, b.op).bind(6, b.op_hash).bind(7, b.kind).bind(8, b.size).bind(9, b.ns);
-    s->bind(10, b.gbs).bind(11, b.measured_at.empty() ? now_utc() : b.measured_at);
-    s->run();
-  }
-  StmtUse q(im.stmt("SELECT id FROM baselines WHERE device_id = ?1 AND baseline = ?2 AND type = "
-                    "?3 AND op = ?4 AND op_hash = ?5 AND kind = ?6 AND size = ?7"));
-  q->bind(1, b.device_id).bind(2, to_string(b.baseline)).bind(3, b.type).bind(4, b.op);
-  q->bind(5, b.op_hash).bind(6, b.kind).bind(7, b.size);
-  if (!q->step()) im.fail("baseline vanished after insert");
-  std::int64_t id = q->int64(0);
+  store_baseline(im, b, false);
+  const auto stored = find_baseline(im, b);
+  if (!stored) im.fail("baseline vanished after insert");
   tx.commit();
-  return id;
+  return stored->first;
 }
 
 std::optional<Baseline> TuningDb::baseline_for(std::int64_t device_id, BaselineKind k,
@@ -892,11 +950,8 @@ std::vector<Baseline> TuningDb::list_baselines() const {
 
 // ================================================================ best
 
-bool TuningDb::set_best(const BestEntry& e, BestMode mode) {
-  Impl& im = *impl_;
-  im.require_writable("set a best entry");
+Stored store_best(TuningDb::Impl& im, const BestEntry& e, BestMode mode) {
   if (e.size == 0) im.fail("a best entry needs a size > 0");
-  WriteScope tx(im);
   std::string model = e.model;
   if (model.empty()) {
     StmtUse q(im.stmt("SELECT model FROM devices WHERE id = ?1"));
@@ -905,13 +960,15 @@ bool TuningDb::set_best(const BestEntry& e, BestMode mode) {
     model = q->text(0);
   }
   const int bucket = size_bucket(e.size);
-  if (mode == BestMode::IfFaster) {
+  std::optional<double> existing_ns;
+  {
     StmtUse q(im.stmt("SELECT ns FROM best WHERE model = ?1 AND type = ?2 AND op = ?3 AND "
                       "op_hash = ?4 AND kind = ?5 AND size_bucket = ?6"));
     q->bind(1, model).bind(2, e.type).bind(3, e.op).bind(4, e.op_hash).bind(5, e.kind);
     q->bind(6, bucket);
-    if (q->step() && !(e.ns < q->real(0))) return false; // WriteScope rolls back (no change)
+    if (q->step()) existing_ns = q->real(0);
   }
+  if (existing_ns && mode == BestMode::IfFaster && !(e.ns < *existing_ns)) return Stored::Kept;
   StmtUse s(im.stmt(
       "INSERT INTO best (model, device_id, run_id, type, op, op_hash, kind, size_bucket, size, "
       "policy, ns, gbs, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
@@ -923,6 +980,14 @@ bool TuningDb::set_best(const BestEntry& e, BestMode mode) {
   s->bind(6, e.op_hash).bind(7, e.kind).bind(8, bucket).bind(9, e.size).bind(10, e.policy);
   s->bind(11, e.ns).bind(12, e.gbs).bind(13, e.updated_at.empty() ? now_utc() : e.updated_at);
   s->run();
+  return existing_ns ? Stored::Replaced : Stored::Added;
+}
+
+bool TuningDb::set_best(const BestEntry& e, BestMode mode) {
+  Impl& im = *impl_;
+  im.require_writable("set a best entry");
+  WriteScope tx(im);
+  if (store_best(im, e, mode) == Stored::Kept) return false; // WriteScope rolls back (no change)
   tx.commit();
   return true;
 }

@@ -42,7 +42,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "cache/db_schema.hpp"
-#include "cache/size_bucket.hpp"
+#include "base/size_bucket.hpp"
 #include "scantune/types.hpp"
 
 namespace scantune::db {
@@ -96,10 +96,6 @@ struct DeviceInfo {
   std::string model() const;
   friend bool operator==(const DeviceInfo& a, const DeviceInfo& b);
 };
-
-/// Fills a DeviceInfo from the CUDA runtime for device `ordinal` (id stays 0).
-/// Throws scantune::Error when there is no such device or no driver.
-DeviceInfo query_device(int ordinal);
 
 enum class RunStatus { Running, Complete, Interrupted };
 std::string_view to_string(RunStatus s); ///< "running", "complete", "interrupted"

@@ -22,7 +22,7 @@
 #include <cstdint>
 #include <string>
 
-#include "../../tuner/input_values.hpp"
+#include "../../tuner/gpu/input_values.hpp"
 #include "trace_common.cuh"
 #include <scantune/scantune.hpp>
 

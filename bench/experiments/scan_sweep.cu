@@ -22,7 +22,7 @@
 #include <cstdint>
 #include <string>
 
-#include "../../tuner/input_values.hpp"
+#include "../../tuner/gpu/input_values.hpp"
 #include "experiment_common.cuh"
 #include <scantune/scantune.hpp>
 

@@ -11,7 +11,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "cache/hash.hpp"
+#include "base/hash.hpp"
 #include "scantune/scantune.hpp"
 #include "table_gen.hpp"
 

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "cache/size_bucket.hpp"
+#include "base/size_bucket.hpp"
 #include "errors.hpp"
 #include "policy.hpp"
 #include "table_gen.hpp"

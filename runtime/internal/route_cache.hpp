@@ -11,7 +11,7 @@
 #include <shared_mutex>
 #include <vector>
 
-#include "cache/size_bucket.hpp"
+#include "base/size_bucket.hpp"
 #include "dispatch.hpp"
 #include "kernel_registry.hpp"
 

@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "cache/hash.hpp"
+#include "base/hash.hpp"
 #include "embedded_templates.hpp"
 #include "errors.hpp"
 

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include "builtin_table.hpp"
-#include "cache/size_bucket.hpp"
 #include "codegen.hpp"
+#include "base/size_bucket.hpp"
 #include "default_policies.hpp"
 #include "log.hpp"
 

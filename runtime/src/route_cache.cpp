@@ -1,6 +1,6 @@
 #include "route_cache.hpp"
 
-#include "cache/size_bucket.hpp"
+#include "base/size_bucket.hpp"
 
 namespace scantune::detail {
 

@@ -11,6 +11,7 @@
 #include "cache/tuning_db.hpp"
 #include "codegen.hpp"
 #include "cuda_check.hpp"
+#include "device_query.hpp"
 #include "kernel_registry.hpp"
 #include "launch.hpp"
 #include "log.hpp"

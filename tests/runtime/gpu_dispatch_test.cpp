@@ -17,6 +17,7 @@
 #include "common/child_process.hpp"
 #include "common/gpu.hpp"
 #include "common/scan_reference.hpp"
+#include "device_query.hpp"
 #include "kernel_registry.hpp"
 #include "nvrtc_compiler.hpp"
 #include "workspace.hpp"

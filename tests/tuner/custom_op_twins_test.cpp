@@ -2,7 +2,7 @@
 // body, identity and type (tuner/custom_op_twins.hpp).
 #include <gtest/gtest.h>
 
-#include "tuner/custom_op_twins.hpp"
+#include "tuner/gpu/custom_op_twins.hpp"
 
 namespace scantune::tuner {
 namespace {

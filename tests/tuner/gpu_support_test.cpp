@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "common/gpu.hpp"
-#include "tuner/gpu_support.hpp"
-#include "tuner/reference.hpp"
-#include "tuner/type_dispatch.hpp"
+#include "tuner/gpu/gpu_support.hpp"
+#include "tuner/gpu/reference.hpp"
+#include "tuner/gpu/type_dispatch.hpp"
 
 namespace scantune::tuner {
 namespace {

@@ -8,8 +8,8 @@
 #include "cache/tuning_db_test_util.hpp"
 #include "common/gpu.hpp"
 #include "default_policies.hpp"
-#include "tuner/gpu_evaluator.hpp"
-#include "tuner/tune.hpp"
+#include "tuner/gpu/gpu_evaluator.hpp"
+#include "tuner/run/tune.hpp"
 #include "tuner_test_util.hpp"
 
 namespace scantune::tuner {

@@ -6,7 +6,7 @@
 
 #include "policy.hpp"
 #include "scantune/scantune.hpp"
-#include "tuner/progress.hpp"
+#include "tuner/report/progress.hpp"
 
 namespace {
 

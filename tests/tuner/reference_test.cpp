@@ -10,8 +10,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "tuner/reference.hpp"
-#include "tuner/type_dispatch.hpp"
+#include "tuner/gpu/reference.hpp"
+#include "tuner/gpu/type_dispatch.hpp"
 
 namespace scantune::tuner {
 namespace {

@@ -13,7 +13,7 @@
 #include "common/expect_error.hpp"
 #include "policy.hpp"
 #include "scantune/scantune.hpp"
-#include "tuner/search_space.hpp"
+#include "tuner/search/search_space.hpp"
 
 namespace scantune::tuner {
 namespace {

@@ -13,8 +13,8 @@
 #include "policy.hpp"
 #include "scantune/scantune.hpp"
 #include "tests/cache/tuning_db_test_util.hpp"
-#include "tuner/simulated_evaluator.hpp"
-#include "tuner/strategy.hpp"
+#include "tuner/search/simulated_evaluator.hpp"
+#include "tuner/search/strategy.hpp"
 #include "tuner_test_util.hpp"
 
 namespace scantune::tuner {

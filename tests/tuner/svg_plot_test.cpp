@@ -13,10 +13,10 @@
 #include <nlohmann/json.hpp>
 
 #include "common/expect_error.hpp"
-#include "tuner/bench_run.hpp"
-#include "tuner/plots.hpp"
-#include "tuner/svg_plot.hpp"
-#include "tuner/text_table.hpp"
+#include "tuner/report/plots.hpp"
+#include "tuner/report/svg_plot.hpp"
+#include "tuner/report/text_table.hpp"
+#include "tuner/run/bench_run.hpp"
 
 namespace scantune::tuner {
 namespace {

@@ -8,8 +8,8 @@
 
 #include "cache/tuning_db.hpp"
 #include "cache/tuning_db_test_util.hpp"
-#include "tuner/simulated_evaluator.hpp"
-#include "tuner/tune.hpp"
+#include "tuner/run/tune.hpp"
+#include "tuner/search/simulated_evaluator.hpp"
 #include "tuner_test_util.hpp"
 
 namespace scantune::tuner {

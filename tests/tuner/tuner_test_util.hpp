@@ -1,7 +1,7 @@
 // tests/tuner/tuner_test_util.hpp: helpers shared by the tuner's tests.
 #pragma once
 
-#include "tuner/problem.hpp"
+#include "tuner/search/problem.hpp"
 
 namespace scantune::tuner {
 

@@ -1,0 +1,176 @@
+// `scantune bench | plot`: time the tuned dispatch against CUB and memcpy on this
+// GPU now, and chart GB/s against size from a bench report or the database.
+#include <cmath>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include "codegen.hpp"
+#include "tuner/cli/cli.hpp"
+#include "tuner/cli/cli_shared.hpp"
+#include "tuner/gpu/gpu_device.hpp"
+#include "tuner/report/plots.hpp"
+#include "tuner/run/bench_run.hpp"
+#include "tuner/run/tune.hpp"
+#include "tuner/search/search_space.hpp"
+
+namespace scantune::cli {
+namespace {
+
+struct BenchCliOptions {
+  std::string type = "int32", op, kind = "inclusive", custom_op;
+  std::string sizes = "2^10:2^30:2", algorithms, json, plot, db;
+  int device = -1;
+};
+
+tuner::BenchOptions build_bench_options(const BenchCliOptions& raw) {
+  tuner::BenchOptions o;
+  try {
+    o.type = parse_data_type(raw.type);
+    if (!raw.op.empty() && !raw.custom_op.empty())
+      fail(kExitUsage, "bench", "give --op or --custom-op, not both");
+    o.op = parse_op(raw.op.empty() ? "sum" : raw.op);
+    if (!raw.custom_op.empty()) o.custom = parse_custom_op(raw.custom_op);
+    o.kind = parse_scan_kind(raw.kind);
+    detail::check_op(o.type, detail::OpSpec::from(o.custom ? OpRef(*o.custom) : OpRef(o.op)));
+    o.sizes = tuner::parse_sizes(raw.sizes);
+    if (!raw.algorithms.empty()) o.algorithms = tuner::parse_bench_algorithms(raw.algorithms);
+  } catch (const Error& e) {
+    fail(kExitUsage, "bench", e.what());
+  }
+  if (raw.device < -1)
+    fail(kExitUsage, "bench",
+         fmt::format("--device {}: expected a device ordinal (0, 1, ...)", raw.device));
+  o.device = raw.device;
+  o.db_path = raw.db;
+  return o;
+}
+
+void run_bench_command(const BenchCliOptions& raw) {
+  tuner::BenchOptions o = build_bench_options(raw);
+  const tuner::GpuCount gpus = tuner::count_gpus();
+  if (gpus.count == 0)
+    fail(kExitNoGpu, "bench",
+         fmt::format("no CUDA device found ({}). bench times scans on a GPU now; `scantune "
+                     "show` and `scantune plot` read tuned results without one.",
+                     gpus.why_none));
+  tuner::BenchReport report;
+  try {
+    o.device = tuner::use_device(o.device, gpus.count);
+    report = tuner::run_bench(o, [](const std::string& line) {
+      fmt::print(stderr, "{}\n", line);
+      std::fflush(stderr);
+    });
+  } catch (const tuner::UsageError& e) {
+    fail(kExitUsage, "bench", e.what());
+  } catch (const Error& e) {
+    fail(kExitFailure, "bench", e.what());
+  }
+  fmt::print("{}", tuner::bench_markdown(report));
+  if (!raw.json.empty()) write_file("bench", raw.json, tuner::bench_to_json(report).dump(2) + "\n");
+  if (!raw.plot.empty()) write_file("bench", raw.plot, tuner::render_svg(tuner::plot_of(report)));
+}
+
+struct PlotCliOptions {
+  std::string out, db, from_bench;
+  tuner::ReportFilter filter;
+};
+
+void run_plot(const PlotCliOptions& o) {
+  check_filter("plot", o.filter);
+  tuner::PlotData data;
+  if (!o.from_bench.empty()) {
+    std::ifstream in(o.from_bench, std::ios::binary);
+    if (!in) fail(kExitUsage, "plot", fmt::format("--from-bench: cannot read '{}'", o.from_bench));
+    try {
+      data = tuner::plot_of(tuner::bench_from_json(nlohmann::json::parse(in)));
+    } catch (const nlohmann::json::exception& e) {
+      fail(kExitFailure, "plot", fmt::format("{}: not valid JSON: {}", o.from_bench, e.what()));
+    } catch (const Error& e) {
+      fail(kExitFailure, "plot", fmt::format("{}: {}", o.from_bench, e.what()));
+    }
+  } else {
+    const db::TuningDb db = open_for_reading("plot", o.db);
+    const std::vector<tuner::WinnerRow> rows = tuner::winner_rows(db, o.filter);
+    if (rows.empty())
+      fail(kExitFailure, "plot",
+           fmt::format("no tuned entries in {} match the filter", db.path().string()));
+    std::string problems;
+    int count = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const auto& b = rows[i].best;
+      if (i > 0 && b.model == rows[i - 1].best.model &&
+          tuner::problem_label(b) == tuner::problem_label(rows[i - 1].best))
+        continue;
+      ++count;
+      problems += fmt::format("\n  {}: {}", b.model, tuner::problem_label(b));
+    }
+    if (count > 1)
+      fail(kExitUsage, "plot",
+           fmt::format("{} problems match; choose one with --device, --type, --op and --kind:{}",
+                       count, problems));
+    data = tuner::plot_of(rows);
+  }
+  write_file("plot", o.out, tuner::render_svg(data));
+  fmt::print("wrote {}\n", o.out);
+}
+
+} // namespace
+
+void register_bench_commands(CLI::App& app) {
+  auto bo = std::make_shared<BenchCliOptions>();
+  CLI::App* bench = app.add_subcommand(
+      "bench", "Time the tuned scan against CUB and device memcpy on this GPU now");
+  bench->add_option("--type", bo->type, "Element type. Default: int32")->type_name("TYPE");
+  bench->add_option("--op", bo->op, "Built-in operator. Default: sum")->type_name("OP");
+  bench
+      ->add_option("--custom-op", bo->custom_op,
+                   "A custom operator instead: NAME:BODY:IDENTITY as for tune, or the\n"
+                   "name of a sample with a compiled CUB twin, which gives the CUB column:\n"
+                   "absmax (float32, float64), shifted_product (uint32, uint64)")
+      ->type_name("NAME:BODY:IDENTITY");
+  bench->add_option("--kind", bo->kind, "inclusive or exclusive. Default: inclusive")
+      ->type_name("KIND");
+  bench
+      ->add_option("--sizes", bo->sizes,
+                   "Input sizes: 2^A:2^B:STEP, 2^K, N or a comma-separated list.\n"
+                   "Default: 2^10:2^30:2, bounded by free device memory")
+      ->type_name("SPEC");
+  bench
+      ->add_option("--algorithms", bo->algorithms,
+                   "Also time one representative policy per algorithm: 'all' or a list\n"
+                   "of sequential, hillis_steele, blelloch, blelloch_padded, warp_scans\n"
+                   "(single_block with that block scan), reduce_then_scan, chained,\n"
+                   "lookback_thread, lookback_warp. Slow ones stop above ~50 ms a call")
+      ->type_name("all|LIST");
+  bench->add_option("--json", bo->json, "Also write the results as JSON")->type_name("FILE");
+  bench->add_option("--plot", bo->plot, "Also write an SVG chart")->type_name("FILE.svg");
+  bench->add_option("--device", bo->device, "CUDA device ordinal. Default: the current device")
+      ->type_name("N");
+  add_db_option(bench, bo->db)->description("Tuning database the tuned dispatch reads");
+  bench->footer("Each size: the scanner's own choice (scanner.inclusive_scan(...) without a\n"
+                "policy), CUB DeviceScan and cudaMemcpy device to device, each verified once,\n"
+                "then timed with CUDA events (warm-up, cold L2, median of samples).\n\n"
+                "Example:\n  scantune bench --sizes 2^10:2^30:2 --algorithms all --json b.json "
+                "--plot b.svg\n\nExit codes: 0 done, 1 failed, 2 bad usage, 77 no GPU.");
+  bench->callback([bo] { run_bench_command(*bo); });
+
+  auto po = std::make_shared<PlotCliOptions>();
+  CLI::App* plot =
+      app.add_subcommand("plot", "Chart GB/s against size (tuned, CUB, memcpy) as an SVG file");
+  plot->add_option("--out", po->out, "The SVG file to write")->type_name("FILE.svg")->required();
+  add_db_option(plot, po->db);
+  add_filter_options(plot, po->filter);
+  plot->add_option("--from-bench", po->from_bench, "Chart a `scantune bench --json` file instead")
+      ->type_name("FILE.json")
+      ->excludes("--db");
+  plot->footer("From the database, the filters must select one device model, type, operator\n"
+               "and kind.\n\nExamples:\n  scantune plot --device H100 --type int32 --op sum "
+               "--kind inclusive --out h100.svg\n  scantune plot --from-bench b.json --out b.svg");
+  plot->callback([po] { run_plot(*po); });
+}
+
+} // namespace scantune::cli

@@ -1,0 +1,131 @@
+// scantune version | devices | compile: what this build and machine offer.
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+
+#include <fmt/core.h>
+
+#include "codegen.hpp"
+#include "device_query.hpp"
+#include "kernel_registry.hpp"
+#include "nvrtc_compiler.hpp"
+#include "policy.hpp"
+#include "scantune/scantune.hpp"
+#include "tuner/cli/cli.hpp"
+#include "tuner/cli/cli_shared.hpp"
+#include "tuner/gpu/gpu_device.hpp"
+#include "tuner/report/text_table.hpp"
+
+namespace scantune::cli {
+namespace {
+
+/// The GPUs this process sees (none is not an error), then the devices of the
+/// tuning database with their runs and winners (a missing database is not either).
+void run_devices(const std::string& db_path) {
+  const tuner::GpuCount gpus = tuner::count_gpus();
+  if (gpus.count == 0) {
+    fmt::print("GPUs here: none (no CUDA device found: {})\n", gpus.why_none);
+  } else {
+    tuner::TextTable t{{{"ordinal", true},
+                        {"model", false},
+                        {"bandwidth GB/s", true},
+                        {"driver", false},
+                        {"uuid", false}},
+                       {}};
+    for (int i = 0; i < gpus.count; ++i) {
+      try {
+        const db::DeviceInfo d = db::query_device(i);
+        t.add({std::to_string(i), d.model(), fmt::format("{:.0f}", d.bandwidth_gbs),
+               cuda_version(d.driver_version), d.uuid});
+      } catch (const Error& e) {
+        t.add({std::to_string(i), fmt::format("(cannot query: {})", e.what()), "-", "-", "-"});
+      }
+    }
+    fmt::print("GPUs here:\n\n{}", t.markdown());
+  }
+
+  const auto path = db::default_db_path(db_path);
+  std::optional<db::TuningDb> db;
+  try {
+    db = db::TuningDb::open_existing_read_only(path);
+  } catch (const Error& e) {
+    fail(kExitFailure, "devices", e.what());
+  }
+  if (!db) {
+    fmt::print("\nno tuning database at {}\n", path.string());
+    return;
+  }
+  const std::vector<db::DeviceInfo> devices = db->list_devices();
+  if (devices.empty()) {
+    fmt::print("\ndevices in {}: none\n", path.string());
+    return;
+  }
+  const auto runs = db->list_runs();
+  const auto best = db->list_best();
+  tuner::TextTable t{{{"id", true},
+                      {"model", false},
+                      {"driver", false},
+                      {"uuid", false},
+                      {"runs", true},
+                      {"winners", true}},
+                     {}};
+  for (const db::DeviceInfo& d : devices) {
+    const auto n_runs = std::count_if(runs.begin(), runs.end(),
+                                      [&](const db::RunInfo& r) { return r.device_id == d.id; });
+    const auto n_best = std::count_if(best.begin(), best.end(),
+                                      [&](const db::BestEntry& b) { return b.device_id == d.id; });
+    t.add({std::to_string(d.id), d.model(), cuda_version(d.driver_version), d.uuid,
+           std::to_string(n_runs), std::to_string(n_best)});
+  }
+  fmt::print("\ndevices in {}:\n\n{}", path.string(), t.markdown());
+}
+
+} // namespace
+
+void register_info_commands(CLI::App& app) {
+  app.add_subcommand("version", "Print the library, NVRTC and template-source versions")
+      ->callback([] {
+        fmt::print("scantune {}\nNVRTC {}\ntemplates sha256 {}\n", SCANTUNE_CLI_VERSION,
+                   detail::nvrtc_version(), detail::template_sources_hash());
+      });
+
+  auto db_path = std::make_shared<std::string>();
+  auto* devices = app.add_subcommand(
+      "devices", "List the GPUs seen here and the devices recorded in the tuning database");
+  add_db_option(devices, *db_path);
+  devices->callback([db_path] { run_devices(*db_path); });
+
+  auto* compile =
+      app.add_subcommand("compile", "NVRTC-compile one kernel configuration (no GPU needed)");
+  auto policy = std::make_shared<std::string>("lookback_warp.tpb256.ipt12.vec4.warp_scans");
+  auto type = std::make_shared<std::string>("int32");
+  auto op = std::make_shared<std::string>("sum");
+  auto kind = std::make_shared<std::string>("inclusive");
+  auto arch = std::make_shared<int>(90);
+  auto show_source = std::make_shared<bool>(false);
+  auto out = std::make_shared<std::string>();
+  compile->add_option("--policy", *policy, "Policy key")->capture_default_str();
+  compile->add_option("--type", *type, "Element type")->capture_default_str();
+  compile->add_option("--op", *op, "Operator")->capture_default_str();
+  compile->add_option("--kind", *kind, "inclusive or exclusive")->capture_default_str();
+  compile->add_option("--arch", *arch, "Target architecture, e.g. 80 or 90")->capture_default_str();
+  compile->add_flag("--source", *show_source, "Print the generated source");
+  compile->add_option("--out", *out, "Write the CUBIN to this file (for cuobjdump --dump-sass)");
+  compile->callback([=] {
+    detail::KernelSpec spec{Policy::parse(*policy), parse_data_type(*type),
+                            detail::OpSpec::from(parse_op(*op)), parse_scan_kind(*kind)};
+    detail::check_op(spec.type, spec.op);
+    if (auto why = spec.policy.invalid_reason(spec.type)) throw Exit(kExitUsage, *why);
+    auto gen = detail::generate({spec});
+    if (*show_source) fmt::print("{}\n", gen.source);
+    auto prog = detail::nvrtc_compile(gen.name, gen.source, gen.name_expressions.front(), *arch);
+    fmt::print("{}: sm_{} CUBIN {} bytes in {:.1f} ms\n", spec.id(), *arch, prog.cubin.size(),
+               prog.compile_ms);
+    for (const auto& n : prog.lowered_names)
+      fmt::print("  kernel {}\n", n);
+    if (!out->empty())
+      write_file("compile", *out, std::string_view(prog.cubin.data(), prog.cubin.size()));
+  });
+}
+
+} // namespace scantune::cli

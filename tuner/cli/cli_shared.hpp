@@ -1,0 +1,40 @@
+// Options and helpers shared by the commands (show, compare, plot, export, import,
+// bench, devices, tune): the database option, the problem filter, reading a
+// database without creating one, and custom operators.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <CLI/CLI.hpp>
+
+#include "cache/tuning_db.hpp"
+#include "tuner/report/db_report.hpp"
+
+namespace scantune::cli {
+
+/// --custom-op "NAME:BODY:IDENTITY" (the body may contain ':': the name ends at the
+/// first ':', the identity starts after the last; a bare expression becomes
+/// `return EXPR;`), or NAME alone for a sample with a compiled CUB twin
+/// (tuner/custom_op_twins.hpp). Throws scantune::Error (a usage error) otherwise.
+CustomOp parse_custom_op(const std::string& text);
+
+/// --db PATH, "the tuning database to read" (default: db::default_db_path).
+CLI::Option* add_db_option(CLI::App* app, std::string& path);
+/// --type, --op, --kind (and --device unless `device` is false) into `f`.
+void add_filter_options(CLI::App* app, tuner::ReportFilter& f, bool device = true);
+/// Usage errors (exit 2) for an unknown --type or --kind.
+void check_filter(std::string_view command, const tuner::ReportFilter& f);
+
+/// The database at `path` (or the default), read-only; a missing one ends the
+/// command with exit 1 and says so; nothing is created.
+db::TuningDb open_for_reading(std::string_view command, const std::string& path);
+
+/// Writes `bytes` (text or a binary such as a CUBIN) to `path`, or ends the command
+/// with exit 1 naming the problem.
+void write_file(std::string_view command, const std::string& path, std::string_view bytes);
+
+/// "13.0" from a CUDA version number (13000).
+std::string cuda_version(int v);
+
+} // namespace scantune::cli

@@ -1,0 +1,414 @@
+// `scantune tune`: parse and check the options, then hand them to run_tune with a
+// SIGINT handler that asks the run to stop cleanly.
+#include <algorithm>
+#include <csignal>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include "codegen.hpp"
+#include "policy.hpp"
+#include "scantune/scantune.hpp"
+#include "tuner/cli/cli.hpp"
+#include "tuner/cli/cli_shared.hpp"
+#include "tuner/run/tune.hpp"
+#include "tuner/search/strategy.hpp"
+
+namespace scantune::cli {
+namespace {
+
+using tuner::Progress;
+using tuner::TuneOptions;
+
+constexpr DataType kAllTypes[] = {DataType::Int32,  DataType::UInt32,  DataType::Int64,
+                                  DataType::UInt64, DataType::Float32, DataType::Float64};
+constexpr Op kAllOps[] = {Op::Sum,    Op::Product, Op::Min,   Op::Max,
+                          Op::BitAnd, Op::BitOr,   Op::BitXor};
+constexpr ScanKind kAllKinds[] = {ScanKind::Inclusive, ScanKind::Exclusive};
+
+/// The options as typed; turned into TuneOptions after parsing.
+struct RawOptions {
+  std::string types = "int32", ops = "sum", kinds = "inclusive";
+  std::vector<std::string> custom_ops;
+  std::string sizes, strategy = "halving", algorithms;
+  std::string block_threads, items_per_thread, vector_bytes, backoff, tile_io, cache, spans, stages,
+      tile_loop;
+  std::string budget, db, simulate, against, progress = "auto";
+  bool resume = false, dry_run = false, hot = false;
+  double time_limit = 2.5;
+  int device = -1;
+  std::uint64_t seed = 1;
+  bool ops_given = false;
+};
+
+std::vector<std::string_view> split_list(std::string_view list) {
+  std::vector<std::string_view> items;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= list.size(); ++i)
+    if (i == list.size() || list[i] == ',') {
+      items.push_back(list.substr(start, i - start));
+      start = i + 1;
+    }
+  return items;
+}
+
+/// A comma-separated list of names, or "all"; duplicates dropped, order kept.
+template <class E, std::size_t N, class Parse>
+std::vector<E> parse_names(std::string_view list, const E (&all)[N], Parse parse) {
+  if (list == "all") return {std::begin(all), std::end(all)};
+  std::vector<E> values;
+  for (auto item : split_list(list)) {
+    E v = parse(item);
+    if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
+  }
+  return values;
+}
+
+TuneOptions build_options(const RawOptions& raw) {
+  TuneOptions o;
+  o.types = parse_names(raw.types, kAllTypes, parse_data_type);
+  o.ops = parse_names(raw.ops, kAllOps, parse_op);
+  o.kinds = parse_names(raw.kinds, kAllKinds, parse_scan_kind);
+
+  for (const auto& text : raw.custom_ops) {
+    CustomOp op = parse_custom_op(text);
+    detail::OpSpec spec = detail::OpSpec::from(op);
+    detail::check_op(o.types.front(), spec); // name, body and identity
+    for (Op builtin : kAllOps)
+      if (op.name == to_string(builtin))
+        throw Exit(kExitUsage, fmt::format("--custom-op: '{}' is a built-in operator; give the "
+                                           "custom one another name",
+                                           op.name));
+    for (const auto& other : o.custom_ops)
+      if (other.name == op.name)
+        throw Exit(kExitUsage, fmt::format("--custom-op: '{}' given twice", op.name));
+    o.custom_ops.push_back(std::move(op));
+  }
+  // `--custom-op` alone tunes just the custom operators, not also the default sum.
+  if (!o.custom_ops.empty() && !raw.ops_given) o.ops.clear();
+
+  // An operator none of the listed types supports is a mistake (bit_and on
+  // float32); with "all", run_tune skips the combinations that do not exist.
+  if (raw.types != "all" && raw.ops != "all")
+    for (Op op : o.ops) {
+      bool any = false;
+      for (DataType t : o.types) {
+        try {
+          detail::check_op(t, detail::OpSpec::from(op));
+          any = true;
+        } catch (const Error&) {
+        }
+      }
+      if (!any) detail::check_op(o.types.front(), detail::OpSpec::from(op)); // throws
+    }
+
+  if (!raw.sizes.empty()) o.sizes = tuner::parse_sizes(raw.sizes);
+
+  bool strategy_known = false;
+  std::string names;
+  for (auto name : tuner::strategy_names()) {
+    strategy_known = strategy_known || name == raw.strategy;
+    names += fmt::format("{}{}", names.empty() ? "" : ", ", name);
+  }
+  if (!strategy_known)
+    throw Exit(kExitUsage,
+               fmt::format("unknown strategy '{}' (expected one of: {})", raw.strategy, names));
+  o.strategy = raw.strategy;
+
+  o.space = tuner::default_space();
+  if (!raw.algorithms.empty()) tuner::apply_algorithms(o.space, raw.algorithms);
+  if (!raw.block_threads.empty())
+    o.space.block_threads = tuner::parse_int_list(raw.block_threads, "--block-threads");
+  if (!raw.items_per_thread.empty())
+    o.space.items_per_thread = tuner::parse_int_list(raw.items_per_thread, "--items-per-thread");
+  if (!raw.vector_bytes.empty())
+    o.space.vector_bytes = tuner::parse_int_list(raw.vector_bytes, "--vector-bytes");
+  if (!raw.backoff.empty()) o.space.backoffs_ns = tuner::parse_int_list(raw.backoff, "--backoff");
+  if (!raw.tile_io.empty()) o.space.ios = tuner::parse_tile_ios(raw.tile_io);
+  if (!raw.cache.empty()) o.space.streaming = tuner::parse_cache_hints(raw.cache);
+  if (!raw.spans.empty())
+    o.space.lookback_spans = tuner::parse_int_list(raw.spans, "--lookback-span");
+  if (!raw.stages.empty())
+    o.space.stages = o.space.bulk_stages = tuner::parse_int_list(raw.stages, "--stages");
+  if (!raw.tile_loop.empty()) o.space.tile_loops = tuner::parse_tile_loops(raw.tile_loop);
+
+  if (!raw.budget.empty()) o.budget_s = tuner::parse_duration(raw.budget);
+  o.db_path = raw.db;
+  if (!raw.simulate.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(raw.simulate, ec))
+      throw Exit(kExitUsage, fmt::format("--simulate: no such file '{}'", raw.simulate));
+    o.simulate_db = raw.simulate;
+  }
+  if (!raw.against.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(raw.against, ec))
+      throw Exit(kExitUsage, fmt::format("--against: no such file '{}'", raw.against));
+    o.against_db = raw.against;
+  }
+  o.resume = raw.resume;
+  o.dry_run = raw.dry_run;
+  o.hot = raw.hot;
+  // !(x > 1) also rejects NaN.
+  if (!(raw.time_limit > 1.0))
+    throw Exit(kExitUsage,
+               fmt::format("--time-limit {} must be greater than 1 (a multiple of the best "
+                           "time so far)",
+                           raw.time_limit));
+  o.time_limit_factor = raw.time_limit;
+  if (raw.device < -1)
+    throw Exit(kExitUsage,
+               fmt::format("--device {}: expected a device ordinal (0, 1, ...)", raw.device));
+  o.device = raw.device;
+  o.seed = raw.seed;
+  o.command_line = command_line;
+
+  if (raw.progress == "auto")
+    o.progress = Progress::auto_mode(stdout);
+  else if (raw.progress == "bar")
+    o.progress = Progress::Mode::Bar;
+  else if (raw.progress == "lines")
+    o.progress = Progress::Mode::Lines;
+  else if (raw.progress == "quiet")
+    o.progress = Progress::Mode::Quiet;
+  else
+    throw Exit(kExitUsage, fmt::format("unknown progress mode '{}' (expected auto, bar, lines "
+                                       "or quiet)",
+                                       raw.progress));
+  return o;
+}
+
+void on_sigint(int) {
+  tuner::request_interrupt();
+}
+
+/// Ctrl-C asks run_tune to stop after the current measurement. SA_RESETHAND puts
+/// the default action back at once, so a second Ctrl-C kills a stuck run.
+class SigintGuard {
+public:
+  SigintGuard() {
+    struct sigaction sa {};
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND | SA_RESTART;
+    installed_ = sigaction(SIGINT, &sa, &previous_) == 0;
+  }
+  ~SigintGuard() {
+    if (installed_) sigaction(SIGINT, &previous_, nullptr);
+  }
+  SigintGuard(const SigintGuard&) = delete;
+  SigintGuard& operator=(const SigintGuard&) = delete;
+
+private:
+  struct sigaction previous_ {};
+  bool installed_ = false;
+};
+
+/// Usage errors print as "scantune tune: ..." and exit 2.
+[[noreturn]] void usage_error(const std::string& message) {
+  fail(kExitUsage, "tune", message);
+}
+
+void run(const RawOptions& raw) {
+  TuneOptions options;
+  try {
+    options = build_options(raw);
+  } catch (const Exit& e) {
+    usage_error(e.what());
+  } catch (const Error& e) {
+    usage_error(e.what()); // parse_sizes, parse_duration, check_op, ...
+  }
+  int rc = kExitFailure;
+  try {
+    SigintGuard guard;
+    rc = tuner::run_tune(options, stdout);
+  } catch (const tuner::UsageError& e) {
+    usage_error(e.what()); // what only run_tune can check, e.g. --device past the count
+  } catch (const Error& e) {
+    fail(kExitFailure, "tune", e.what());
+  }
+  if (rc != kExitOk) throw Exit(rc, ""); // run_tune has said why
+}
+
+const char* const kFooter = R"(Examples:
+  scantune tune --type int32 --op sum --kind inclusive
+      Tune inclusive int32 sums at every size (2^10..2^30) into the default database.
+  scantune tune --type all --op sum,max --kind all --budget 2h --progress lines
+      Tune 24 problems within two hours, one line per measurement (logs, CI).
+  scantune tune --type float32 --custom-op 'absmax:fabsf(a) > fabsf(b) ? a : b:0.0f' --dry-run
+      Show how many measurements a custom operator would take, without a GPU.
+
+Ctrl-C stops after the current measurement and keeps what was measured (exit 130);
+--resume continues the run. A second Ctrl-C kills the process.
+Exit codes: 0 done, 1 failed, 2 bad usage, 77 no usable GPU, 130 interrupted.)";
+
+} // namespace
+
+void register_tune_command(CLI::App& app) {
+  auto raw = std::make_shared<RawOptions>();
+  CLI::App* tune = app.add_subcommand(
+      "tune", "Find the fastest scan policies for this GPU and store them in the tuning "
+              "database");
+  tune->footer(kFooter);
+
+  const char* problem = "What to tune";
+  tune->add_option("--type", raw->types,
+                   "Element types, comma-separated, or 'all': int32, uint32, int64,\n"
+                   "uint64, float32, float64. Default: int32.\n"
+                   "Example: --type int32,float32")
+      ->type_name("LIST")
+      ->group(problem);
+  tune->add_option_function<std::string>(
+          "--op",
+          [raw](const std::string& v) {
+            raw->ops = v;
+            raw->ops_given = true;
+          },
+          "Built-in operators, comma-separated, or 'all': sum, product, min,\n"
+          "max, bit_and, bit_or, bit_xor (integer types only). Default: sum\n"
+          "(none when --custom-op is given). Example: --op sum,max")
+      ->type_name("LIST")
+      ->group(problem);
+  tune->add_option("--kind", raw->kinds,
+                   "Scan kinds, comma-separated, or 'all': inclusive, exclusive.\n"
+                   "Default: inclusive. Example: --kind all")
+      ->type_name("LIST")
+      ->group(problem);
+  tune->add_option("--custom-op", raw->custom_ops,
+                   "A custom operator, repeatable: NAME:BODY:IDENTITY, tuned for every\n"
+                   "--type. BODY is an expression or function body of `a` and `b`\n"
+                   "(it may contain ':'). NAME alone picks a sample with a compiled CUB\n"
+                   "twin (a CUB baseline): absmax (float32, float64), shifted_product\n"
+                   "(uint32, uint64). Example:\n"
+                   "--custom-op 'absmax:fabs(a) > fabs(b) ? a : b:0.0'")
+      ->type_name("NAME:BODY:IDENTITY")
+      ->expected(1) // one operator per occurrence: bodies contain spaces
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->group(problem);
+  tune->add_option("--sizes", raw->sizes,
+                   "Input sizes: 2^A:2^B:STEP (powers of two, STEP in the exponent),\n"
+                   "2^K, N, or a comma-separated list of those.\n"
+                   "Default: 2^10:2^30:1, bounded by free device memory.\n"
+                   "Example: --sizes 2^16:2^28:2")
+      ->type_name("SPEC")
+      ->group(problem);
+
+  const char* search = "Search";
+  tune->add_option("--strategy", raw->strategy,
+                   "halving: screen every candidate briefly, keep the best half,\n"
+                   "repeat; exhaustive: time every candidate fully. Default: halving")
+      ->type_name("NAME")
+      ->group(search);
+  // The grid dimensions: comma-separated lists in the "Search" group.
+  auto search_list = [&](const char* name, std::string& dest, const char* help) {
+    tune->add_option(name, dest, help)->type_name("LIST")->group(search);
+  };
+  search_list("--algorithms", raw->algorithms,
+              "Inter-block algorithms and/or block scans, comma-separated; names\n"
+              "of one kind replace that dimension. 'all' adds sequential and chained\n"
+              "and lifts the size limits (single_block above 2^16, hillis_steele above\n"
+              "2^20, lookback_pipelined below 2^20, lookback_bulk below 2^22;\n"
+              "naming one lifts its own). lookback_bulk needs sm_90 or newer.\n"
+              "Default: single_block, reduce_then_scan, lookback_thread, lookback_warp,\n"
+              "lookback_pipelined, lookback_bulk; all block scans.\n"
+              "Example: --algorithms lookback_warp,reduce_then_scan,warp_scans");
+  search_list("--block-threads", raw->block_threads,
+              "Threads per block: A,B,C or A:B (every value) or A:B:x2\n"
+              "(geometric). Default: 64,128,256,512,1024.\n"
+              "Example: --block-threads 128:512:x2");
+  search_list("--items-per-thread", raw->items_per_thread,
+              "Items per thread (1..32), same syntax.\n"
+              "Default: 1,2,4,6,8,12,16,20,24,32.\n"
+              "Example: --items-per-thread 8,12,16");
+  search_list("--vector-bytes", raw->vector_bytes,
+              "Bytes per vector load/store (lookback_bulk: always 16).\n"
+              "Default: 4,8,16.\n"
+              "Example: --vector-bytes 16");
+  search_list("--backoff", raw->backoff,
+              "Look-back poll backoff in ns (look-back and chained algorithms).\n"
+              "Default: 0,200. Example: --backoff 0,100,400");
+  search_list("--tile-io", raw->tile_io,
+              "Tile I/O: xpose (block transpose), direct, wxpose (warp transpose).\n"
+              "Default: xpose,direct,wxpose. Example: --tile-io wxpose");
+  search_list("--cache", raw->cache,
+              "Cache hints of full-tile accesses: default, streaming (.cs).\n"
+              "Default: default,streaming. Example: --cache streaming");
+  search_list("--lookback-span", raw->spans,
+              "Tiles each lane inspects per warp look-back step (lookback_warp,\n"
+              "lookback_pipelined, lookback_bulk), 1..8. Default: 1.\n"
+              "Example: --lookback-span 1,2,4");
+  search_list("--stages", raw->stages,
+              "Shared-memory tile stages of lookback_pipelined (stages - 2 copies\n"
+              "in flight) and lookback_bulk, 3..8. Default: 3 (pipelined), 4,6,7,8\n"
+              "(bulk). Example: --stages 3,4");
+  search_list("--tile-loop", raw->tile_loop,
+              "One wave of blocks looping over the tiles (.loop) instead of one\n"
+              "block per tile (chained, lookback_thread, lookback_warp): off, on.\n"
+              "Default: off,on (on timed from 2^21 up). Example: --tile-loop off");
+  tune->add_option("--time-limit", raw->time_limit,
+                   "Stop timing a candidate once it is clearly slower than FACTOR\n"
+                   "times the best time at that size; above 1. Default: 2.5")
+      ->type_name("FACTOR")
+      ->group(search);
+
+  const char* run_group = "Run";
+  tune->add_option("--budget", raw->budget,
+                   "Time budget for the whole run: 90 (seconds), 90s, 10m, 1.5h or\n"
+                   "1h30m. When spent, problems conclude with what they measured.\n"
+                   "Default: no limit. Example: --budget 45m")
+      ->type_name("DURATION")
+      ->group(run_group);
+  tune->add_option("--db", raw->db,
+                   "Tuning database to write. Default: $SCANTUNE_DB, else\n"
+                   "$XDG_DATA_HOME/scantune/tuning.db")
+      ->type_name("PATH")
+      ->group(run_group);
+  tune->add_flag("--resume", raw->resume,
+                 "Continue the last interrupted run on this device, skipping what it\n"
+                 "has measured")
+      ->group(run_group);
+  tune->add_flag("--dry-run", raw->dry_run,
+                 "Print the problems, sizes and planned measurements; measure\n"
+                 "nothing (no GPU needed)")
+      ->group(run_group);
+  tune->add_flag("--hot", raw->hot,
+                 "Time with the input hot in L2 (no rotation between buffers).\n"
+                 "Default: cold, as an application scanning fresh data sees it")
+      ->group(run_group);
+  tune->add_option("--simulate", raw->simulate,
+                   "Replay the measurements of a recorded database instead of\n"
+                   "timing on a GPU (strategy development, tests).\n"
+                   "Example: --simulate h100.db")
+      ->type_name("RECORDED.db")
+      ->group(run_group);
+  tune->add_option("--against", raw->against,
+                   "After tuning, re-time each size's winner against the winner\n"
+                   "stored in another database for the same GPU model and bucket,\n"
+                   "in alternation, and print their ratio (compare two runs, or a\n"
+                   "strategy with the exhaustive search).\n"
+                   "Example: --against exhaustive.db")
+      ->type_name("OTHER.db")
+      ->group(run_group);
+  tune->add_option("--device", raw->device,
+                   "CUDA device ordinal. Default: the current device (0 unless\n"
+                   "CUDA_VISIBLE_DEVICES says otherwise)")
+      ->type_name("N")
+      ->group(run_group);
+  tune->add_option("--seed", raw->seed, "Seed of the random input data. Default: 1")
+      ->type_name("N")
+      ->group(run_group);
+  tune->add_option("--progress", raw->progress,
+                   "auto: a bar on a terminal, else lines; bar; lines: one line per\n"
+                   "measurement; quiet: no progress output. Default: auto")
+      ->type_name("MODE")
+      ->group(run_group);
+
+  tune->callback([raw] { run(*raw); });
+}
+
+} // namespace scantune::cli

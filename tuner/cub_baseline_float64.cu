@@ -1,5 +1,0 @@
-// CUB DeviceScan baselines for float64: sum, product, min, max x inclusive/exclusive.
-#define SCANTUNE_CUB_BASELINE_DEFINE
-#include "tuner/cub_baseline.cuh"
-
-SCANTUNE_CUB_BASELINE_INSTANTIATE(double);

@@ -1,6 +1,0 @@
-// CUB DeviceScan baselines for uint32: sum, product, min, max, bit_and, bit_or, bit_xor x
-// inclusive/exclusive.
-#define SCANTUNE_CUB_BASELINE_DEFINE
-#include "tuner/cub_baseline.cuh"
-
-SCANTUNE_CUB_BASELINE_INSTANTIATE(std::uint32_t);

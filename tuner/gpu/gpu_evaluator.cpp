@@ -1,0 +1,484 @@
+// The GPU evaluator: background compiles, kernel constraints, verification against
+// the host reference, and event timing of whole Scanner calls over rotated buffers.
+#include "tuner/gpu/gpu_evaluator.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "cache/kernel_cache.hpp"
+#include "cuda_check.hpp"
+#include "default_policies.hpp"
+#include "kernel_registry.hpp"
+#include "scan_request.hpp"
+#include "tuner/gpu/gpu_support.hpp"
+#include "tuner/gpu/reference.hpp"
+#include "tuner/search/search_space.hpp"
+
+namespace scantune::tuner {
+namespace {
+
+using db::MeasurementStatus;
+constexpr std::size_t kAlignBytes = 256;
+
+std::uint64_t rotation_bytes(std::uint64_t l2_bytes) {
+  // Four times the L2: by the time a buffer pair comes round again, it has left the cache.
+  return std::max<std::uint64_t>(4 * l2_bytes, std::uint64_t{64} << 20);
+}
+
+std::uint64_t pool_elements(DataType type, std::uint64_t max_n, std::uint64_t l2_bytes) {
+  return std::max<std::uint64_t>(max_n, rotation_bytes(l2_bytes) / size_of(type));
+}
+
+struct DeviceBuffer {
+  void* ptr = nullptr;
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer() {
+    if (ptr) SCANTUNE_CUDA_WARN(cudaFree(ptr));
+  }
+  void allocate(std::size_t bytes, const char* what) {
+    if (ptr) SCANTUNE_CUDA_TRY(cudaFree(ptr));
+    ptr = nullptr;
+    const cudaError_t e = cudaMalloc(&ptr, std::max<std::size_t>(bytes, 1));
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      ptr = nullptr;
+      detail::fail<detail::CudaError>("cannot allocate {} MiB of device memory for the {}: {}",
+                                      bytes >> 20, what, cudaGetErrorString(e));
+    }
+  }
+};
+
+/// The first line of a (possibly long) message, for the DB and the log.
+std::string first_lines(const std::string& s, std::size_t max_chars = 400) {
+  return s.size() <= max_chars ? s : s.substr(0, max_chars) + " ...";
+}
+
+} // namespace
+
+std::uint64_t gpu_evaluator_bytes(DataType type, std::uint64_t max_n, std::uint64_t l2_bytes) {
+  const std::uint64_t e = size_of(type);
+  return 2 * pool_elements(type, max_n, l2_bytes) * e + max_n * e;
+}
+
+struct GpuEvaluator::Impl {
+  Scanner& scanner;
+  KernelCache* cache;
+  Problem problem;
+  GpuEvaluatorOptions options;
+  std::uint64_t max_n;
+  std::size_t esize;
+  int device = 0, arch = 0;
+  std::uint64_t l2 = 0;
+  std::size_t shared_limit = kMaxDynamicSharedBytes; // per block, opted in
+  ValueSet set;
+  std::uint64_t init = 0;
+  std::uint64_t pool_elems = 0;
+  DeviceBuffer in_pool, out_pool, ref, cub_temp;
+  std::size_t cub_temp_bytes = 0;
+  cudaStream_t stream = nullptr;
+  cudaEvent_t ev_start = nullptr, ev_stop = nullptr;
+  double setup_s = 0;
+  double tolerance = 0;
+
+  struct Candidate {
+    bool checked = false; // kernels, constraints and the adversarial sizes done
+    std::optional<Result> failure;
+    std::set<std::uint64_t> verified; // sizes verified
+    std::optional<int> registers, spill_bytes;
+  };
+  std::map<std::string, Candidate> candidates;
+  std::set<std::uint64_t> cub_verified, dispatch_verified;
+
+  // Background compiles.
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::deque<Policy> queue;
+  std::set<std::string> queued;
+  bool stopping = false;
+  std::vector<std::thread> workers;
+
+  Impl(Scanner& s, KernelCache* c, const Problem& p, std::uint64_t n, GpuEvaluatorOptions o)
+      : scanner(s), cache(c), problem(p), options(o), max_n(std::max<std::uint64_t>(n, 1)),
+        esize(size_of(p.type)) {
+    device = scanner.device();
+    if (device < 0) detail::fail<detail::NoDevice>("no CUDA device for the GPU evaluator");
+    SCANTUNE_CUDA_TRY(cudaSetDevice(device));
+    cudaDeviceProp prop{};
+    SCANTUNE_CUDA_TRY(cudaGetDeviceProperties(&prop, device));
+    arch = prop.major * 10 + prop.minor;
+    shared_limit = prop.sharedMemPerBlockOptin;
+    l2 = static_cast<std::uint64_t>(prop.l2CacheSize);
+    set = value_set_for(p.type, p.op.op, p.op.is_custom);
+    init = init_bits(p.type, p.op.op, p.op.is_custom);
+    if (p.op.is_custom && (p.type == DataType::Float32 || p.type == DataType::Float64))
+      tolerance = p.type == DataType::Float32 ? 1e-5 : 1e-12;
+    SCANTUNE_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    SCANTUNE_CUDA_TRY(cudaEventCreate(&ev_start));
+    SCANTUNE_CUDA_TRY(cudaEventCreate(&ev_stop));
+
+    const auto t0 = std::chrono::steady_clock::now();
+    pool_elems = pool_elements(p.type, max_n, l2);
+    in_pool.allocate(pool_elems * esize, "inputs");
+    out_pool.allocate(pool_elems * esize, "outputs");
+    ref.allocate(max_n * esize, "reference");
+    gpu::fill_input(p.type, set, options.seed, 0, pool_elems, in_pool.ptr, stream);
+    SCANTUNE_CUDA_TRY(cudaMemsetAsync(out_pool.ptr, 0, pool_elems * esize, stream));
+    if (p.op.is_custom) {
+      make_custom_reference();
+    } else {
+      const std::vector<unsigned char> host =
+          reference_scan(p.type, p.op.op, p.kind, set, options.seed, max_n, init);
+      SCANTUNE_CUDA_TRY(
+          cudaMemcpyAsync(ref.ptr, host.data(), host.size(), cudaMemcpyHostToDevice, stream));
+      SCANTUNE_CUDA_TRY(cudaStreamSynchronize(stream));
+    }
+    setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+    unsigned threads = options.compile_threads;
+    // Two cores stay free: the timing thread enqueues launches, and tiny inputs are
+    // timed host-bound, so contention would show up as noise.
+    if (threads == 0)
+      threads = static_cast<unsigned>(
+          std::max(1, static_cast<int>(std::thread::hardware_concurrency()) - 2));
+    for (unsigned t = 0; t < threads; ++t)
+      workers.emplace_back([this] { compile_loop(); });
+  }
+
+  ~Impl() {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      stopping = true;
+      queue.clear();
+    }
+    cv.notify_all();
+    for (auto& w : workers)
+      w.join();
+    if (stream) {
+      SCANTUNE_CUDA_WARN(cudaStreamSynchronize(stream));
+      SCANTUNE_CUDA_WARN(cudaStreamDestroy(stream));
+    }
+    if (ev_start) SCANTUNE_CUDA_WARN(cudaEventDestroy(ev_start));
+    if (ev_stop) SCANTUNE_CUDA_WARN(cudaEventDestroy(ev_stop));
+  }
+
+  // ---- compiling
+
+  std::shared_ptr<const detail::KernelSet> kernels(const Policy& policy) {
+    return detail::KernelRegistry::instance().get(problem.spec(policy), arch, cache);
+  }
+
+  void compile_loop() {
+    cudaSetDevice(device);
+    while (true) {
+      Policy p;
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        cv.wait(lock, [&] { return stopping || !queue.empty(); });
+        if (stopping) return;
+        p = queue.front();
+        queue.pop_front();
+      }
+      try {
+        kernels(p); // errors are reported when the candidate is measured
+      } catch (...) {
+      }
+    }
+  }
+
+  void prefetch(const std::vector<Policy>& policies) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      for (const Policy& p : policies)
+        if (queued.insert(p.key()).second) queue.push_back(p);
+    }
+    cv.notify_all();
+  }
+
+  // ---- running
+
+  const void* in_slot(std::size_t slot, std::uint64_t n) const {
+    return static_cast<const char*>(in_pool.ptr) + slot * stride_bytes(n);
+  }
+  void* out_slot(std::size_t slot, std::uint64_t n) const {
+    return static_cast<char*>(out_pool.ptr) + slot * stride_bytes(n);
+  }
+  std::size_t stride_bytes(std::uint64_t n) const {
+    return (n * esize + kAlignBytes - 1) / kAlignBytes * kAlignBytes;
+  }
+  std::size_t slots(std::uint64_t n) const {
+    const std::size_t fit = std::max<std::size_t>(1, pool_elems * esize / stride_bytes(n));
+    if (options.hot) return 1;
+    const std::uint64_t want = (rotation_bytes(l2) + 2 * n * esize - 1) / (2 * n * esize);
+    return static_cast<std::size_t>(std::clamp<std::uint64_t>(want, 1, fit));
+  }
+
+  /// One Scanner call; `policy` null = the scanner's own choice (tuning DB, defaults).
+  void scan(const Policy* policy, std::uint64_t n, const void* in, void* out) {
+    ScanRequest r;
+    r.type = problem.type;
+    r.kind = problem.kind;
+    r.op = problem.op.is_custom ? OpRef(problem.op.custom) : OpRef(problem.op.op);
+    r.in = in;
+    r.out = out;
+    r.n = n;
+    r.init = &init;
+    r.stream = stream;
+    r.policy = policy;
+    scantune::detail::ScannerAccess::scan(scanner, r);
+  }
+
+  /// Custom operators have no host reference: the one-thread sequential kernel (the
+  /// definition of the scan) checks the default policy on a prefix, and the default
+  /// policy's output over max_n becomes the reference.
+  void make_custom_reference() {
+    const std::uint64_t n0 = std::min<std::uint64_t>(max_n, 1 << 16);
+    const Policy seq = Policy::sequential();
+    const Policy def = detail::default_policy(problem.type, max_n);
+    scan(&seq, n0, in_pool.ptr, ref.ptr);
+    scan(&def, max_n, in_pool.ptr, out_pool.ptr);
+    const gpu::CompareResult c =
+        gpu::compare(problem.type, out_pool.ptr, ref.ptr, n0, tolerance, stream);
+    if (c.mismatches)
+      detail::fail("custom operator {}: the default policy {} disagrees with the sequential scan "
+                   "at {} of {} elements (first at {})",
+                   problem.op_name(), def.key(), c.mismatches, n0, c.first);
+    SCANTUNE_CUDA_TRY(
+        cudaMemcpyAsync(ref.ptr, out_pool.ptr, max_n * esize, cudaMemcpyDeviceToDevice, stream));
+    SCANTUNE_CUDA_TRY(cudaStreamSynchronize(stream));
+  }
+
+  /// Runs `run` on slot 0 over poisoned output and compares with the reference.
+  template <class Run>
+  std::optional<std::string> check(std::uint64_t n, const Run& run) {
+    SCANTUNE_CUDA_TRY(cudaMemsetAsync(out_slot(0, n), 0xA5, n * esize, stream));
+    run(in_slot(0, n), out_slot(0, n));
+    const gpu::CompareResult c =
+        gpu::compare(problem.type, out_slot(0, n), ref.ptr, n, tolerance, stream);
+    if (!c.mismatches) return std::nullopt;
+    return fmt::format("n = {}: {} of {} elements differ from the reference, the first at {}", n,
+                       c.mismatches, n, c.first);
+  }
+
+  /// Sizes around the policy's tile boundaries, odd sizes and a prime, and enough
+  /// tiles for more than one look-back window.
+  std::vector<std::uint64_t> adversarial_sizes(const Policy& p) const {
+    const std::uint64_t t = p.algorithm == Algorithm::Sequential ? 1 : p.tile_items();
+    std::set<std::uint64_t> s{1, 2, 31, 33, t - 1, t, t + 1, 2 * t + 7, 7919};
+    if (p.algorithm != Algorithm::Sequential) s.insert(37 * t + 5);
+    std::vector<std::uint64_t> out;
+    for (std::uint64_t n : s)
+      if (n >= 1 && n <= max_n) out.push_back(n);
+    return out;
+  }
+
+  Result failed(const Policy& p, std::uint64_t n, MeasurementStatus st, std::string msg) {
+    Result r;
+    r.policy = p;
+    r.size = n;
+    r.status = st;
+    r.message = first_lines(msg);
+    return r;
+  }
+
+  /// Kernels, constraints and adversarial verification, once per candidate.
+  Candidate& prepare(const Policy& policy) {
+    Candidate& c = candidates[policy.key()];
+    if (c.checked) return c;
+    c.checked = true;
+    std::shared_ptr<const detail::KernelSet> set;
+    try {
+      set = kernels(policy);
+    } catch (const std::exception& e) {
+      c.failure = failed(policy, 0, MeasurementStatus::CompileError, e.what());
+      return c;
+    }
+    int regs = 0, spill = 0;
+    for (const auto& a : set->attributes) {
+      regs = std::max(regs, a.numRegs);
+      spill = std::max(spill, static_cast<int>(a.localSizeBytes));
+    }
+    c.registers = regs;
+    c.spill_bytes = spill;
+    if (auto why = kernel_constraint(policy, set->attributes,
+                                     policy.dynamic_shared_bytes(problem.type), shared_limit)) {
+      c.failure = failed(policy, 0, MeasurementStatus::Rejected, *why);
+      return c;
+    }
+    try {
+      for (std::uint64_t n : adversarial_sizes(policy))
+        if (auto wrong = check(n, [&](const void* in, void* out) { scan(&policy, n, in, out); })) {
+          c.failure = failed(policy, 0, MeasurementStatus::WrongResult, *wrong);
+          return c;
+        }
+    } catch (const std::exception& e) {
+      c.failure = failed(policy, 0, MeasurementStatus::LaunchError, e.what());
+    }
+    return c;
+  }
+
+  /// One sample: `calls` back-to-back calls over the rotation, per-call ns.
+  template <class Call>
+  double sample(std::uint64_t n, int calls, std::size_t& next, const Call& call) {
+    const std::size_t count = slots(n);
+    SCANTUNE_CUDA_TRY(cudaEventRecord(ev_start, stream));
+    for (int i = 0; i < calls; ++i) {
+      call(in_slot(next, n), out_slot(next, n));
+      if (++next == count) next = 0;
+    }
+    SCANTUNE_CUDA_TRY(cudaEventRecord(ev_stop, stream));
+    SCANTUNE_CUDA_TRY(cudaEventSynchronize(ev_stop));
+    float ms = 0;
+    SCANTUNE_CUDA_TRY(cudaEventElapsedTime(&ms, ev_start, ev_stop));
+    return static_cast<double>(ms) * 1e6 / calls;
+  }
+
+  template <class Call>
+  SamplingOutcome time(std::uint64_t n, Effort effort, double limit_ns, const Call& call) {
+    std::size_t next = 0;
+    call(in_slot(0, n), out_slot(0, n)); // warm-up
+    const double estimate = sample(n, 1, next, call);
+    const int calls = calls_per_sample(estimate);
+    return sample_until_stable([&] { return sample(n, calls, next, call); }, plan_for(effort),
+                               limit_ns);
+  }
+
+  Result measure(const Policy& policy, std::uint64_t n, Effort effort, double limit_ns) {
+    Candidate& c = prepare(policy);
+    if (c.failure) {
+      Result r = *c.failure;
+      r.size = n;
+      return r;
+    }
+    Result r;
+    r.policy = policy;
+    r.size = n;
+    r.registers = c.registers;
+    r.spill_bytes = c.spill_bytes;
+    try {
+      if (!c.verified.count(n)) {
+        if (auto wrong = check(n, [&](const void* in, void* out) { scan(&policy, n, in, out); })) {
+          c.failure = failed(policy, n, MeasurementStatus::WrongResult, *wrong);
+          Result f = *c.failure;
+          f.registers = c.registers;
+          f.spill_bytes = c.spill_bytes;
+          return f;
+        }
+        c.verified.insert(n);
+      }
+      const SamplingOutcome t =
+          time(n, effort, limit_ns, [&](const void* in, void* out) { scan(&policy, n, in, out); });
+      r.median_ns = t.stats.median_ns;
+      r.min_ns = t.stats.min_ns;
+      r.max_ns = t.stats.max_ns;
+      r.samples = t.stats.samples;
+      r.noise = t.stats.noise;
+      if (t.over_limit) {
+        r.status = MeasurementStatus::Timeout;
+        r.message = fmt::format("stopped: over the limit of {:.0f} ns per call", limit_ns);
+      }
+    } catch (const std::exception& e) {
+      SCANTUNE_CUDA_WARN(cudaStreamSynchronize(stream));
+      return failed(policy, n, MeasurementStatus::LaunchError, e.what());
+    }
+    return r;
+  }
+
+  BaselineResult time_memcpy(std::uint64_t n) {
+    BaselineResult b;
+    const std::size_t bytes = n * esize;
+    const SamplingOutcome t = time(n, Effort::Confirm, 0, [&](const void* in, void* out) {
+      SCANTUNE_CUDA_TRY(cudaMemcpyAsync(out, in, bytes, cudaMemcpyDeviceToDevice, stream));
+    });
+    b.ok = true;
+    b.stats = t.stats;
+    return b;
+  }
+
+  BaselineResult time_cub(std::uint64_t n) {
+    BaselineResult b;
+    // A custom operator has a CUB baseline only as a sample with a compiled twin.
+    const std::optional<Twin> twin =
+        problem.op.is_custom ? custom_op_twin(problem.op.custom, problem.type) : std::nullopt;
+    if (problem.op.is_custom ? !twin : !gpu::cub_supports(problem.type, problem.op.op)) {
+      b.error = "no CUB baseline for " + problem.label();
+      return b;
+    }
+    const Op op = problem.op.op;
+    const std::size_t need = gpu::cub_temp_bytes(problem.type, op, problem.kind, n, twin);
+    if (need > cub_temp_bytes) {
+      SCANTUNE_CUDA_TRY(cudaStreamSynchronize(stream)); // the old buffer may still be in use
+      cub_temp.allocate(need, "CUB temporary storage");
+      cub_temp_bytes = need;
+    }
+    const auto call = [&](const void* in, void* out) {
+      gpu::cub_scan(problem.type, op, problem.kind, in, out, n, &init, cub_temp.ptr, cub_temp_bytes,
+                    stream, twin);
+    };
+    return verified_timing(n, "CUB", cub_verified, call);
+  }
+
+  BaselineResult time_dispatch(std::uint64_t n) {
+    return verified_timing(n, "dispatch", dispatch_verified,
+                           [&](const void* in, void* out) { scan(nullptr, n, in, out); });
+  }
+
+  /// Verifies `call` at n once (sizes in `verified`), then times it fully.
+  template <class Call>
+  BaselineResult verified_timing(std::uint64_t n, const char* what,
+                                 std::set<std::uint64_t>& verified, const Call& call) {
+    BaselineResult b;
+    if (!verified.count(n)) {
+      if (auto wrong = check(n, call)) {
+        b.error = std::string(what) + ": " + *wrong;
+        return b;
+      }
+      verified.insert(n);
+    }
+    b.stats = time(n, Effort::Confirm, 0, call).stats;
+    b.ok = true;
+    return b;
+  }
+};
+
+GpuEvaluator::GpuEvaluator(Scanner& scanner, KernelCache* cache, const Problem& problem,
+                           std::uint64_t max_n, GpuEvaluatorOptions options)
+    : impl_(std::make_unique<Impl>(scanner, cache, problem, max_n, options)) {}
+GpuEvaluator::~GpuEvaluator() = default;
+
+Result GpuEvaluator::measure(const Policy& policy, std::uint64_t n, Effort effort,
+                             double limit_ns) {
+  if (n > impl_->max_n)
+    detail::fail("size {} is above the evaluator's maximum {}", n, impl_->max_n);
+  return impl_->measure(policy, n, effort, limit_ns);
+}
+void GpuEvaluator::prefetch(const std::vector<Policy>& policies) {
+  impl_->prefetch(policies);
+}
+BaselineResult GpuEvaluator::time_memcpy(std::uint64_t n) {
+  return impl_->time_memcpy(n);
+}
+BaselineResult GpuEvaluator::time_cub(std::uint64_t n) {
+  return impl_->time_cub(n);
+}
+BaselineResult GpuEvaluator::time_dispatch(std::uint64_t n) {
+  return impl_->time_dispatch(n);
+}
+double GpuEvaluator::setup_seconds() const {
+  return impl_->setup_s;
+}
+std::size_t GpuEvaluator::rotation_slots(std::uint64_t n) const {
+  return impl_->slots(n);
+}
+
+} // namespace scantune::tuner

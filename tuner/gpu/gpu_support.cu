@@ -1,0 +1,199 @@
+// Device helpers of the tuner (gpu_support.hpp): input fill, on-device comparison,
+// and the type dispatch of the CUB baselines (cub_baseline_<type>.cu).
+#include "tuner/gpu/gpu_support.hpp"
+#include "tuner/gpu/type_dispatch.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+#include "tuner/gpu/cub_baseline.cuh"
+
+namespace scantune::tuner::gpu {
+namespace {
+
+constexpr int kThreads = 256;
+
+// Throws scantune::Error naming the call. Also clears a non-sticky launch error, so
+// that a later call does not report it again.
+void check(cudaError_t e, const std::string& what) {
+  if (e == cudaSuccess) return;
+  cudaGetLastError();
+  throw Error("scantune tuner: " + what + ": " + cudaGetErrorString(e));
+}
+
+// Enough blocks of kThreads to fill the current device, fewer for small counts;
+// the kernels are grid-stride loops.
+unsigned grid_for(std::size_t count, const std::string& who) {
+  int device = 0, sms = 0;
+  check(cudaGetDevice(&device), who + ": cudaGetDevice");
+  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
+        who + ": cudaDeviceGetAttribute(multiProcessorCount)");
+  const std::size_t wanted = (count + kThreads - 1) / kThreads;
+  const std::size_t cap = static_cast<std::size_t>(std::max(sms, 1)) * 8;
+  return static_cast<unsigned>(std::max<std::size_t>(1, std::min(wanted, cap)));
+}
+
+template <class T>
+__global__ void fill_kernel(ValueSet set, std::uint64_t seed, std::uint64_t first,
+                            std::size_t count, T* dst) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < count;
+       k += stride)
+    dst[k] = input_value<T>(set, seed, first + k);
+}
+
+// Zeroed by one memset: `inverted_first` holds ~index under atomicMax, so the
+// smallest mismatching index wins and 0 means "none".
+struct CompareState {
+  unsigned long long mismatches;
+  unsigned long long inverted_first;
+};
+
+template <class T>
+__device__ bool matches(T got, T want, double rel_tol) {
+  if constexpr (std::is_integral_v<T>) {
+    return got == want;
+  } else {
+    if (got == want) return true; // also equal infinities; NaN never compares equal
+    if (rel_tol == 0) return false;
+    const double g = got, w = want;
+    return fabs(g - w) <= rel_tol * fmax(1.0, fabs(w)); // false when either is NaN
+  }
+}
+
+template <class T>
+__global__ void compare_kernel(const T* got, const T* want, std::size_t n, double rel_tol,
+                               CompareState* state) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  unsigned long long count = 0, first = 0;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += stride) {
+    if (!matches(got[i], want[i], rel_tol)) {
+      if (count == 0) first = i; // a thread's indices increase: its first is its minimum
+      ++count;
+    }
+  }
+  // One pair of atomics per thread that saw a mismatch: none in the common case.
+  if (count != 0) {
+    atomicAdd(&state->mismatches, count);
+    atomicMax(&state->inverted_first, ~first);
+  }
+}
+
+// The state buffer comes from the stream-ordered pool, which reuses it across calls
+// and is safe from any thread; freed on every path.
+struct StreamBuffer {
+  void* ptr = nullptr;
+  cudaStream_t stream;
+  StreamBuffer(std::size_t bytes, cudaStream_t s) : stream(s) {
+    check(cudaMallocAsync(&ptr, bytes, stream), "compare: cudaMallocAsync");
+  }
+  ~StreamBuffer() { cudaFreeAsync(ptr, stream); }
+  StreamBuffer(const StreamBuffer&) = delete;
+  StreamBuffer& operator=(const StreamBuffer&) = delete;
+};
+
+std::string cub_label(DataType type, Op op, ScanKind kind, std::size_t n,
+                      std::optional<Twin> twin) {
+  const std::string op_name =
+      twin ? std::string(kCustomOpTwins[static_cast<int>(*twin)].name) : std::string(to_string(op));
+  return "cub::DeviceScan (" + std::string(to_string(type)) + " " + op_name + " " +
+         std::string(to_string(kind)) + ", n=" + std::to_string(n) + ")";
+}
+
+// The twins check their type themselves (cudaErrorInvalidValue).
+void require_cub(DataType type, Op op, ScanKind kind, std::size_t n, std::optional<Twin> twin) {
+  if (!twin && !cub_supports(type, op))
+    throw Error("scantune tuner: no CUB baseline for " + cub_label(type, op, kind, n, twin));
+}
+
+template <class T>
+cudaError_t cub_call(Op op, std::optional<Twin> twin, ScanKind kind, const T* in, T* out,
+                     std::size_t n, T init, void* temp, std::size_t& temp_bytes,
+                     cudaStream_t stream) {
+  if (twin)
+    return cub_baseline::scan_twin<T>(*twin, kind, in, out, n, init, temp, temp_bytes, stream);
+  return cub_baseline::scan<T>(op, kind, in, out, n, init, temp, temp_bytes, stream);
+}
+
+} // namespace
+
+void fill_input(DataType type, ValueSet set, std::uint64_t seed, std::uint64_t first,
+                std::size_t count, void* dst, cudaStream_t stream) {
+  if (count == 0) return;
+  const unsigned grid = grid_for(count, "fill_input");
+  with_type(type, [&](auto tag) {
+    using T = decltype(tag);
+    fill_kernel<T><<<grid, kThreads, 0, stream>>>(set, seed, first, count, static_cast<T*>(dst));
+  });
+  check(cudaGetLastError(), "fill_input: kernel launch");
+}
+
+CompareResult compare(DataType type, const void* got, const void* want, std::size_t n,
+                      double rel_tol, cudaStream_t stream) {
+  CompareResult result;
+  if (n == 0) {
+    check(cudaStreamSynchronize(stream), "compare: cudaStreamSynchronize");
+    return result;
+  }
+  const unsigned grid = grid_for(n, "compare");
+  CompareState host{};
+  {
+    StreamBuffer state(sizeof(CompareState), stream);
+    auto* d_state = static_cast<CompareState*>(state.ptr);
+    check(cudaMemsetAsync(d_state, 0, sizeof(CompareState), stream), "compare: cudaMemsetAsync");
+    with_type(type, [&](auto tag) {
+      using T = decltype(tag);
+      compare_kernel<T><<<grid, kThreads, 0, stream>>>(
+          static_cast<const T*>(got), static_cast<const T*>(want), n, rel_tol, d_state);
+    });
+    check(cudaGetLastError(), "compare: kernel launch");
+    check(cudaMemcpyAsync(&host, d_state, sizeof(CompareState), cudaMemcpyDeviceToHost, stream),
+          "compare: cudaMemcpyAsync");
+  } // frees the state buffer in stream order, before the synchronization below
+  check(cudaStreamSynchronize(stream), "compare: cudaStreamSynchronize");
+  result.mismatches = host.mismatches;
+  result.first = host.mismatches != 0 ? ~host.inverted_first : 0;
+  return result;
+}
+
+bool cub_supports(DataType type, Op op) {
+  return op_applies(type, op); // CUB is instantiated for every valid built-in pair
+}
+
+std::size_t cub_temp_bytes(DataType type, Op op, ScanKind kind, std::size_t n,
+                           std::optional<Twin> twin) {
+  require_cub(type, op, kind, n, twin);
+  std::size_t bytes = 0;
+  const cudaError_t e = with_type(type, [&](auto tag) {
+    using T = decltype(tag);
+    return cub_call<T>(op, twin, kind, nullptr, nullptr, n, T{}, nullptr, bytes, nullptr);
+  });
+  check(e, "temporary storage size of " + cub_label(type, op, kind, n, twin));
+  return bytes;
+}
+
+void cub_scan(DataType type, Op op, ScanKind kind, const void* in, void* out, std::size_t n,
+              const void* init, void* temp, std::size_t temp_bytes, cudaStream_t stream,
+              std::optional<Twin> twin) {
+  require_cub(type, op, kind, n, twin);
+  // Called inside timed loops: the label is formatted only for an error.
+  const auto label = [&] { return cub_label(type, op, kind, n, twin); };
+  if (n == 0) return;
+  if (kind == ScanKind::Exclusive && init == nullptr)
+    throw Error("scantune tuner: " + label() + ": init is null");
+  // CUB reads a null temp as a size query and would silently scan nothing.
+  if (temp == nullptr) throw Error("scantune tuner: " + label() + ": temp storage is null");
+  const cudaError_t e = with_type(type, [&](auto tag) {
+    using T = decltype(tag);
+    T init_value{};
+    if (kind == ScanKind::Exclusive) std::memcpy(&init_value, init, sizeof(T));
+    return cub_call<T>(op, twin, kind, static_cast<const T*>(in), static_cast<T*>(out), n,
+                       init_value, temp, temp_bytes, stream);
+  });
+  if (e != cudaSuccess) check(e, label());
+}
+
+} // namespace scantune::tuner::gpu

@@ -1,0 +1,47 @@
+// Device helpers of the tuner, compiled by nvcc (gpu_support_*.cu): filling input
+// buffers, comparing results on the device, and the baselines (CUB DeviceScan for
+// the built-in operators). Host-only declarations, so host-compiled code calls them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+
+#include <cuda_runtime_api.h>
+
+#include "policy.hpp"
+#include "scantune/scantune.hpp"
+#include "tuner/gpu/custom_op_twins.hpp"
+#include "tuner/gpu/input_values.hpp"
+
+namespace scantune::tuner::gpu {
+
+/// dst[k] = input_value<T>(set, seed, first + k) for k < count (T from `type`).
+void fill_input(DataType type, ValueSet set, std::uint64_t seed, std::uint64_t first,
+                std::size_t count, void* dst, cudaStream_t stream);
+
+struct CompareResult {
+  std::uint64_t mismatches = 0;
+  std::uint64_t first = 0; ///< index of the first mismatch (valid when mismatches > 0)
+};
+/// Compares got[0, n) with want[0, n). Integers bit-exactly; floating point exactly
+/// when rel_tol == 0, else |got - want| <= rel_tol * max(1, |want|) (NaN never
+/// matches). Synchronizes `stream`. Throws scantune::Error on CUDA errors.
+CompareResult compare(DataType type, const void* got, const void* want, std::size_t n,
+                      double rel_tol, cudaStream_t stream);
+
+/// Whether CUB DeviceScan is available as a baseline for (type, op): every valid
+/// built-in pair (bitwise operators on integers only).
+bool cub_supports(DataType type, Op op);
+/// Temporary storage CUB needs for n elements. With `twin`, the operator is that
+/// sample custom operator's compiled functor and `op` is ignored.
+std::size_t cub_temp_bytes(DataType type, Op op, ScanKind kind, std::size_t n,
+                           std::optional<Twin> twin = {});
+/// One CUB DeviceScan call: InclusiveScan / ExclusiveScan with the operator's
+/// functor (*init for exclusive scans, an element of `type`), 32-bit num_items
+/// where n fits. Asynchronous; throws scantune::Error on a CUDA error.
+void cub_scan(DataType type, Op op, ScanKind kind, const void* in, void* out, std::size_t n,
+              const void* init, void* temp, std::size_t temp_bytes, cudaStream_t stream,
+              std::optional<Twin> twin = {});
+
+} // namespace scantune::tuner::gpu

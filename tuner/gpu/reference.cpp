@@ -1,0 +1,251 @@
+// The host reference (reference.hpp): value sets, init values and a sequential scan.
+#include "tuner/gpu/reference.hpp"
+#include "tuner/gpu/type_dispatch.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <type_traits>
+
+namespace scantune::tuner {
+namespace {
+
+void check_valid(DataType type, Op op, const char* who) {
+  if (!op_applies(type, op))
+    throw Error(std::string(who) + ": " + std::string(to_string(op)) + " is not defined for " +
+                std::string(to_string(type)));
+}
+
+template <class T>
+std::uint64_t to_bits(T v) {
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &v, sizeof(T));
+  return bits;
+}
+
+// The operators with the device semantics: integer arithmetic on the unsigned type
+// (wraps, no UB); integer min/max keep the left operand on ties, float min/max are
+// fmin/fmax (a NaN operand is ignored).
+template <class T>
+struct SumOp {
+  T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) {
+      using U = std::make_unsigned_t<T>;
+      return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
+    } else {
+      return a + b;
+    }
+  }
+};
+template <class T>
+struct ProductOp {
+  T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) {
+      using U = std::make_unsigned_t<T>;
+      return static_cast<T>(static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
+    } else {
+      return a * b;
+    }
+  }
+};
+template <class T>
+struct MinOp {
+  T operator()(T a, T b) const {
+    if constexpr (std::is_floating_point_v<T>)
+      return std::fmin(a, b);
+    else
+      return b < a ? b : a;
+  }
+};
+template <class T>
+struct MaxOp {
+  T operator()(T a, T b) const {
+    if constexpr (std::is_floating_point_v<T>)
+      return std::fmax(a, b);
+    else
+      return a < b ? b : a;
+  }
+};
+template <class T>
+struct AndOp {
+  T operator()(T a, T b) const { return static_cast<T>(a & b); }
+};
+template <class T>
+struct OrOp {
+  T operator()(T a, T b) const { return static_cast<T>(a | b); }
+};
+template <class T>
+struct XorOp {
+  T operator()(T a, T b) const { return static_cast<T>(a ^ b); }
+};
+
+// The loop the whole reference runs in: one instantiation per (T, operator), so the
+// operator inlines; the hash of each element is independent of the carried value.
+// Scans input elements [begin, end) into out[begin, end) starting from `carry`, or
+// from the first element when there is none (an inclusive scan's first chunk).
+template <class T, class F>
+void scan_range(F f, ScanKind kind, ValueSet set, std::uint64_t seed, std::size_t begin,
+                std::size_t end, const T* carry, T* out) {
+  if (begin == end) return;
+  std::size_t i = begin;
+  T acc;
+  if (carry) {
+    acc = *carry;
+  } else {
+    acc = input_value<T>(set, seed, i);
+    if (kind == ScanKind::Inclusive) out[i] = acc;
+    ++i;
+  }
+  if (kind == ScanKind::Inclusive) {
+    for (; i < end; ++i) {
+      acc = f(acc, input_value<T>(set, seed, i));
+      out[i] = acc;
+    }
+  } else {
+    for (; i < end; ++i) {
+      out[i] = acc;
+      acc = f(acc, input_value<T>(set, seed, i));
+    }
+  }
+}
+
+template <class T, class F>
+T reduce_range(F f, ValueSet set, std::uint64_t seed, std::size_t begin, std::size_t end) {
+  T acc = input_value<T>(set, seed, begin);
+  for (std::size_t i = begin + 1; i < end; ++i)
+    acc = f(acc, input_value<T>(set, seed, i));
+  return acc;
+}
+
+// Large scans run in chunks on every core: reduce each chunk, combine the chunk
+// totals in order, then scan each chunk from its carry. That regroups the
+// operations, so it is used only where every grouping gives the same bits.
+constexpr std::size_t kMinChunk = std::size_t{1} << 20;
+
+template <class T>
+bool regrouping_is_exact(Op op, ValueSet set) {
+  // Integers are exactly associative, and so are min and max. Float sums and
+  // products of {-2, -1, 1, 2} and {-1, 1} are exact too (small integers, powers
+  // of two that only grow); Wide values are not, under sum and product.
+  return std::is_integral_v<T> || op == Op::Min || op == Op::Max || set != ValueSet::Wide;
+}
+
+template <class T, class F>
+void scan_loop(F f, Op op, ScanKind kind, ValueSet set, std::uint64_t seed, std::size_t n, T init,
+               T* out) {
+  const T* first_carry = kind == ScanKind::Exclusive ? &init : nullptr;
+  const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t chunks = std::min<std::size_t>(std::min<std::size_t>(cores, 64), n / kMinChunk);
+  if (chunks < 2 || !regrouping_is_exact<T>(op, set)) {
+    scan_range(f, kind, set, seed, 0, n, first_carry, out);
+    return;
+  }
+  const std::size_t per = (n + chunks - 1) / chunks;
+  auto begin_of = [&](std::size_t c) { return std::min(n, c * per); };
+  auto in_parallel = [&](auto&& body) {
+    std::vector<std::thread> threads;
+    std::size_t started = 1;
+    try {
+      for (; started < chunks; ++started)
+        threads.emplace_back(body, started);
+    } catch (const std::system_error&) {
+      // No more threads to be had: the rest of the chunks run here.
+    }
+    for (std::size_t c = started; c < chunks; ++c)
+      body(c);
+    body(std::size_t{0});
+    for (auto& t : threads)
+      t.join();
+  };
+  std::vector<T> total(chunks);
+  in_parallel([&](std::size_t c) {
+    if (begin_of(c) < begin_of(c + 1))
+      total[c] = reduce_range<T>(f, set, seed, begin_of(c), begin_of(c + 1));
+  });
+  // carry[c]: everything before chunk c (and init); chunk 0 of an inclusive scan has none.
+  std::vector<T> carry(chunks);
+  if (kind == ScanKind::Exclusive) carry[0] = init;
+  for (std::size_t c = 1; c < chunks; ++c) {
+    const bool first_total = c == 1 && kind == ScanKind::Inclusive;
+    carry[c] = first_total ? total[0] : f(carry[c - 1], total[c - 1]);
+  }
+  in_parallel([&](std::size_t c) {
+    const T* from = c == 0 ? first_carry : &carry[c];
+    scan_range(f, kind, set, seed, begin_of(c), begin_of(c + 1), from, out);
+  });
+}
+
+template <class T>
+void scan_typed(Op op, ScanKind kind, ValueSet set, std::uint64_t seed, std::size_t n, T init,
+                T* out) {
+  switch (op) {
+  case Op::Sum:
+    return scan_loop(SumOp<T>{}, op, kind, set, seed, n, init, out);
+  case Op::Product:
+    return scan_loop(ProductOp<T>{}, op, kind, set, seed, n, init, out);
+  case Op::Min:
+    return scan_loop(MinOp<T>{}, op, kind, set, seed, n, init, out);
+  case Op::Max:
+    return scan_loop(MaxOp<T>{}, op, kind, set, seed, n, init, out);
+  case Op::BitAnd:
+  case Op::BitOr:
+  case Op::BitXor:
+    if constexpr (std::is_integral_v<T>) {
+      if (op == Op::BitAnd) return scan_loop(AndOp<T>{}, op, kind, set, seed, n, init, out);
+      if (op == Op::BitOr) return scan_loop(OrOp<T>{}, op, kind, set, seed, n, init, out);
+      return scan_loop(XorOp<T>{}, op, kind, set, seed, n, init, out);
+    }
+    break;
+  }
+  throw Error("reference_scan: unsupported operator " + std::to_string(static_cast<int>(op)));
+}
+
+} // namespace
+
+ValueSet value_set_for(DataType type, Op op, bool custom) {
+  // Integers ignore the set; custom operators get the set whose sums are exact.
+  if (custom || !is_floating(type)) return ValueSet::Walk;
+  switch (op) {
+  case Op::Product:
+    return ValueSet::Signs;
+  case Op::Min:
+  case Op::Max:
+    return ValueSet::Wide;
+  default:
+    return ValueSet::Walk;
+  }
+}
+
+std::uint64_t init_bits(DataType type, Op op, bool custom) {
+  if (!custom) check_valid(type, op, "init_bits");
+  return with_type(type, [&](auto tag) -> std::uint64_t {
+    using T = decltype(tag);
+    if (custom) return to_bits(T(0));
+    if constexpr (std::is_integral_v<T>) {
+      // Bitwise identities are 0 or all ones; an alternating pattern is neither.
+      if (is_bitwise(op)) return to_bits(static_cast<T>(0x5A5A5A5A5A5A5A5Aull));
+      return to_bits(T(3));
+    } else {
+      return to_bits(op == Op::Product ? T(-1) : T(3)); // exact in every value set
+    }
+  });
+}
+
+std::vector<unsigned char> reference_scan(DataType type, Op op, ScanKind kind, ValueSet set,
+                                          std::uint64_t seed, std::size_t n, std::uint64_t init) {
+  check_valid(type, op, "reference_scan");
+  std::vector<unsigned char> out(n * size_of(type));
+  with_type(type, [&](auto tag) {
+    using T = decltype(tag);
+    T init_value;
+    std::memcpy(&init_value, &init, sizeof(T));
+    // The buffer comes from operator new, aligned for any fundamental type.
+    scan_typed<T>(op, kind, set, seed, n, init_value, reinterpret_cast<T*>(out.data()));
+  });
+  return out;
+}
+
+} // namespace scantune::tuner

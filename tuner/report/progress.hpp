@@ -1,0 +1,59 @@
+// Tuning progress: on a terminal, one bar redrawn in place with the problem, the
+// count of measurements and an ETA; otherwise (logs, CI, pipes) one line per
+// measurement. Notes (baselines, winners) print as lines in both modes.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+#include "tuner/search/evaluator.hpp"
+
+namespace scantune::tuner {
+
+class Progress {
+public:
+  enum class Mode { Bar, Lines, Quiet };
+  /// Mode::Bar when `out` is a terminal, else Mode::Lines.
+  static Mode auto_mode(std::FILE* out);
+
+  Progress(std::FILE* out, Mode mode);
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
+  ~Progress(); ///< ends a bar line that is still open
+
+  /// Starts a problem ("int32 sum inclusive") expected to take `planned` measurements.
+  void begin(std::string label, std::size_t planned);
+  /// One measurement done (a line in Lines mode: time, problem, size, policy,
+  /// status and median; the bar's count and ETA in Bar mode).
+  void step(const Result& r);
+  /// A line of its own (above the bar in Bar mode); nothing in Quiet mode.
+  void note(std::string_view line);
+  /// Finishes the current problem's bar.
+  void end();
+
+  std::size_t done() const { return done_; }
+  /// "1 min 05 s" style: the estimate of the time left for the current problem
+  /// from the pace so far, or "?" before the first measurement.
+  std::string eta() const;
+
+private:
+  void draw();
+  std::FILE* out_;
+  Mode mode_;
+  std::string label_;
+  std::size_t planned_ = 0, done_ = 0;
+  bool bar_open_ = false;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point problem_start_ = start_;
+  std::chrono::steady_clock::time_point last_draw_{};
+};
+
+/// "1 min 05 s", "42.0 s", "2 h 03 min".
+std::string format_duration(double seconds);
+/// Parses a duration: "90" or "90s", "10m", "1.5h", "1h30m". Throws scantune::Error.
+double parse_duration(std::string_view text);
+
+} // namespace scantune::tuner

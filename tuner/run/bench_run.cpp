@@ -1,0 +1,174 @@
+// The `scantune bench` run (see bench_run.hpp).
+#include "tuner/run/bench_run.hpp"
+
+#include "default_policies.hpp"
+
+#include <algorithm>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "cache/kernel_cache.hpp"
+#include "cache/tuning_db.hpp"
+#include "tuner/gpu/gpu_device.hpp"
+#include "tuner/gpu/gpu_evaluator.hpp"
+#include "tuner/run/tune.hpp"
+#include "tuner/search/search_space.hpp"
+
+namespace scantune::tuner {
+namespace {
+
+/// The point of a baseline-like timing; an exception becomes its note.
+template <class Time>
+BenchPoint point_of(const Time& time) {
+  BenchPoint p;
+  try {
+    const BaselineResult b = time();
+    if (b.ok)
+      p.ns = b.stats.median_ns;
+    else
+      p.note = b.error;
+  } catch (const std::exception& e) {
+    p.note = e.what();
+  }
+  return p;
+}
+
+/// Times one algorithm series at n (or says why not); `prev` is its point at the
+/// previous size prev_n, if any.
+BenchPoint time_policy(GpuEvaluator& eval, const Policy& policy, DataType type, std::uint64_t n,
+                       const BenchPoint* prev, std::uint64_t prev_n) {
+  BenchPoint p;
+  p.policy = policy.key();
+  if (prev && !prev->ns && prev->note.rfind("skipped", 0) == 0) {
+    p.note = prev->note;
+    return p;
+  }
+  const double predicted =
+      predicted_call_ns(policy, type, n, prev_n, prev && prev->ns ? *prev->ns : 0);
+  if (predicted > kBenchMaxCallNs) {
+    p.note =
+        fmt::format("skipped from here on: one call would take about {:.0f} ms", predicted / 1e6);
+    return p;
+  }
+  const Result r = eval.measure(policy, n, Effort::Confirm, 0);
+  if (r.ok())
+    p.ns = r.median_ns;
+  else
+    p.note = fmt::format("{}: {}", db::to_string(r.status), r.message);
+  return p;
+}
+
+} // namespace
+
+const std::vector<std::string>& bench_algorithm_names() {
+  static const std::vector<std::string> names = {
+      "sequential",       "hillis_steele", "blelloch",        "blelloch_padded", "warp_scans",
+      "reduce_then_scan", "chained",       "lookback_thread", "lookback_warp"};
+  return names;
+}
+
+std::vector<std::string> parse_bench_algorithms(std::string_view list) {
+  const auto& known = bench_algorithm_names();
+  if (list == "all") return known;
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= list.size() && !list.empty()) {
+    const std::size_t end = std::min(list.find(',', start), list.size());
+    const std::string name(list.substr(start, end - start));
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      std::string all;
+      for (const auto& k : known)
+        all += (all.empty() ? "" : ", ") + k;
+      throw UsageError(
+          fmt::format("unknown algorithm '{}' (expected all or a list of: {})", name, all));
+    }
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+    start = end + 1;
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, Policy>>
+representative_policies(DataType type, const std::vector<std::string>& names) {
+  const int vec = static_cast<int>(std::min<std::size_t>(4, 16 / size_of(type)));
+  std::vector<std::pair<std::string, Policy>> out;
+  for (const std::string& name : names) {
+    // The multi-block algorithms share one tile shape, the heuristic default
+    // (detail::default_policy: a 12 KB / 24 KB tile that does not spill), so the
+    // columns compare the algorithms, not the shapes.
+    Policy p = detail::default_policy(type, 0);
+    p.vector_width = vec;
+    if (name == "sequential") {
+      p = Policy::sequential();
+    } else if (name == "reduce_then_scan" || name == "chained" || name == "lookback_thread" ||
+               name == "lookback_warp") {
+      p.algorithm = parse_algorithm(name);
+    } else {
+      p.algorithm = Algorithm::SingleBlock;
+      p.block_threads = 1024;
+      p.items_per_thread = static_cast<int>(16 / size_of(type)); // a 16 KiB tile
+      p.block_scan = parse_block_scan(name);
+    }
+    out.emplace_back(name, p);
+  }
+  return out;
+}
+
+double predicted_call_ns(const Policy& policy, DataType type, std::uint64_t n, std::uint64_t prev_n,
+                         double prev_ns) {
+  if (prev_ns > 0 && prev_n > 0)
+    return prev_ns * static_cast<double>(n) / static_cast<double>(prev_n);
+  const bool seq = policy.algorithm == Algorithm::Sequential;
+  if (!seq && policy.algorithm != Algorithm::SingleBlock) return 0;
+  const double bytes = 2.0 * static_cast<double>(n * size_of(type));
+  return seq ? 500.0 * static_cast<double>(n) : bytes / 20.0; // 20 GB/s = 20 bytes per ns
+}
+
+BenchReport run_bench(const BenchOptions& o, const std::function<void(const std::string&)>& log) {
+  Scanner scanner(ScannerOptions{o.device, o.db_path, {}});
+  std::optional<KernelCache> cache = KernelCache::open_default("");
+  const OpRef op = o.custom ? OpRef(*o.custom) : OpRef(o.op);
+  const Problem problem{o.type, detail::OpSpec::from(op), o.kind};
+
+  BenchReport r;
+  r.device = db::query_device(scanner.device()).model();
+  r.type = std::string(to_string(o.type));
+  r.op = problem.op_name();
+  r.kind = std::string(to_string(o.kind));
+  r.sizes = fitting_sizes(o.sizes, o.type, log);
+  r.series = {{"tuned", "", {}}, {"cub", "", {}}, {"memcpy", "", {}}};
+  const auto policies = representative_policies(o.type, o.algorithms);
+  for (const auto& [name, policy] : policies)
+    r.series.push_back({name, policy.key(), {}});
+  if (r.sizes.empty()) return r;
+
+  GpuEvaluator eval(scanner, cache ? &*cache : nullptr, problem, r.sizes.back());
+  log(fmt::format("{}: inputs and reference for up to {} ready in {:.1f} s", problem.label(),
+                  size_label(r.sizes.back()), eval.setup_seconds()));
+  std::vector<Policy> prefetch;
+  for (const auto& pp : policies)
+    prefetch.push_back(pp.second);
+  eval.prefetch(prefetch);
+
+  for (std::size_t i = 0; i < r.sizes.size(); ++i) {
+    const std::uint64_t n = r.sizes[i];
+    BenchPoint tuned = point_of([&] { return eval.time_dispatch(n); });
+    tuned.policy = scanner.plan(o.type, op, o.kind, n).policy;
+    r.series[0].points.push_back(tuned);
+    r.series[1].points.push_back(point_of([&] { return eval.time_cub(n); }));
+    r.series[2].points.push_back(point_of([&] { return eval.time_memcpy(n); }));
+    for (std::size_t k = 0; k < policies.size(); ++k) {
+      BenchSeries& s = r.series[3 + k];
+      const BenchPoint* prev = i > 0 ? &s.points.back() : nullptr;
+      s.points.push_back(
+          time_policy(eval, policies[k].second, o.type, n, prev, i > 0 ? r.sizes[i - 1] : 0));
+    }
+    const auto g = r.gbs(i, tuned.ns);
+    log(fmt::format("{}: tuned {} GB/s ({})", size_label(n), g ? fmt::format("{:.1f}", *g) : "-",
+                    tuned.ns ? tuned.policy : tuned.note));
+  }
+  return r;
+}
+
+} // namespace scantune::tuner

@@ -1,0 +1,56 @@
+// `scantune bench`: on the current GPU, per size, the scanner's tuned dispatch
+// (what an application's call runs), CUB DeviceScan and device memcpy, plus one
+// representative policy per seed algorithm when asked. Everything is verified
+// once, then timed like the tuner times candidates (GpuEvaluator).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "policy.hpp"
+#include "scantune/scantune.hpp"
+#include "tuner/report/bench_report.hpp"
+
+namespace scantune::tuner {
+
+/// The algorithm series bench knows, in order: sequential, the four block scans
+/// of single_block (hillis_steele, blelloch, blelloch_padded, warp_scans),
+/// reduce_then_scan, chained, lookback_thread, lookback_warp.
+const std::vector<std::string>& bench_algorithm_names();
+/// "all", "" (none) or a comma-separated list of bench_algorithm_names(); throws
+/// UsageError (tune.hpp) naming an unknown entry.
+std::vector<std::string> parse_bench_algorithms(std::string_view list);
+/// The policy each named series runs for `type` (valid for it).
+std::vector<std::pair<std::string, Policy>>
+representative_policies(DataType type, const std::vector<std::string>& names);
+
+/// An algorithm series is not timed at n (nor above) when one call would take
+/// longer than this: its time at the previous size scaled linearly (any algorithm;
+/// chained is slow at 2^30), or, at the first size, a conservative a-priori guess
+/// for the slow ones (sequential: 500 ns per element; single_block: 20 GB/s).
+inline constexpr double kBenchMaxCallNs = 50e6;
+/// The predicted ns of one call of `policy` at n, from (prev_n, prev_ns) when
+/// prev_ns > 0; 0 (no limit) without a previous time for the parallel algorithms.
+double predicted_call_ns(const Policy& policy, DataType type, std::uint64_t n, std::uint64_t prev_n,
+                         double prev_ns);
+
+struct BenchOptions {
+  DataType type = DataType::Int32;
+  Op op = Op::Sum;
+  std::optional<CustomOp> custom; ///< replaces `op` when set
+  ScanKind kind = ScanKind::Inclusive;
+  std::vector<std::uint64_t> sizes; ///< ascending
+  std::vector<std::string> algorithms;
+  int device = -1;     ///< made current by the caller
+  std::string db_path; ///< the tuning DB the dispatch reads; empty = default
+};
+
+/// Runs the benchmark on the current device; `log` hears progress lines.
+BenchReport run_bench(const BenchOptions& o, const std::function<void(const std::string&)>& log);
+
+} // namespace scantune::tuner

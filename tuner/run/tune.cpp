@@ -1,0 +1,503 @@
+// `scantune tune`: problems, the device and the DB run; per problem a strategy over
+// an evaluator (GPU or replay) wrapped by the recorder, then baselines and winners.
+#include "tuner/run/tune.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "cache/kernel_cache.hpp"
+#include "cache/tuning_db.hpp"
+#include "default_policies.hpp"
+#include "device_query.hpp"
+#include "dispatch.hpp"
+#include "errors.hpp"
+#include "nvrtc_compiler.hpp"
+#include "scan_request.hpp"
+#include "tuner/gpu/custom_op_twins.hpp"
+#include "tuner/gpu/gpu_device.hpp"
+#include "tuner/gpu/gpu_evaluator.hpp"
+#include "tuner/gpu/type_dispatch.hpp"
+#include "tuner/run/recorder.hpp"
+#include "tuner/run/winner.hpp"
+#include "tuner/search/simulated_evaluator.hpp"
+#include "tuner/search/strategy.hpp"
+
+namespace scantune::tuner {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point t) {
+  return std::chrono::duration<double>(clock_type::now() - t).count();
+}
+
+std::uint64_t pow2(int k) {
+  return std::uint64_t{1} << k;
+}
+
+/// Every valid (type, op, kind) of the options; invalid pairs (bitwise operators on
+/// floating point) are skipped with a note, and none at all is a usage error.
+std::vector<Problem> build_problems(const TuneOptions& o, Progress& progress) {
+  std::vector<Problem> out;
+  for (DataType t : o.types) {
+    for (Op op : o.ops) {
+      if (!op_applies(t, op)) {
+        progress.note(fmt::format("skipping {} on {}: bitwise operators take integers",
+                                  to_string(op), to_string(t)));
+        continue;
+      }
+      for (ScanKind k : o.kinds)
+        out.push_back(Problem{t, detail::OpSpec::from(op), k});
+    }
+    for (const CustomOp& c : o.custom_ops) {
+      const detail::OpSpec spec = detail::OpSpec::from(c);
+      detail::check_op(t, spec); // malformed names throw here, before any GPU work
+      for (ScanKind k : o.kinds)
+        out.push_back(Problem{t, spec, k});
+    }
+  }
+  if (out.empty()) throw UsageError("nothing to tune: no valid (type, operator) combination");
+  return out;
+}
+
+std::vector<std::uint64_t> default_sizes() {
+  std::vector<std::uint64_t> s;
+  for (int k = 10; k <= 30; ++k)
+    s.push_back(pow2(k));
+  return s;
+}
+
+std::string us(double ns) {
+  return ns > 0 ? fmt::format("{:.2f}", ns / 1000.0) : "-";
+}
+std::string ratio(double num, double den) {
+  return num > 0 && den > 0 ? fmt::format("{:.2f}", num / den) : "-";
+}
+
+struct RunState {
+  db::TuningDb* db = nullptr;
+  std::int64_t run_id = 0, device_id = 0;
+  std::string model;
+  std::map<std::string, Memo> memo; // problem label -> the resumed run's measurements
+  std::set<std::pair<std::string, std::uint64_t>> memcpy_done; // (type, size)
+};
+
+/// Loads the resumed run's measurements; returns how many.
+std::size_t load_memo(RunState& st, const std::vector<Problem>& problems) {
+  db::MeasurementFilter f;
+  f.run_id = st.run_id;
+  std::size_t count = 0;
+  for (const db::Measurement& m : st.db->list_measurements(f))
+    for (const Problem& p : problems)
+      if (m.type == to_string(p.type) && m.op == p.op_name() && m.op_hash == p.op_hash() &&
+          m.kind == to_string(p.kind)) {
+        st.memo[p.label()][{m.policy, m.size}].push_back(from_measurement(m));
+        ++count;
+      }
+  return count;
+}
+
+/// --against: each winner re-timed in alternation with the other database's winner
+/// of the same bucket (same GPU model and problem), and their ratio.
+void compare_against(const db::TuningDb& other, const std::string& model, const Problem& p,
+                     const std::vector<Result>& winners, Evaluator& eval, std::FILE* out) {
+  fmt::print(out, "\nagainst {} (re-timed here, in alternation):\n\n", other.path().string());
+  fmt::print(out,
+             "| n | this run | us | other | us | this / other |\n|---|---|---:|---|---:|---:|\n");
+  double worst = 0;
+  for (const Result& w : winners) {
+    const auto theirs = other.best_for(model, std::string(to_string(p.type)), p.op_name(),
+                                       p.op_hash(), std::string(to_string(p.kind)), w.size);
+    if (!theirs || theirs->size_bucket != db::size_bucket(w.size)) {
+      fmt::print(out, "| {} | {} | | (no entry) | | |\n", size_label(w.size), w.policy.key());
+      continue;
+    }
+    const Policy tp = Policy::parse(theirs->policy);
+    std::vector<Result> d =
+        tp == w.policy ? std::vector<Result>{w, w} : duel(eval, {w.policy, tp}, w.size);
+    if (!d[0].ok() || !d[1].ok()) {
+      fmt::print(out, "| {} | {} | | {} | | failed |\n", size_label(w.size), w.policy.key(),
+                 tp.key());
+      continue;
+    }
+    const double r = d[0].median_ns / d[1].median_ns;
+    worst = std::max(worst, r);
+    fmt::print(out, "| {} | {} | {} | {} | {} | {:.3f} |\n", size_label(w.size), w.policy.key(),
+               us(d[0].median_ns), tp == w.policy ? "(same)" : tp.key(), us(d[1].median_ns), r);
+  }
+  fmt::print(out, "\nworst ratio: {:.3f}\n", worst);
+}
+
+void print_dry_run(const TuneOptions& o, const std::vector<Problem>& problems,
+                   const std::vector<std::uint64_t>& sizes, std::FILE* out) {
+  const auto strategy = make_strategy(o.strategy);
+  const auto exhaustive = make_strategy("exhaustive");
+  fmt::print(out, "search space, {} sizes ({} .. {}), strategy {}:\n", sizes.size(),
+             size_label(sizes.front()), size_label(sizes.back()), strategy->name());
+  std::size_t total = 0;
+  for (const Problem& p : problems) {
+    SearchContext ctx;
+    ctx.problem = p;
+    ctx.space = o.space;
+    ctx.candidates = enumerate(p.type, o.space);
+    ctx.sizes = sizes;
+    std::map<Algorithm, std::size_t> per_alg;
+    for (const Policy& c : ctx.candidates)
+      ++per_alg[c.algorithm];
+    std::string algs;
+    for (const auto& [a, count] : per_alg)
+      algs += fmt::format("{}{} {}", algs.empty() ? "" : ", ", count, to_string(a));
+    const std::size_t planned = strategy->planned_measurements(ctx);
+    total += planned;
+    fmt::print(out,
+               "  {}: {} candidates ({}); {} candidate-sizes in all; {} plans {} "
+               "measurements\n",
+               p.label(), ctx.candidates.size(), algs, exhaustive->planned_measurements(ctx),
+               strategy->name(), planned);
+  }
+  fmt::print(out, "total: {} problems, {} planned measurements\n", problems.size(), total);
+}
+
+/// An open tuning run: the options, where it measures (a GPU, or a recording it
+/// replays) and where it stores (the DB run in `st`), and what every problem shares.
+struct Tuning {
+  const TuneOptions& o;
+  std::FILE* out;
+  Progress& progress;
+  clock_type::time_point start;
+  std::optional<db::TuningDb> recorded; // simulations: the replayed recording
+  db::DeviceInfo device;
+  RunState st;
+  std::optional<db::TuningDb> against;
+  std::optional<Scanner> scanner; // GPU runs: the dispatcher whose choice is the incumbent
+  std::optional<KernelCache> kernel_cache;
+};
+
+db::TuningDb open_read_only(const std::string& path) {
+  db::OpenOptions ro;
+  ro.mode = db::OpenMode::ReadOnly;
+  return db::TuningDb::open(path, ro);
+}
+
+/// The device: the recorded one of a simulation, else the GPU of the options. False
+/// (after a message) when there is no GPU.
+bool open_device(Tuning& t) {
+  if (!t.o.simulate_db.empty()) {
+    t.recorded = open_read_only(t.o.simulate_db);
+    const auto devices = t.recorded->list_devices();
+    if (devices.empty())
+      throw UsageError("recorded database " + t.o.simulate_db + " holds no device");
+    t.device = devices.front();
+    return true;
+  }
+  const GpuCount gpus = count_gpus();
+  if (gpus.count == 0) {
+    fmt::print(stderr,
+               "scantune tune: no CUDA device found ({}). Tuning times kernels on a GPU; use "
+               "--dry-run to see the search space, or --simulate RECORDED.db to replay a "
+               "recorded run.\n",
+               gpus.why_none);
+    return false;
+  }
+  t.device = db::query_device(use_device(t.o.device, gpus.count));
+  return true;
+}
+
+/// The DB run: the last interrupted run on this device (--resume, with its
+/// measurements to replay), else a new one.
+void open_run(Tuning& t, db::TuningDb& db, const std::vector<Problem>& problems) {
+  RunState& st = t.st;
+  st.db = &db;
+  st.device_id = db.add_device(t.device);
+  st.model = t.device.model();
+  std::optional<db::RunInfo> resumed;
+  if (t.o.resume) {
+    for (const db::RunInfo& r : db.list_runs())
+      if (r.status == db::RunStatus::Interrupted && r.device_id == st.device_id) resumed = r;
+    if (resumed) {
+      db.reopen_run(resumed->id);
+      st.run_id = resumed->id;
+      const std::size_t stored = load_memo(st, problems);
+      t.progress.note(fmt::format("resuming run {} of {} ({} measurements stored)", resumed->uid,
+                                  resumed->started_at, stored));
+      return;
+    }
+    t.progress.note("no interrupted run on this device to resume; starting a new run");
+  }
+  db::RunInfo run;
+  run.device_id = st.device_id;
+  run.library_version = SCANTUNE_TUNER_VERSION;
+  run.template_hash = detail::template_sources_hash();
+  run.nvrtc_version = detail::nvrtc_version();
+  run.command_line = t.o.command_line;
+  st.run_id = db.begin_run(run);
+}
+
+/// The --against database, and on a GPU the scanner and kernel cache.
+void open_shared(Tuning& t) {
+  if (!t.o.against_db.empty()) t.against = open_read_only(t.o.against_db);
+  if (!t.recorded) {
+    t.scanner.emplace(ScannerOptions{t.o.device, t.o.db_path, {}});
+    t.kernel_cache = KernelCache::open_default("");
+  }
+}
+
+/// The end of one problem's share of the --budget: what is left of it, split evenly
+/// over the problems left.
+clock_type::time_point problem_deadline(const Tuning& t, std::size_t problems_left) {
+  if (t.o.budget_s <= 0) return clock_type::time_point::max();
+  const double left = t.o.budget_s - seconds_since(t.start);
+  return clock_type::now() +
+         std::chrono::duration_cast<clock_type::duration>(
+             std::chrono::duration<double>(std::max(0.0, left) / problems_left));
+}
+
+/// One problem's evaluator: the GPU's, or the recording's replay.
+struct ProblemEvaluator {
+  std::unique_ptr<SimulatedEvaluator> sim;
+  std::unique_ptr<GpuEvaluator> gpu;
+  Evaluator& get() { return sim ? static_cast<Evaluator&>(*sim) : *gpu; }
+};
+
+ProblemEvaluator make_evaluator(Tuning& t, const Problem& p, std::uint64_t max_n) {
+  ProblemEvaluator ev;
+  if (t.recorded) {
+    ev.sim = std::make_unique<SimulatedEvaluator>(*t.recorded, p, t.device.model());
+    return ev;
+  }
+  GpuEvaluatorOptions go;
+  go.hot = t.o.hot;
+  go.seed = t.o.seed;
+  KernelCache* kc = t.kernel_cache ? &*t.kernel_cache : nullptr;
+  ev.gpu = std::make_unique<GpuEvaluator>(*t.scanner, kc, p, max_n, go);
+  t.progress.note(fmt::format("{}: inputs and reference for up to {} ready in {:.1f} s", p.label(),
+                              size_label(max_n), ev.gpu->setup_seconds()));
+  return ev;
+}
+
+/// The incumbent: what the dispatcher runs today (the stored winner of this bucket,
+/// else its fallback: nearest bucket, same arch, built-in table). Simulations have
+/// no scanner: the stored winner, else the heuristic.
+detail::Choice incumbent_plan(const Tuning& t, const Problem& p, std::uint64_t n) {
+  if (t.scanner) return detail::ScannerAccess::choice(*t.scanner, p.type, p.op.ref(), p.kind, n);
+  detail::Choice plan;
+  plan.policy = detail::default_policy(p.type, n);
+  if (auto prev = t.st.db->best_for(t.st.model, std::string(to_string(p.type)), p.op_name(),
+                                    p.op_hash(), std::string(to_string(p.kind)), n);
+      prev && prev->size_bucket == db::size_bucket(n)) {
+    plan.policy = Policy::parse(prev->policy);
+    plan.match = Match::Exact;
+  }
+  return plan;
+}
+
+/// A baseline of size n in this run: memcpy (no operator or kind) or CUB.
+void store_baseline(Tuning& t, const Problem& p, std::uint64_t n, db::BaselineKind k, double ns,
+                    const std::string& op, const std::string& kind) {
+  db::Baseline b;
+  b.device_id = t.st.device_id;
+  b.run_id = t.st.run_id;
+  b.baseline = k;
+  b.type = std::string(to_string(p.type));
+  b.op = op;
+  b.op_hash = op.empty() ? "" : p.op_hash(); // a custom operator's CUB twin
+  b.kind = kind;
+  b.size = n;
+  b.ns = ns;
+  b.gbs = gbs_of(p, n, ns);
+  t.st.db->add_baseline(b);
+}
+
+/// Measures the baselines of size n on the GPU (memcpy once per type and size), or
+/// copies them from the recording when simulating.
+void measure_baselines(Tuning& t, const Problem& p, std::uint64_t n, ProblemEvaluator& ev) {
+  const std::string type_s(to_string(p.type)), kind_s(to_string(p.kind));
+  if (ev.gpu) {
+    if (t.st.memcpy_done.insert({type_s, n}).second) {
+      const BaselineResult m = ev.gpu->time_memcpy(n);
+      if (m.ok) store_baseline(t, p, n, db::BaselineKind::Memcpy, m.stats.median_ns, "", "");
+    }
+    // Custom operators: only the samples with a compiled twin have a CUB baseline.
+    if (!p.op.is_custom || custom_op_twin(p.op.custom, p.type)) {
+      const BaselineResult c = ev.gpu->time_cub(n);
+      if (c.ok)
+        store_baseline(t, p, n, db::BaselineKind::Cub, c.stats.median_ns, p.op_name(), kind_s);
+      else
+        t.progress.note(fmt::format("{} n = {}: {}", p.label(), size_label(n), c.error));
+    }
+    return;
+  }
+  const std::int64_t rd = ev.sim->device().id;
+  if (auto b = t.recorded->baseline_for(rd, db::BaselineKind::Memcpy, type_s, "", "", "", n))
+    store_baseline(t, p, n, db::BaselineKind::Memcpy, b->ns, "", "");
+  if (auto b = t.recorded->baseline_for(rd, db::BaselineKind::Cub, type_s, p.op_name(), p.op_hash(),
+                                        kind_s, n))
+    store_baseline(t, p, n, db::BaselineKind::Cub, b->ns, p.op_name(), kind_s);
+}
+
+/// The baselines of size n this run holds (0: none).
+struct BaselineNs {
+  double memcpy = 0, cub = 0;
+};
+BaselineNs stored_baselines(const Tuning& t, const Problem& p, std::uint64_t n) {
+  const std::string type_s(to_string(p.type)), kind_s(to_string(p.kind));
+  const db::TuningDb& db = *t.st.db;
+  BaselineNs out;
+  if (auto b = db.baseline_for(t.st.device_id, db::BaselineKind::Memcpy, type_s, "", "", "", n))
+    out.memcpy = b->ns;
+  if (auto b = db.baseline_for(t.st.device_id, db::BaselineKind::Cub, type_s, p.op_name(),
+                               p.op_hash(), kind_s, n))
+    out.cub = b->ns;
+  return out;
+}
+
+/// Stores the winner of size n's bucket, replacing the previous one.
+db::BestEntry store_winner(Tuning& t, const Problem& p, std::uint64_t n, const Result& w) {
+  db::BestEntry e;
+  e.device_id = t.st.device_id;
+  e.run_id = t.st.run_id;
+  e.type = std::string(to_string(p.type));
+  e.op = p.op_name();
+  e.op_hash = p.op_hash();
+  e.kind = std::string(to_string(p.kind));
+  e.size = n;
+  e.policy = w.policy.key();
+  e.ns = w.median_ns;
+  e.gbs = gbs_of(p, n, e.ns);
+  t.st.db->set_best(e, db::BestMode::Replace);
+  return e;
+}
+
+/// The note of a winner's row: kept incumbent, the gain over the dispatcher's own
+/// choice (same duel), slower than CUB.
+std::string winner_note(const Winner& w, const std::vector<Result>& duelled,
+                        const std::optional<Result>& incumbent, const detail::Choice& inc_plan,
+                        double cub_ns) {
+  const Result* best = fastest(duelled);
+  std::string note =
+      w.kept_incumbent && !(best && best->policy == w.result.policy) ? "kept incumbent" : "";
+  const auto add_note = [&](const std::string& text) { note += note.empty() ? text : "; " + text; };
+  if (incumbent && incumbent->ok() && incumbent->policy != w.result.policy)
+    add_note(fmt::format("dispatch ({}) {:.3f}x", to_string(inc_plan.match),
+                         incumbent->median_ns / w.result.median_ns));
+  if (cub_ns > 0 && w.result.median_ns > cub_ns) add_note("slower than CUB");
+  return note;
+}
+
+/// One size of a problem after the search: the finalists and the incumbent dueled,
+/// the baselines, the winner stored and printed as one table row.
+std::optional<Result> settle_size(Tuning& t, const Problem& p, const SizeOutcome& oc,
+                                  ProblemEvaluator& ev, Evaluator& recorder) {
+  const std::uint64_t n = oc.size;
+  const detail::Choice inc_plan = incumbent_plan(t, p, n);
+  const std::vector<Result> duelled = final_duel(recorder, oc.finalists, inc_plan.policy, n);
+  std::optional<Result> incumbent;
+  for (const Result& r : duelled)
+    if (r.policy == inc_plan.policy) incumbent = r;
+  measure_baselines(t, p, n, ev);
+  const BaselineNs base = stored_baselines(t, p, n);
+  const std::optional<Winner> w = pick_winner(duelled, incumbent);
+  if (!w) {
+    fmt::print(t.out, "| {} | (none: no candidate passed) | - | - | - | - | |\n", size_label(n));
+    return std::nullopt;
+  }
+  const db::BestEntry e = store_winner(t, p, n, w->result);
+  fmt::print(t.out, "| {} | {} | {} | {:.0f} | {} | {} | {} |\n", size_label(n), e.policy, us(e.ns),
+             e.gbs, ratio(base.memcpy, e.ns), ratio(base.cub, e.ns),
+             winner_note(*w, duelled, incumbent, inc_plan, base.cub));
+  return w->result;
+}
+
+/// One problem: the search over the sizes that fit, then every size settled, the
+/// summary and the --against comparison.
+void tune_problem(Tuning& t, const Problem& p, const std::vector<std::uint64_t>& requested,
+                  clock_type::time_point deadline) {
+  const auto problem_start = clock_type::now();
+  const auto note = [&](const std::string& m) { t.progress.note(m); };
+  const std::vector<std::uint64_t> sizes =
+      t.recorded ? requested : fitting_sizes(requested, p.type, note);
+  if (sizes.empty()) {
+    t.progress.note(fmt::format("{}: no size fits the device; skipped", p.label()));
+    return;
+  }
+  ProblemEvaluator ev = make_evaluator(t, p, sizes.back());
+  Recorder recorder(ev.get(), *t.st.db, t.st.run_id, t.st.device_id, p, t.progress,
+                    t.st.memo[p.label()]);
+
+  SearchContext ctx;
+  ctx.problem = p;
+  ctx.space = t.o.space;
+  ctx.candidates = enumerate(p.type, t.o.space);
+  ctx.sizes = sizes;
+  ctx.evaluator = &recorder;
+  ctx.time_limit_factor = t.o.time_limit_factor;
+  ctx.out_of_time = [deadline] { return clock_type::now() >= deadline; };
+  const auto strategy = make_strategy(t.o.strategy);
+  t.progress.begin(p.label(), strategy->planned_measurements(ctx) + sizes.size());
+  const std::vector<SizeOutcome> outcomes = strategy->run(ctx);
+
+  fmt::print(t.out, "\n{} on {} ({} strategy, run {}):\n\n", p.label(), t.st.model,
+             strategy->name(), t.st.run_id);
+  fmt::print(t.out, "| n | winner | us | GB/s | x memcpy | x CUB | note |\n");
+  fmt::print(t.out, "|---|---|---:|---:|---:|---:|---|\n");
+  std::vector<Result> winners;
+  for (const SizeOutcome& oc : outcomes)
+    if (auto w = settle_size(t, p, oc, ev, recorder)) winners.push_back(*w);
+  t.progress.end();
+  fmt::print(t.out, "\n{}: {} measurements ({} replayed) in {}\n", p.label(), recorder.measured(),
+             recorder.replayed(), format_duration(seconds_since(problem_start)));
+  if (t.against) compare_against(*t.against, t.st.model, p, winners, recorder, t.out);
+  std::fflush(t.out);
+}
+
+/// Every problem in turn; on Ctrl-C the run is marked interrupted (exit 130).
+int tune_problems(Tuning& t, const std::vector<Problem>& problems,
+                  const std::vector<std::uint64_t>& requested) {
+  db::TuningDb& db = *t.st.db;
+  try {
+    for (std::size_t pi = 0; pi < problems.size(); ++pi)
+      tune_problem(t, problems[pi], requested, problem_deadline(t, problems.size() - pi));
+  } catch (const Interrupted&) {
+    t.progress.end();
+    db.end_run(t.st.run_id, db::RunStatus::Interrupted);
+    fmt::print(stderr,
+               "scantune tune: interrupted; the measurements so far are stored in run {} of {}. "
+               "Run the same command with --resume to continue.\n",
+               t.st.run_id, db.path().string());
+    return 130;
+  }
+  db.end_run(t.st.run_id, db::RunStatus::Complete);
+  fmt::print(t.out, "\ntuned {} problem(s) in {}; database {}\n", problems.size(),
+             format_duration(seconds_since(t.start)), db.path().string());
+  return 0;
+}
+
+} // namespace
+
+int run_tune(const TuneOptions& o, std::FILE* out) {
+  const auto start = clock_type::now();
+  Progress progress(out, o.progress);
+  Tuning t{o, out, progress, start, {}, {}, {}, {}, {}, {}};
+  make_strategy(o.strategy); // unknown names fail before anything else
+  if (!(o.time_limit_factor > 1.0))
+    throw UsageError(fmt::format("time limit factor {} must be above 1", o.time_limit_factor));
+  const std::vector<Problem> problems = build_problems(o, progress);
+  const std::vector<std::uint64_t> requested = o.sizes.empty() ? default_sizes() : o.sizes;
+  if (o.dry_run) {
+    print_dry_run(o, problems, requested, out);
+    return 0;
+  }
+  if (!open_device(t)) return 77;
+  db::TuningDb db = db::TuningDb::open(db::default_db_path(o.db_path));
+  open_run(t, db, problems);
+  open_shared(t);
+  return tune_problems(t, problems, requested);
+}
+
+} // namespace scantune::tuner

@@ -1,0 +1,23 @@
+#include "tuner/search/problem.hpp"
+
+#include <fmt/format.h>
+
+namespace scantune::tuner {
+
+std::string Problem::op_name() const {
+  return op.is_custom ? op.custom.name : std::string(to_string(op.op));
+}
+
+std::string Problem::op_hash() const {
+  return op.is_custom ? detail::custom_op_hash(op.custom) : std::string();
+}
+
+std::string Problem::label() const {
+  return fmt::format("{} {} {}", to_string(type), op_name(), to_string(kind));
+}
+
+detail::KernelSpec Problem::spec(const Policy& policy) const {
+  return detail::KernelSpec{policy, type, op, kind};
+}
+
+} // namespace scantune::tuner

@@ -1,0 +1,420 @@
+// The search space: the default grid, its enumeration, size limits, post-compile
+// constraints, grid neighbours, and the parsers of the CLI's size and value lists.
+#include "tuner/search/search_space.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <limits>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "errors.hpp"
+
+namespace scantune::tuner {
+namespace {
+
+constexpr std::array kAllAlgorithms{Algorithm::Sequential,        Algorithm::SingleBlock,
+                                    Algorithm::ReduceThenScan,    Algorithm::Chained,
+                                    Algorithm::LookbackThread,    Algorithm::LookbackWarp,
+                                    Algorithm::LookbackPipelined, Algorithm::LookbackBulk};
+constexpr std::array kAllBlockScans{BlockScan::WarpScans, BlockScan::HillisSteele,
+                                    BlockScan::Blelloch, BlockScan::BlellochPadded};
+constexpr std::uint64_t kMaxSize = std::uint64_t{1} << 40;
+constexpr std::uint64_t kNoLimit = std::numeric_limits<std::uint64_t>::max();
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
+    s.remove_suffix(1);
+  return s;
+}
+
+std::vector<std::string_view> split(std::string_view s, char sep) {
+  std::vector<std::string_view> parts;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= s.size(); ++i)
+    if (i == s.size() || s[i] == sep) {
+      parts.push_back(trim(s.substr(start, i - start)));
+      start = i + 1;
+    }
+  return parts;
+}
+
+// A whole-token unsigned decimal number, or nothing.
+std::optional<std::uint64_t> to_uint(std::string_view s) {
+  std::uint64_t v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+// The exponent of "2^k", or nothing for other text.
+std::optional<std::uint64_t> power_exponent(std::string_view s) {
+  if (s.substr(0, 2) != "2^") return std::nullopt;
+  return to_uint(s.substr(2));
+}
+
+bool is_pow2(std::uint64_t n) {
+  return n != 0 && (n & (n - 1)) == 0;
+}
+
+int log2_of(std::uint64_t pow2) {
+  int k = 0;
+  while ((std::uint64_t{1} << k) < pow2)
+    ++k;
+  return k;
+}
+
+// The vector widths (elements) of the grid for `type`: each byte width that holds
+// at least one element, plus 1 element (always loadable). lookback_bulk copies byte
+// ranges; its vector is only the row layout of a segment: 16 bytes.
+std::vector<int> vector_widths(DataType type, const SpaceOptions& space,
+                               Algorithm algorithm = Algorithm::LookbackWarp) {
+  if (algorithm == Algorithm::LookbackBulk) return {static_cast<int>(16 / size_of(type))};
+  std::set<int> widths{1};
+  for (int bytes : space.vector_bytes) {
+    const int w = bytes / static_cast<int>(size_of(type));
+    if (w >= 1) widths.insert(w);
+  }
+  return {widths.begin(), widths.end()};
+}
+
+// The values of a dimension next to `value` (one step down and up in the sorted list).
+std::vector<int> adjacent(std::vector<int> list, int value) {
+  std::sort(list.begin(), list.end());
+  std::vector<int> out;
+  auto up = std::upper_bound(list.begin(), list.end(), value);
+  auto down = std::lower_bound(list.begin(), list.end(), value);
+  if (down != list.begin()) out.push_back(*std::prev(down));
+  if (up != list.end()) out.push_back(*up);
+  return out;
+}
+
+bool warp_lookback(Algorithm a) {
+  return a == Algorithm::LookbackWarp || a == Algorithm::LookbackPipelined ||
+         a == Algorithm::LookbackBulk;
+}
+
+// The stage counts of the grid for `algorithm` (one, unused, where it has none).
+const std::vector<int>& stage_counts(Algorithm algorithm, const SpaceOptions& space) {
+  static const std::vector<int> none{3};
+  if (algorithm == Algorithm::LookbackPipelined) return space.stages;
+  if (algorithm == Algorithm::LookbackBulk) return space.bulk_stages;
+  return none;
+}
+
+template <class T>
+bool contains(const std::vector<T>& v, const T& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+} // namespace
+
+SpaceOptions default_space() {
+  SpaceOptions s;
+  s.algorithms = {Algorithm::SingleBlock,  Algorithm::ReduceThenScan,    Algorithm::LookbackThread,
+                  Algorithm::LookbackWarp, Algorithm::LookbackPipelined, Algorithm::LookbackBulk};
+  s.block_scans = {kAllBlockScans.begin(), kAllBlockScans.end()};
+  s.block_threads = {64, 128, 256, 512, 1024};
+  s.items_per_thread = {1, 2, 4, 6, 8, 12, 16, 20, 24, 32};
+  s.vector_bytes = {4, 8, 16};
+  s.ios = {TileIO::Transpose, TileIO::Direct, TileIO::WarpTranspose};
+  s.streaming = {false, true};
+  s.lookback_spans = {1}; // wider steps measured slower on the H100 (docs/performance.md)
+  s.stages = {3};
+  s.bulk_stages = {4, 6, 7, 8};
+  s.backoffs_ns = {0, 200};
+  s.tile_loops = {false, true};
+  return s;
+}
+
+void apply_algorithms(SpaceOptions& options, std::string_view list) {
+  SpaceOptions space = options; // assigned back only when the whole list parses
+  std::vector<Algorithm> algorithms;
+  std::vector<BlockScan> block_scans;
+  for (std::string_view name : split(list, ',')) {
+    if (name == "default") {
+      const SpaceOptions d = default_space();
+      space.algorithms = d.algorithms;
+      space.block_scans = d.block_scans;
+      space.single_block_max_n = d.single_block_max_n;
+      space.hillis_steele_max_n = d.hillis_steele_max_n;
+      space.pipelined_min_n = d.pipelined_min_n;
+      space.bulk_min_n = d.bulk_min_n;
+      space.tile_loop_min_n = d.tile_loop_min_n;
+      continue;
+    }
+    if (name == "all") {
+      space.algorithms = {kAllAlgorithms.begin(), kAllAlgorithms.end()};
+      space.block_scans = {kAllBlockScans.begin(), kAllBlockScans.end()};
+      space.single_block_max_n = space.hillis_steele_max_n = kNoLimit;
+      space.pipelined_min_n = space.bulk_min_n = space.tile_loop_min_n = 0;
+      continue;
+    }
+    auto a = std::find_if(kAllAlgorithms.begin(), kAllAlgorithms.end(),
+                          [&](Algorithm x) { return to_string(x) == name; });
+    auto b = std::find_if(kAllBlockScans.begin(), kAllBlockScans.end(),
+                          [&](BlockScan x) { return to_string(x) == name; });
+    if (a != kAllAlgorithms.end()) {
+      if (!contains(algorithms, *a)) algorithms.push_back(*a);
+      // Asking for it by name means wanting it timed at every size.
+      if (*a == Algorithm::SingleBlock) space.single_block_max_n = kNoLimit;
+      if (*a == Algorithm::LookbackPipelined) space.pipelined_min_n = 0;
+      if (*a == Algorithm::LookbackBulk) space.bulk_min_n = 0;
+    } else if (b != kAllBlockScans.end()) {
+      if (!contains(block_scans, *b)) block_scans.push_back(*b);
+      if (*b == BlockScan::HillisSteele) space.hillis_steele_max_n = kNoLimit;
+    } else {
+      std::string names = "default, all";
+      for (Algorithm x : kAllAlgorithms)
+        names += fmt::format(", {}", to_string(x));
+      for (BlockScan x : kAllBlockScans)
+        names += fmt::format(", {}", to_string(x));
+      detail::fail("--algorithms: unknown algorithm or block scan '{}' in '{}' (expected: {})",
+                   name, list, names);
+    }
+  }
+  if (!algorithms.empty()) space.algorithms = algorithms;
+  if (!block_scans.empty()) space.block_scans = block_scans;
+  options = space;
+}
+
+std::vector<Policy> enumerate(DataType type, const SpaceOptions& space) {
+  std::vector<Policy> out;
+  std::set<std::string> seen;
+  auto add = [&](const Policy& p) {
+    if (!p.invalid_reason(type) && seen.insert(p.key()).second) out.push_back(p);
+  };
+  for (Algorithm algorithm : space.algorithms) {
+    if (algorithm == Algorithm::Sequential) {
+      add(Policy::sequential());
+      continue;
+    }
+    Policy p;
+    p.algorithm = algorithm;
+    // Backoffs only mean something where tiles wait on each other.
+    const std::vector<int> backoffs =
+        p.uses_tile_status() ? space.backoffs_ns : std::vector<int>{0};
+    const std::vector<int> spans =
+        warp_lookback(algorithm) ? space.lookback_spans : std::vector<int>{1};
+    const std::vector<int>& stages = stage_counts(algorithm, space);
+    const std::vector<bool> loops =
+        p.one_tile_per_block() ? space.tile_loops : std::vector<bool>{false};
+    const std::vector<int> widths = vector_widths(type, space, algorithm);
+    for (BlockScan block_scan : space.block_scans)
+      for (int tpb : space.block_threads)
+        for (int ipt : space.items_per_thread)
+          for (int vec : widths)
+            for (TileIO io : space.ios)
+              for (bool streaming : space.streaming)
+                for (int backoff : backoffs)
+                  for (int span : spans)
+                    for (int stage_count : stages)
+                      for (bool loop : loops) {
+                        p.tile_loop = loop;
+                        p.stages = stage_count;
+                        p.lookback_span = span;
+                        p.block_scan = block_scan;
+                        p.block_threads = tpb;
+                        p.items_per_thread = ipt;
+                        p.vector_width = vec;
+                        p.io = io;
+                        p.streaming = streaming;
+                        p.backoff_ns = backoff;
+                        add(p);
+                      }
+  }
+  return out;
+}
+
+bool applies_at(const Policy& policy, std::uint64_t n, const SpaceOptions& space) {
+  if (policy.algorithm == Algorithm::SingleBlock && n > space.single_block_max_n) return false;
+  if (policy.algorithm == Algorithm::LookbackPipelined && n < space.pipelined_min_n) return false;
+  if (policy.algorithm == Algorithm::LookbackBulk && n < space.bulk_min_n) return false;
+  if (policy.tile_loop && n < space.tile_loop_min_n) return false;
+  if (policy.algorithm != Algorithm::Sequential && policy.block_scan == BlockScan::HillisSteele &&
+      n > space.hillis_steele_max_n)
+    return false;
+  return true;
+}
+
+std::optional<std::string> kernel_constraint(const Policy& policy,
+                                             const std::vector<cudaFuncAttributes>& kernels,
+                                             std::size_t dynamic_bytes, std::size_t shared_limit) {
+  constexpr long kRegistersPerBlock = 65536;
+  const long threads = policy.launch_threads();
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    const cudaFuncAttributes& a = kernels[i];
+    if (a.maxThreadsPerBlock < threads)
+      return fmt::format("kernel {}: launches at most {} threads per block, the policy needs {}", i,
+                         a.maxThreadsPerBlock, threads);
+    if (static_cast<long>(a.numRegs) * threads > kRegistersPerBlock)
+      return fmt::format("kernel {}: {} registers x {} threads exceed the {} registers of a block",
+                         i, a.numRegs, threads, kRegistersPerBlock);
+    if (a.localSizeBytes > kMaxTimedSpillBytes)
+      return fmt::format("kernel {}: spills {} bytes per thread to local memory (more than {})", i,
+                         a.localSizeBytes, kMaxTimedSpillBytes);
+    if (i == 0 && a.sharedSizeBytes + dynamic_bytes > shared_limit)
+      return fmt::format("kernel {}: needs {} bytes of shared memory per block, the device "
+                         "allows {}",
+                         i, a.sharedSizeBytes + dynamic_bytes, shared_limit);
+  }
+  return std::nullopt;
+}
+
+std::vector<Policy> neighbours(const Policy& policy, DataType type, const SpaceOptions& space) {
+  std::vector<Policy> out;
+  if (policy.algorithm == Algorithm::Sequential) return out;
+  std::set<std::string> seen{policy.key()};
+  auto add = [&](const Policy& p) {
+    if (!p.invalid_reason(type) && seen.insert(p.key()).second) out.push_back(p);
+  };
+  // One dimension at a time: every value of `values` in field `member`.
+  auto vary = [&](auto member, const auto& values) {
+    Policy p = policy;
+    for (const auto& v : values) {
+      p.*member = v;
+      add(p);
+    }
+  };
+  vary(&Policy::block_threads, adjacent(space.block_threads, policy.block_threads));
+  vary(&Policy::items_per_thread, adjacent(space.items_per_thread, policy.items_per_thread));
+  vary(&Policy::vector_width,
+       adjacent(vector_widths(type, space, policy.algorithm), policy.vector_width));
+  vary(&Policy::block_scan, space.block_scans);
+  vary(&Policy::io, space.ios);
+  vary(&Policy::streaming, space.streaming);
+  if (warp_lookback(policy.algorithm)) vary(&Policy::lookback_span, space.lookback_spans);
+  if (policy.stages_tiles()) vary(&Policy::stages, stage_counts(policy.algorithm, space));
+  if (policy.uses_tile_status()) vary(&Policy::backoff_ns, space.backoffs_ns);
+  if (policy.one_tile_per_block()) vary(&Policy::tile_loop, space.tile_loops);
+  // The other look-back variants of the same shape.
+  const std::vector<Algorithm> lookbacks{Algorithm::LookbackThread, Algorithm::LookbackWarp,
+                                         Algorithm::LookbackPipelined, Algorithm::LookbackBulk};
+  if (contains(lookbacks, policy.algorithm)) {
+    std::vector<Algorithm> listed;
+    for (Algorithm a : lookbacks)
+      if (contains(space.algorithms, a)) listed.push_back(a);
+    vary(&Policy::algorithm, listed);
+  }
+  return out;
+}
+
+std::vector<TileIO> parse_tile_ios(std::string_view text) {
+  std::vector<TileIO> out;
+  for (std::string_view name : split(text, ','))
+    if (!contains(out, parse_tile_io(name))) out.push_back(parse_tile_io(name));
+  return out;
+}
+
+namespace {
+// A list of two names for a flag's values ("default,streaming"); `what` names an entry.
+std::vector<bool> parse_flag_list(std::string_view text, std::string_view what,
+                                  std::string_view off, std::string_view on) {
+  std::vector<bool> out;
+  for (std::string_view name : split(text, ',')) {
+    if (name != off && name != on)
+      detail::fail("unknown {} '{}' (expected one of: {}, {})", what, name, off, on);
+    if (!contains(out, name == on)) out.push_back(name == on);
+  }
+  return out;
+}
+} // namespace
+
+std::vector<bool> parse_cache_hints(std::string_view text) {
+  return parse_flag_list(text, "cache hint", "default", "streaming");
+}
+
+std::vector<bool> parse_tile_loops(std::string_view text) {
+  return parse_flag_list(text, "tile loop", "off", "on");
+}
+
+std::vector<std::uint64_t> parse_sizes(std::string_view text) {
+  auto bad = [&](std::string_view why) -> std::uint64_t {
+    detail::fail("bad size list '{}': {}", text, why);
+  };
+  // One size: "2^k", "1.5x2^k" or a decimal number, within [1, 2^40].
+  auto size_of_text = [&](std::string_view s) -> std::uint64_t {
+    const bool half = s.substr(0, 4) == "1.5x";
+    if (auto k = power_exponent(half ? s.substr(4) : s)) {
+      if (*k > (half ? 39 : 40)) bad(fmt::format("'{}' is above 2^40", s));
+      if (half && *k < 1) bad(fmt::format("'{}' is not a whole number", s));
+      return half ? std::uint64_t{3} << (*k - 1) : std::uint64_t{1} << *k;
+    }
+    auto v = to_uint(s);
+    if (!v) bad(fmt::format("'{}' is not a size (2^K, 1.5x2^K or a number)", s));
+    if (*v < 1 || *v > kMaxSize) bad(fmt::format("'{}' is outside [1, 2^40]", s));
+    return *v;
+  };
+  std::set<std::uint64_t> sizes;
+  for (std::string_view item : split(text, ',')) {
+    if (item.empty()) bad("empty entry");
+    const auto f = split(item, ':');
+    if (f.size() == 1) {
+      sizes.insert(size_of_text(item));
+      continue;
+    }
+    if (f.size() > 3) bad(fmt::format("'{}' is not A:B or A:B:STEP", item));
+    const std::uint64_t a = size_of_text(f[0]), b = size_of_text(f[1]);
+    if (!is_pow2(a) || !is_pow2(b))
+      bad(fmt::format("range '{}' needs powers of two as bounds", item));
+    if (a > b) bad(fmt::format("range '{}' runs backwards", item));
+    // In half octaves: step 0.5 adds the 1.5 x 2^k sizes (the odd size buckets).
+    int half_steps = 2;
+    if (f.size() == 3) {
+      auto s = to_uint(f[2]);
+      if (f[2] == "0.5")
+        half_steps = 1;
+      else if (!s || *s < 1 || *s > 40)
+        bad(fmt::format("step '{}' is not an exponent step in [1, 40] or 0.5", f[2]));
+      else
+        half_steps = static_cast<int>(2 * *s);
+    }
+    for (int h = 2 * log2_of(a); h <= 2 * log2_of(b); h += half_steps)
+      if (h != 1) // 1.5 is no size
+        sizes.insert(h % 2 == 0 ? std::uint64_t{1} << (h / 2) : std::uint64_t{3} << (h / 2 - 1));
+  }
+  return {sizes.begin(), sizes.end()};
+}
+
+std::vector<int> parse_int_list(std::string_view text, std::string_view what) {
+  auto bad = [&](std::string_view why) -> int {
+    detail::fail("bad {} list '{}': {}", what, text, why);
+  };
+  auto value = [&](std::string_view s) -> int {
+    auto v = to_uint(s);
+    if (!v || *v > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
+      bad(fmt::format("'{}' is not a non-negative integer", s));
+    return static_cast<int>(*v);
+  };
+  std::set<int> values;
+  for (std::string_view item : split(text, ',')) {
+    if (item.empty()) bad("empty entry");
+    const auto f = split(item, ':');
+    if (f.size() == 1) {
+      values.insert(value(item));
+      continue;
+    }
+    if (f.size() > 3) bad(fmt::format("'{}' is not A:B, A:B:STEP or A:B:xFACTOR", item));
+    const long a = value(f[0]), b = value(f[1]);
+    if (a > b) bad(fmt::format("range '{}' runs backwards", item));
+    long step = 1, factor = 1;
+    if (f.size() == 3) {
+      const bool geometric = !f[2].empty() && f[2][0] == 'x';
+      const long s = value(geometric ? f[2].substr(1) : f[2]);
+      if (geometric ? s < 2 : s < 1) bad(fmt::format("bad step '{}' in '{}'", f[2], item));
+      (geometric ? factor : step) = s;
+    }
+    if (factor > 1 && a == 0) bad(fmt::format("geometric range '{}' starts at 0", item));
+    for (long v = a; v <= b; v = factor > 1 ? v * factor : v + step) {
+      values.insert(static_cast<int>(v));
+      if (values.size() > 4096) bad("more than 4096 values");
+    }
+  }
+  return {values.begin(), values.end()};
+}
+
+} // namespace scantune::tuner

@@ -1,0 +1,268 @@
+// The successive-halving strategy (the default): screen a core of the space at a
+// few representative sizes, keep the best third round after round, refine the
+// survivors through their grid neighbours, then confirm each region's top
+// candidates at every size.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <string>
+
+#include "tuner/search/strategy.hpp"
+
+namespace scantune::tuner {
+namespace {
+
+constexpr std::size_t kTop = 6;             // K: survivors of screening, finalists per region
+constexpr std::size_t kTopOutOfTime = 2;    // K once the time budget is spent
+constexpr std::size_t kFromAdjacent = 2;    // finalists borrowed from each adjacent region
+constexpr std::size_t kRepresentatives = 7; // one per ~3 octaves over 2^10..2^30
+constexpr int kRefinePasses = 2;            // a second pass follows a neighbour that took the lead
+
+double log_size(std::uint64_t n) {
+  return std::log2(static_cast<double>(n));
+}
+
+// Up to four sizes spread evenly on a log scale, always the smallest and largest.
+std::vector<std::uint64_t> representatives(const std::vector<std::uint64_t>& sizes) {
+  if (sizes.size() <= kRepresentatives) return sizes;
+  const double lo = log_size(sizes.front()), hi = log_size(sizes.back());
+  std::vector<std::uint64_t> reps;
+  for (std::size_t i = 0; i < kRepresentatives; ++i) {
+    const double target = lo + (hi - lo) * static_cast<double>(i) / (kRepresentatives - 1);
+    const std::uint64_t nearest =
+        *std::min_element(sizes.begin(), sizes.end(), [&](std::uint64_t a, std::uint64_t b) {
+          return std::abs(log_size(a) - target) < std::abs(log_size(b) - target);
+        });
+    if (std::find(reps.begin(), reps.end(), nearest) == reps.end()) reps.push_back(nearest);
+  }
+  return reps;
+}
+
+// The index of the representative nearest to `size` in log distance.
+std::size_t region_of(std::uint64_t size, const std::vector<std::uint64_t>& reps) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < reps.size(); ++i)
+    if (std::abs(log_size(size) - log_size(reps[i])) <
+        std::abs(log_size(size) - log_size(reps[best])))
+      best = i;
+  return best;
+}
+
+// The candidates screened first: the usually best block scan, tile I/O (the warp
+// transpose where the space has it), cache hints, backoff, look-back span, stages and
+// one tile per block (no tile loop); refinement visits the other values of those
+// dimensions.
+std::vector<Policy> core_candidates(const std::vector<Policy>& candidates) {
+  TileIO io = TileIO::Transpose;
+  for (const Policy& p : candidates)
+    if (p.io == TileIO::WarpTranspose) io = TileIO::WarpTranspose;
+  std::vector<Policy> core;
+  for (const Policy& p : candidates)
+    if (p.block_scan == BlockScan::WarpScans && p.io == io && !p.streaming && p.backoff_ns == 0 &&
+        p.lookback_span == 1 && p.stages == 3 && !p.tile_loop)
+      core.push_back(p);
+  return core.empty() ? candidates : core;
+}
+
+std::vector<Policy> applicable(const std::vector<Policy>& policies, std::uint64_t n,
+                               const SpaceOptions& space) {
+  std::vector<Policy> out;
+  for (const Policy& p : policies)
+    if (applies_at(p, n, space)) out.push_back(p);
+  return out;
+}
+
+bool contains(const std::vector<Policy>& v, const Policy& p) {
+  return std::find(v.begin(), v.end(), p) != v.end();
+}
+
+// The policies of `pool` whose latest result is Ok, fastest first.
+std::vector<Policy> ranked(const std::vector<Policy>& pool,
+                           const std::map<std::string, Result>& latest) {
+  std::vector<const Result*> ok;
+  for (const Policy& p : pool)
+    if (auto it = latest.find(p.key()); it != latest.end() && it->second.ok())
+      ok.push_back(&it->second);
+  std::stable_sort(ok.begin(), ok.end(),
+                   [](const Result* a, const Result* b) { return a->median_ns < b->median_ns; });
+  std::vector<Policy> out;
+  for (const Result* r : ok)
+    out.push_back(r->policy);
+  return out;
+}
+
+void truncate(std::vector<Policy>& v, std::size_t n) {
+  if (v.size() > n) v.resize(n);
+}
+
+// Successive halving: how many screen measurements rounds of `n` candidates take.
+std::size_t halving_measurements(std::size_t n) {
+  std::size_t total = 0;
+  for (;;) {
+    total += n;
+    if (n <= kTop) return total;
+    n = std::max(kTop, (n + 2) / 3);
+    if (n <= kTop) return total;
+  }
+}
+
+// The grid neighbours of `top` worth screening at n: candidates (`allowed` keys)
+// not measured there yet (`measured`: a set or map of keys).
+template <class Keys>
+std::vector<Policy>
+unmeasured_neighbours(const SearchContext& ctx, const std::set<std::string>& allowed,
+                      const std::vector<Policy>& top, std::uint64_t n, const Keys& measured) {
+  std::vector<Policy> batch;
+  for (const Policy& p : top)
+    for (const Policy& q : neighbours(p, ctx.problem.type, ctx.space))
+      if (allowed.count(q.key()) && !measured.count(q.key()) && applies_at(q, n, ctx.space) &&
+          !contains(batch, q))
+        batch.push_back(q);
+  return batch;
+}
+
+std::set<std::string> keys_of(const std::vector<Policy>& policies) {
+  std::set<std::string> keys;
+  for (const Policy& p : policies)
+    keys.insert(p.key());
+  return keys;
+}
+
+// The state of one run: the context, the candidate set and the best time per size.
+class Search {
+public:
+  explicit Search(SearchContext& ctx) : ctx_(ctx), allowed_(keys_of(ctx.candidates)) {}
+
+  // Screening, halving and refinement at the representative size n; returns its
+  // top K, fastest first.
+  std::vector<Policy> explore(std::uint64_t n, const std::vector<Policy>& core) {
+    std::map<std::string, Result> latest; // policy key -> its latest screen result at n
+    std::vector<Policy> pool = applicable(core, n, ctx_.space);
+    for (;;) {
+      const bool complete = screen(pool, n, latest);
+      pool = ranked(pool, latest);
+      if (!complete || pool.size() <= kTop) break;
+      truncate(pool, std::max(kTop, (pool.size() + 2) / 3));
+      if (pool.size() <= kTop) break;
+    }
+    for (int pass = 0; pass < kRefinePasses && !ctx_.out_of_time(); ++pass) {
+      const std::vector<Policy> before = pool;
+      const std::vector<Policy> batch = unmeasured_neighbours(ctx_, allowed_, pool, n, latest);
+      if (batch.empty()) break;
+      const bool complete = screen(batch, n, latest);
+      pool.insert(pool.end(), batch.begin(), batch.end());
+      pool = ranked(pool, latest);
+      truncate(pool, kTop);
+      if (!complete || pool == before) break;
+    }
+    truncate(pool, kTop);
+    return pool;
+  }
+
+  // Measures `batch` at n with Effort::Screen into `latest`; false when the time
+  // budget ran out before the end.
+  bool screen(const std::vector<Policy>& batch, std::uint64_t n,
+              std::map<std::string, Result>& latest) {
+    if (batch.empty()) return true;
+    ctx_.evaluator->prefetch(batch);
+    for (const Policy& p : batch) {
+      if (ctx_.out_of_time()) return false;
+      latest.insert_or_assign(p.key(), measure(p, n, Effort::Screen));
+    }
+    return true;
+  }
+
+  Result measure(const Policy& p, std::uint64_t n, Effort effort) {
+    auto best = best_ns_.find(n);
+    const double limit = best == best_ns_.end() ? 0 : ctx_.time_limit_factor * best->second;
+    Result r = ctx_.evaluator->measure(p, n, effort, limit);
+    if (r.ok() && (best == best_ns_.end() || r.median_ns < best->second)) best_ns_[n] = r.median_ns;
+    return r;
+  }
+
+private:
+  SearchContext& ctx_;
+  std::set<std::string> allowed_;
+  std::map<std::uint64_t, double> best_ns_;
+};
+
+// The finalists of size n: the top k of its region and the leaders of the adjacent
+// regions, as far as they apply at n; when none does (the budget ran out early),
+// the leaders of the nearest region that has some.
+std::vector<Policy> finalists_for(std::uint64_t n, std::size_t region,
+                                  const std::vector<std::vector<Policy>>& tops, std::size_t k,
+                                  const SpaceOptions& space) {
+  std::vector<Policy> list;
+  auto take = [&](std::size_t r, std::size_t count) {
+    for (const Policy& p : tops[r])
+      if (count > 0 && applies_at(p, n, space) && !contains(list, p)) {
+        list.push_back(p);
+        --count;
+      }
+  };
+  take(region, k);
+  if (region > 0) take(region - 1, kFromAdjacent);
+  if (region + 1 < tops.size()) take(region + 1, kFromAdjacent);
+  for (std::size_t d = 2; list.empty() && d < tops.size(); ++d) {
+    if (region >= d) take(region - d, kFromAdjacent);
+    if (region + d < tops.size()) take(region + d, kFromAdjacent);
+  }
+  return list;
+}
+
+class Halving : public Strategy {
+public:
+  std::string_view name() const override { return "halving"; }
+
+  std::size_t planned_measurements(const SearchContext& ctx) const override {
+    const auto reps = representatives(ctx.sizes);
+    const auto core = core_candidates(ctx.candidates);
+    const std::set<std::string> allowed = keys_of(ctx.candidates);
+    std::size_t total = 0;
+    for (std::uint64_t n : reps) {
+      std::vector<Policy> pool = applicable(core, n, ctx.space);
+      total += halving_measurements(pool.size());
+      // Refinement, estimated as one pass over the neighbours of the first K.
+      const std::set<std::string> measured = keys_of(pool);
+      truncate(pool, kTop);
+      total += unmeasured_neighbours(ctx, allowed, pool, n, measured).size();
+    }
+    for (std::uint64_t n : ctx.sizes) {
+      const std::size_t region = region_of(n, reps);
+      const std::size_t adjacent = (region > 0) + (region + 1 < reps.size());
+      const std::size_t can = applicable(ctx.candidates, n, ctx.space).size();
+      total += std::min(can, kTop + kFromAdjacent * adjacent);
+    }
+    return total;
+  }
+
+  std::vector<SizeOutcome> run(SearchContext& ctx) override {
+    Search search(ctx);
+    const auto reps = representatives(ctx.sizes);
+    const auto core = core_candidates(ctx.candidates);
+    std::vector<std::vector<Policy>> tops(reps.size());
+    for (std::size_t r = 0; r < reps.size() && !ctx.out_of_time(); ++r)
+      tops[r] = search.explore(reps[r], core);
+
+    std::vector<SizeOutcome> outcomes;
+    for (std::uint64_t n : ctx.sizes) {
+      const std::size_t k = ctx.out_of_time() ? kTopOutOfTime : kTop;
+      const std::vector<Policy> list = finalists_for(n, region_of(n, reps), tops, k, ctx.space);
+      SizeOutcome outcome{n, {}};
+      ctx.evaluator->prefetch(list);
+      for (const Policy& p : list)
+        outcome.finalists.push_back(search.measure(p, n, Effort::Confirm));
+      outcomes.push_back(std::move(outcome));
+    }
+    return outcomes;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Strategy> make_halving_strategy() {
+  return std::make_unique<Halving>();
+}
+
+} // namespace scantune::tuner
