@@ -138,12 +138,13 @@ BenchReport run_bench(const BenchOptions& o, const std::function<void(const std:
   r.kind = std::string(to_string(o.kind));
   r.sizes = fitting_sizes(o.sizes, o.type, log);
   r.series = {{"tuned", "", {}}, {"cub", "", {}}, {"memcpy", "", {}}};
-  const auto policies = representative_policies(o.type, o.algorithms);
+  auto policies = representative_policies(o.type, o.algorithms);
+  if (o.policy) policies.emplace_back("policy", *o.policy);
   for (const auto& [name, policy] : policies)
     r.series.push_back({name, policy.key(), {}});
   if (r.sizes.empty()) return r;
 
-  GpuEvaluator eval(scanner, cache ? &*cache : nullptr, problem, r.sizes.back());
+  GpuEvaluator eval(scanner, cache ? &*cache : nullptr, problem, r.sizes.back(), o.timing);
   log(fmt::format("{}: inputs and reference for up to {} ready in {:.1f} s", problem.label(),
                   size_label(r.sizes.back()), eval.setup_seconds()));
   std::vector<Policy> prefetch;

@@ -3,8 +3,11 @@
 // database without creating one, and custom operators.
 #pragma once
 
+#include <algorithm>
+#include <iterator>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -12,6 +15,35 @@
 #include "tuner/db_report.hpp"
 
 namespace scantune::cli {
+
+inline constexpr DataType kAllTypes[] = {DataType::Int32,  DataType::UInt32,  DataType::Int64,
+                                         DataType::UInt64, DataType::Float32, DataType::Float64};
+inline constexpr Op kAllOps[] = {Op::Sum,    Op::Product, Op::Min,   Op::Max,
+                                 Op::BitAnd, Op::BitOr,   Op::BitXor};
+inline constexpr ScanKind kAllKinds[] = {ScanKind::Inclusive, ScanKind::Exclusive};
+
+inline std::vector<std::string_view> split_list(std::string_view list) {
+  std::vector<std::string_view> items;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= list.size(); ++i)
+    if (i == list.size() || list[i] == ',') {
+      items.push_back(list.substr(start, i - start));
+      start = i + 1;
+    }
+  return items;
+}
+
+/// A comma-separated list of names, or "all"; duplicates dropped, order kept.
+template <class E, std::size_t N, class Parse>
+std::vector<E> parse_names(std::string_view list, const E (&all)[N], Parse parse) {
+  if (list == "all") return {std::begin(all), std::end(all)};
+  std::vector<E> values;
+  for (auto item : split_list(list)) {
+    E v = parse(item);
+    if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
+  }
+  return values;
+}
 
 /// --custom-op "NAME:BODY:IDENTITY" (the body may contain ':': the name ends at the
 /// first ':', the identity starts after the last; a bare expression becomes
