@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cache/tuning_db.hpp"
+#include "strings.hpp"
 #include "tuner/db_report.hpp"
 
 namespace scantune::cli {
@@ -22,23 +23,12 @@ inline constexpr Op kAllOps[] = {Op::Sum,    Op::Product, Op::Min,   Op::Max,
                                  Op::BitAnd, Op::BitOr,   Op::BitXor};
 inline constexpr ScanKind kAllKinds[] = {ScanKind::Inclusive, ScanKind::Exclusive};
 
-inline std::vector<std::string_view> split_list(std::string_view list) {
-  std::vector<std::string_view> items;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i <= list.size(); ++i)
-    if (i == list.size() || list[i] == ',') {
-      items.push_back(list.substr(start, i - start));
-      start = i + 1;
-    }
-  return items;
-}
-
 /// A comma-separated list of names, or "all"; duplicates dropped, order kept.
 template <class E, std::size_t N, class Parse>
 std::vector<E> parse_names(std::string_view list, const E (&all)[N], Parse parse) {
   if (list == "all") return {std::begin(all), std::end(all)};
   std::vector<E> values;
-  for (auto item : split_list(list)) {
+  for (auto item : detail::split(list, ',')) {
     E v = parse(item);
     if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
   }
