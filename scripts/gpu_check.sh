@@ -6,6 +6,8 @@
 # tests: GTEST_FILTER picks the suites (default every Gpu* test). sanitize:
 # SANITIZE_FILTER (default GpuSanitize*). example: examples/ built against an
 # install in $BUILD/prefix (LD_LIBRARY_PATH, as the install's RPATH is this machine's).
+# bench: `scantune bench` of int32/float32/int64/float64 sums (BENCH_ARGS, if set,
+# replaces those options) to bench.md/.json/.csv.
 # clibench: `scantune bench` with every algorithm (bench_all.md/.json/.svg), the
 # CLI's Gpu* tests, and `scantune plot` of the database $DB (when set) to tuning.svg.
 #   DB=tuning.db PLOT_ARGS='--device H100 --type int32' scripts/gpu_check.sh clibench
@@ -36,9 +38,9 @@ for step in "${steps[@]}"; do
         [ $s -eq 0 ] || rc=1
       done ;;
     bench)
-      if [ -x "$BUILD/bench/scantune_bench" ]; then
-        "$BUILD/bench/scantune_bench" ${BENCH_ARGS:-} --json "$OUT/bench.json" 2>&1 | tee "$OUT/bench.md" | tail -60
-      fi ;;
+      "$BUILD/tuner/scantune" bench ${BENCH_ARGS:---types int32,float32,int64,float64} \
+        --json "$OUT/bench.json" --csv "$OUT/bench.csv" 2>&1 | tee "$OUT/bench.md" | tail -60
+      [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1 ;;
     clibench)
       "$BUILD/tests/tuner/scantune_cli_inspect_tests" --gtest_filter='Gpu*' 2>&1 |
         tee "$OUT/clibench_tests.log" | grep -E '^\[ +(OK|FAILED|SKIPPED) |PASSED|FAILED' | tail -5

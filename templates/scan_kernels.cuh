@@ -45,25 +45,6 @@ __device__ __forceinline__ void await_previous_grid() {
 #endif
 }
 
-// Timeline hook of single_pass_kernel and bulk_kernel (bench/experiments/*_trace.cu
-// define it to record the time of each step; the library's sources never do, so it
-// costs nothing). Events, as bulk_kernel's roles / single_pass_kernel take them:
-#ifndef SCANTUNE_TRACE
-#define SCANTUNE_TRACE(event, index)
-#endif
-enum trace_event {
-  TRACE_BLOCK_START, // producer warp / every warp starts (index: blockIdx.x)
-  TRACE_TICKET,      // producer drew tile `index`
-  TRACE_LANDED,      // reducer: the tile is in shared memory / warp 0: every warp's
-                     // items are loaded and reduced
-  TRACE_AGGREGATE,   // reducer published its aggregate
-  TRACE_PREFIX,      // look-back warp / warp 0 published the inclusive prefix
-  TRACE_READY,       // a consumer warp took the tile's prefix
-  TRACE_STORED,      // a consumer warp issued its store / every warp issued its stores
-  TRACE_BLOCK_END,   // a consumer warp's stores have been read (index: blockIdx.x)
-  TRACE_EVENTS
-};
-
 template <class T, class Op, int KIND>
 __device__ __forceinline__ T first_prefix(T init) {
   return KIND == KIND_EXCLUSIVE ? init : Op::identity();
@@ -182,15 +163,11 @@ template <class T, class Op, int KIND, class P>
 __device__ __forceinline__ T single_pass_prefix(unsigned long long* ws, unsigned tile,
                                                 unsigned& gen, bool settle,
                                                 unsigned long long drawn, T aggregate, T init) {
-  SCANTUNE_TRACE(TRACE_LANDED, tile);
   if (settle) {
     if (threadIdx.x == 0) gen = settle_ticket(ws, drawn, gridDim.x - 1);
     gen = __shfl_sync(FULL_WARP, gen, 0);
   }
-  const T prefix =
-      resolve_prefix<T, Op, KIND, P>(ws + STATUS_OFFSET_WORDS, tile, gen, aggregate, init);
-  SCANTUNE_TRACE(TRACE_PREFIX, tile);
-  return prefix;
+  return resolve_prefix<T, Op, KIND, P>(ws + STATUS_OFFSET_WORDS, tile, gen, aggregate, init);
 }
 
 // Single pass over the input, one tile per block: chained scan or decoupled
@@ -211,14 +188,12 @@ __global__ void __launch_bounds__(P::block_threads) single_pass_kernel(SCANTUNE_
   __shared__ unsigned s_ticket, s_gen;
   const unsigned long long drawn = draw_ticket(ws, by_block, s_ticket, s_gen);
   const unsigned tile = by_block ? blockIdx.x : s_ticket;
-  SCANTUNE_TRACE(TRACE_BLOCK_START, tile);
   tile_scan<T, Op, KIND, P>::run(in, out, n, shift, (flags & FLAG_OUT_VECTORS) != 0, tile,
                                  tile_smem<T, P>::get(), [&](T aggregate) {
                                    unsigned gen = by_block ? 0u : s_gen;
                                    return single_pass_prefix<T, Op, KIND, P>(
                                        ws, tile, gen, by_block, drawn, aggregate, init);
                                  });
-  SCANTUNE_TRACE(TRACE_STORED, tile);
 }
 
 // Policy key ".loop": single_pass_kernel's algorithms in a grid of at most one wave
@@ -239,14 +214,12 @@ __global__ void __launch_bounds__(P::block_threads)
   for (unsigned long long t = by_block ? blockIdx.x : s_ticket; t < tiles;
        t += by_block ? gridDim.x : tiles) {
     const unsigned tile = unsigned(t);
-    SCANTUNE_TRACE(TRACE_BLOCK_START, tile);
     tile_scan<T, Op, KIND, P>::run(in, out, n, shift, (flags & FLAG_OUT_VECTORS) != 0, tile,
                                    tile_smem<T, P>::get(), [&](T aggregate) {
                                      return single_pass_prefix<T, Op, KIND, P>(
                                          ws, tile, gen, by_block && gen == 0u, drawn, aggregate,
                                          init);
                                    });
-    SCANTUNE_TRACE(TRACE_STORED, tile);
     __syncthreads(); // the next tile's loads reuse shared memory
   }
 }
@@ -451,7 +424,6 @@ __global__ void __launch_bounds__(P::block_threads + 96, 1) bulk_kernel(SCANTUNE
   __syncthreads();
 
   if (warp == CONSUMERS) { // producer
-    SCANTUNE_TRACE(TRACE_BLOCK_START, blockIdx.x);
     for (unsigned k = 0;; ++k) {
       const int s = int(k % S);
       if (k >= unsigned(S)) mbar_wait(&empty[s], (k / S - 1) & 1u);
@@ -466,7 +438,6 @@ __global__ void __launch_bounds__(P::block_threads + 96, 1) bulk_kernel(SCANTUNE
         mbar_arrive(&full[s]);
         return;
       }
-      SCANTUNE_TRACE(TRACE_TICKET, t);
       if (is_full(t) && lane == 0) {
         mbar_arrive_expect_tx(&full[s], unsigned(TILE * sizeof(T)));
         bulk_load(stage(s), in + start_of(t), unsigned(TILE * sizeof(T)), &full[s]);
@@ -486,7 +457,6 @@ __global__ void __launch_bounds__(P::block_threads + 96, 1) bulk_kernel(SCANTUNE
 
   if (warp == CONSUMERS + 1) { // reducer
     relay_stages<S>(full, reduced, s_tile, tiles, [&](int s, unsigned t) {
-      SCANTUNE_TRACE(TRACE_LANDED, t);
       // Lane l folds each segment's vectors l*ROWS .. l*ROWS+ROWS-1, reading them
       // rotated by `rot` so that the 8 lanes of a 16-byte access phase hit 8
       // different bank groups; the positions below `rot` arrive last and are folded
@@ -534,7 +504,6 @@ __global__ void __launch_bounds__(P::block_threads + 96, 1) bulk_kernel(SCANTUNE
       }
       publish_aggregate<T, Op, KIND>(slots, t, s_gen, run, init);
       if (lane == 0) s_agg[s] = run;
-      SCANTUNE_TRACE(TRACE_AGGREGATE, t);
     });
     return;
   }
@@ -543,7 +512,6 @@ __global__ void __launch_bounds__(P::block_threads + 96, 1) bulk_kernel(SCANTUNE
     relay_stages<S>(reduced, ready, s_tile, tiles, [&](int s, unsigned t) {
       const T prefix = finish_lookback<T, Op, KIND, P>(slots, t, s_gen, s_agg[s], init);
       if (lane == 0) s_prefix[s] = prefix;
-      SCANTUNE_TRACE(TRACE_PREFIX, t);
     });
     return;
   }
@@ -557,7 +525,6 @@ __global__ void __launch_bounds__(P::block_threads + 96, 1) bulk_kernel(SCANTUNE
     mbar_wait(&ready[s], (k / S) & 1u);
     const unsigned t = s_tile[s];
     if (t >= tiles) break;
-    SCANTUNE_TRACE(TRACE_READY, t);
     T carry = op(s_prefix[s], s_seg[s][warp]);
     T* seg = stage(s) + warp * SEG;
     V* vseg = reinterpret_cast<V*>(seg);
@@ -605,7 +572,6 @@ __global__ void __launch_bounds__(P::block_threads + 96, 1) bulk_kernel(SCANTUNE
       if (lane == 0) {
         bulk_store(out + g_seg, seg, unsigned(SEG * sizeof(T)));
         bulk_commit();
-        SCANTUNE_TRACE(TRACE_STORED, t);
         if (pending >= 0) {
           bulk_wait_read<1>();
           mbar_arrive(&empty[pending]);
@@ -625,7 +591,6 @@ __global__ void __launch_bounds__(P::block_threads + 96, 1) bulk_kernel(SCANTUNE
     }
   }
   if (lane == 0) bulk_wait_all(); // the stores must finish reading before the block exits
-  SCANTUNE_TRACE(TRACE_BLOCK_END, blockIdx.x);
 }
 
 // Reduce-then-scan, pass 1: each block reduces its tile into partials[tile].

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "errors.hpp"
+#include "strings.hpp"
 
 namespace scantune {
 namespace {
@@ -40,17 +41,6 @@ constexpr std::array<std::string_view, 8> kAlgorithmNames{
 constexpr std::array<std::string_view, 3> kTileIONames{"xpose", "direct", "wxpose"};
 constexpr std::array<std::string_view, 4> kBlockScanNames{"warp_scans", "hillis_steele", "blelloch",
                                                           "blelloch_padded"};
-
-std::vector<std::string_view> split(std::string_view s, char sep) {
-  std::vector<std::string_view> parts;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i <= s.size(); ++i)
-    if (i == s.size() || s[i] == sep) {
-      parts.push_back(s.substr(start, i - start));
-      start = i + 1;
-    }
-  return parts;
-}
 
 // Parses "<prefix><integer>", e.g. "tpb256".
 int prefixed_int(std::string_view token, std::string_view prefix, std::string_view key) {
@@ -145,7 +135,7 @@ std::string Policy::key() const {
 }
 
 Policy Policy::parse(std::string_view key) {
-  auto parts = split(key, '.');
+  auto parts = detail::split(key, '.');
   Policy p;
   p.algorithm = parse_algorithm(parts[0]);
   if (p.algorithm == Algorithm::Sequential) {

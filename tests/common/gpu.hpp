@@ -6,6 +6,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "cuda_check.hpp"
+
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -29,20 +31,14 @@ protected:
   }
 };
 
-#define ST_CUDA(call)                                                                              \
-  do {                                                                                             \
-    cudaError_t st_e_ = (call);                                                                    \
-    if (st_e_ != cudaSuccess)                                                                      \
-      throw std::runtime_error(std::string(#call) + ": " + cudaGetErrorString(st_e_));             \
-  } while (0)
-
 /// A device buffer of T, freed on scope exit.
 template <class T>
 struct DeviceBuffer {
   T* ptr = nullptr;
   std::size_t count = 0;
   explicit DeviceBuffer(std::size_t n) : count(n) {
-    ST_CUDA(cudaMalloc(reinterpret_cast<void**>(&ptr), std::max<std::size_t>(n, 1) * sizeof(T)));
+    SCANTUNE_CUDA_TRY(
+        cudaMalloc(reinterpret_cast<void**>(&ptr), std::max<std::size_t>(n, 1) * sizeof(T)));
   }
   ~DeviceBuffer() { cudaFree(ptr); }
   DeviceBuffer(const DeviceBuffer&) = delete;
@@ -51,18 +47,19 @@ struct DeviceBuffer {
   // return before its DMA lands, and cudaMemset is asynchronous; neither is ordered
   // with non-blocking streams.
   void upload(const std::vector<T>& v, std::size_t offset = 0) {
-    ST_CUDA(cudaMemcpy(ptr + offset, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
-    ST_CUDA(cudaStreamSynchronize(cudaStreamLegacy));
+    SCANTUNE_CUDA_TRY(
+        cudaMemcpy(ptr + offset, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+    SCANTUNE_CUDA_TRY(cudaStreamSynchronize(cudaStreamLegacy));
   }
   std::vector<T> download(std::size_t n, std::size_t offset = 0) const {
     std::vector<T> v(n);
-    ST_CUDA(cudaMemcpy(v.data(), ptr + offset, n * sizeof(T), cudaMemcpyDeviceToHost));
+    SCANTUNE_CUDA_TRY(cudaMemcpy(v.data(), ptr + offset, n * sizeof(T), cudaMemcpyDeviceToHost));
     return v;
   }
   /// Fills with a byte pattern so unwritten outputs never look right.
   void poison() {
-    ST_CUDA(cudaMemset(ptr, 0xA5, std::max<std::size_t>(count, 1) * sizeof(T)));
-    ST_CUDA(cudaStreamSynchronize(cudaStreamLegacy));
+    SCANTUNE_CUDA_TRY(cudaMemset(ptr, 0xA5, std::max<std::size_t>(count, 1) * sizeof(T)));
+    SCANTUNE_CUDA_TRY(cudaStreamSynchronize(cudaStreamLegacy));
   }
 };
 

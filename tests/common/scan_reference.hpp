@@ -1,9 +1,7 @@
-// Host reference scans and test-data generators, with the device operators'
-// exact semantics (wrapping integer Sum/Product; integer min/max keep the left
-// operand on ties, float min/max are fmin/fmax).
+// Test-data generators, and the host reference scan of a vector: the tuner's
+// (tuner/reference.hpp), with the device operators' exact semantics.
 #pragma once
 
-#include <cmath>
 #include <cstdint>
 #include <random>
 #include <type_traits>
@@ -11,55 +9,11 @@
 
 #include "policy.hpp"
 #include "scantune/scantune.hpp"
+#include "tuner/gpu/reference.hpp"
 
 namespace scantune::test {
 
-template <class T>
-T apply(Op op, T a, T b) {
-  if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
-    switch (op) {
-    case Op::Sum:
-      return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-    case Op::Product:
-      return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
-    case Op::BitAnd:
-      return static_cast<T>(a & b);
-    case Op::BitOr:
-      return static_cast<T>(a | b);
-    case Op::BitXor:
-      return static_cast<T>(a ^ b);
-    default:
-      break;
-    }
-  } else {
-    if (op == Op::Sum) return a + b;
-    if (op == Op::Product) return a * b;
-    if (op == Op::Min) return std::fmin(a, b);
-    if (op == Op::Max) return std::fmax(a, b);
-  }
-  if (op == Op::Min) return b < a ? b : a;
-  return a < b ? b : a; // Max
-}
-
-template <class T>
-std::vector<T> reference_scan(const std::vector<T>& in, Op op, ScanKind kind, T init) {
-  std::vector<T> out(in.size());
-  if (in.empty()) return out;
-  T acc = kind == ScanKind::Exclusive ? init : in[0];
-  std::size_t i = 0;
-  if (kind == ScanKind::Inclusive) out[i++] = acc;
-  for (; i < in.size(); ++i) {
-    if (kind == ScanKind::Exclusive) {
-      out[i] = acc;
-      acc = apply(op, acc, in[i]);
-    } else {
-      acc = apply(op, acc, in[i]);
-      out[i] = acc;
-    }
-  }
-  return out;
-}
+using tuner::reference_scan;
 
 /// Data that exercises `op` without degenerating: never all zeros, integer
 /// products of odd factors (never 0 mod 2^k), bit patterns that keep AND/OR

@@ -75,7 +75,7 @@ void expect_scan(Scanner& s, Op op, ScanKind kind, std::size_t n, std::uint64_t 
     s.inclusive_scan(d_in.ptr, d_out.ptr, n, op, stream);
   else
     s.exclusive_scan(d_in.ptr, d_out.ptr, n, op, init, stream);
-  ST_CUDA(cudaStreamSynchronize(stream));
+  SCANTUNE_CUDA_TRY(cudaStreamSynchronize(stream));
   EXPECT_EQ(d_out.download(n), reference_scan(in, op, kind, init))
       << to_string(data_type_of<T>()) << " " << to_string(op) << " n = " << n;
 }
@@ -178,7 +178,7 @@ TEST_F(GpuDispatch, EightThreadsTimesFourStreams) {
       try {
         cudaStream_t streams[kStreams];
         for (auto& st : streams)
-          ST_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+          SCANTUNE_CUDA_TRY(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
         for (int round = 0; round < kRounds; ++round) {
           struct Job {
             std::vector<std::int64_t> in64, want64;
@@ -206,7 +206,7 @@ TEST_F(GpuDispatch, EightThreadsTimesFourStreams) {
             }
           }
           for (int k = 0; k < kStreams; ++k) {
-            ST_CUDA(cudaStreamSynchronize(streams[k]));
+            SCANTUNE_CUDA_TRY(cudaStreamSynchronize(streams[k]));
             const Job& j = jobs[k];
             const bool ok =
                 j.d64 ? j.d64->download(j.n) == j.want64 : j.d32->download(j.n) == j.want32;
@@ -218,7 +218,7 @@ TEST_F(GpuDispatch, EightThreadsTimesFourStreams) {
           }
         }
         for (auto& st : streams)
-          ST_CUDA(cudaStreamDestroy(st));
+          SCANTUNE_CUDA_TRY(cudaStreamDestroy(st));
       } catch (const std::exception& e) {
         ++failures;
         ADD_FAILURE() << "thread " << t << ": " << e.what();
@@ -236,24 +236,24 @@ TEST_F(GpuDispatch, GraphCaptureAndReplay) {
   DeviceBuffer<std::int32_t> a_in(n1), a_out(n1), b_in(n1), b_out(n1);
   DeviceBuffer<std::int64_t> c(n2); // in place
   cudaStream_t s1, s2;
-  ST_CUDA(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
-  ST_CUDA(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
+  SCANTUNE_CUDA_TRY(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
+  SCANTUNE_CUDA_TRY(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
   // Warm: compile outside capture.
   s.inclusive_scan(a_in.ptr, a_out.ptr, n1, Op::Sum, s1);
   s.exclusive_scan(c.ptr, c.ptr, n2, Op::Max, std::int64_t{5}, s1);
-  ST_CUDA(cudaStreamSynchronize(s1));
+  SCANTUNE_CUDA_TRY(cudaStreamSynchronize(s1));
   const long compiles = detail::nvrtc_compile_count();
 
   auto capture = [&](cudaStream_t st, DeviceBuffer<std::int32_t>& in,
                      DeviceBuffer<std::int32_t>& out, bool with_c) {
     cudaGraph_t g;
-    ST_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+    SCANTUNE_CUDA_TRY(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
     s.inclusive_scan(in.ptr, out.ptr, n1, Op::Sum, st);
     if (with_c) s.exclusive_scan(c.ptr, c.ptr, n2, Op::Max, std::int64_t{5}, st);
-    ST_CUDA(cudaStreamEndCapture(st, &g));
+    SCANTUNE_CUDA_TRY(cudaStreamEndCapture(st, &g));
     cudaGraphExec_t exec;
-    ST_CUDA(cudaGraphInstantiate(&exec, g, 0));
-    ST_CUDA(cudaGraphDestroy(g));
+    SCANTUNE_CUDA_TRY(cudaGraphInstantiate(&exec, g, 0));
+    SCANTUNE_CUDA_TRY(cudaGraphDestroy(g));
     return exec;
   };
   cudaGraphExec_t ga = capture(s1, a_in, a_out, true);
@@ -269,20 +269,20 @@ TEST_F(GpuDispatch, GraphCaptureAndReplay) {
     c.upload(in_c);
     a_out.poison();
     b_out.poison();
-    ST_CUDA(cudaGraphLaunch(ga, s1));
-    ST_CUDA(cudaGraphLaunch(gb, s2)); // concurrently with ga
-    ST_CUDA(cudaStreamSynchronize(s1));
-    ST_CUDA(cudaStreamSynchronize(s2));
+    SCANTUNE_CUDA_TRY(cudaGraphLaunch(ga, s1));
+    SCANTUNE_CUDA_TRY(cudaGraphLaunch(gb, s2)); // concurrently with ga
+    SCANTUNE_CUDA_TRY(cudaStreamSynchronize(s1));
+    SCANTUNE_CUDA_TRY(cudaStreamSynchronize(s2));
     EXPECT_EQ(a_out.download(n1), reference_scan(in_a, Op::Sum, ScanKind::Inclusive, 0));
     EXPECT_EQ(b_out.download(n1), reference_scan(in_b, Op::Sum, ScanKind::Inclusive, 0));
     EXPECT_EQ(c.download(n2), reference_scan(in_c, Op::Max, ScanKind::Exclusive, std::int64_t{5}));
   }
   // The streams still scan normally after capture.
   expect_scan<std::int32_t>(s, Op::Sum, ScanKind::Inclusive, n1, 40, s1);
-  ST_CUDA(cudaGraphExecDestroy(ga));
-  ST_CUDA(cudaGraphExecDestroy(gb));
-  ST_CUDA(cudaStreamDestroy(s1));
-  ST_CUDA(cudaStreamDestroy(s2));
+  SCANTUNE_CUDA_TRY(cudaGraphExecDestroy(ga));
+  SCANTUNE_CUDA_TRY(cudaGraphExecDestroy(gb));
+  SCANTUNE_CUDA_TRY(cudaStreamDestroy(s1));
+  SCANTUNE_CUDA_TRY(cudaStreamDestroy(s2));
 }
 
 double median(std::vector<double> v) {
@@ -302,13 +302,13 @@ TEST_F(GpuDispatch, HotPathOverheadAndNoAllocation) {
   DeviceBuffer<std::int32_t> in(n), out(n);
   in.upload(make_input<std::int32_t>(n, Op::Sum, 1));
   cudaStream_t st;
-  ST_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  SCANTUNE_CUDA_TRY(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
   s.inclusive_scan(in.ptr, out.ptr, n, Op::Sum, st); // warm: compile, workspace
-  ST_CUDA(cudaStreamSynchronize(st));
+  SCANTUNE_CUDA_TRY(cudaStreamSynchronize(st));
 
   // The bare launch: the same kernel, arguments and grid, its own zeroed workspace.
   cudaDeviceProp prop{};
-  ST_CUDA(cudaGetDeviceProperties(&prop, 0));
+  SCANTUNE_CUDA_TRY(cudaGetDeviceProperties(&prop, 0));
   const detail::KernelSpec spec{p, DataType::Int32, detail::OpSpec::from(Op::Sum),
                                 ScanKind::Inclusive};
   auto kernels =
@@ -316,7 +316,7 @@ TEST_F(GpuDispatch, HotPathOverheadAndNoAllocation) {
   const unsigned tiles = static_cast<unsigned>((n + p.tile_items() - 1) / p.tile_items());
   const std::size_t ws_bytes = detail::WorkspacePool::status_bytes(tiles);
   DeviceBuffer<char> ws(ws_bytes);
-  ST_CUDA(cudaMemset(ws.ptr, 0, ws_bytes));
+  SCANTUNE_CUDA_TRY(cudaMemset(ws.ptr, 0, ws_bytes));
   const void* a_in = in.ptr;
   void* a_out = out.ptr;
   unsigned long long a_n = n;
@@ -339,16 +339,16 @@ TEST_F(GpuDispatch, HotPathOverheadAndNoAllocation) {
     auto t1 = Clock::now();
     g_count_allocations = false;
     allocations += g_allocations.exchange(0);
-    ST_CUDA(cudaStreamSynchronize(st));
+    SCANTUNE_CUDA_TRY(cudaStreamSynchronize(st));
     g_count_allocations = true;
     auto t2 = Clock::now();
     for (int i = 0; i < kBatch; ++i)
-      ST_CUDA(cudaLaunchKernel(fn, dim3(grid), dim3(static_cast<unsigned>(p.block_threads)), args,
-                               0, st));
+      SCANTUNE_CUDA_TRY(cudaLaunchKernel(
+          fn, dim3(grid), dim3(static_cast<unsigned>(p.block_threads)), args, 0, st));
     auto t3 = Clock::now();
     g_count_allocations = false;
     bare_allocations += g_allocations.exchange(0);
-    ST_CUDA(cudaStreamSynchronize(st));
+    SCANTUNE_CUDA_TRY(cudaStreamSynchronize(st));
     scan_us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / kBatch);
     bare_us.push_back(std::chrono::duration<double, std::micro>(t3 - t2).count() / kBatch);
   }
@@ -361,7 +361,7 @@ TEST_F(GpuDispatch, HotPathOverheadAndNoAllocation) {
   EXPECT_LE(scan - bare, 1.0);
   EXPECT_EQ(allocations, bare_allocations);
   EXPECT_EQ(allocations, 0);
-  ST_CUDA(cudaStreamDestroy(st));
+  SCANTUNE_CUDA_TRY(cudaStreamDestroy(st));
 }
 
 // Child of FallbacksAreLoggedOnce: scans an untuned problem at three sizes of one

@@ -32,7 +32,7 @@ TEST(GpuKernelCacheChild, RunOneScan) {
   const char* out = std::getenv("SCANTUNE_TEST_CHILD_OUT");
   if (!out) GTEST_SKIP() << "runs only as the child of GpuKernelCache tests";
   if (!has_gpu()) GTEST_SKIP() << "no CUDA device";
-  ST_CUDA(cudaFree(nullptr)); // context creation is not part of the kernel load
+  SCANTUNE_CUDA_TRY(cudaFree(nullptr)); // context creation is not part of the kernel load
   const std::size_t n = 1 << 20;
   auto in = make_input<std::int32_t>(n, Op::Sum, 1);
   DeviceBuffer<std::int32_t> d_in(n), d_out(n);
@@ -48,7 +48,7 @@ TEST(GpuKernelCacheChild, RunOneScan) {
       DataType::Int32,
       detail::OpSpec::from(Op::Sum), ScanKind::Inclusive};
   cudaDeviceProp prop{};
-  ST_CUDA(cudaGetDeviceProperties(&prop, scanner.device()));
+  SCANTUNE_CUDA_TRY(cudaGetDeviceProperties(&prop, scanner.device()));
   auto set = detail::KernelRegistry::instance().find(spec, prop.major * 10 + prop.minor);
   ASSERT_TRUE(set);
   std::ofstream(out) << detail::nvrtc_compile_count() << ' ' << set->prepare_ms << ' '

@@ -23,7 +23,7 @@ namespace {
 
 int device_arch() {
   cudaDeviceProp p{};
-  ST_CUDA(cudaGetDeviceProperties(&p, 0));
+  SCANTUNE_CUDA_TRY(cudaGetDeviceProperties(&p, 0));
   return p.major * 10 + p.minor;
 }
 
@@ -60,7 +60,7 @@ void check_policy_at(Scanner& scanner, const Policy& p, Op op, ScanKind kind, st
   d_in.upload(in, offset);
   T* out = in_place ? d_in.ptr + offset : d_out.ptr + offset + 1; // output misaligned differently
   scantune::detail::scan_with(scanner, p, kind, d_in.ptr + offset, out, n, op, init);
-  ST_CUDA(cudaDeviceSynchronize());
+  SCANTUNE_CUDA_TRY(cudaDeviceSynchronize());
   auto got = in_place ? d_in.download(n, offset) : d_out.download(n, offset + 1);
   ASSERT_TRUE(equal_exact(got, want))
       << p.key() << " " << to_string(data_type_of<T>()) << " " << to_string(op) << " "
@@ -228,7 +228,7 @@ TEST_F(GpuTest, LargeSizes) {
             }
             d_out.poison();
             scantune::detail::scan_with(scanner, p, kind, d_in.ptr, d_out.ptr, n, op, make_init<T>(op));
-            ST_CUDA(cudaDeviceSynchronize());
+            SCANTUNE_CUDA_TRY(cudaDeviceSynchronize());
             ASSERT_TRUE(equal_exact(d_out.download(n), want))
                 << p.key() << " " << to_string(t) << " " << to_string(kind) << " n=" << n;
           }
@@ -237,7 +237,7 @@ TEST_F(GpuTest, LargeSizes) {
             scanner.inclusive_scan(d_in.ptr, d_out.ptr, n, op);
           else
             scanner.exclusive_scan(d_in.ptr, d_out.ptr, n, op, make_init<T>(op));
-          ST_CUDA(cudaDeviceSynchronize());
+          SCANTUNE_CUDA_TRY(cudaDeviceSynchronize());
           ASSERT_TRUE(equal_exact(d_out.download(n), want))
               << "default policy " << to_string(t) << " n=" << n;
         }

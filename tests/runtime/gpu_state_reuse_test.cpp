@@ -83,7 +83,7 @@ void run_jobs(const std::vector<Job>& jobs, const std::vector<cudaStream_t>& str
                         std::int32_t{9}, s);
     at += j.n;
   }
-  ST_CUDA(cudaDeviceSynchronize());
+  SCANTUNE_CUDA_TRY(cudaDeviceSynchronize());
   auto out32 = d_out32.download(total);
   auto out64 = d_out64.download(total);
   at = 0;
@@ -109,18 +109,18 @@ void run_jobs(const std::vector<Job>& jobs, const std::vector<cudaStream_t>& str
 
 TEST_F(GpuTest, TwoThousandBackToBackLookbackScansOnOneStream) {
   cudaStream_t s;
-  ST_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  SCANTUNE_CUDA_TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   run_jobs(make_jobs(2000, 42), {s});
-  ST_CUDA(cudaStreamDestroy(s));
+  SCANTUNE_CUDA_TRY(cudaStreamDestroy(s));
 }
 
 TEST_F(GpuTest, TwoThousandLookbackScansOnFourStreamsAtOnce) {
   std::vector<cudaStream_t> streams(4);
   for (auto& s : streams)
-    ST_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    SCANTUNE_CUDA_TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   run_jobs(make_jobs(2000, 43), streams);
   for (auto& s : streams)
-    ST_CUDA(cudaStreamDestroy(s));
+    SCANTUNE_CUDA_TRY(cudaStreamDestroy(s));
 }
 
 // 28 in-place scans of one buffer, back to back on one stream with no sync: every
@@ -147,15 +147,15 @@ void expect_dependent_chain(bool programmatic, bool tickets = false) {
   DeviceBuffer<std::uint32_t> d(n);
   d.upload(want);
   cudaStream_t s;
-  ST_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  SCANTUNE_CUDA_TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   for (int call = 0; call < 28; ++call) {
     const ScanKind kind = call % 3 == 2 ? ScanKind::Exclusive : ScanKind::Inclusive;
     scantune::detail::scan_with(scanner, policies[call % policies.size()], kind, d.ptr, d.ptr, n, Op::Sum,
                       std::uint32_t(call), s);
     want = reference_scan(want, Op::Sum, kind, std::uint32_t(call));
   }
-  ST_CUDA(cudaStreamSynchronize(s));
-  ST_CUDA(cudaStreamDestroy(s));
+  SCANTUNE_CUDA_TRY(cudaStreamSynchronize(s));
+  SCANTUNE_CUDA_TRY(cudaStreamDestroy(s));
   EXPECT_EQ(d.download(n), want) << "programmatic launch " << programmatic << ", tickets "
                                  << tickets;
 }

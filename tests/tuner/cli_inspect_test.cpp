@@ -259,6 +259,10 @@ TEST_F(CliInspect, UsageErrorsExitTwoNamingTheProblem) {
       {"bench --device -3", "--device"},
       {"bench --op max --custom-op absmax", "not both"},
       {"bench --custom-op absmin", "absmin"},
+      {"bench --types int32,int65", "int65"},
+      {"bench --policy lookback_warp.tpb128", "lookback_warp.tpb128"},
+      {"bench --types int32,int64 --policy lookback_warp.tpb128.ipt24.vec4.warp_scans", "int64"},
+      {"bench --types int32,float32 --plot b.svg", "--plot"},
   };
   for (const auto& [args, named] : cases) {
     auto r = run_cli(args, "2>&1", "cd " + dir.path().string() + " &&");
@@ -271,6 +275,8 @@ TEST_F(CliInspect, UsageErrorsExitTwoNamingTheProblem) {
 TEST_F(CliInspect, BenchWithoutAGpuExits77) {
   if (scantune::test::has_gpu()) GTEST_SKIP() << "a GPU is present";
   for (const char* args : {"bench --sizes 2^10", "bench --type float64 --custom-op absmax",
+                           "bench --types int32,float64 --policy int64=lookback_warp.tpb256.ipt12."
+                           "vec2.warp_scans --hot --seed 7 --csv b.csv -q",
                            "bench --type uint32 --custom-op 'g:a > b ? a : b:0'"}) {
     auto r = run_cli(args);
     EXPECT_EQ(r.code, 77) << args << ": " << r.output; // the options parsed

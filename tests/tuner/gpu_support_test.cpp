@@ -75,7 +75,7 @@ TEST_F(GpuSupportFill, MatchesHostGenerator) {
           DeviceBuffer<T> d(n);
           d.poison();
           gpu::fill_input(type, set, 77, first, n, d.ptr, nullptr);
-          ST_CUDA(cudaDeviceSynchronize());
+          SCANTUNE_CUDA_TRY(cudaDeviceSynchronize());
           const auto got = d.download(n);
           for (std::size_t k = 0; k < n; ++k) {
             const T want = input_value<T>(set, 77, first + k);
@@ -90,7 +90,7 @@ TEST_F(GpuSupportFill, ZeroCountWritesNothing) {
   DeviceBuffer<std::uint32_t> d(4);
   d.poison();
   gpu::fill_input(DataType::UInt32, ValueSet::Walk, 1, 0, 0, d.ptr, nullptr);
-  ST_CUDA(cudaDeviceSynchronize());
+  SCANTUNE_CUDA_TRY(cudaDeviceSynchronize());
   for (std::uint32_t v : d.download(4))
     EXPECT_EQ(v, 0xA5A5A5A5u);
 }
@@ -157,9 +157,9 @@ gpu::CompareResult compare_values(const std::vector<T>& got, const std::vector<T
   g.upload(got);
   w.upload(want);
   cudaStream_t stream = nullptr;
-  ST_CUDA(cudaStreamCreate(&stream));
+  SCANTUNE_CUDA_TRY(cudaStreamCreate(&stream));
   const auto r = gpu::compare(data_type_of<T>(), g.ptr, w.ptr, got.size(), rel_tol, stream);
-  ST_CUDA(cudaStreamDestroy(stream));
+  SCANTUNE_CUDA_TRY(cudaStreamDestroy(stream));
   return r;
 }
 
@@ -215,7 +215,7 @@ void check_cub(DataType type, Op op, ScanKind kind, std::size_t n, cudaStream_t 
   const std::size_t bytes = gpu::cub_temp_bytes(type, op, kind, n);
   DeviceBuffer<unsigned char> temp(bytes);
   gpu::cub_scan(type, op, kind, in.ptr, out.ptr, n, &init, temp.ptr, bytes, stream);
-  ST_CUDA(cudaStreamSynchronize(stream));
+  SCANTUNE_CUDA_TRY(cudaStreamSynchronize(stream));
   const auto want = reference_scan(type, op, kind, set, seed, n, init);
   const auto got = out.download(n * elem);
   const std::size_t i = first_difference(got, want, elem);
@@ -248,7 +248,7 @@ void check_twin(Twin twin, F host_op, ScanKind kind, std::size_t n) {
   const std::size_t bytes = gpu::cub_temp_bytes(type, Op::Sum, kind, n, twin);
   DeviceBuffer<unsigned char> temp(bytes);
   gpu::cub_scan(type, Op::Sum, kind, d_in.ptr, d_out.ptr, n, &init, temp.ptr, bytes, nullptr, twin);
-  ST_CUDA(cudaDeviceSynchronize());
+  SCANTUNE_CUDA_TRY(cudaDeviceSynchronize());
   EXPECT_EQ(d_out.download(n), want) << to_string(type) << " " << to_string(kind) << " n=" << n;
 }
 
@@ -269,7 +269,7 @@ TEST_F(GpuSupportCub, CustomOperatorTwinsMatchAHostScan) {
 
 TEST_F(GpuSupportCub, MatchesReferenceForEveryTypeOpKind) {
   cudaStream_t stream = nullptr;
-  ST_CUDA(cudaStreamCreate(&stream));
+  SCANTUNE_CUDA_TRY(cudaStreamCreate(&stream));
   for (DataType type : kTypes)
     for (Op op : kOps) {
       if (!gpu::cub_supports(type, op)) continue;
@@ -277,13 +277,13 @@ TEST_F(GpuSupportCub, MatchesReferenceForEveryTypeOpKind) {
         for (std::size_t n : {std::size_t{1}, std::size_t{1000}, (std::size_t{1} << 20) + 3})
           check_cub(type, op, kind, n, stream);
     }
-  ST_CUDA(cudaStreamDestroy(stream));
+  SCANTUNE_CUDA_TRY(cudaStreamDestroy(stream));
 }
 
 TEST_F(GpuSupportCub, ZeroItemsIsANoOp) {
   gpu::cub_scan(DataType::Int32, Op::Sum, ScanKind::Exclusive, nullptr, nullptr, 0, nullptr,
                 nullptr, 0, nullptr);
-  ST_CUDA(cudaDeviceSynchronize());
+  SCANTUNE_CUDA_TRY(cudaDeviceSynchronize());
 }
 
 TEST_F(GpuSupportCub, MissingTempOrInitThrows) {
@@ -304,7 +304,7 @@ TEST_F(GpuSupportCub, MissingTempOrInitThrows) {
 TEST_F(GpuSupportCub, SixtyFourBitItemCount) {
   const std::size_t n = (std::size_t{1} << 31) + 5;
   std::size_t free_bytes = 0, total = 0;
-  ST_CUDA(cudaMemGetInfo(&free_bytes, &total));
+  SCANTUNE_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total));
   if (free_bytes < 3 * n * 4 + (std::size_t{2} << 30)) GTEST_SKIP() << "needs ~28 GB free";
   const DataType type = DataType::UInt32;
   const std::uint64_t init = init_bits(type, Op::BitXor, false);
@@ -316,7 +316,7 @@ TEST_F(GpuSupportCub, SixtyFourBitItemCount) {
                 nullptr);
   const auto host =
       reference_scan(type, Op::BitXor, ScanKind::Exclusive, ValueSet::Walk, 3, n, init);
-  ST_CUDA(cudaMemcpy(want.ptr, host.data(), host.size(), cudaMemcpyHostToDevice));
+  SCANTUNE_CUDA_TRY(cudaMemcpy(want.ptr, host.data(), host.size(), cudaMemcpyHostToDevice));
   const auto r = gpu::compare(type, out.ptr, want.ptr, n, 0, nullptr);
   EXPECT_EQ(r.mismatches, 0u) << "first mismatch at " << r.first;
 }

@@ -355,5 +355,28 @@ TEST(ReferenceTest, FloatValueSetsHaveTheDocumentedRanges) {
   }
 }
 
+// The scan of a vector (the runtime tests' reference) is the same scan as that of
+// the generated input.
+TEST(ReferenceTest, VectorScanMatchesTheGeneratedInputsScan) {
+  constexpr std::size_t n = 1000;
+  for (DataType type : kTypes)
+    for (Op op : kOps)
+      for (ScanKind kind : kKinds) {
+        if (!op_applies(type, op)) continue;
+        with_type(type, [&](auto tag) {
+          using T = decltype(tag);
+          const ValueSet set = value_set_for(type, op, false);
+          const std::uint64_t init = init_bits(type, op, false);
+          std::vector<T> in(n);
+          for (std::size_t i = 0; i < n; ++i)
+            in[i] = input_value<T>(set, 5, i);
+          EXPECT_EQ(reference_scan(in, op, kind, from_bits<T>(init)),
+                    as_values<T>(reference_scan(type, op, kind, set, 5, n, init)))
+              << label<T>(op, kind, n);
+        });
+      }
+  EXPECT_TRUE(reference_scan(std::vector<float>{}, Op::Max, ScanKind::Exclusive, 1.0f).empty());
+}
+
 } // namespace
 } // namespace scantune::tuner

@@ -133,7 +133,33 @@ TEST(BenchReport, BadDocumentsNameTheProblem) {
   j["series"][1]["points"].erase(0);
   EXPECT_ERROR_NAMING(bench_from_json(j), "series[1].points");
   EXPECT_ERROR_NAMING(bench_from_json(nlohmann::json{{"format", "x"}}), "format");
-  EXPECT_ERROR_NAMING(bench_from_json(nlohmann::json::array()), "format");
+  EXPECT_ERROR_NAMING(bench_from_json(nlohmann::json::array()), "0 reports");
+}
+
+// Several types: a JSON array (plot reads a one-element one) and one CSV line per
+// type, size and series.
+TEST(BenchReport, SeveralReportsAsJsonArrayAndCsv) {
+  BenchReport other = sample_report();
+  other.type = "float64";
+  const std::vector<BenchReport> both = {sample_report(), other};
+  const nlohmann::json j = bench_to_json(both);
+  ASSERT_TRUE(j.is_array());
+  EXPECT_EQ(j[1]["type"], "float64");
+  EXPECT_EQ(bench_to_json(std::vector<BenchReport>{other}), bench_to_json(other));
+  EXPECT_EQ(bench_from_json(nlohmann::json::array({j[1]})).type, "float64");
+  EXPECT_ERROR_NAMING(bench_from_json(j), "2 reports");
+
+  const std::string csv = bench_csv(both);
+  EXPECT_EQ(csv.rfind("device,type,op,kind,n,series,policy,ns,gbs,note\n", 0), 0u) << csv;
+  std::size_t lines = 0, points = 0;
+  for (const BenchSeries& s : other.series)
+    points += s.points.size();
+  for (char c : csv)
+    lines += c == '\n';
+  EXPECT_EQ(lines, 1 + 2 * points) << csv;
+  EXPECT_NE(csv.find(",float64,sum,inclusive,1048576,tuned,lookback_warp"), std::string::npos)
+      << csv;
+  EXPECT_NE(csv.find(",2706.00,"), std::string::npos) << csv;
 }
 
 TEST(TextTable, MarkdownPadsAndAlignsCsvQuotes) {

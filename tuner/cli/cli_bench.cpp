@@ -3,7 +3,9 @@
 #include <cmath>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -21,57 +23,99 @@ namespace scantune::cli {
 namespace {
 
 struct BenchCliOptions {
-  std::string type = "int32", op, kind = "inclusive", custom_op;
-  std::string sizes = "2^10:2^30:2", algorithms, json, plot, db;
+  std::string types = "int32", op, kind = "inclusive", custom_op;
+  std::string sizes = "2^10:2^30:2", algorithms, json, csv, plot, db;
+  std::vector<std::string> policies; ///< KEY or TYPE=KEY
+  bool hot = false, quiet = false;
+  std::uint64_t seed = 1;
   int device = -1;
 };
 
-tuner::BenchOptions build_bench_options(const BenchCliOptions& raw) {
-  tuner::BenchOptions o;
-  try {
-    o.type = parse_data_type(raw.type);
-    if (!raw.op.empty() && !raw.custom_op.empty())
-      fail(kExitUsage, "bench", "give --op or --custom-op, not both");
-    o.op = parse_op(raw.op.empty() ? "sum" : raw.op);
-    if (!raw.custom_op.empty()) o.custom = parse_custom_op(raw.custom_op);
-    o.kind = parse_scan_kind(raw.kind);
-    detail::check_op(o.type, detail::OpSpec::from(o.custom ? OpRef(*o.custom) : OpRef(o.op)));
-    o.sizes = tuner::parse_sizes(raw.sizes);
-    if (!raw.algorithms.empty()) o.algorithms = tuner::parse_bench_algorithms(raw.algorithms);
-  } catch (const Error& e) {
-    fail(kExitUsage, "bench", e.what());
+/// The --policy for `type`: its TYPE=KEY, else the KEY for every type, else none.
+std::optional<Policy> policy_for(const std::vector<std::string>& given, DataType type) {
+  std::optional<std::string> key;
+  for (const std::string& g : given) {
+    const std::size_t eq = g.find('=');
+    if (eq == std::string::npos) {
+      if (!key) key = g;
+    } else if (parse_data_type(g.substr(0, eq)) == type) {
+      key = g.substr(eq + 1);
+      break;
+    }
   }
+  if (!key) return std::nullopt;
+  const Policy p = Policy::parse(*key);
+  if (auto why = p.invalid_reason(type))
+    throw Error(fmt::format("--policy {} is invalid for {}: {} (give TYPE=KEY per type)", *key,
+                            to_string(type), *why));
+  return p;
+}
+
+/// One run per type, in the order given.
+std::vector<tuner::BenchOptions> build_bench_options(const BenchCliOptions& raw) {
+  std::vector<tuner::BenchOptions> runs;
   if (raw.device < -1)
     fail(kExitUsage, "bench",
          fmt::format("--device {}: expected a device ordinal (0, 1, ...)", raw.device));
-  o.device = raw.device;
-  o.db_path = raw.db;
-  return o;
+  try {
+    if (!raw.op.empty() && !raw.custom_op.empty())
+      fail(kExitUsage, "bench", "give --op or --custom-op, not both");
+    tuner::BenchOptions o;
+    o.op = parse_op(raw.op.empty() ? "sum" : raw.op);
+    if (!raw.custom_op.empty()) o.custom = parse_custom_op(raw.custom_op);
+    o.kind = parse_scan_kind(raw.kind);
+    o.sizes = tuner::parse_sizes(raw.sizes);
+    if (!raw.algorithms.empty()) o.algorithms = tuner::parse_bench_algorithms(raw.algorithms);
+    o.device = raw.device;
+    o.db_path = raw.db;
+    o.timing.hot = raw.hot;
+    o.timing.seed = raw.seed;
+    for (DataType type : parse_names(raw.types, kAllTypes, parse_data_type)) {
+      o.type = type;
+      detail::check_op(type, detail::OpSpec::from(o.custom ? OpRef(*o.custom) : OpRef(o.op)));
+      o.policy = policy_for(raw.policies, type);
+      runs.push_back(o);
+    }
+  } catch (const Error& e) {
+    fail(kExitUsage, "bench", e.what());
+  }
+  if (runs.size() > 1 && !raw.plot.empty())
+    fail(kExitUsage, "bench", "--plot charts one type; give one --type");
+  return runs;
 }
 
 void run_bench_command(const BenchCliOptions& raw) {
-  tuner::BenchOptions o = build_bench_options(raw);
+  std::vector<tuner::BenchOptions> runs = build_bench_options(raw);
   const tuner::GpuCount gpus = tuner::count_gpus();
   if (gpus.count == 0)
     fail(kExitNoGpu, "bench",
          fmt::format("no CUDA device found ({}). bench times scans on a GPU now; `scantune "
                      "show` and `scantune plot` read tuned results without one.",
                      gpus.why_none));
-  tuner::BenchReport report;
+  const auto log = [quiet = raw.quiet](const std::string& line) {
+    if (quiet) return;
+    fmt::print(stderr, "{}\n", line);
+    std::fflush(stderr);
+  };
+  std::vector<tuner::BenchReport> reports;
   try {
-    o.device = tuner::use_device(o.device, gpus.count);
-    report = tuner::run_bench(o, [](const std::string& line) {
-      fmt::print(stderr, "{}\n", line);
-      std::fflush(stderr);
-    });
+    const int device = tuner::use_device(raw.device, gpus.count);
+    for (tuner::BenchOptions& o : runs) {
+      o.device = device;
+      reports.push_back(tuner::run_bench(o, log));
+      fmt::print("{}{}", reports.size() > 1 ? "\n" : "", tuner::bench_markdown(reports.back()));
+      std::fflush(stdout);
+    }
   } catch (const tuner::UsageError& e) {
     fail(kExitUsage, "bench", e.what());
   } catch (const Error& e) {
     fail(kExitFailure, "bench", e.what());
   }
-  fmt::print("{}", tuner::bench_markdown(report));
-  if (!raw.json.empty()) write_file("bench", raw.json, tuner::bench_to_json(report).dump(2) + "\n");
-  if (!raw.plot.empty()) write_file("bench", raw.plot, tuner::render_svg(tuner::plot_of(report)));
+  if (!raw.json.empty())
+    write_file("bench", raw.json, tuner::bench_to_json(reports).dump(2) + "\n");
+  if (!raw.csv.empty()) write_file("bench", raw.csv, tuner::bench_csv(reports));
+  if (!raw.plot.empty())
+    write_file("bench", raw.plot, tuner::render_svg(tuner::plot_of(reports.front())));
 }
 
 struct PlotCliOptions {
@@ -124,7 +168,11 @@ void register_bench_commands(CLI::App& app) {
   auto bo = std::make_shared<BenchCliOptions>();
   CLI::App* bench = app.add_subcommand(
       "bench", "Time the tuned scan against CUB and device memcpy on this GPU now");
-  bench->add_option("--type", bo->type, "Element type. Default: int32")->type_name("TYPE");
+  bench
+      ->add_option("--type,--types", bo->types,
+                   "Element types: a comma-separated list or 'all', one table each.\n"
+                   "Default: int32")
+      ->type_name("LIST");
   bench->add_option("--op", bo->op, "Built-in operator. Default: sum")->type_name("OP");
   bench
       ->add_option("--custom-op", bo->custom_op,
@@ -146,8 +194,22 @@ void register_bench_commands(CLI::App& app) {
                    "(single_block with that block scan), reduce_then_scan, chained,\n"
                    "lookback_thread, lookback_warp. Slow ones stop above ~50 ms a call")
       ->type_name("all|LIST");
-  bench->add_option("--json", bo->json, "Also write the results as JSON")->type_name("FILE");
-  bench->add_option("--plot", bo->plot, "Also write an SVG chart")->type_name("FILE.svg");
+  bench
+      ->add_option("--policy", bo->policies,
+                   "Also time this policy (series 'policy'): KEY for every type, or\n"
+                   "TYPE=KEY for one type (repeatable)")
+      ->type_name("KEY|TYPE=KEY");
+  bench->add_flag("--hot", bo->hot, "Time on one buffer pair (small sizes then run from L2)");
+  bench->add_option("--seed", bo->seed, "Seed of the random input. Default: 1")->type_name("N");
+  bench
+      ->add_option("--json", bo->json,
+                   "Also write the results as JSON (an array for several types)")
+      ->type_name("FILE");
+  bench->add_option("--csv", bo->csv, "Also write the results as CSV, one row per size and series")
+      ->type_name("FILE");
+  bench->add_option("--plot", bo->plot, "Also write an SVG chart (one type)")
+      ->type_name("FILE.svg");
+  bench->add_flag("-q,--quiet", bo->quiet, "No progress lines on stderr");
   bench->add_option("--device", bo->device, "CUDA device ordinal. Default: the current device")
       ->type_name("N");
   add_db_option(bench, bo->db)->description("Tuning database the tuned dispatch reads");

@@ -3,15 +3,37 @@
 // database without creating one, and custom operators.
 #pragma once
 
+#include <algorithm>
+#include <iterator>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "cache/tuning_db.hpp"
+#include "strings.hpp"
 #include "tuner/report/db_report.hpp"
 
 namespace scantune::cli {
+
+inline constexpr DataType kAllTypes[] = {DataType::Int32,  DataType::UInt32,  DataType::Int64,
+                                         DataType::UInt64, DataType::Float32, DataType::Float64};
+inline constexpr Op kAllOps[] = {Op::Sum,    Op::Product, Op::Min,   Op::Max,
+                                 Op::BitAnd, Op::BitOr,   Op::BitXor};
+inline constexpr ScanKind kAllKinds[] = {ScanKind::Inclusive, ScanKind::Exclusive};
+
+/// A comma-separated list of names, or "all"; duplicates dropped, order kept.
+template <class E, std::size_t N, class Parse>
+std::vector<E> parse_names(std::string_view list, const E (&all)[N], Parse parse) {
+  if (list == "all") return {std::begin(all), std::end(all)};
+  std::vector<E> values;
+  for (auto item : detail::split(list, ',')) {
+    E v = parse(item);
+    if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
+  }
+  return values;
+}
 
 /// --custom-op "NAME:BODY:IDENTITY" (the body may contain ':': the name ends at the
 /// first ':', the identity starts after the last; a bare expression becomes

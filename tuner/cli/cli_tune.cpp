@@ -25,12 +25,6 @@ namespace {
 using tuner::Progress;
 using tuner::TuneOptions;
 
-constexpr DataType kAllTypes[] = {DataType::Int32,  DataType::UInt32,  DataType::Int64,
-                                  DataType::UInt64, DataType::Float32, DataType::Float64};
-constexpr Op kAllOps[] = {Op::Sum,    Op::Product, Op::Min,   Op::Max,
-                          Op::BitAnd, Op::BitOr,   Op::BitXor};
-constexpr ScanKind kAllKinds[] = {ScanKind::Inclusive, ScanKind::Exclusive};
-
 /// The options as typed; turned into TuneOptions after parsing.
 struct RawOptions {
   std::string types = "int32", ops = "sum", kinds = "inclusive";
@@ -45,29 +39,6 @@ struct RawOptions {
   std::uint64_t seed = 1;
   bool ops_given = false;
 };
-
-std::vector<std::string_view> split_list(std::string_view list) {
-  std::vector<std::string_view> items;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i <= list.size(); ++i)
-    if (i == list.size() || list[i] == ',') {
-      items.push_back(list.substr(start, i - start));
-      start = i + 1;
-    }
-  return items;
-}
-
-/// A comma-separated list of names, or "all"; duplicates dropped, order kept.
-template <class E, std::size_t N, class Parse>
-std::vector<E> parse_names(std::string_view list, const E (&all)[N], Parse parse) {
-  if (list == "all") return {std::begin(all), std::end(all)};
-  std::vector<E> values;
-  for (auto item : split_list(list)) {
-    E v = parse(item);
-    if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
-  }
-  return values;
-}
 
 TuneOptions build_options(const RawOptions& raw) {
   TuneOptions o;

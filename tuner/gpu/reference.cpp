@@ -3,7 +3,6 @@
 #include "tuner/gpu/type_dispatch.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 #include <string>
 #include <system_error>
@@ -25,62 +24,6 @@ std::uint64_t to_bits(T v) {
   std::memcpy(&bits, &v, sizeof(T));
   return bits;
 }
-
-// The operators with the device semantics: integer arithmetic on the unsigned type
-// (wraps, no UB); integer min/max keep the left operand on ties, float min/max are
-// fmin/fmax (a NaN operand is ignored).
-template <class T>
-struct SumOp {
-  T operator()(T a, T b) const {
-    if constexpr (std::is_integral_v<T>) {
-      using U = std::make_unsigned_t<T>;
-      return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
-    } else {
-      return a + b;
-    }
-  }
-};
-template <class T>
-struct ProductOp {
-  T operator()(T a, T b) const {
-    if constexpr (std::is_integral_v<T>) {
-      using U = std::make_unsigned_t<T>;
-      return static_cast<T>(static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
-    } else {
-      return a * b;
-    }
-  }
-};
-template <class T>
-struct MinOp {
-  T operator()(T a, T b) const {
-    if constexpr (std::is_floating_point_v<T>)
-      return std::fmin(a, b);
-    else
-      return b < a ? b : a;
-  }
-};
-template <class T>
-struct MaxOp {
-  T operator()(T a, T b) const {
-    if constexpr (std::is_floating_point_v<T>)
-      return std::fmax(a, b);
-    else
-      return a < b ? b : a;
-  }
-};
-template <class T>
-struct AndOp {
-  T operator()(T a, T b) const { return static_cast<T>(a & b); }
-};
-template <class T>
-struct OrOp {
-  T operator()(T a, T b) const { return static_cast<T>(a | b); }
-};
-template <class T>
-struct XorOp {
-  T operator()(T a, T b) const { return static_cast<T>(a ^ b); }
-};
 
 // The loop the whole reference runs in: one instantiation per (T, operator), so the
 // operator inlines; the hash of each element is independent of the carried value.
@@ -181,26 +124,7 @@ void scan_loop(F f, Op op, ScanKind kind, ValueSet set, std::uint64_t seed, std:
 template <class T>
 void scan_typed(Op op, ScanKind kind, ValueSet set, std::uint64_t seed, std::size_t n, T init,
                 T* out) {
-  switch (op) {
-  case Op::Sum:
-    return scan_loop(SumOp<T>{}, op, kind, set, seed, n, init, out);
-  case Op::Product:
-    return scan_loop(ProductOp<T>{}, op, kind, set, seed, n, init, out);
-  case Op::Min:
-    return scan_loop(MinOp<T>{}, op, kind, set, seed, n, init, out);
-  case Op::Max:
-    return scan_loop(MaxOp<T>{}, op, kind, set, seed, n, init, out);
-  case Op::BitAnd:
-  case Op::BitOr:
-  case Op::BitXor:
-    if constexpr (std::is_integral_v<T>) {
-      if (op == Op::BitAnd) return scan_loop(AndOp<T>{}, op, kind, set, seed, n, init, out);
-      if (op == Op::BitOr) return scan_loop(OrOp<T>{}, op, kind, set, seed, n, init, out);
-      return scan_loop(XorOp<T>{}, op, kind, set, seed, n, init, out);
-    }
-    break;
-  }
-  throw Error("reference_scan: unsupported operator " + std::to_string(static_cast<int>(op)));
+  with_op<T>(op, [&](auto f) { scan_loop(f, op, kind, set, seed, n, init, out); });
 }
 
 } // namespace

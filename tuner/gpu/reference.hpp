@@ -1,5 +1,6 @@
 // The host reference: a sequential scan with the built-in operators' exact
-// semantics (integers wrap modulo 2^bits), over the tuner's input values.
+// semantics (integers wrap modulo 2^bits, scan_ops.hpp), over the tuner's input
+// values, or over a vector (the tests' inputs).
 #pragma once
 
 #include <cstddef>
@@ -9,6 +10,7 @@
 #include "policy.hpp"
 #include "scantune/scantune.hpp"
 #include "tuner/gpu/input_values.hpp"
+#include "tuner/gpu/scan_ops.hpp"
 
 namespace scantune::tuner {
 
@@ -24,5 +26,23 @@ std::uint64_t init_bits(DataType type, Op op, bool custom);
 /// Built-in operators only.
 std::vector<unsigned char> reference_scan(DataType type, Op op, ScanKind kind, ValueSet set,
                                           std::uint64_t seed, std::size_t n, std::uint64_t init);
+
+/// The scan of `in` (init: the exclusive scan's first value). Built-in operators only.
+template <class T>
+std::vector<T> reference_scan(const std::vector<T>& in, Op op, ScanKind kind, T init) {
+  std::vector<T> out(in.size());
+  if (in.empty()) return out;
+  with_op<T>(op, [&](auto f) {
+    std::size_t i = 0;
+    T acc = kind == ScanKind::Exclusive ? init : in[i++];
+    if (kind == ScanKind::Inclusive) out[0] = acc;
+    for (; i < in.size(); ++i) {
+      if (kind == ScanKind::Exclusive) out[i] = acc;
+      acc = f(acc, in[i]);
+      if (kind == ScanKind::Inclusive) out[i] = acc;
+    }
+  });
+  return out;
+}
 
 } // namespace scantune::tuner

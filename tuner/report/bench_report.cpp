@@ -71,7 +71,38 @@ nlohmann::json bench_to_json(const BenchReport& r) {
           {"series", series}};
 }
 
+nlohmann::json bench_to_json(const std::vector<BenchReport>& reports) {
+  if (reports.size() == 1) return bench_to_json(reports.front());
+  nlohmann::json docs = nlohmann::json::array();
+  for (const BenchReport& r : reports)
+    docs.push_back(bench_to_json(r));
+  return docs;
+}
+
+std::string bench_csv(const std::vector<BenchReport>& reports) {
+  TextTable t;
+  for (const char* title :
+       {"device", "type", "op", "kind", "n", "series", "policy", "ns", "gbs", "note"})
+    t.columns.push_back({title, false});
+  for (const BenchReport& r : reports)
+    for (const BenchSeries& s : r.series)
+      for (std::size_t i = 0; i < s.points.size() && i < r.sizes.size(); ++i) {
+        const BenchPoint& p = s.points[i];
+        const auto g = r.gbs(i, p.ns);
+        t.add({r.device, r.type, r.op, r.kind, std::to_string(r.sizes[i]), s.name,
+               p.policy.empty() ? s.policy : p.policy, p.ns ? fmt::format("{:.1f}", *p.ns) : "",
+               g ? fmt::format("{:.2f}", *g) : "", p.note});
+      }
+  return t.csv();
+}
+
 BenchReport bench_from_json(const nlohmann::json& doc) {
+  if (doc.is_array()) {
+    if (doc.size() != 1)
+      throw Error(fmt::format("bench JSON: {} reports (one per type); chart one of them at a time",
+                              doc.size()));
+    return bench_from_json(doc.front());
+  }
   if (field<std::string>(doc, "format", "the document") != "scantune-bench")
     throw Error("bench JSON: \"format\" is not \"scantune-bench\"");
   BenchReport r;

@@ -39,8 +39,15 @@ struct BenchReport {
 ///  "sizes": [...], "series": [{"name", "policy", "points": [{"size", "ns", "gbs",
 ///  "policy", "note"}]}]} (ns and gbs null when there is no time).
 nlohmann::json bench_to_json(const BenchReport& r);
-/// The inverse; throws scantune::Error naming what is wrong with the document.
+/// The inverse; throws scantune::Error naming what is wrong with the document. Also
+/// takes an array of one such document (what --json writes for one type).
 BenchReport bench_from_json(const nlohmann::json& doc);
+/// One document per report; an array of them when there are several (one per type).
+nlohmann::json bench_to_json(const std::vector<BenchReport>& reports);
+
+/// CSV, one row per report, size and series: device, type, op, kind, n, series,
+/// policy, ns, gbs, note (ns and gbs empty when there is no time).
+std::string bench_csv(const std::vector<BenchReport>& reports);
 
 /// A markdown table: one row per size with the tuned policy, its GB/s, % of
 /// memcpy, x CUB, CUB and memcpy GB/s, then the GB/s of each algorithm series;

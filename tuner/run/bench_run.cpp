@@ -2,6 +2,7 @@
 #include "tuner/run/bench_run.hpp"
 
 #include "default_policies.hpp"
+#include "strings.hpp"
 
 #include <algorithm>
 #include <optional>
@@ -72,10 +73,9 @@ std::vector<std::string> parse_bench_algorithms(std::string_view list) {
   const auto& known = bench_algorithm_names();
   if (list == "all") return known;
   std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= list.size() && !list.empty()) {
-    const std::size_t end = std::min(list.find(',', start), list.size());
-    const std::string name(list.substr(start, end - start));
+  if (list.empty()) return out;
+  for (std::string_view item : detail::split(list, ',')) {
+    const std::string name(item);
     if (std::find(known.begin(), known.end(), name) == known.end()) {
       std::string all;
       for (const auto& k : known)
@@ -84,7 +84,6 @@ std::vector<std::string> parse_bench_algorithms(std::string_view list) {
           fmt::format("unknown algorithm '{}' (expected all or a list of: {})", name, all));
     }
     if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
-    start = end + 1;
   }
   return out;
 }
@@ -138,12 +137,13 @@ BenchReport run_bench(const BenchOptions& o, const std::function<void(const std:
   r.kind = std::string(to_string(o.kind));
   r.sizes = fitting_sizes(o.sizes, o.type, log);
   r.series = {{"tuned", "", {}}, {"cub", "", {}}, {"memcpy", "", {}}};
-  const auto policies = representative_policies(o.type, o.algorithms);
+  auto policies = representative_policies(o.type, o.algorithms);
+  if (o.policy) policies.emplace_back("policy", *o.policy);
   for (const auto& [name, policy] : policies)
     r.series.push_back({name, policy.key(), {}});
   if (r.sizes.empty()) return r;
 
-  GpuEvaluator eval(scanner, cache ? &*cache : nullptr, problem, r.sizes.back());
+  GpuEvaluator eval(scanner, cache ? &*cache : nullptr, problem, r.sizes.back(), o.timing);
   log(fmt::format("{}: inputs and reference for up to {} ready in {:.1f} s", problem.label(),
                   size_label(r.sizes.back()), eval.setup_seconds()));
   std::vector<Policy> prefetch;

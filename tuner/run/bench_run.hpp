@@ -1,7 +1,7 @@
 // `scantune bench`: on the current GPU, per size, the scanner's tuned dispatch
 // (what an application's call runs), CUB DeviceScan and device memcpy, plus one
-// representative policy per seed algorithm when asked. Everything is verified
-// once, then timed like the tuner times candidates (GpuEvaluator).
+// representative policy per seed algorithm and a fixed policy when asked. Everything
+// is verified once, then timed like the tuner times candidates (GpuEvaluator).
 #pragma once
 
 #include <cstdint>
@@ -15,6 +15,7 @@
 #include "policy.hpp"
 #include "scantune/scantune.hpp"
 #include "tuner/report/bench_report.hpp"
+#include "tuner/gpu/gpu_evaluator.hpp"
 
 namespace scantune::tuner {
 
@@ -46,8 +47,10 @@ struct BenchOptions {
   ScanKind kind = ScanKind::Inclusive;
   std::vector<std::uint64_t> sizes; ///< ascending
   std::vector<std::string> algorithms;
-  int device = -1;     ///< made current by the caller
-  std::string db_path; ///< the tuning DB the dispatch reads; empty = default
+  std::optional<Policy> policy; ///< timed as the series "policy" (valid for `type`)
+  int device = -1;              ///< made current by the caller
+  std::string db_path;          ///< the tuning DB the dispatch reads; empty = default
+  GpuEvaluatorOptions timing;   ///< hot buffers, input seed
 };
 
 /// Runs the benchmark on the current device; `log` hears progress lines.

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "errors.hpp"
+#include "strings.hpp"
 
 namespace scantune::tuner {
 namespace {
@@ -23,25 +24,6 @@ constexpr std::array kAllBlockScans{BlockScan::WarpScans, BlockScan::HillisSteel
                                     BlockScan::Blelloch, BlockScan::BlellochPadded};
 constexpr std::uint64_t kMaxSize = std::uint64_t{1} << 40;
 constexpr std::uint64_t kNoLimit = std::numeric_limits<std::uint64_t>::max();
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
-    s.remove_suffix(1);
-  return s;
-}
-
-std::vector<std::string_view> split(std::string_view s, char sep) {
-  std::vector<std::string_view> parts;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i <= s.size(); ++i)
-    if (i == s.size() || s[i] == sep) {
-      parts.push_back(trim(s.substr(start, i - start)));
-      start = i + 1;
-    }
-  return parts;
-}
 
 // A whole-token unsigned decimal number, or nothing.
 std::optional<std::uint64_t> to_uint(std::string_view s) {
@@ -135,7 +117,7 @@ void apply_algorithms(SpaceOptions& options, std::string_view list) {
   SpaceOptions space = options; // assigned back only when the whole list parses
   std::vector<Algorithm> algorithms;
   std::vector<BlockScan> block_scans;
-  for (std::string_view name : split(list, ',')) {
+  for (std::string_view name : detail::split(list, ',', true)) {
     if (name == "default") {
       const SpaceOptions d = default_space();
       space.algorithms = d.algorithms;
@@ -305,7 +287,7 @@ std::vector<Policy> neighbours(const Policy& policy, DataType type, const SpaceO
 
 std::vector<TileIO> parse_tile_ios(std::string_view text) {
   std::vector<TileIO> out;
-  for (std::string_view name : split(text, ','))
+  for (std::string_view name : detail::split(text, ',', true))
     if (!contains(out, parse_tile_io(name))) out.push_back(parse_tile_io(name));
   return out;
 }
@@ -315,7 +297,7 @@ namespace {
 std::vector<bool> parse_flag_list(std::string_view text, std::string_view what,
                                   std::string_view off, std::string_view on) {
   std::vector<bool> out;
-  for (std::string_view name : split(text, ',')) {
+  for (std::string_view name : detail::split(text, ',', true)) {
     if (name != off && name != on)
       detail::fail("unknown {} '{}' (expected one of: {}, {})", what, name, off, on);
     if (!contains(out, name == on)) out.push_back(name == on);
@@ -350,9 +332,9 @@ std::vector<std::uint64_t> parse_sizes(std::string_view text) {
     return *v;
   };
   std::set<std::uint64_t> sizes;
-  for (std::string_view item : split(text, ',')) {
+  for (std::string_view item : detail::split(text, ',', true)) {
     if (item.empty()) bad("empty entry");
-    const auto f = split(item, ':');
+    const auto f = detail::split(item, ':', true);
     if (f.size() == 1) {
       sizes.insert(size_of_text(item));
       continue;
@@ -391,9 +373,9 @@ std::vector<int> parse_int_list(std::string_view text, std::string_view what) {
     return static_cast<int>(*v);
   };
   std::set<int> values;
-  for (std::string_view item : split(text, ',')) {
+  for (std::string_view item : detail::split(text, ',', true)) {
     if (item.empty()) bad("empty entry");
-    const auto f = split(item, ':');
+    const auto f = detail::split(item, ':', true);
     if (f.size() == 1) {
       values.insert(value(item));
       continue;
