@@ -47,6 +47,49 @@ bool tiles_by_block_from_env() {
   return !(v && std::string_view(v) == "1");
 }
 
+bool geometry_needs_resident(const Policy& p, bool tiles_by_block) {
+  return p.stages_tiles() || (p.one_tile_per_block() && tiles_by_block);
+}
+
+LaunchGeometry launch_geometry(const Policy& p, std::size_t tiles, std::size_t resident,
+                               bool tiles_by_block) {
+  LaunchGeometry g;
+  const unsigned tpb = static_cast<unsigned>(p.launch_threads());
+  auto add = [&](std::size_t grid, unsigned block) {
+    g.launches[g.count++] = {static_cast<unsigned>(grid), block};
+  };
+  switch (p.algorithm) {
+  case Algorithm::Sequential:
+    add(1, 1);
+    break;
+  case Algorithm::SingleBlock:
+    add(1, tpb);
+    break;
+  case Algorithm::ReduceThenScan:
+    add(tiles, tpb);
+    add(1, tpb);
+    add(tiles, tpb);
+    break;
+  case Algorithm::LookbackPipelined:
+  case Algorithm::LookbackBulk:
+    add(std::min(tiles, resident), tpb);
+    break;
+  default: {
+    // In a grid that fits on the device at once a waiting block never keeps the
+    // block it waits for from being dispatched, so its tiles may follow blockIdx
+    // (no ticket round trip first); a tile loop shrinks any grid to one that fits.
+    std::size_t grid = tiles;
+    if (tiles_by_block) {
+      if (p.tile_loop) grid = std::min(tiles, resident);
+      if (grid <= resident) g.flags |= kFlagTilesByBlock;
+    }
+    add(grid, tpb);
+    break;
+  }
+  }
+  return g;
+}
+
 namespace {
 
 // Blocks of `kernels`' first kernel that fit on the device at once (asked once).
@@ -148,41 +191,14 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
       fail<CudaError>("launch of {} ({} blocks x {} threads) failed: {}", policy.key(), grid, block,
                       cudaGetErrorString(e));
   };
-  const unsigned tpb = static_cast<unsigned>(policy.launch_threads());
-  switch (policy.algorithm) {
-  case Algorithm::Sequential:
-    launch(0, 1, 1);
-    break;
-  case Algorithm::SingleBlock:
-    launch(0, 1, tpb);
-    break;
-  case Algorithm::ReduceThenScan:
-    launch(0, static_cast<unsigned>(tiles), tpb);
-    launch(1, 1, tpb);
-    launch(2, static_cast<unsigned>(tiles), tpb);
-    break;
-  case Algorithm::LookbackPipelined:
-  case Algorithm::LookbackBulk:
-    launch(0,
-           static_cast<unsigned>(std::min(tiles, resident_blocks(kernels, policy.launch_threads(),
-                                                                 dynamic_bytes, target.sm_count))),
-           tpb);
-    break;
-  default: {
-    // In a grid that fits on the device at once a waiting block never keeps the
-    // block it waits for from being dispatched, so its tiles may follow blockIdx
-    // (no ticket round trip first); a tile loop shrinks any grid to one that fits.
-    std::size_t grid = tiles;
-    if (target.tiles_by_block) {
-      const std::size_t resident =
-          resident_blocks(kernels, policy.block_threads, 0, target.sm_count);
-      if (policy.tile_loop) grid = std::min(tiles, resident);
-      if (grid <= resident) flags |= kFlagTilesByBlock;
-    }
-    launch(0, static_cast<unsigned>(grid), tpb);
-    break;
-  }
-  }
+  const std::size_t resident =
+      geometry_needs_resident(policy, target.tiles_by_block)
+          ? resident_blocks(kernels, policy.launch_threads(), dynamic_bytes, target.sm_count)
+          : 0;
+  const LaunchGeometry geometry = launch_geometry(policy, tiles, resident, target.tiles_by_block);
+  flags |= geometry.flags;
+  for (int k = 0; k < geometry.count; ++k)
+    launch(static_cast<std::size_t>(k), geometry.launches[k].grid, geometry.launches[k].block);
   if (captured && ws) SCANTUNE_CUDA_TRY(cudaFreeAsync(ws, r.stream));
 }
 
