@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "algorithms.hpp"
 #include "cuda_check.hpp"
 
 namespace scantune::detail {
@@ -17,8 +18,8 @@ std::size_t tile_count(const Policy& p, std::size_t n, unsigned shift) {
 }
 
 int tile_alignment(const Policy& p, DataType t) {
-  return p.algorithm == Algorithm::LookbackBulk ? static_cast<int>(16 / size_of(t))
-                                                : p.vector_width;
+  const int bytes = describe(p.algorithm).alignment_bytes;
+  return bytes ? bytes / static_cast<int>(size_of(t)) : p.vector_width;
 }
 
 unsigned misalignment(const void* p, std::size_t element_size, int vector_width) {
@@ -48,44 +49,42 @@ bool tiles_by_block_from_env() {
 }
 
 bool geometry_needs_resident(const Policy& p, bool tiles_by_block) {
-  return p.stages_tiles() || (p.one_tile_per_block() && tiles_by_block);
+  const AlgorithmDesc& a = describe(p.algorithm);
+  for (int k = 0; k < a.kernel_count; ++k)
+    if (a.kernels[k].grid == Grid::ResidentWave ||
+        (a.kernels[k].grid == Grid::PerTileOrWave && tiles_by_block))
+      return true;
+  return false;
 }
 
 LaunchGeometry launch_geometry(const Policy& p, std::size_t tiles, std::size_t resident,
                                bool tiles_by_block) {
   LaunchGeometry g;
-  const unsigned tpb = static_cast<unsigned>(p.launch_threads());
-  auto add = [&](std::size_t grid, unsigned block) {
-    g.launches[g.count++] = {static_cast<unsigned>(grid), block};
-  };
-  switch (p.algorithm) {
-  case Algorithm::Sequential:
-    add(1, 1);
-    break;
-  case Algorithm::SingleBlock:
-    add(1, tpb);
-    break;
-  case Algorithm::ReduceThenScan:
-    add(tiles, tpb);
-    add(1, tpb);
-    add(tiles, tpb);
-    break;
-  case Algorithm::LookbackPipelined:
-  case Algorithm::LookbackBulk:
-    add(std::min(tiles, resident), tpb);
-    break;
-  default: {
-    // In a grid that fits on the device at once a waiting block never keeps the
-    // block it waits for from being dispatched, so its tiles may follow blockIdx
-    // (no ticket round trip first); a tile loop shrinks any grid to one that fits.
-    std::size_t grid = tiles;
-    if (tiles_by_block) {
-      if (p.tile_loop) grid = std::min(tiles, resident);
-      if (grid <= resident) g.flags |= kFlagTilesByBlock;
+  const AlgorithmDesc& a = describe(p.algorithm);
+  for (int k = 0; k < a.kernel_count; ++k) {
+    std::size_t grid = 1;
+    switch (a.kernels[k].grid) {
+    case Grid::One:
+      break;
+    case Grid::PerTile:
+      grid = tiles;
+      break;
+    case Grid::ResidentWave:
+      grid = std::min(tiles, resident);
+      break;
+    case Grid::PerTileOrWave:
+      // In a grid that fits on the device at once a waiting block never keeps the
+      // block it waits for from being dispatched, so its tiles may follow blockIdx
+      // (no ticket round trip first); a tile loop shrinks any grid to one that fits.
+      grid = tiles;
+      if (tiles_by_block) {
+        if (p.tile_loop) grid = std::min(tiles, resident);
+        if (grid <= resident) g.flags |= kFlagTilesByBlock;
+      }
+      break;
     }
-    add(grid, tpb);
-    break;
-  }
+    g.launches[g.count++] = {static_cast<unsigned>(grid),
+                             static_cast<unsigned>(p.launch_threads())};
   }
   return g;
 }
@@ -140,8 +139,7 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
   unsigned long long n = r.n;
   alignas(8) unsigned char init[8] = {};
   if (r.kind == ScanKind::Exclusive) std::memcpy(init, r.init, size);
-  const std::size_t tiles =
-      policy.algorithm == Algorithm::Sequential ? 1 : tile_count(policy, r.n, shift);
+  const std::size_t tiles = describe(policy.algorithm).tiles ? tile_count(policy, r.n, shift) : 1;
   if (tiles > static_cast<std::size_t>(INT_MAX))
     fail("n = {} needs {} tiles with policy {}, more than one launch can hold ({})", r.n, tiles,
          policy.key(), INT_MAX);
@@ -151,7 +149,7 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
   if (dynamic_bytes) opt_in_shared(kernels, policy, r.type, dynamic_bytes);
 
   const bool single_pass = policy.uses_tile_status();
-  const bool rts = policy.algorithm == Algorithm::ReduceThenScan;
+  const bool rts = describe(policy.algorithm).uses_partials;
   const std::size_t status_bytes = single_pass ? WorkspacePool::status_bytes(tiles) : 0;
   const std::size_t partial_bytes = rts ? WorkspacePool::partial_bytes(tiles, size) : 0;
   void* ws = nullptr;
