@@ -127,96 +127,55 @@ std::vector<int> ints(const std::vector<T>& values) {
 
 // Enumeration order. Columns: field, values, adjacent steps only (neighbours),
 // neighbour order, option, help, parser.
+// clang-format off
 const std::vector<SpaceField> kSpaceFields{
     {"block_scan", SCANTUNE_SPACE_VALUES(space.block_scans), false, 3, "", "", nullptr, {}},
-    {"block_threads",
-     SCANTUNE_SPACE_VALUES(space.block_threads),
-     true,
-     0,
-     "--block-threads",
+    {"block_threads", SCANTUNE_SPACE_VALUES(space.block_threads), true, 0, "--block-threads",
      "Threads per block: A,B,C or A:B (every value) or A:B:x2\n"
      "(geometric). Default: 64,128,256,512,1024.\n"
      "Example: --block-threads 128:512:x2",
-     SCANTUNE_SPACE_PARSE(space.block_threads = parse_int_list(text, option)),
-     {}},
-    {"items_per_thread",
-     SCANTUNE_SPACE_VALUES(space.items_per_thread),
-     true,
-     1,
+     SCANTUNE_SPACE_PARSE(space.block_threads = parse_int_list(text, option)), {}},
+    {"items_per_thread", SCANTUNE_SPACE_VALUES(space.items_per_thread), true, 1,
      "--items-per-thread",
      "Items per thread (1..32), same syntax.\n"
      "Default: 1,2,4,6,8,12,16,20,24,32.\n"
      "Example: --items-per-thread 8,12,16",
-     SCANTUNE_SPACE_PARSE(space.items_per_thread = parse_int_list(text, option)),
-     {}},
-    {"vector_width",
-     SCANTUNE_SPACE_VALUES(vector_widths(type, space, algorithm)),
-     true,
-     2,
+     SCANTUNE_SPACE_PARSE(space.items_per_thread = parse_int_list(text, option)), {}},
+    {"vector_width", SCANTUNE_SPACE_VALUES(vector_widths(type, space, algorithm)), true, 2,
      "--vector-bytes",
      "Bytes per vector load/store (lookback_bulk: always 16).\n"
      "Default: 4,8,16.\n"
      "Example: --vector-bytes 16",
-     SCANTUNE_SPACE_PARSE(space.vector_bytes = parse_int_list(text, option)),
-     {}},
-    {"tile_io",
-     SCANTUNE_SPACE_VALUES(space.ios),
-     false,
-     4,
-     "--tile-io",
+     SCANTUNE_SPACE_PARSE(space.vector_bytes = parse_int_list(text, option)), {}},
+    {"tile_io", SCANTUNE_SPACE_VALUES(space.ios), false, 4, "--tile-io",
      "Tile I/O: xpose (block transpose), direct, wxpose (warp transpose).\n"
      "Default: xpose,direct,wxpose. Example: --tile-io wxpose",
-     SCANTUNE_SPACE_PARSE(space.ios = parse_tile_ios(text)),
-     {}},
-    {"cache",
-     SCANTUNE_SPACE_VALUES(space.streaming),
-     false,
-     5,
-     "--cache",
+     SCANTUNE_SPACE_PARSE(space.ios = parse_tile_ios(text)), {}},
+    {"cache", SCANTUNE_SPACE_VALUES(space.streaming), false, 5, "--cache",
      "Cache hints of full-tile accesses: default, streaming (.cs).\n"
      "Default: default,streaming. Example: --cache streaming",
-     SCANTUNE_SPACE_PARSE(space.streaming = parse_cache_hints(text)),
-     {}},
-    {"backoff_ns",
-     SCANTUNE_SPACE_VALUES(space.backoffs_ns),
-     false,
-     8,
-     "--backoff",
+     SCANTUNE_SPACE_PARSE(space.streaming = parse_cache_hints(text)), {}},
+    {"backoff_ns", SCANTUNE_SPACE_VALUES(space.backoffs_ns), false, 8, "--backoff",
      "Look-back poll backoff in ns (look-back and chained algorithms).\n"
      "Default: 0,200. Example: --backoff 0,100,400",
-     SCANTUNE_SPACE_PARSE(space.backoffs_ns = parse_int_list(text, option)),
-     {}},
-    {"lookback_span",
-     SCANTUNE_SPACE_VALUES(space.lookback_spans),
-     false,
-     6,
-     "--lookback-span",
+     SCANTUNE_SPACE_PARSE(space.backoffs_ns = parse_int_list(text, option)), {}},
+    {"lookback_span", SCANTUNE_SPACE_VALUES(space.lookback_spans), false, 6, "--lookback-span",
      "Tiles each lane inspects per warp look-back step (lookback_warp,\n"
      "lookback_pipelined, lookback_bulk), 1..8. Default: 1.\n"
      "Example: --lookback-span 1,2,4",
-     SCANTUNE_SPACE_PARSE(space.lookback_spans = parse_int_list(text, option)),
-     {}},
-    {"stages",
-     SCANTUNE_SPACE_VALUES(stage_counts(algorithm, space)),
-     false,
-     7,
-     "--stages",
+     SCANTUNE_SPACE_PARSE(space.lookback_spans = parse_int_list(text, option)), {}},
+    {"stages", SCANTUNE_SPACE_VALUES(stage_counts(algorithm, space)), false, 7, "--stages",
      "Shared-memory tile stages of lookback_pipelined (stages - 2 copies\n"
      "in flight) and lookback_bulk, 3..8. Default: 3 (pipelined), 4,6,7,8\n"
      "(bulk). Example: --stages 3,4",
-     SCANTUNE_SPACE_PARSE(space.stages = space.bulk_stages = parse_int_list(text, option)),
-     {}},
-    {"tile_loop",
-     SCANTUNE_SPACE_VALUES(space.tile_loops),
-     false,
-     9,
-     "--tile-loop",
+     SCANTUNE_SPACE_PARSE(space.stages = space.bulk_stages = parse_int_list(text, option)), {}},
+    {"tile_loop", SCANTUNE_SPACE_VALUES(space.tile_loops), false, 9, "--tile-loop",
      "One wave of blocks looping over the tiles (.loop) instead of one\n"
      "block per tile (chained, lookback_thread, lookback_warp): off, on.\n"
      "Default: off,on (on timed from 2^21 up). Example: --tile-loop off",
-     SCANTUNE_SPACE_PARSE(space.tile_loops = parse_tile_loops(text)),
-     {}},
+     SCANTUNE_SPACE_PARSE(space.tile_loops = parse_tile_loops(text)), {}},
 };
+// clang-format on
 
 #undef SCANTUNE_SPACE_VALUES
 #undef SCANTUNE_SPACE_PARSE
