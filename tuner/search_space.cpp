@@ -125,6 +125,14 @@ std::vector<int> ints(const std::vector<T>& values) {
   [](SpaceOptions& space, [[maybe_unused]] std::string_view text,                                  \
      [[maybe_unused]] std::string_view option) { assignment; }
 
+// The values of a field kept in SpaceOptions::other_fields, or its defaults.
+std::vector<int> other_values(const SpaceOptions& space, std::string_view field) {
+  if (auto it = space.other_fields.find(field); it != space.other_fields.end()) return it->second;
+  for (const SpaceField& f : space_fields())
+    if (f.field == field) return f.default_values;
+  return {};
+}
+
 // Enumeration order. Columns: field, values, adjacent steps only (neighbours),
 // neighbour order, option, help, parser.
 // clang-format off
@@ -174,6 +182,12 @@ const std::vector<SpaceField> kSpaceFields{
      "block per tile (chained, lookback_thread, lookback_warp): off, on.\n"
      "Default: off,on (on timed from 2^21 up). Example: --tile-loop off",
      SCANTUNE_SPACE_PARSE(space.tile_loops = parse_tile_loops(text)), {}},
+    {"min_blocks", SCANTUNE_SPACE_VALUES(other_values(space, "min_blocks")), false, 10,
+     "--min-blocks",
+     "Minimum resident blocks per SM the compiler budgets registers for\n"
+     "(__launch_bounds__), 0..32; 0 leaves it to the compiler. Default: 0.\n"
+     "Example: --min-blocks 0,2",
+     SCANTUNE_SPACE_PARSE(space.other_fields["min_blocks"] = parse_int_list(text, option)), {0}},
 };
 // clang-format on
 

@@ -38,6 +38,13 @@ std::optional<std::string> block_threads_rule(const Policy& p, DataType) {
   return std::nullopt;
 }
 
+std::optional<std::string> min_blocks_rule(const Policy& p, DataType) {
+  if (p.min_blocks * p.launch_threads() > 2048)
+    return fmt::format("{} blocks x {} threads exceed the 2048 threads an SM holds", p.min_blocks,
+                       p.launch_threads());
+  return std::nullopt;
+}
+
 std::optional<std::string> vector_rule(const Policy& p, DataType t) {
   const int v = p.vector_width;
   if ((v & (v - 1)) != 0) return fmt::format("vector width {} is not a power of two", v);
@@ -103,6 +110,10 @@ const std::vector<FieldDesc> kFields{
      one_tile_per_block, "a tile loop applies only to chained, lookback_thread and lookback_warp "
                          "(one tile per block)",
      nullptr, 0, false, false, false, SCANTUNE_FIELD_ACCESS(tile_loop, bool)},
+    {"min_blocks", "minimum blocks per SM", KeyForm::Number, "mb", "[.mb<N>]",
+     nullptr, nullptr, 0, 0, 0, 32, "minimum blocks per SM {} is outside [0, 32]",
+     tiles, "",
+     min_blocks_rule, 10, true, true, false, SCANTUNE_FIELD_ACCESS(min_blocks, int)},
 };
 // clang-format on
 

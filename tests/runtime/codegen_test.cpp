@@ -58,6 +58,18 @@ TEST(Codegen, DeviceEnumeratorsMatchTheDescriptors) {
   }
 }
 
+TEST(Codegen, MinBlocksReachTheTemplateOnlyWhereSet) {
+  auto source = [](const char* key) {
+    auto g = generate({spec(key, DataType::Int32, OpSpec::from(Op::Sum), ScanKind::Inclusive)});
+    return g.name_expressions[0][0] + "\n" + g.source;
+  };
+  const std::string two = source("lookback_warp.tpb256.ipt12.vec4.warp_scans.mb2");
+  EXPECT_NE(two.find("scantune::CACHE_DEFAULT, 1, 3, 2>>"), std::string::npos) << two;
+  EXPECT_NE(two.find("::min_blocks == 2, \"policy "), std::string::npos) << two;
+  EXPECT_EQ(source("lookback_warp.tpb256.ipt12.vec4.warp_scans").find("min_blocks"),
+            std::string::npos);
+}
+
 TEST(Codegen, PipelinedStagesReachTheTemplate) {
   auto g = generate({spec("lookback_pipelined.tpb384.ipt24.vec4.warp_scans.wxpose.st4",
                           DataType::Int32, OpSpec::from(Op::Sum), ScanKind::Inclusive)});
