@@ -27,7 +27,7 @@ enum cache_id { CACHE_DEFAULT = 0, CACHE_STREAMING = 1 };
 enum scan_kind_id { KIND_INCLUSIVE = 0, KIND_EXCLUSIVE = 1 };
 
 template <int ALG, int TPB, int IPT, int VEC, int BS, int IO, int BACKOFF_NS, int CACHE,
-          int LOOKBACK_SPAN, int STAGES>
+          int LOOKBACK_SPAN, int STAGES, int MIN_BLOCKS = 0>
 struct policy {
   static const int algorithm = ALG;
   static const int block_threads = TPB;
@@ -39,12 +39,16 @@ struct policy {
   static const int cache = CACHE;
   static const int lookback_span = LOOKBACK_SPAN; // tiles per lane per warp look-back step
   static const int stages = STAGES; // lookback_pipelined's / lookback_bulk's shared tile stages
+  // __launch_bounds__'s minimum resident blocks per SM; 0 (the generated source
+  // omits it) compiles exactly as no minimum.
+  static const int min_blocks = MIN_BLOCKS;
   static const int tile_items = TPB * IPT;
   static_assert(TPB % 32 == 0 && TPB >= 32 && TPB <= 1024,
                 "block threads: a multiple of 32 in [32, 1024]");
   static_assert(IPT >= 1 && IPT <= 32, "items per thread in [1, 32]");
   static_assert(LOOKBACK_SPAN >= 1 && LOOKBACK_SPAN <= 8, "look-back span in [1, 8]");
   static_assert(STAGES >= 3 && STAGES <= 8, "shared tile stages in [3, 8]");
+  static_assert(MIN_BLOCKS >= 0 && MIN_BLOCKS <= 32, "minimum blocks per SM in [0, 32]");
   static_assert(VEC >= 1 && IPT % VEC == 0,
                 "items per thread must be a multiple of the vector width");
 };

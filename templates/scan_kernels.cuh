@@ -71,7 +71,8 @@ __global__ void __launch_bounds__(32) sequential_kernel(SCANTUNE_KERNEL_PARAMS) 
 
 // One block scans every tile in order; warp 0 carries the prefix in registers.
 template <class T, class Op, int KIND, class P>
-__global__ void __launch_bounds__(P::block_threads) single_block_kernel(SCANTUNE_KERNEL_PARAMS) {
+__global__ void __launch_bounds__(P::block_threads, P::min_blocks)
+    single_block_kernel(SCANTUNE_KERNEL_PARAMS) {
   await_previous_grid();
   Op op;
   T* smem = tile_smem<T, P>::get();
@@ -173,7 +174,8 @@ __device__ __forceinline__ T single_pass_prefix(unsigned long long* ws, unsigned
 // Single pass over the input, one tile per block: chained scan or decoupled
 // look-back (thread/warp).
 template <class T, class Op, int KIND, class P>
-__global__ void __launch_bounds__(P::block_threads) single_pass_kernel(SCANTUNE_KERNEL_PARAMS) {
+__global__ void __launch_bounds__(P::block_threads, P::min_blocks)
+    single_pass_kernel(SCANTUNE_KERNEL_PARAMS) {
   await_previous_grid();
   static_assert(P::algorithm == ALG_CHAINED || P::algorithm == ALG_LOOKBACK_THREAD ||
                     P::algorithm == ALG_LOOKBACK_WARP,
@@ -202,7 +204,7 @@ __global__ void __launch_bounds__(P::block_threads) single_pass_kernel(SCANTUNE_
 // waits for a ticket; otherwise (SCANTUNE_TICKETS=1) one tile per block, its ticket.
 // Its own kernel: one-tile shapes keep their code (the loop takes more registers).
 template <class T, class Op, int KIND, class P>
-__global__ void __launch_bounds__(P::block_threads)
+__global__ void __launch_bounds__(P::block_threads, P::min_blocks)
     single_pass_loop_kernel(SCANTUNE_KERNEL_PARAMS) {
   await_previous_grid();
   const bool by_block = (flags & FLAG_TILES_BY_BLOCK) != 0;
@@ -236,7 +238,8 @@ __global__ void __launch_bounds__(P::block_threads)
 // Tickets are taken in order by running blocks and each block finishes its
 // tiles in order, so the lowest unfinished tile never waits on a later one.
 template <class T, class Op, int KIND, class P>
-__global__ void __launch_bounds__(P::block_threads) pipelined_kernel(SCANTUNE_KERNEL_PARAMS) {
+__global__ void __launch_bounds__(P::block_threads, P::min_blocks)
+    pipelined_kernel(SCANTUNE_KERNEL_PARAMS) {
   await_previous_grid();
   static_assert(P::algorithm == ALG_LOOKBACK_PIPELINED && P::tile_io != IO_DIRECT,
                 "pipelined_kernel stages tiles in shared memory");
@@ -391,7 +394,8 @@ __device__ __forceinline__ void relay_stages(unsigned long long* from, unsigned 
 // this kernel's occupancy, and without it NVRTC's ptxas capped some shapes at 80
 // registers and spilled (which the tuner rejects).
 template <class T, class Op, int KIND, class P>
-__global__ void __launch_bounds__(P::block_threads + 96, 1) bulk_kernel(SCANTUNE_KERNEL_PARAMS) {
+__global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::min_blocks : 1)
+    bulk_kernel(SCANTUNE_KERNEL_PARAMS) {
   await_previous_grid();
   static_assert(P::algorithm == ALG_LOOKBACK_BULK, "bulk_kernel runs lookback_bulk");
   const int S = P::stages, CONSUMERS = P::block_threads / 32, VEC = P::vector_width;
@@ -595,7 +599,8 @@ __global__ void __launch_bounds__(P::block_threads + 96, 1) bulk_kernel(SCANTUNE
 
 // Reduce-then-scan, pass 1: each block reduces its tile into partials[tile].
 template <class T, class Op, int KIND, class P>
-__global__ void __launch_bounds__(P::block_threads) rts_reduce_kernel(SCANTUNE_KERNEL_PARAMS) {
+__global__ void __launch_bounds__(P::block_threads, P::min_blocks)
+    rts_reduce_kernel(SCANTUNE_KERNEL_PARAMS) {
   await_previous_grid();
   T* partials = reinterpret_cast<T*>(ws + STATUS_OFFSET_WORDS);
   const T aggregate =
@@ -605,7 +610,8 @@ __global__ void __launch_bounds__(P::block_threads) rts_reduce_kernel(SCANTUNE_K
 
 // Pass 2: one block turns the partials into exclusive tile prefixes, in place.
 template <class T, class Op, int KIND, class P>
-__global__ void __launch_bounds__(P::block_threads) rts_partials_kernel(SCANTUNE_KERNEL_PARAMS) {
+__global__ void __launch_bounds__(P::block_threads, P::min_blocks)
+    rts_partials_kernel(SCANTUNE_KERNEL_PARAMS) {
   await_previous_grid();
   Op op;
   T* partials = reinterpret_cast<T*>(ws + STATUS_OFFSET_WORDS);
@@ -626,7 +632,8 @@ __global__ void __launch_bounds__(P::block_threads) rts_partials_kernel(SCANTUNE
 
 // Pass 3: each block scans its tile from its prefix.
 template <class T, class Op, int KIND, class P>
-__global__ void __launch_bounds__(P::block_threads) rts_downsweep_kernel(SCANTUNE_KERNEL_PARAMS) {
+__global__ void __launch_bounds__(P::block_threads, P::min_blocks)
+    rts_downsweep_kernel(SCANTUNE_KERNEL_PARAMS) {
   await_previous_grid();
   const T* partials = reinterpret_cast<const T*>(ws + STATUS_OFFSET_WORDS);
   const T prefix = partials[blockIdx.x];

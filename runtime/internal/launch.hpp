@@ -44,6 +44,27 @@ bool programmatic_launch(int arch, bool enabled);
 /// LaunchTarget::tiles_by_block: true unless SCANTUNE_TICKETS=1.
 bool tiles_by_block_from_env();
 
+/// One kernel launch of a scan: blocks and threads per block.
+struct KernelLaunch {
+  unsigned grid = 0, block = 0;
+};
+
+/// The launches of one scan, in order, and the kernel flags they add.
+struct LaunchGeometry {
+  KernelLaunch launches[3];
+  int count = 0;
+  unsigned flags = 0; ///< kFlagTilesByBlock where a single-pass grid fits on the device
+};
+
+/// Whether launch_geometry reads `resident` (blocks of the first kernel that fit on the
+/// device at once), so that launch_scan asks the device only where it matters.
+bool geometry_needs_resident(const Policy& p, bool tiles_by_block);
+
+/// The launches of `p` over `tiles` tiles: a pure function of the policy, the tile
+/// count and the device's resident blocks, so that it is testable without a GPU.
+LaunchGeometry launch_geometry(const Policy& p, std::size_t tiles, std::size_t resident,
+                               bool tiles_by_block);
+
 /// Launches the scan.
 void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanRequest& request,
                  WorkspacePool& pool, const LaunchTarget& target);

@@ -16,7 +16,8 @@
 // Fields after the block-scan algorithm are printed only where they differ from
 // their defaults (`.direct` or `.wxpose` for the tile I/O, `.cs` for streaming
 // cache hints, `.bo<ns>` for a lookback backoff, `.span<N>` for a wider look-back step,
-// `.st<N>` for tile stages, `.loop` for a tile loop), so each policy has exactly one key.
+// `.st<N>` for tile stages, `.loop` for a tile loop, `.mb<N>` for a minimum of resident
+// blocks per SM), so each policy has exactly one key.
 // Policy::parse(key).key() == key for every canonical key.
 //
 // Example:
@@ -103,6 +104,9 @@ struct Policy {
   /// takes tiles by ticket (one atomic round trip before a block's loads). A separate
   /// kernel, so that one-tile shapes keep their registers (the loop takes more).
   bool tile_loop = false;
+  /// Minimum resident blocks per SM the compiler budgets registers for (the second
+  /// argument of `__launch_bounds__`), [0, 32]; 0 leaves it to the compiler.
+  int min_blocks = 0;
 
   /// The policy of the one-thread baseline (its key is "sequential").
   static Policy sequential();

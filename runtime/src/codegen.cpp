@@ -8,9 +8,13 @@
 
 #include <fmt/format.h>
 
+#include <fmt/ranges.h>
+
+#include "algorithms.hpp"
 #include "base/hash.hpp"
 #include "embedded_templates.hpp"
 #include "errors.hpp"
+#include "policy_fields.hpp"
 
 namespace scantune::detail {
 namespace {
@@ -31,53 +35,6 @@ bool is_identifier(const std::string& s) {
   return true;
 }
 
-const char* enum_name(Algorithm a) {
-  switch (a) {
-  case Algorithm::Sequential:
-    return "ALG_SEQUENTIAL";
-  case Algorithm::SingleBlock:
-    return "ALG_SINGLE_BLOCK";
-  case Algorithm::ReduceThenScan:
-    return "ALG_REDUCE_THEN_SCAN";
-  case Algorithm::Chained:
-    return "ALG_CHAINED";
-  case Algorithm::LookbackThread:
-    return "ALG_LOOKBACK_THREAD";
-  case Algorithm::LookbackWarp:
-    return "ALG_LOOKBACK_WARP";
-  case Algorithm::LookbackPipelined:
-    return "ALG_LOOKBACK_PIPELINED";
-  case Algorithm::LookbackBulk:
-    return "ALG_LOOKBACK_BULK";
-  }
-  return "?";
-}
-const char* enum_name(BlockScan b) {
-  switch (b) {
-  case BlockScan::WarpScans:
-    return "BS_WARP_SCANS";
-  case BlockScan::HillisSteele:
-    return "BS_HILLIS_STEELE";
-  case BlockScan::Blelloch:
-    return "BS_BLELLOCH";
-  case BlockScan::BlellochPadded:
-    return "BS_BLELLOCH_PADDED";
-  }
-  return "?";
-}
-
-const char* enum_name(TileIO io) {
-  switch (io) {
-  case TileIO::Transpose:
-    return "IO_TRANSPOSE";
-  case TileIO::Direct:
-    return "IO_DIRECT";
-  case TileIO::WarpTranspose:
-    return "IO_WARP_TRANSPOSE";
-  }
-  return "?";
-}
-
 std::string custom_struct_name(const OpSpec& op, DataType t) {
   return fmt::format("{}_{}_{}", op.custom.name, to_string(t),
                      op.id().substr(op.id().rfind(':') + 1));
@@ -88,36 +45,47 @@ std::string op_type(const OpSpec& op, DataType t) {
   return fmt::format("scantune::op_{}<{}>", to_string(op.op), device_type_name(t));
 }
 
+// "scantune::policy<scantune::ALG_..., 256, 12, ...>": each field at its template slot.
 std::string policy_type(const Policy& p) {
-  return fmt::format("scantune::policy<scantune::{}, {}, {}, {}, scantune::{}, scantune::{}, {}, "
-                     "scantune::{}, {}, {}>",
-                     enum_name(p.algorithm), p.block_threads, p.items_per_thread, p.vector_width,
-                     enum_name(p.block_scan), enum_name(p.io), p.backoff_ns,
-                     p.streaming ? "CACHE_STREAMING" : "CACHE_DEFAULT", p.lookback_span, p.stages);
+  std::vector<std::string> args{fmt::format("scantune::{}", describe(p.algorithm).device_enum)};
+  for (const FieldDesc& f : policy_fields()) {
+    const int v = f.get(p);
+    if (f.template_slot == 0 || (f.omit_default_argument && v == f.default_value)) continue;
+    if (args.size() <= static_cast<std::size_t>(f.template_slot)) args.resize(f.template_slot + 1);
+    args[f.template_slot] = device_value(f, v);
+  }
+  return fmt::format("scantune::policy<{}>", fmt::join(args, ", "));
 }
 
+// "{P}::block_threads == 256 && ...": the fields the policy type must restate.
+std::string policy_assertion(const Policy& p) {
+  const std::string type = policy_type(p);
+  std::vector<std::string> terms;
+  for (const FieldDesc& f : policy_fields())
+    if (f.asserted && !(f.omit_default_argument && f.get(p) == f.default_value))
+      terms.push_back(
+          fmt::format("{}::{} == {}", type, f.name,
+                      f.assert_as_number ? std::to_string(f.get(p)) : device_value(f, f.get(p))));
+  return fmt::format("static_assert({}, \"policy {}\");\n", fmt::join(terms, " && "), p.key());
+}
+
+// The entry points of `s`'s kernels, in launch order; a tile algorithm's take the policy.
 std::vector<std::string> kernel_names(const KernelSpec& s) {
-  const std::string t = device_type_name(s.type), op = op_type(s.op, s.type),
-                    pol = policy_type(s.policy);
+  const AlgorithmDesc& a = describe(s.policy.algorithm);
   const std::string kind =
       s.kind == ScanKind::Exclusive ? "scantune::KIND_EXCLUSIVE" : "scantune::KIND_INCLUSIVE";
-  auto name = [&](const char* k) {
-    return fmt::format("&scantune::{}<{}, {}, {}, {}>", k, t, op, kind, pol);
-  };
-  switch (s.policy.algorithm) {
-  case Algorithm::Sequential:
-    return {fmt::format("&scantune::sequential_kernel<{}, {}, {}>", t, op, kind)};
-  case Algorithm::SingleBlock:
-    return {name("single_block_kernel")};
-  case Algorithm::ReduceThenScan:
-    return {name("rts_reduce_kernel"), name("rts_partials_kernel"), name("rts_downsweep_kernel")};
-  case Algorithm::LookbackPipelined:
-    return {name("pipelined_kernel")};
-  case Algorithm::LookbackBulk:
-    return {name("bulk_kernel")};
-  default: // the tile loop is its own kernel: the one-tile kernel keeps its code
-    return {name(s.policy.tile_loop ? "single_pass_loop_kernel" : "single_pass_kernel")};
+  std::string args =
+      fmt::format("{}, {}, {}", device_type_name(s.type), op_type(s.op, s.type), kind);
+  if (a.tiles) args += ", " + policy_type(s.policy);
+  std::vector<std::string> names;
+  for (int k = 0; k < a.kernel_count; ++k) {
+    const KernelDesc& kernel = a.kernels[k];
+    // The tile loop is its own kernel: the one-tile kernel keeps its code.
+    const std::string_view entry =
+        s.policy.tile_loop && !kernel.loop_entry.empty() ? kernel.loop_entry : kernel.entry;
+    names.push_back(fmt::format("&scantune::{}<{}>", entry, args));
   }
+  return names;
 }
 
 } // namespace
@@ -222,16 +190,8 @@ GeneratedSource generate(const std::vector<KernelSpec>& specs) {
   std::set<std::string> asserted;
   for (const auto& s : specs) {
     g.name_expressions.push_back(kernel_names(s));
-    if (s.policy.algorithm == Algorithm::Sequential || !asserted.insert(s.policy.key()).second)
-      continue;
-    const Policy& p = s.policy;
-    src += fmt::format(
-        "static_assert({0}::block_threads == {1} && {0}::items_per_thread == {2} && "
-        "{0}::vector_width == {3} && {0}::tile_io == scantune::{6} && "
-        "{0}::cache == {7} && {0}::backoff_ns == {4} && {0}::lookback_span == {8} && "
-        "{0}::stages == {9}, \"policy {5}\");\n",
-        policy_type(p), p.block_threads, p.items_per_thread, p.vector_width, p.backoff_ns, p.key(),
-        enum_name(p.io), p.streaming ? 1 : 0, p.lookback_span, p.stages);
+    if (!describe(s.policy.algorithm).tiles || !asserted.insert(s.policy.key()).second) continue;
+    src += policy_assertion(s.policy);
   }
   return g;
 }

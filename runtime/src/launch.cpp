@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "algorithms.hpp"
 #include "cuda_check.hpp"
 
 namespace scantune::detail {
@@ -17,8 +18,8 @@ std::size_t tile_count(const Policy& p, std::size_t n, unsigned shift) {
 }
 
 int tile_alignment(const Policy& p, DataType t) {
-  return p.algorithm == Algorithm::LookbackBulk ? static_cast<int>(16 / size_of(t))
-                                                : p.vector_width;
+  const int bytes = describe(p.algorithm).alignment_bytes;
+  return bytes ? bytes / static_cast<int>(size_of(t)) : p.vector_width;
 }
 
 unsigned misalignment(const void* p, std::size_t element_size, int vector_width) {
@@ -55,6 +56,47 @@ std::size_t workspace_bytes(const Policy& p, DataType t, std::size_t n) {
   if (p.algorithm == Algorithm::ReduceThenScan)
     return WorkspacePool::partial_bytes(tiles, size_of(t));
   return 0;
+}
+
+bool geometry_needs_resident(const Policy& p, bool tiles_by_block) {
+  const AlgorithmDesc& a = describe(p.algorithm);
+  for (int k = 0; k < a.kernel_count; ++k)
+    if (a.kernels[k].grid == Grid::ResidentWave ||
+        (a.kernels[k].grid == Grid::PerTileOrWave && tiles_by_block))
+      return true;
+  return false;
+}
+
+LaunchGeometry launch_geometry(const Policy& p, std::size_t tiles, std::size_t resident,
+                               bool tiles_by_block) {
+  LaunchGeometry g;
+  const AlgorithmDesc& a = describe(p.algorithm);
+  for (int k = 0; k < a.kernel_count; ++k) {
+    std::size_t grid = 1;
+    switch (a.kernels[k].grid) {
+    case Grid::One:
+      break;
+    case Grid::PerTile:
+      grid = tiles;
+      break;
+    case Grid::ResidentWave:
+      grid = std::min(tiles, resident);
+      break;
+    case Grid::PerTileOrWave:
+      // In a grid that fits on the device at once a waiting block never keeps the
+      // block it waits for from being dispatched, so its tiles may follow blockIdx
+      // (no ticket round trip first); a tile loop shrinks any grid to one that fits.
+      grid = tiles;
+      if (tiles_by_block) {
+        if (p.tile_loop) grid = std::min(tiles, resident);
+        if (grid <= resident) g.flags |= kFlagTilesByBlock;
+      }
+      break;
+    }
+    g.launches[g.count++] = {static_cast<unsigned>(grid),
+                             static_cast<unsigned>(p.launch_threads())};
+  }
+  return g;
 }
 
 namespace {
@@ -107,8 +149,7 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
   unsigned long long n = r.n;
   alignas(8) unsigned char init[8] = {};
   if (r.kind == ScanKind::Exclusive) std::memcpy(init, r.init, size);
-  const std::size_t tiles =
-      policy.algorithm == Algorithm::Sequential ? 1 : tile_count(policy, r.n, shift);
+  const std::size_t tiles = describe(policy.algorithm).tiles ? tile_count(policy, r.n, shift) : 1;
   if (tiles > static_cast<std::size_t>(INT_MAX))
     fail("n = {} needs {} tiles with policy {}, more than one launch can hold ({})", r.n, tiles,
          policy.key(), INT_MAX);
@@ -118,7 +159,7 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
   if (dynamic_bytes) opt_in_shared(kernels, policy, r.type, dynamic_bytes);
 
   const bool single_pass = policy.uses_tile_status();
-  const bool rts = policy.algorithm == Algorithm::ReduceThenScan;
+  const bool rts = describe(policy.algorithm).uses_partials;
   const std::size_t status_bytes = single_pass ? WorkspacePool::status_bytes(tiles) : 0;
   const std::size_t partial_bytes = rts ? WorkspacePool::partial_bytes(tiles, size) : 0;
   void* ws = nullptr;
@@ -165,41 +206,14 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
       fail<CudaError>("launch of {} ({} blocks x {} threads) failed: {}", policy.key(), grid, block,
                       cudaGetErrorString(e));
   };
-  const unsigned tpb = static_cast<unsigned>(policy.launch_threads());
-  switch (policy.algorithm) {
-  case Algorithm::Sequential:
-    launch(0, 1, 1);
-    break;
-  case Algorithm::SingleBlock:
-    launch(0, 1, tpb);
-    break;
-  case Algorithm::ReduceThenScan:
-    launch(0, static_cast<unsigned>(tiles), tpb);
-    launch(1, 1, tpb);
-    launch(2, static_cast<unsigned>(tiles), tpb);
-    break;
-  case Algorithm::LookbackPipelined:
-  case Algorithm::LookbackBulk:
-    launch(0,
-           static_cast<unsigned>(std::min(tiles, resident_blocks(kernels, policy.launch_threads(),
-                                                                 dynamic_bytes, target.sm_count))),
-           tpb);
-    break;
-  default: {
-    // In a grid that fits on the device at once a waiting block never keeps the
-    // block it waits for from being dispatched, so its tiles may follow blockIdx
-    // (no ticket round trip first); a tile loop shrinks any grid to one that fits.
-    std::size_t grid = tiles;
-    if (target.tiles_by_block) {
-      const std::size_t resident =
-          resident_blocks(kernels, policy.block_threads, 0, target.sm_count);
-      if (policy.tile_loop) grid = std::min(tiles, resident);
-      if (grid <= resident) flags |= kFlagTilesByBlock;
-    }
-    launch(0, static_cast<unsigned>(grid), tpb);
-    break;
-  }
-  }
+  const std::size_t resident =
+      geometry_needs_resident(policy, target.tiles_by_block)
+          ? resident_blocks(kernels, policy.launch_threads(), dynamic_bytes, target.sm_count)
+          : 0;
+  const LaunchGeometry geometry = launch_geometry(policy, tiles, resident, target.tiles_by_block);
+  flags |= geometry.flags;
+  for (int k = 0; k < geometry.count; ++k)
+    launch(static_cast<std::size_t>(k), geometry.launches[k].grid, geometry.launches[k].block);
   if (captured && ws) SCANTUNE_CUDA_TRY(cudaFreeAsync(ws, r.stream));
 }
 

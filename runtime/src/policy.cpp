@@ -1,4 +1,5 @@
-// Names of the public enums, policy keys, parsing and validation. Free of CUDA
+// Names of the public enums, and Policy: keys, parsing and validation read from the
+// algorithm and field descriptors (algorithms.hpp, policy_fields.hpp). Free of CUDA
 // calls: the build-time table generator (runtime/builtin/) compiles it too.
 #include "policy.hpp"
 
@@ -8,7 +9,9 @@
 
 #include <fmt/format.h>
 
+#include "algorithms.hpp"
 #include "errors.hpp"
+#include "policy_fields.hpp"
 #include "strings.hpp"
 
 namespace scantune {
@@ -18,14 +21,41 @@ template <class E, std::size_t N>
 std::string_view name_of(const std::array<std::string_view, N>& names, E e) {
   return names.at(static_cast<std::size_t>(e));
 }
-template <class E, std::size_t N>
-E parse_name(const std::array<std::string_view, N>& names, std::string_view s, const char* what) {
-  for (std::size_t i = 0; i < N; ++i)
+template <class E>
+E parse_name(const std::string_view* names, std::size_t n, std::string_view s,
+             std::string_view what) {
+  for (std::size_t i = 0; i < n; ++i)
     if (names[i] == s) return static_cast<E>(i);
   std::string choices;
-  for (auto n : names)
-    choices += fmt::format("{}{}", choices.empty() ? "" : ", ", n);
+  for (std::size_t i = 0; i < n; ++i)
+    choices += fmt::format("{}{}", choices.empty() ? "" : ", ", names[i]);
   detail::fail("unknown {} '{}' (expected one of: {})", what, s, choices);
+}
+template <class E, std::size_t N>
+E parse_name(const std::array<std::string_view, N>& names, std::string_view s, const char* what) {
+  return parse_name<E>(names.data(), N, s, what);
+}
+
+const std::array<std::string_view, detail::kAlgorithmCount>& algorithm_names() {
+  static const auto names = [] {
+    std::array<std::string_view, detail::kAlgorithmCount> n;
+    for (const auto& a : detail::algorithms())
+      n[static_cast<std::size_t>(a.id)] = a.name;
+    return n;
+  }();
+  return names;
+}
+
+// The names of an enum field's values (block scan, tile I/O).
+std::string_view enum_value_name(std::string_view field, int value) {
+  return detail::field_named(field).names[value];
+}
+int parse_enum_value(const detail::FieldDesc& f, std::string_view s) {
+  return parse_name<int>(f.names, static_cast<std::size_t>(f.max + 1), s, f.what);
+}
+template <class E>
+E parse_enum_field(std::string_view field, std::string_view s) {
+  return static_cast<E>(parse_enum_value(detail::field_named(field), s));
 }
 
 constexpr std::array<std::string_view, 6> kTypeNames{"int32",  "uint32",  "int64",
@@ -35,12 +65,6 @@ constexpr std::array<std::string_view, 7> kOpNames{"sum",     "product", "min", 
 constexpr std::array<std::string_view, 4> kMatchNames{"exact", "nearest_size", "same_arch",
                                                       "builtin"};
 constexpr std::array<std::string_view, 2> kKindNames{"inclusive", "exclusive"};
-constexpr std::array<std::string_view, 8> kAlgorithmNames{
-    "sequential",      "single_block",  "reduce_then_scan",   "chained",
-    "lookback_thread", "lookback_warp", "lookback_pipelined", "lookback_bulk"};
-constexpr std::array<std::string_view, 3> kTileIONames{"xpose", "direct", "wxpose"};
-constexpr std::array<std::string_view, 4> kBlockScanNames{"warp_scans", "hillis_steele", "blelloch",
-                                                          "blelloch_padded"};
 
 // Parses "<prefix><integer>", e.g. "tpb256".
 int prefixed_int(std::string_view token, std::string_view prefix, std::string_view key) {
@@ -51,13 +75,6 @@ int prefixed_int(std::string_view token, std::string_view prefix, std::string_vi
     if (ec == std::errc() && end == digits.data() + digits.size() && !digits.empty()) return value;
   }
   detail::fail("policy key '{}': expected '{}<number>' but found '{}'", key, prefix, token);
-}
-
-std::size_t next_pow2(std::size_t n) {
-  std::size_t p = 1;
-  while (p < n)
-    p <<= 1;
-  return p;
 }
 
 } // namespace
@@ -72,10 +89,10 @@ std::string_view to_string(ScanKind k) {
   return name_of(kKindNames, k);
 }
 std::string_view to_string(Algorithm a) {
-  return name_of(kAlgorithmNames, a);
+  return name_of(algorithm_names(), a);
 }
 std::string_view to_string(BlockScan b) {
-  return name_of(kBlockScanNames, b);
+  return enum_value_name("block_scan", static_cast<int>(b));
 }
 std::string_view to_string(Op op) {
   return name_of(kOpNames, op);
@@ -84,10 +101,10 @@ std::string_view to_string(Match m) {
   return name_of(kMatchNames, m);
 }
 std::string_view to_string(TileIO io) {
-  return name_of(kTileIONames, io);
+  return enum_value_name("tile_io", static_cast<int>(io));
 }
 TileIO parse_tile_io(std::string_view s) {
-  return parse_name<TileIO>(kTileIONames, s, "tile I/O");
+  return parse_enum_field<TileIO>("tile_io", s);
 }
 Op parse_op(std::string_view s) {
   return parse_name<Op>(kOpNames, s, "operator");
@@ -99,73 +116,95 @@ ScanKind parse_scan_kind(std::string_view s) {
   return parse_name<ScanKind>(kKindNames, s, "scan kind");
 }
 Algorithm parse_algorithm(std::string_view s) {
-  return parse_name<Algorithm>(kAlgorithmNames, s, "algorithm");
+  return parse_name<Algorithm>(algorithm_names(), s, "algorithm");
 }
 BlockScan parse_block_scan(std::string_view s) {
-  return parse_name<BlockScan>(kBlockScanNames, s, "block-scan algorithm");
+  return parse_enum_field<BlockScan>("block_scan", s);
 }
 
 Policy Policy::sequential() {
   Policy p;
   p.algorithm = Algorithm::Sequential;
-  p.block_threads = 1;
-  p.items_per_thread = 1;
-  p.vector_width = 1;
-  p.block_scan = BlockScan::WarpScans;
-  p.io = TileIO::Direct;
-  p.backoff_ns = 0;
-  p.streaming = false;
-  p.lookback_span = 1;
-  p.stages = 3;
-  p.tile_loop = false;
+  for (const detail::FieldDesc& f : detail::policy_fields())
+    f.set(p, f.sequential_value);
   return p;
 }
 
 std::string Policy::key() const {
-  if (algorithm == Algorithm::Sequential) return "sequential";
-  std::string k = fmt::format("{}.tpb{}.ipt{}.vec{}.{}", to_string(algorithm), block_threads,
-                              items_per_thread, vector_width, to_string(block_scan));
-  if (io != TileIO::Transpose) k += fmt::format(".{}", to_string(io));
-  if (streaming) k += ".cs";
-  if (backoff_ns != 0) k += fmt::format(".bo{}", backoff_ns);
-  if (lookback_span != 1) k += fmt::format(".span{}", lookback_span);
-  if (stages != 3) k += fmt::format(".st{}", stages);
-  if (tile_loop) k += ".loop";
+  const detail::AlgorithmDesc& a = detail::describe(algorithm);
+  std::string k(a.name);
+  if (!a.tiles) return k;
+  for (const detail::FieldDesc& f : detail::policy_fields()) {
+    const int v = f.get(*this);
+    const bool shown = f.form == detail::KeyForm::Always ||
+                       (f.form == detail::KeyForm::Flag ? v != 0 : v != f.default_value);
+    if (!shown) continue;
+    k += '.';
+    k += f.token;
+    if (f.form != detail::KeyForm::Flag) k += detail::key_value(f, v);
+  }
   return k;
 }
+
+namespace {
+
+// The key syntax of parse errors: "<algorithm>.tpb<N>...<block_scan>[.xpose|...]...".
+std::string key_syntax() {
+  std::string s = "<algorithm>";
+  for (const detail::FieldDesc& f : detail::policy_fields())
+    s += f.form != detail::KeyForm::Always ? std::string(f.usage)
+         : f.names                         ? fmt::format(".<{}>", f.name)
+                                           : fmt::format(".{}<N>", f.token);
+  return s;
+}
+
+// Sets the optional field that `part` spells; false if none does.
+bool parse_optional(Policy& p, std::string_view part, std::string_view key) {
+  for (const detail::FieldDesc& f : detail::policy_fields()) {
+    if (f.form == detail::KeyForm::EnumName)
+      for (int v = f.min; v <= f.max; ++v)
+        if (f.names[v] == part) {
+          f.set(p, v);
+          return true;
+        }
+    if (f.form == detail::KeyForm::Flag && part == f.token) {
+      f.set(p, 1);
+      return true;
+    }
+  }
+  for (const detail::FieldDesc& f : detail::policy_fields())
+    if (f.form == detail::KeyForm::Number && part.substr(0, f.token.size()) == f.token) {
+      f.set(p, prefixed_int(part, f.token, key));
+      return true;
+    }
+  return false;
+}
+
+} // namespace
 
 Policy Policy::parse(std::string_view key) {
   auto parts = detail::split(key, '.');
   Policy p;
   p.algorithm = parse_algorithm(parts[0]);
-  if (p.algorithm == Algorithm::Sequential) {
+  if (!detail::describe(p.algorithm).tiles) {
     if (parts.size() != 1)
-      detail::fail("policy key '{}': 'sequential' takes no tile parameters", key);
+      detail::fail("policy key '{}': '{}' takes no tile parameters", key, parts[0]);
     return sequential();
   }
-  if (parts.size() < 5 || parts.size() > 11)
-    detail::fail("policy key '{}': expected "
-                 "<algorithm>.tpb<N>.ipt<N>.vec<N>.<block_scan>[.xpose|.direct|.wxpose][.cs][.bo<"
-                 "ns>][.span<N>][.st<N>][.loop]",
-                 key);
-  p.block_threads = prefixed_int(parts[1], "tpb", key);
-  p.items_per_thread = prefixed_int(parts[2], "ipt", key);
-  p.vector_width = prefixed_int(parts[3], "vec", key);
-  p.block_scan = parse_block_scan(parts[4]);
-  for (std::size_t i = 5; i < parts.size(); ++i) {
-    if (parts[i] == "xpose" || parts[i] == "direct" || parts[i] == "wxpose")
-      p.io = parse_tile_io(parts[i]);
-    else if (parts[i] == "cs")
-      p.streaming = true;
-    else if (parts[i] == "loop")
-      p.tile_loop = true;
-    else if (parts[i].substr(0, 4) == "span")
-      p.lookback_span = prefixed_int(parts[i], "span", key);
-    else if (parts[i].substr(0, 2) == "st")
-      p.stages = prefixed_int(parts[i], "st", key);
-    else
-      p.backoff_ns = prefixed_int(parts[i], "bo", key);
+  const auto& fields = detail::policy_fields();
+  std::size_t always = 0;
+  for (const detail::FieldDesc& f : fields)
+    always += f.form == detail::KeyForm::Always;
+  if (parts.size() < 1 + always || parts.size() > 1 + fields.size())
+    detail::fail("policy key '{}': expected {}", key, key_syntax());
+  for (std::size_t i = 0; i < always; ++i) {
+    const detail::FieldDesc& f = fields[i];
+    f.set(p,
+          f.names ? parse_enum_value(f, parts[i + 1]) : prefixed_int(parts[i + 1], f.token, key));
   }
+  for (std::size_t i = 1 + always; i < parts.size(); ++i)
+    if (!parse_optional(p, parts[i], key))
+      detail::fail("policy key '{}': unknown part '{}' (expected {})", key, parts[i], key_syntax());
   return p;
 }
 
@@ -174,117 +213,43 @@ std::size_t Policy::tile_items() const {
 }
 
 bool Policy::uses_tile_status() const {
-  return algorithm == Algorithm::Chained || algorithm == Algorithm::LookbackThread ||
-         algorithm == Algorithm::LookbackWarp || algorithm == Algorithm::LookbackPipelined ||
-         algorithm == Algorithm::LookbackBulk;
+  return detail::describe(algorithm).uses_tile_status;
 }
 
 bool Policy::one_tile_per_block() const {
-  return algorithm == Algorithm::Chained || algorithm == Algorithm::LookbackThread ||
-         algorithm == Algorithm::LookbackWarp;
+  return detail::describe(algorithm).one_tile_per_block;
 }
 
 bool Policy::stages_tiles() const {
-  return algorithm == Algorithm::LookbackPipelined || algorithm == Algorithm::LookbackBulk;
+  return detail::describe(algorithm).stages_tiles;
 }
 
 int Policy::launch_threads() const {
-  return block_threads + (algorithm == Algorithm::LookbackBulk ? 96 : 0);
+  return block_threads + detail::describe(algorithm).extra_threads;
 }
 
 int Policy::min_arch() const {
-  return algorithm == Algorithm::LookbackBulk ? 90 : 80;
+  return detail::describe(algorithm).min_arch;
 }
 
 std::size_t Policy::shared_bytes(DataType t) const {
-  if (algorithm == Algorithm::Sequential) return 0;
-  const std::size_t size = size_of(t), tpb = static_cast<std::size_t>(block_threads);
-  if (algorithm == Algorithm::LookbackBulk) {
-    // Per stage: 4 mbarriers, the tile index, each consumer's prefix, aggregate and prefix.
-    const std::size_t per_stage = 4 * 8 + 4 + (tpb / 32 + 2) * size;
-    return static_cast<std::size_t>(stages) * per_stage + 16;
-  }
-  // lookback_pipelined's tiles are dynamic (dynamic_shared_bytes).
-  std::size_t bytes =
-      io != TileIO::Direct && algorithm != Algorithm::LookbackPipelined ? tile_items() * size : 16;
-  switch (block_scan) {
-  case BlockScan::WarpScans:
-    // lookback_pipelined: a second set of warp prefixes (two call sites) and the tile prefix.
-    bytes += (algorithm == Algorithm::LookbackPipelined ? 2 * (tpb / 32) + 1 : tpb / 32) * size;
-    break;
-  case BlockScan::HillisSteele:
-    bytes += 2 * tpb * size;
-    break;
-  case BlockScan::Blelloch:
-    bytes += (next_pow2(tpb) + 1) * size;
-    break;
-  case BlockScan::BlellochPadded:
-    bytes += (next_pow2(tpb) + next_pow2(tpb) / 32 + 1) * size;
-    break;
-  }
-  return bytes + 16 + size; // ticket, generation and the broadcast prefix
+  return detail::describe(algorithm).shared_bytes(*this, size_of(t));
 }
 
 std::size_t Policy::dynamic_shared_bytes(DataType t) const {
-  if (!stages_tiles()) return 0;
-  return static_cast<std::size_t>(stages) * tile_items() * size_of(t);
+  return detail::dynamic_shared_bytes(*this, size_of(t));
 }
 
 std::optional<std::string> Policy::invalid_reason(DataType t) const {
-  if (algorithm == Algorithm::Sequential) {
-    if (block_threads == 1 && items_per_thread == 1 && vector_width == 1 && io == TileIO::Direct &&
-        backoff_ns == 0 && !streaming && lookback_span == 1 && stages == 3 && !tile_loop &&
-        block_scan == BlockScan::WarpScans)
-      return std::nullopt;
-    return std::string("sequential takes no tile parameters (use Policy::sequential())");
+  const detail::AlgorithmDesc& a = detail::describe(algorithm);
+  if (!a.tiles) {
+    for (const detail::FieldDesc& f : detail::policy_fields())
+      if (f.get(*this) != f.sequential_value)
+        return fmt::format("{} takes no tile parameters (use Policy::sequential())", a.name);
+    return std::nullopt;
   }
-  if (block_threads < 32 || block_threads > 1024 || block_threads % 32 != 0)
-    return fmt::format("block threads {} is not a multiple of 32 in [32, 1024]", block_threads);
-  if (items_per_thread < 1 || items_per_thread > 32)
-    return fmt::format("items per thread {} is outside [1, 32]", items_per_thread);
-  const std::size_t size = size_of(t);
-  if (vector_width < 1 || (vector_width & (vector_width - 1)) != 0)
-    return fmt::format("vector width {} is not a power of two", vector_width);
-  if (static_cast<std::size_t>(vector_width) * size > 16)
-    return fmt::format("vector width {} x {} bytes exceeds 16 bytes", vector_width, size);
-  if (items_per_thread % vector_width != 0)
-    return fmt::format("items per thread {} is not a multiple of the vector width {}",
-                       items_per_thread, vector_width);
-  if (backoff_ns < 0 || backoff_ns > 1000000)
-    return fmt::format("backoff {} ns is outside [0, 1000000]", backoff_ns);
-  if (backoff_ns != 0 && !uses_tile_status())
-    return fmt::format("a backoff applies only to chained and look-back algorithms, not {}",
-                       to_string(algorithm));
-  if (lookback_span < 1 || lookback_span > 8)
-    return fmt::format("look-back span {} is outside [1, 8]", lookback_span);
-  if (lookback_span != 1 && algorithm != Algorithm::LookbackWarp && !stages_tiles())
-    return fmt::format("a look-back span applies only to lookback_warp, lookback_pipelined and "
-                       "lookback_bulk, not {}",
-                       to_string(algorithm));
-  if (algorithm == Algorithm::LookbackPipelined && io == TileIO::Direct)
-    return std::string("lookback_pipelined stages tiles in shared memory: it needs the xpose or "
-                       "wxpose tile I/O, not direct");
-  if (stages < 3 || stages > 8)
-    return fmt::format("{} shared-memory stages is outside [3, 8]", stages);
-  if (stages != 3 && !stages_tiles())
-    return fmt::format("shared-memory stages apply only to lookback_pipelined and lookback_bulk, "
-                       "not {}",
-                       to_string(algorithm));
-  if (tile_loop && !one_tile_per_block())
-    return fmt::format("a tile loop applies only to chained, lookback_thread and lookback_warp "
-                       "(one tile per block), not {}",
-                       to_string(algorithm));
-  if (algorithm == Algorithm::LookbackBulk) {
-    // Its consumers scan rows of shared memory and its copies bypass registers, so
-    // the block scan, the tile I/O and the cache hints are not choices.
-    if (block_scan != BlockScan::WarpScans || io != TileIO::Transpose || streaming)
-      return std::string("lookback_bulk takes the default block scan and tile I/O "
-                         "(warp_scans, xpose) without cache hints");
-    if (launch_threads() > 1024)
-      return fmt::format("lookback_bulk runs block threads + 96 = {} threads per block, more "
-                         "than 1024",
-                         launch_threads());
-  }
+  if (auto why = detail::field_problem(*this, t)) return why;
+  if (auto why = a.constraint(*this)) return why;
   if (shared_bytes(t) > kMaxStaticSharedBytes)
     return fmt::format("needs {} bytes of shared memory for {} (limit {})", shared_bytes(t),
                        to_string(t), kMaxStaticSharedBytes);

@@ -96,6 +96,7 @@ inline std::vector<Policy> shape_spread(Algorithm a, BlockScan bs, DataType t) {
     v[1].stages = 4;
     v[5].stages = 5;
   }
+  v[4].min_blocks = 2;                // a __launch_bounds__ minimum of resident blocks
   if (a == Algorithm::LookbackBulk) { // 8 stages of 16 KB: more than fit in 48 KB
     v.push_back(make_policy(a, 256, wide ? 8 : 16, wide ? 2 : 4, bs, TileIO::Transpose));
     v.back().stages = 8;

@@ -1,7 +1,14 @@
 #include <gtest/gtest.h>
 
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "algorithms.hpp"
 #include "codegen.hpp"
+#include "embedded_templates.hpp"
 #include "errors.hpp"
+#include "policy_fields.hpp"
 
 namespace scantune::detail {
 namespace {
@@ -25,6 +32,42 @@ TEST(Codegen, SourceRestatesItsPolicy) {
             "&scantune::single_pass_kernel<int, scantune::op_sum<int>, scantune::KIND_INCLUSIVE, "
             "scantune::policy<scantune::ALG_LOOKBACK_WARP, 256, 12, 4, scantune::BS_WARP_SCANS, "
             "scantune::IO_TRANSPOSE, 0, scantune::CACHE_DEFAULT, 1, 3>>");
+}
+
+// The descriptors name the device-side enumerators; templates/policy.cuh defines
+// them with the numbers the host enums have.
+TEST(Codegen, DeviceEnumeratorsMatchTheDescriptors) {
+  std::string text;
+  for (std::size_t i = 0; i < kTemplateFileCount; ++i)
+    if (std::string_view(kTemplateFiles[i].name) == "scantune/policy.cuh")
+      text = kTemplateFiles[i].text;
+  ASSERT_FALSE(text.empty());
+  auto defines = [&](std::string_view name, std::size_t value) {
+    return text.find(fmt::format("{} = {}", name, value)) != std::string::npos;
+  };
+  for (const AlgorithmDesc& a : algorithms())
+    EXPECT_TRUE(defines(a.device_enum, static_cast<std::size_t>(a.id))) << a.device_enum;
+  for (const FieldDesc& f : policy_fields())
+    for (int v = f.min; f.device_names && v <= f.max; ++v)
+      EXPECT_TRUE(defines(f.device_names[v], static_cast<std::size_t>(v))) << f.device_names[v];
+  for (const FieldDesc& f : policy_fields()) {
+    if (f.asserted) {
+      EXPECT_NE(text.find(fmt::format("static const int {} =", f.name)), std::string::npos)
+          << f.name;
+    }
+  }
+}
+
+TEST(Codegen, MinBlocksReachTheTemplateOnlyWhereSet) {
+  auto source = [](const char* key) {
+    auto g = generate({spec(key, DataType::Int32, OpSpec::from(Op::Sum), ScanKind::Inclusive)});
+    return g.name_expressions[0][0] + "\n" + g.source;
+  };
+  const std::string two = source("lookback_warp.tpb256.ipt12.vec4.warp_scans.mb2");
+  EXPECT_NE(two.find("scantune::CACHE_DEFAULT, 1, 3, 2>>"), std::string::npos) << two;
+  EXPECT_NE(two.find("::min_blocks == 2, \"policy "), std::string::npos) << two;
+  EXPECT_EQ(source("lookback_warp.tpb256.ipt12.vec4.warp_scans").find("min_blocks"),
+            std::string::npos);
 }
 
 TEST(Codegen, PipelinedStagesReachTheTemplate) {

@@ -56,6 +56,11 @@ std::vector<KernelSpec> algorithm_paths() {
             const KernelSpec s{p, t, OpSpec::from(Op::Sum), ScanKind::Inclusive};
             if (!p.invalid_reason(t) && seen.insert(s.id()).second) v.push_back(s);
           }
+  for (Algorithm a : tile_algorithms()) { // a __launch_bounds__ minimum of resident blocks
+    Policy p = make_policy(a, 128, 4, 4, BlockScan::WarpScans, TileIO::Transpose);
+    p.min_blocks = 2;
+    v.push_back({p, DataType::Int32, OpSpec::from(Op::Sum), ScanKind::Inclusive});
+  }
   v.push_back({Policy::sequential(), DataType::Int32, OpSpec::from(Op::Sum), ScanKind::Inclusive});
   v.push_back(
       {Policy::sequential(), DataType::UInt64, OpSpec::from(Op::BitXor), ScanKind::Exclusive});

@@ -76,6 +76,26 @@ TEST(PolicyKey, ParseErrorsNameTheProblem) {
   EXPECT_NE(message("sequential.tpb1").find("no tile parameters"), std::string::npos);
 }
 
+TEST(PolicyKey, MinBlocksAppearsOnlyWhereSet) {
+  const char* key = "lookback_warp.tpb256.ipt12.vec4.warp_scans.loop.mb2";
+  Policy p = Policy::parse(key);
+  EXPECT_EQ(p.min_blocks, 2);
+  EXPECT_EQ(p.key(), key);
+  p.min_blocks = 0; // the default: absent from keys, so earlier keys are unchanged
+  EXPECT_EQ(p.key(), "lookback_warp.tpb256.ipt12.vec4.warp_scans.loop");
+  EXPECT_EQ(
+      Policy::parse("single_block.tpb128.ipt8.vec4.blelloch.mb4").invalid_reason(DataType::Int32),
+      std::nullopt);
+  EXPECT_EQ(Policy::parse("lookback_warp.tpb256.ipt12.vec4.warp_scans.mb33")
+                .invalid_reason(DataType::Int32)
+                .value_or("valid"),
+            "minimum blocks per SM 33 is outside [0, 32]");
+  EXPECT_EQ(Policy::parse("lookback_bulk.tpb512.ipt16.vec4.warp_scans.st4.mb4")
+                .invalid_reason(DataType::Int32)
+                .value_or("valid"),
+            "4 blocks x 608 threads exceed the 2048 threads an SM holds");
+}
+
 TEST(PolicyValidation, RejectsInvalidCombinationsWithAReason) {
   auto reason = [](const char* key, DataType t) {
     return Policy::parse(key).invalid_reason(t).value_or("valid");

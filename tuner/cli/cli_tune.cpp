@@ -4,6 +4,7 @@
 #include <csignal>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -30,8 +31,7 @@ struct RawOptions {
   std::string types = "int32", ops = "sum", kinds = "inclusive";
   std::vector<std::string> custom_ops;
   std::string sizes, strategy = "halving", algorithms;
-  std::string block_threads, items_per_thread, vector_bytes, backoff, tile_io, cache, spans, stages,
-      tile_loop;
+  std::map<std::string, std::string> grid; ///< the search-space lists, by option name
   std::string budget, db, simulate, against, progress = "auto";
   bool resume = false, dry_run = false, hot = false;
   double time_limit = 2.5;
@@ -93,20 +93,11 @@ TuneOptions build_options(const RawOptions& raw) {
 
   o.space = tuner::default_space();
   if (!raw.algorithms.empty()) tuner::apply_algorithms(o.space, raw.algorithms);
-  if (!raw.block_threads.empty())
-    o.space.block_threads = tuner::parse_int_list(raw.block_threads, "--block-threads");
-  if (!raw.items_per_thread.empty())
-    o.space.items_per_thread = tuner::parse_int_list(raw.items_per_thread, "--items-per-thread");
-  if (!raw.vector_bytes.empty())
-    o.space.vector_bytes = tuner::parse_int_list(raw.vector_bytes, "--vector-bytes");
-  if (!raw.backoff.empty()) o.space.backoffs_ns = tuner::parse_int_list(raw.backoff, "--backoff");
-  if (!raw.tile_io.empty()) o.space.ios = tuner::parse_tile_ios(raw.tile_io);
-  if (!raw.cache.empty()) o.space.streaming = tuner::parse_cache_hints(raw.cache);
-  if (!raw.spans.empty())
-    o.space.lookback_spans = tuner::parse_int_list(raw.spans, "--lookback-span");
-  if (!raw.stages.empty())
-    o.space.stages = o.space.bulk_stages = tuner::parse_int_list(raw.stages, "--stages");
-  if (!raw.tile_loop.empty()) o.space.tile_loops = tuner::parse_tile_loops(raw.tile_loop);
+  for (const tuner::SpaceField& f : tuner::space_fields()) {
+    const auto list = raw.grid.find(std::string(f.option));
+    if (!f.option.empty() && list != raw.grid.end() && !list->second.empty())
+      f.apply(o.space, list->second, f.option);
+  }
 
   if (!raw.budget.empty()) o.budget_s = tuner::parse_duration(raw.budget);
   o.db_path = raw.db;
@@ -288,39 +279,11 @@ void register_tune_command(CLI::App& app) {
               "Default: single_block, reduce_then_scan, lookback_thread, lookback_warp,\n"
               "lookback_pipelined, lookback_bulk; all block scans.\n"
               "Example: --algorithms lookback_warp,reduce_then_scan,warp_scans");
-  search_list("--block-threads", raw->block_threads,
-              "Threads per block: A,B,C or A:B (every value) or A:B:x2\n"
-              "(geometric). Default: 64,128,256,512,1024.\n"
-              "Example: --block-threads 128:512:x2");
-  search_list("--items-per-thread", raw->items_per_thread,
-              "Items per thread (1..32), same syntax.\n"
-              "Default: 1,2,4,6,8,12,16,20,24,32.\n"
-              "Example: --items-per-thread 8,12,16");
-  search_list("--vector-bytes", raw->vector_bytes,
-              "Bytes per vector load/store (lookback_bulk: always 16).\n"
-              "Default: 4,8,16.\n"
-              "Example: --vector-bytes 16");
-  search_list("--backoff", raw->backoff,
-              "Look-back poll backoff in ns (look-back and chained algorithms).\n"
-              "Default: 0,200. Example: --backoff 0,100,400");
-  search_list("--tile-io", raw->tile_io,
-              "Tile I/O: xpose (block transpose), direct, wxpose (warp transpose).\n"
-              "Default: xpose,direct,wxpose. Example: --tile-io wxpose");
-  search_list("--cache", raw->cache,
-              "Cache hints of full-tile accesses: default, streaming (.cs).\n"
-              "Default: default,streaming. Example: --cache streaming");
-  search_list("--lookback-span", raw->spans,
-              "Tiles each lane inspects per warp look-back step (lookback_warp,\n"
-              "lookback_pipelined, lookback_bulk), 1..8. Default: 1.\n"
-              "Example: --lookback-span 1,2,4");
-  search_list("--stages", raw->stages,
-              "Shared-memory tile stages of lookback_pipelined (stages - 2 copies\n"
-              "in flight) and lookback_bulk, 3..8. Default: 3 (pipelined), 4,6,7,8\n"
-              "(bulk). Example: --stages 3,4");
-  search_list("--tile-loop", raw->tile_loop,
-              "One wave of blocks looping over the tiles (.loop) instead of one\n"
-              "block per tile (chained, lookback_thread, lookback_warp): off, on.\n"
-              "Default: off,on (on timed from 2^21 up). Example: --tile-loop off");
+  for (const tuner::SpaceField& f : tuner::space_fields())
+    if (!f.option.empty())
+      tune->add_option(std::string(f.option), raw->grid[std::string(f.option)], std::string(f.help))
+          ->type_name("LIST")
+          ->group(search);
   tune->add_option("--time-limit", raw->time_limit,
                    "Stop timing a candidate once it is clearly slower than FACTOR\n"
                    "times the best time at that size; above 1. Default: 2.5")

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "errors.hpp"
+#include "policy_fields.hpp"
 #include "strings.hpp"
 
 namespace scantune::tuner {
@@ -75,11 +76,6 @@ std::vector<int> adjacent(std::vector<int> list, int value) {
   return out;
 }
 
-bool warp_lookback(Algorithm a) {
-  return a == Algorithm::LookbackWarp || a == Algorithm::LookbackPipelined ||
-         a == Algorithm::LookbackBulk;
-}
-
 // The stage counts of the grid for `algorithm` (one, unused, where it has none).
 const std::vector<int>& stage_counts(Algorithm algorithm, const SpaceOptions& space) {
   static const std::vector<int> none{3};
@@ -91,6 +87,118 @@ const std::vector<int>& stage_counts(Algorithm algorithm, const SpaceOptions& sp
 template <class T>
 bool contains(const std::vector<T>& v, const T& x) {
   return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+// A dimension's list as the ints FieldDesc::set takes (enums and flags by number).
+template <class T>
+std::vector<int> ints(const std::vector<T>& values) {
+  std::vector<int> out;
+  for (const T v : values)
+    out.push_back(static_cast<int>(v));
+  return out;
+}
+
+// A field's values: a list of `space` as ints.
+#define SCANTUNE_SPACE_VALUES(expr)                                                                \
+  [](const SpaceOptions& space, [[maybe_unused]] Algorithm algorithm,                              \
+     [[maybe_unused]] DataType type) { return ints(expr); }
+// The parser of a field's option: `space.member = expr`.
+#define SCANTUNE_SPACE_PARSE(assignment)                                                           \
+  [](SpaceOptions& space, [[maybe_unused]] std::string_view text,                                  \
+     [[maybe_unused]] std::string_view option) { assignment; }
+
+// The values of a field kept in SpaceOptions::other_fields, or its defaults.
+std::vector<int> other_values(const SpaceOptions& space, std::string_view field) {
+  if (auto it = space.other_fields.find(field); it != space.other_fields.end()) return it->second;
+  for (const SpaceField& f : space_fields())
+    if (f.field == field) return f.default_values;
+  return {};
+}
+
+// Enumeration order. Columns: field, values, adjacent steps only (neighbours),
+// neighbour order, option, help, parser.
+// clang-format off
+const std::vector<SpaceField> kSpaceFields{
+    {"block_scan", SCANTUNE_SPACE_VALUES(space.block_scans), false, 3, "", "", nullptr, {}},
+    {"block_threads", SCANTUNE_SPACE_VALUES(space.block_threads), true, 0, "--block-threads",
+     "Threads per block: A,B,C or A:B (every value) or A:B:x2\n"
+     "(geometric). Default: 64,128,256,512,1024.\n"
+     "Example: --block-threads 128:512:x2",
+     SCANTUNE_SPACE_PARSE(space.block_threads = parse_int_list(text, option)), {}},
+    {"items_per_thread", SCANTUNE_SPACE_VALUES(space.items_per_thread), true, 1,
+     "--items-per-thread",
+     "Items per thread (1..32), same syntax.\n"
+     "Default: 1,2,4,6,8,12,16,20,24,32.\n"
+     "Example: --items-per-thread 8,12,16",
+     SCANTUNE_SPACE_PARSE(space.items_per_thread = parse_int_list(text, option)), {}},
+    {"vector_width", SCANTUNE_SPACE_VALUES(vector_widths(type, space, algorithm)), true, 2,
+     "--vector-bytes",
+     "Bytes per vector load/store (lookback_bulk: always 16).\n"
+     "Default: 4,8,16.\n"
+     "Example: --vector-bytes 16",
+     SCANTUNE_SPACE_PARSE(space.vector_bytes = parse_int_list(text, option)), {}},
+    {"tile_io", SCANTUNE_SPACE_VALUES(space.ios), false, 4, "--tile-io",
+     "Tile I/O: xpose (block transpose), direct, wxpose (warp transpose).\n"
+     "Default: xpose,direct,wxpose. Example: --tile-io wxpose",
+     SCANTUNE_SPACE_PARSE(space.ios = parse_tile_ios(text)), {}},
+    {"cache", SCANTUNE_SPACE_VALUES(space.streaming), false, 5, "--cache",
+     "Cache hints of full-tile accesses: default, streaming (.cs).\n"
+     "Default: default,streaming. Example: --cache streaming",
+     SCANTUNE_SPACE_PARSE(space.streaming = parse_cache_hints(text)), {}},
+    {"backoff_ns", SCANTUNE_SPACE_VALUES(space.backoffs_ns), false, 8, "--backoff",
+     "Look-back poll backoff in ns (look-back and chained algorithms).\n"
+     "Default: 0,200. Example: --backoff 0,100,400",
+     SCANTUNE_SPACE_PARSE(space.backoffs_ns = parse_int_list(text, option)), {}},
+    {"lookback_span", SCANTUNE_SPACE_VALUES(space.lookback_spans), false, 6, "--lookback-span",
+     "Tiles each lane inspects per warp look-back step (lookback_warp,\n"
+     "lookback_pipelined, lookback_bulk), 1..8. Default: 1.\n"
+     "Example: --lookback-span 1,2,4",
+     SCANTUNE_SPACE_PARSE(space.lookback_spans = parse_int_list(text, option)), {}},
+    {"stages", SCANTUNE_SPACE_VALUES(stage_counts(algorithm, space)), false, 7, "--stages",
+     "Shared-memory tile stages of lookback_pipelined (stages - 2 copies\n"
+     "in flight) and lookback_bulk, 3..8. Default: 3 (pipelined), 4,6,7,8\n"
+     "(bulk). Example: --stages 3,4",
+     SCANTUNE_SPACE_PARSE(space.stages = space.bulk_stages = parse_int_list(text, option)), {}},
+    {"tile_loop", SCANTUNE_SPACE_VALUES(space.tile_loops), false, 9, "--tile-loop",
+     "One wave of blocks looping over the tiles (.loop) instead of one\n"
+     "block per tile (chained, lookback_thread, lookback_warp): off, on.\n"
+     "Default: off,on (on timed from 2^21 up). Example: --tile-loop off",
+     SCANTUNE_SPACE_PARSE(space.tile_loops = parse_tile_loops(text)), {}},
+    {"min_blocks", SCANTUNE_SPACE_VALUES(other_values(space, "min_blocks")), false, 10,
+     "--min-blocks",
+     "Minimum resident blocks per SM the compiler budgets registers for\n"
+     "(__launch_bounds__), 0..32; 0 leaves it to the compiler. Default: 0.\n"
+     "Example: --min-blocks 0,2",
+     SCANTUNE_SPACE_PARSE(space.other_fields["min_blocks"] = parse_int_list(text, option)), {0}},
+};
+// clang-format on
+
+#undef SCANTUNE_SPACE_VALUES
+#undef SCANTUNE_SPACE_PARSE
+
+} // namespace
+
+const std::vector<SpaceField>& space_fields() {
+  return kSpaceFields;
+}
+
+namespace {
+
+const detail::FieldDesc& field_of(const SpaceField& f) {
+  return detail::field_named(f.field);
+}
+
+// Each dimension's values for `algorithm`: its list where the algorithm takes the
+// field, else just the field's default.
+std::vector<std::vector<int>> dimension_values(Algorithm algorithm, DataType type,
+                                               const SpaceOptions& space) {
+  std::vector<std::vector<int>> lists;
+  for (const SpaceField& sf : space_fields()) {
+    const detail::FieldDesc& f = field_of(sf);
+    lists.push_back(f.takes(detail::describe(algorithm)) ? sf.values(space, algorithm, type)
+                                                         : std::vector<int>{f.default_value});
+  }
+  return lists;
 }
 
 } // namespace
@@ -171,43 +279,25 @@ std::vector<Policy> enumerate(DataType type, const SpaceOptions& space) {
     if (!p.invalid_reason(type) && seen.insert(p.key()).second) out.push_back(p);
   };
   for (Algorithm algorithm : space.algorithms) {
-    if (algorithm == Algorithm::Sequential) {
+    if (!detail::describe(algorithm).tiles) {
       add(Policy::sequential());
       continue;
     }
     Policy p;
     p.algorithm = algorithm;
-    // Backoffs only mean something where tiles wait on each other.
-    const std::vector<int> backoffs =
-        p.uses_tile_status() ? space.backoffs_ns : std::vector<int>{0};
-    const std::vector<int> spans =
-        warp_lookback(algorithm) ? space.lookback_spans : std::vector<int>{1};
-    const std::vector<int>& stages = stage_counts(algorithm, space);
-    const std::vector<bool> loops =
-        p.one_tile_per_block() ? space.tile_loops : std::vector<bool>{false};
-    const std::vector<int> widths = vector_widths(type, space, algorithm);
-    for (BlockScan block_scan : space.block_scans)
-      for (int tpb : space.block_threads)
-        for (int ipt : space.items_per_thread)
-          for (int vec : widths)
-            for (TileIO io : space.ios)
-              for (bool streaming : space.streaming)
-                for (int backoff : backoffs)
-                  for (int span : spans)
-                    for (int stage_count : stages)
-                      for (bool loop : loops) {
-                        p.tile_loop = loop;
-                        p.stages = stage_count;
-                        p.lookback_span = span;
-                        p.block_scan = block_scan;
-                        p.block_threads = tpb;
-                        p.items_per_thread = ipt;
-                        p.vector_width = vec;
-                        p.io = io;
-                        p.streaming = streaming;
-                        p.backoff_ns = backoff;
-                        add(p);
-                      }
+    const auto lists = dimension_values(algorithm, type, space);
+    // An odometer over the dimensions, the last one turning fastest.
+    std::vector<std::size_t> at(lists.size(), 0);
+    if (std::any_of(lists.begin(), lists.end(), [](const auto& l) { return l.empty(); })) continue;
+    for (;;) {
+      for (std::size_t d = 0; d < lists.size(); ++d)
+        field_of(space_fields()[d]).set(p, lists[d][at[d]]);
+      add(p);
+      std::size_t d = lists.size();
+      while (d > 0 && ++at[d - 1] == lists[d - 1].size())
+        at[--d] = 0;
+      if (d == 0) break;
+    }
   }
   return out;
 }
@@ -254,25 +344,20 @@ std::vector<Policy> neighbours(const Policy& policy, DataType type, const SpaceO
   auto add = [&](const Policy& p) {
     if (!p.invalid_reason(type) && seen.insert(p.key()).second) out.push_back(p);
   };
-  // One dimension at a time: every value of `values` in field `member`.
-  auto vary = [&](auto member, const auto& values) {
+  // One dimension at a time: its neighbouring values (or all), in neighbour order.
+  std::vector<std::size_t> order(space_fields().size());
+  for (std::size_t d = 0; d < order.size(); ++d)
+    order[static_cast<std::size_t>(space_fields()[d].neighbour_rank)] = d;
+  const auto lists = dimension_values(policy.algorithm, type, space);
+  for (std::size_t d : order) {
+    const detail::FieldDesc& f = field_of(space_fields()[d]);
+    if (!f.takes(detail::describe(policy.algorithm))) continue;
     Policy p = policy;
-    for (const auto& v : values) {
-      p.*member = v;
+    for (int v : space_fields()[d].adjacent ? adjacent(lists[d], f.get(policy)) : lists[d]) {
+      f.set(p, v);
       add(p);
     }
-  };
-  vary(&Policy::block_threads, adjacent(space.block_threads, policy.block_threads));
-  vary(&Policy::items_per_thread, adjacent(space.items_per_thread, policy.items_per_thread));
-  vary(&Policy::vector_width,
-       adjacent(vector_widths(type, space, policy.algorithm), policy.vector_width));
-  vary(&Policy::block_scan, space.block_scans);
-  vary(&Policy::io, space.ios);
-  vary(&Policy::streaming, space.streaming);
-  if (warp_lookback(policy.algorithm)) vary(&Policy::lookback_span, space.lookback_spans);
-  if (policy.stages_tiles()) vary(&Policy::stages, stage_counts(policy.algorithm, space));
-  if (policy.uses_tile_status()) vary(&Policy::backoff_ns, space.backoffs_ns);
-  if (policy.one_tile_per_block()) vary(&Policy::tile_loop, space.tile_loops);
+  }
   // The other look-back variants of the same shape.
   const std::vector<Algorithm> lookbacks{Algorithm::LookbackThread, Algorithm::LookbackWarp,
                                          Algorithm::LookbackPipelined, Algorithm::LookbackBulk};
@@ -280,7 +365,11 @@ std::vector<Policy> neighbours(const Policy& policy, DataType type, const SpaceO
     std::vector<Algorithm> listed;
     for (Algorithm a : lookbacks)
       if (contains(space.algorithms, a)) listed.push_back(a);
-    vary(&Policy::algorithm, listed);
+    Policy p = policy;
+    for (Algorithm a : listed) {
+      p.algorithm = a;
+      add(p);
+    }
   }
   return out;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,6 +33,9 @@ struct SpaceOptions {
   std::vector<int> bulk_stages;       ///< lookback_bulk's tile stages; default 4, 6, 7, 8
   std::vector<int> backoffs_ns;       ///< look-back/chained only; default 0 and 200
   std::vector<bool> tile_loops;       ///< one-tile-per-block kernels only; default {false, true}
+  /// Values of the fields without a member above, by field name; a field missing here
+  /// takes its SpaceField::default_values.
+  std::map<std::string, std::vector<int>, std::less<>> other_fields;
   /// Size limits of the variants that only make sense for small inputs: above
   /// these, the one-block algorithm and the Hillis-Steele block scan are not
   /// timed (unless listed explicitly with --algorithms, which lifts the limit).
@@ -46,6 +50,23 @@ struct SpaceOptions {
   /// below this (one wave on the H100 for the shapes that win there) it is not timed.
   std::uint64_t tile_loop_min_n = std::uint64_t{1} << 21;
 };
+
+/// One dimension of the grid: a policy field's values and its `scantune tune` option.
+struct SpaceField {
+  std::string_view field; ///< the field's name in runtime/src/policy_fields.cpp
+  /// Its values for `algorithm` (used where the algorithm takes the field).
+  std::vector<int> (*values)(const SpaceOptions& space, Algorithm algorithm, DataType type);
+  bool adjacent;           ///< neighbours: one step in the sorted list, not every value
+  int neighbour_rank;      ///< the order in which neighbours() varies the fields
+  std::string_view option; ///< "--backoff", or empty for none
+  std::string_view help;
+  /// Parses the option's list into `space`; throws scantune::Error naming `option`.
+  void (*apply)(SpaceOptions& space, std::string_view text, std::string_view option);
+  std::vector<int> default_values; ///< of a field kept in SpaceOptions::other_fields
+};
+
+/// The grid's dimensions, in enumeration order (the first varies slowest).
+const std::vector<SpaceField>& space_fields();
 
 /// The default grid (slow seed variants excluded: sequential and chained).
 SpaceOptions default_space();

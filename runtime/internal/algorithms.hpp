@@ -1,0 +1,64 @@
+// Every inter-block algorithm, described once: its traits (which policy fields it
+// takes follows from them, policy_fields.hpp), architecture and extra role threads,
+// shared-memory layout, extra constraints, and the kernels it launches with their
+// template entry points and grid rules. Policy's methods, validation, code
+// generation, the launch and the tuner's grid all read this table.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "scantune/policy.hpp"
+
+namespace scantune::detail {
+
+/// Blocks of one kernel launch.
+enum class Grid {
+  One,           ///< a single block
+  PerTile,       ///< one block per tile
+  ResidentWave,  ///< one wave of resident blocks (at most one per tile)
+  PerTileOrWave, ///< one per tile, or one wave with the tile loop (tiles by blockIdx when it fits)
+};
+
+/// One kernel of an algorithm, in launch order.
+struct KernelDesc {
+  std::string_view entry;      ///< template in scan_kernels.cuh, e.g. "single_pass_kernel"
+  std::string_view loop_entry; ///< the tile-loop variant (Policy::tile_loop), or empty
+  Grid grid = Grid::One;
+};
+
+struct AlgorithmDesc {
+  Algorithm id;
+  std::string_view name;        ///< key and CLI spelling: "lookback_warp"
+  std::string_view device_enum; ///< enumerator in templates/policy.cuh: "ALG_LOOKBACK_WARP"
+  bool tiles;                   ///< takes tile parameters (all but sequential)
+  bool uses_tile_status;        ///< waits on other tiles through status words
+  bool one_tile_per_block;      ///< one block per tile unless the tile loop is set
+  bool stages_tiles;            ///< tiles sit in `stages` dynamic shared-memory stages
+  bool warp_lookback;           ///< a warp inspects `lookback_span` x 32 predecessors per step
+  bool uses_partials;           ///< a workspace of per-tile partials (reduce-then-scan)
+  int min_arch;                 ///< oldest compute capability, major * 10 + minor
+  int extra_threads;            ///< role warps' threads beyond block_threads
+  int alignment_bytes;          ///< full tiles' start alignment; 0: the vector width
+  std::array<KernelDesc, 3> kernels;
+  int kernel_count;
+  /// Static shared memory of the kernels for elements of `size` bytes.
+  std::size_t (*shared_bytes)(const Policy& p, std::size_t size);
+  /// Why the policy does not fit this algorithm beyond the per-field rules, or nothing.
+  std::optional<std::string> (*constraint)(const Policy& p);
+};
+
+inline constexpr std::size_t kAlgorithmCount = 8;
+
+/// Every algorithm, indexed by Algorithm.
+const std::array<AlgorithmDesc, kAlgorithmCount>& algorithms();
+/// The description of `a`.
+const AlgorithmDesc& describe(Algorithm a);
+
+/// Dynamic shared memory of a launch: the tile stages of stages_tiles algorithms.
+std::size_t dynamic_shared_bytes(const Policy& p, std::size_t size);
+
+} // namespace scantune::detail

@@ -1,0 +1,129 @@
+// The algorithm table and the shared-memory layouts of the kernels
+// (templates/scan_kernels.cuh declares the same arrays).
+#include "algorithms.hpp"
+
+#include <fmt/format.h>
+
+namespace scantune::detail {
+namespace {
+
+std::size_t next_pow2(std::size_t n) {
+  std::size_t p = 1;
+  while (p < n)
+    p <<= 1;
+  return p;
+}
+
+std::size_t no_shared(const Policy&, std::size_t) {
+  return 0;
+}
+
+// The block scan's arrays; `staged`: lookback_pipelined's second set of warp
+// prefixes (two call sites) and the tile prefix.
+std::size_t block_scan_bytes(const Policy& p, std::size_t size, bool staged) {
+  const std::size_t tpb = static_cast<std::size_t>(p.block_threads);
+  switch (p.block_scan) {
+  case BlockScan::WarpScans:
+    return (staged ? 2 * (tpb / 32) + 1 : tpb / 32) * size;
+  case BlockScan::HillisSteele:
+    return 2 * tpb * size;
+  case BlockScan::Blelloch:
+    return (next_pow2(tpb) + 1) * size;
+  case BlockScan::BlellochPadded:
+    return (next_pow2(tpb) + next_pow2(tpb) / 32 + 1) * size;
+  }
+  return 0;
+}
+
+// A tile in static shared memory (unless loaded directly), the block scan's
+// arrays, the ticket, generation and broadcast prefix.
+std::size_t tile_shared(const Policy& p, std::size_t size) {
+  const std::size_t tile = p.io != TileIO::Direct ? p.tile_items() * size : 16;
+  return tile + block_scan_bytes(p, size, false) + 16 + size;
+}
+
+// lookback_pipelined: its tiles are dynamic (dynamic_shared_bytes).
+std::size_t pipelined_shared(const Policy& p, std::size_t size) {
+  return 16 + block_scan_bytes(p, size, true) + 16 + size;
+}
+
+// Per stage: 4 mbarriers, the tile index, each consumer's prefix, aggregate and prefix.
+std::size_t bulk_shared(const Policy& p, std::size_t size) {
+  const std::size_t per_stage =
+      4 * 8 + 4 + (static_cast<std::size_t>(p.block_threads) / 32 + 2) * size;
+  return static_cast<std::size_t>(p.stages) * per_stage + 16;
+}
+
+std::optional<std::string> no_constraint(const Policy&) {
+  return std::nullopt;
+}
+
+std::optional<std::string> pipelined_constraint(const Policy& p) {
+  if (p.io == TileIO::Direct)
+    return std::string("lookback_pipelined stages tiles in shared memory: it needs the xpose or "
+                       "wxpose tile I/O, not direct");
+  return std::nullopt;
+}
+
+// Its consumers scan rows of shared memory and its copies bypass registers, so the
+// block scan, the tile I/O and the cache hints are not choices.
+std::optional<std::string> bulk_constraint(const Policy& p) {
+  if (p.block_scan != BlockScan::WarpScans || p.io != TileIO::Transpose || p.streaming)
+    return std::string("lookback_bulk takes the default block scan and tile I/O "
+                       "(warp_scans, xpose) without cache hints");
+  if (p.launch_threads() > 1024)
+    return fmt::format("lookback_bulk runs block threads + 96 = {} threads per block, more "
+                       "than 1024",
+                       p.launch_threads());
+  return std::nullopt;
+}
+
+constexpr KernelDesc kOnePerTile{"single_pass_kernel", "single_pass_loop_kernel",
+                                 Grid::PerTileOrWave};
+
+// Columns: tiles, tile status, one tile per block, staged tiles, warp look-back,
+// partials; min_arch, extra threads, alignment bytes; kernels.
+// clang-format off
+const std::array<AlgorithmDesc, kAlgorithmCount> kAlgorithms{{
+    {Algorithm::Sequential, "sequential", "ALG_SEQUENTIAL", false, false, false, false, false,
+     false, 80, 0, 0, {{{"sequential_kernel", "", Grid::One}}}, 1, no_shared, no_constraint},
+    {Algorithm::SingleBlock, "single_block", "ALG_SINGLE_BLOCK", true, false, false, false, false,
+     false, 80, 0, 0, {{{"single_block_kernel", "", Grid::One}}}, 1, tile_shared, no_constraint},
+    {Algorithm::ReduceThenScan, "reduce_then_scan", "ALG_REDUCE_THEN_SCAN", true, false, false,
+     false, false, true, 80, 0, 0,
+     {{{"rts_reduce_kernel", "", Grid::PerTile},
+       {"rts_partials_kernel", "", Grid::One},
+       {"rts_downsweep_kernel", "", Grid::PerTile}}},
+     3, tile_shared, no_constraint},
+    {Algorithm::Chained, "chained", "ALG_CHAINED", true, true, true, false, false, false, 80, 0,
+     0, {{kOnePerTile}}, 1, tile_shared, no_constraint},
+    {Algorithm::LookbackThread, "lookback_thread", "ALG_LOOKBACK_THREAD", true, true, true, false,
+     false, false, 80, 0, 0, {{kOnePerTile}}, 1, tile_shared, no_constraint},
+    {Algorithm::LookbackWarp, "lookback_warp", "ALG_LOOKBACK_WARP", true, true, true, false, true,
+     false, 80, 0, 0, {{kOnePerTile}}, 1, tile_shared, no_constraint},
+    {Algorithm::LookbackPipelined, "lookback_pipelined", "ALG_LOOKBACK_PIPELINED", true, true,
+     false, true, true, false, 80, 0, 0, {{{"pipelined_kernel", "", Grid::ResidentWave}}}, 1,
+     pipelined_shared, pipelined_constraint},
+    // Producer, reducer and look-back warps beside the consumers; 16-byte bulk copies.
+    {Algorithm::LookbackBulk, "lookback_bulk", "ALG_LOOKBACK_BULK", true, true, false, true, true,
+     false, 90, 96, 16, {{{"bulk_kernel", "", Grid::ResidentWave}}}, 1, bulk_shared,
+     bulk_constraint},
+}};
+// clang-format on
+
+} // namespace
+
+const std::array<AlgorithmDesc, kAlgorithmCount>& algorithms() {
+  return kAlgorithms;
+}
+
+const AlgorithmDesc& describe(Algorithm a) {
+  return kAlgorithms.at(static_cast<std::size_t>(a));
+}
+
+std::size_t dynamic_shared_bytes(const Policy& p, std::size_t size) {
+  if (!describe(p.algorithm).stages_tiles) return 0;
+  return static_cast<std::size_t>(p.stages) * p.tile_items() * size;
+}
+
+} // namespace scantune::detail

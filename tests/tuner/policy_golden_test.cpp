@@ -1,0 +1,162 @@
+// Holds every policy-derived fact to its recorded value: for each policy the default
+// and `all` search spaces enumerate and each policy of the built-in table, over all
+// element types and both kinds, the key and its parse, validation, shared memory,
+// launch threads and geometry, minimum architecture, and the generated source and
+// name expressions; and the enumerations themselves. A refactor of the policy, its
+// descriptors, code generation or the search space must leave all of it unchanged.
+// On a mismatch, set SCANTUNE_GOLDEN_DUMP=<file> to write the whole dump and compare
+// it against one written from the previous commit.
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "base/hash.hpp"
+#include "codegen.hpp"
+#include "launch.hpp"
+#include "tuner/search/search_space.hpp"
+
+namespace scantune::tuner {
+namespace {
+
+constexpr DataType kTypes[] = {DataType::Int32,  DataType::UInt32,  DataType::Int64,
+                               DataType::UInt64, DataType::Float32, DataType::Float64};
+constexpr std::size_t kSizes[] = {1, 1000, std::size_t{1} << 20, std::size_t{3} << 25};
+
+// Section -> text; each algorithm has its own section, the enumerations another.
+using Dump = std::map<std::string, std::string>;
+
+std::vector<std::string> builtin_keys() {
+  std::ifstream in(SCANTUNE_SOURCE_DIR "/runtime/builtin/h100_sm90.json");
+  const auto json = nlohmann::json::parse(in);
+  std::set<std::string> keys;
+  for (const char* table : {"best", "measurements"})
+    for (const auto& row : json.at(table))
+      if (row.contains("policy")) keys.insert(row.at("policy").get<std::string>());
+  return {keys.begin(), keys.end()};
+}
+
+SpaceOptions all_space() {
+  SpaceOptions s = default_space();
+  apply_algorithms(s, "all");
+  return s;
+}
+
+// The generated source without its first line (the templates' hash, which any
+// template edit changes).
+std::string generated(const Policy& p, DataType t) {
+  std::vector<detail::KernelSpec> specs(2);
+  for (int k = 0; k < 2; ++k) {
+    specs[k].policy = p;
+    specs[k].type = t;
+    specs[k].kind = k == 0 ? ScanKind::Inclusive : ScanKind::Exclusive;
+  }
+  const detail::GeneratedSource g = detail::generate(specs);
+  std::string out = g.name + "\n" + g.source.substr(g.source.find('\n') + 1);
+  for (const auto& names : g.name_expressions)
+    for (const auto& n : names)
+      out += n + "\n";
+  return out;
+}
+
+std::string geometry(const Policy& p, DataType t) {
+  std::string out = fmt::format("align {} needs_resident {} {}\n", detail::tile_alignment(p, t),
+                                detail::geometry_needs_resident(p, false),
+                                detail::geometry_needs_resident(p, true));
+  for (std::size_t n : kSizes)
+    for (bool by_block : {false, true}) {
+      const std::size_t tiles =
+          p.algorithm == Algorithm::Sequential ? 1 : detail::tile_count(p, n, 1);
+      const auto g = detail::launch_geometry(p, tiles, 264, by_block);
+      out += fmt::format("n {} by_block {} tiles {} flags {}:", n, by_block, tiles, g.flags);
+      for (int k = 0; k < g.count; ++k)
+        out += fmt::format(" {}x{}", g.launches[k].grid, g.launches[k].block);
+      out += "\n";
+    }
+  return out;
+}
+
+std::string describe(const Policy& p, DataType t) {
+  const auto why = p.invalid_reason(t);
+  std::string out = fmt::format(
+      "{} {} | parse {} | {} | shared {} dynamic {} threads {} arch {} tile {} flags {}{}{}\n",
+      p.key(), to_string(t), Policy::parse(p.key()).key(), why ? *why : "valid", p.shared_bytes(t),
+      p.dynamic_shared_bytes(t), p.launch_threads(), p.min_arch(), p.tile_items(),
+      p.uses_tile_status(), p.one_tile_per_block(), p.stages_tiles());
+  return out + geometry(p, t) + generated(p, t);
+}
+
+Dump make_dump() {
+  Dump dump;
+  std::vector<Policy> policies;
+  std::set<std::string> seen;
+  auto add = [&](const Policy& p) {
+    if (seen.insert(p.key()).second) policies.push_back(p);
+  };
+  for (const SpaceOptions& space : {default_space(), all_space()})
+    for (DataType t : kTypes) {
+      std::string& text = dump["space"];
+      text += fmt::format("enumerate {} {}\n", to_string(t), space.algorithms.size());
+      for (const Policy& p : enumerate(t, space)) {
+        text += p.key() + "\n";
+        add(p);
+      }
+    }
+  for (const std::string& key : builtin_keys()) {
+    const Policy p = Policy::parse(key);
+    add(p);
+    std::string& text = dump["space"];
+    text += fmt::format("neighbours {}:", key);
+    for (const Policy& q : neighbours(p, DataType::Int32, default_space()))
+      text += " " + q.key();
+    text += fmt::format("\napplies {} {} {}\n", applies_at(p, 1024, default_space()),
+                        applies_at(p, 1u << 22, default_space()),
+                        applies_at(p, 1u << 30, default_space()));
+  }
+  for (const Policy& p : policies)
+    for (DataType t : kTypes)
+      dump[std::string(to_string(p.algorithm))] += describe(p, t);
+  return dump;
+}
+
+// sha256 of each section, recorded from the code base before the algorithm and
+// field descriptors replaced the per-algorithm switches.
+const std::map<std::string, std::string> kGolden = {
+    {"chained", "f1e3841845fa820e5f8c21b330897ef6561baba0411cfe1c0605bb42198ff8a1"},
+    {"lookback_bulk", "b1e3ab2966125cd2a0dd85cfb1877cafba8d9bdb7709179888eff221bfc5c6d4"},
+    {"lookback_pipelined", "2b5b6fa03644de3c95e2e3eaf335ef2b3c63a3814de3f780ac009190eb0b46d6"},
+    {"lookback_thread", "599b78138fb6941019a0aadff13d258a71c07e6f64b543e7a37aa151fbc1c5f3"},
+    {"lookback_warp", "906dbe80d48126ee85fcd67a40899f8b2672bc9960b35286378f7078e535ae29"},
+    {"reduce_then_scan", "7705e332417a6edb4f79ff904e3526deb2aab82bf872de54a3bc4e6d55e3b63c"},
+    {"sequential", "865168574fedb594d14c433ce991a020eb4196f13ee752a175ddc037c317defc"},
+    {"single_block", "19edc389287b0d064d800c77494e916f7633644af3874ce601dd536b4e498895"},
+    {"space", "a319bbd346668b4bd53d3421138e2041ee71d36530614169a2ec4a0e2014019f"},
+};
+
+TEST(PolicyGolden, EveryPolicyFactIsUnchanged) {
+  const Dump dump = make_dump();
+  if (const char* path = std::getenv("SCANTUNE_GOLDEN_DUMP")) {
+    std::ofstream out(path);
+    for (const auto& [section, text] : dump)
+      out << "=== " << section << "\n" << text;
+  }
+  std::string table;
+  for (const auto& [section, text] : dump)
+    table += fmt::format("    {{\"{}\", \"{}\"}},\n", section, sha256_hex(text));
+  for (const auto& [section, text] : dump) {
+    auto golden = kGolden.find(section);
+    ASSERT_NE(golden, kGolden.end()) << "no golden hash for " << section << "; table:\n" << table;
+    EXPECT_EQ(sha256_hex(text), golden->second) << section << "; table:\n" << table;
+  }
+  EXPECT_EQ(dump.size(), kGolden.size()) << table;
+}
+
+} // namespace
+} // namespace scantune::tuner
