@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "scantune/policy.hpp"
+#include "policy.hpp"
 
 namespace scantune::detail {
 
