@@ -37,9 +37,8 @@ std::vector<std::string> builtin_keys() {
   std::ifstream in(SCANTUNE_SOURCE_DIR "/runtime/builtin/h100_sm90.json");
   const auto json = nlohmann::json::parse(in);
   std::set<std::string> keys;
-  for (const char* table : {"best", "measurements"})
-    for (const auto& row : json.at(table))
-      if (row.contains("policy")) keys.insert(row.at("policy").get<std::string>());
+  for (const auto& row : json.at("entries"))
+    keys.insert(row.at("policy").get<std::string>());
   return {keys.begin(), keys.end()};
 }
 
