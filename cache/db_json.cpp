@@ -213,7 +213,7 @@ void TuningDb::export_file(const fs::path& file, const ExportFilter& filter) con
     if (!out) {
       std::error_code ec;
       fs::remove(tmp, ec);
-      throw scantune::Error(
+      throw scantune::CacheError(
           fmt::format("tuning database export {}: cannot write the file", file.string()));
     }
   }
@@ -221,7 +221,7 @@ void TuningDb::export_file(const fs::path& file, const ExportFilter& filter) con
   fs::rename(tmp, file, ec);
   if (ec) {
     fs::remove(tmp, ec);
-    throw scantune::Error(
+    throw scantune::CacheError(
         fmt::format("tuning database export {}: cannot rename into place", file.string()));
   }
 }
@@ -244,7 +244,7 @@ struct Importer {
     static const json empty = json::array();
     auto it = doc.find(key);
     if (it == doc.end()) return empty;
-    if (!it->is_array()) throw scantune::Error(fmt::format("\"{}\" is not an array", key));
+    if (!it->is_array()) throw scantune::CacheError(fmt::format("\"{}\" is not an array", key));
     return *it;
   }
   /// Calls `row` on every element of the array `key`, naming it in `where`.
@@ -259,7 +259,7 @@ struct Importer {
   std::int64_t dev_id(const json& ref) const {
     auto it = dev.find(ref.get<std::int64_t>());
     if (it == dev.end())
-      throw scantune::Error(
+      throw scantune::CacheError(
           fmt::format("refers to device {}, which the document lacks", ref.dump()));
     return it->second;
   }
@@ -267,21 +267,21 @@ struct Importer {
     if (ref.is_null()) return std::nullopt;
     auto it = run.find(ref.get<std::int64_t>());
     if (it == run.end())
-      throw scantune::Error(fmt::format("refers to run {}, which the document lacks", ref.dump()));
+      throw scantune::CacheError(fmt::format("refers to run {}, which the document lacks", ref.dump()));
     return it->second;
   }
 };
 
 void check_header(const json& doc) {
-  if (!doc.is_object()) throw scantune::Error("the document is not a JSON object");
+  if (!doc.is_object()) throw scantune::CacheError("the document is not a JSON object");
   if (doc.value("format", std::string()) != kFormat)
-    throw scantune::Error(fmt::format("\"format\" is not \"{}\"", kFormat));
+    throw scantune::CacheError(fmt::format("\"format\" is not \"{}\"", kFormat));
   const int version = doc.at("schema_version").get<int>();
   if (version > kSchemaVersion)
-    throw scantune::Error(fmt::format("schema_version {} is newer than version {} that this "
+    throw scantune::CacheError(fmt::format("schema_version {} is newer than version {} that this "
                                       "scantune knows",
                                       version, kSchemaVersion));
-  if (version < 2) throw scantune::Error(fmt::format("unsupported schema_version {}", version));
+  if (version < 2) throw scantune::CacheError(fmt::format("unsupported schema_version {}", version));
 }
 
 // Devices: a known device (find_device) is kept as it is, others are added.
@@ -299,7 +299,7 @@ void import_device(Importer& x, const json& d) {
   info.runtime_version = d.value("runtime_version", 0);
   info.uuid = d.value("uuid", std::string());
   const std::int64_t doc_id = d.at("id").get<std::int64_t>();
-  if (x.dev.count(doc_id)) throw scantune::Error(fmt::format("duplicate device id {}", doc_id));
+  if (x.dev.count(doc_id)) throw scantune::CacheError(fmt::format("duplicate device id {}", doc_id));
   if (const auto found = find_device(x.im, info)) {
     x.dev[doc_id] = *found;
     ++x.st.devices_matched;
@@ -312,7 +312,7 @@ void import_device(Importer& x, const json& d) {
 // Runs: matched by uid; a run still running here takes the other copy's end.
 void import_run(Importer& x, const json& r) {
   const std::int64_t doc_id = r.at("id").get<std::int64_t>();
-  if (x.run.count(doc_id)) throw scantune::Error(fmt::format("duplicate run id {}", doc_id));
+  if (x.run.count(doc_id)) throw scantune::CacheError(fmt::format("duplicate run id {}", doc_id));
   RunInfo info;
   info.uid = r.at("uid").get<std::string>();
   info.status = parse_run_status(r.at("status").get<std::string>());
@@ -341,7 +341,7 @@ void import_run(Importer& x, const json& r) {
 void import_measurement(Importer& x, const json& j) {
   Measurement m;
   const auto r = x.run_id(j.at("run"));
-  if (!r) throw scantune::Error("a measurement needs a run");
+  if (!r) throw scantune::CacheError("a measurement needs a run");
   m.run_id = *r;
   m.device_id = x.dev_id(j.at("device"));
   m.type = j.at("type").get<std::string>();
@@ -445,7 +445,7 @@ ImportStats TuningDb::import_json(const json& doc) {
     } catch (...) {
       // The outer WriteScope rolls back anyway.
     }
-    throw scantune::Error(fmt::format("tuning database {}: import failed{}{}, nothing was "
+    throw scantune::CacheError(fmt::format("tuning database {}: import failed{}{}, nothing was "
                                       "imported: {}",
                                       im.display, where.empty() ? "" : " at ", where, msg));
   }
@@ -454,13 +454,13 @@ ImportStats TuningDb::import_json(const json& doc) {
 ImportStats TuningDb::import_file(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in)
-    throw scantune::Error(
+    throw scantune::CacheError(
         fmt::format("tuning database import {}: cannot open the file", file.string()));
   json doc;
   try {
     doc = json::parse(in);
   } catch (const json::exception& e) {
-    throw scantune::Error(
+    throw scantune::CacheError(
         fmt::format("tuning database import {}: not valid JSON: {}", file.string(), e.what()));
   }
   return import_json(doc);

@@ -239,13 +239,13 @@ const char* migration_description(int from) {
 
 void apply_migration(sqlite::Connection& c, int from) {
   if (from < 1 || from >= kSchemaVersion)
-    throw scantune::Error(
+    throw scantune::CacheError(
         fmt::format("tuning database {}: no migration from schema version {}", c.path(), from));
   c.exec(kMigrations[from - 1].sql);
   c.exec(fmt::format("PRAGMA user_version = {}", from + 1));
   // The new schema must hold for the old rows too.
   if (c.query_int("SELECT count(*) FROM pragma_foreign_key_check") != 0)
-    throw scantune::Error(
+    throw scantune::CacheError(
         fmt::format("tuning database {}: migration to schema version {} found dangling references",
                     c.path(), from + 1));
 }

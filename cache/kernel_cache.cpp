@@ -24,7 +24,7 @@
 #include <fmt/core.h>
 
 #include "base/hash.hpp"
-#include "scantune/types.hpp"
+#include "cache/cache_error.hpp"
 
 namespace scantune {
 namespace {
@@ -231,7 +231,7 @@ void warn(const std::string& message) {
 
 KernelCache::KernelCache(std::string directory, std::uint64_t max_bytes)
     : directory_(std::move(directory)), max_bytes_(max_bytes) {
-  if (directory_.empty()) throw Error("kernel cache: the cache directory is empty");
+  if (directory_.empty()) throw CacheError("kernel cache: the cache directory is empty");
 }
 
 KernelCache::KernelCache(const KernelCache& other)
@@ -347,7 +347,7 @@ void KernelCache::warn_once(const std::string& message) {
 // ---- load -------------------------------------------------------------------------
 
 std::optional<std::vector<char>> KernelCache::load(const std::string& key) {
-  if (!is_valid_key(key)) throw Error(fmt::format("kernel cache: invalid key \"{}\"", key));
+  if (!is_valid_key(key)) throw CacheError(fmt::format("kernel cache: invalid key \"{}\"", key));
   const std::string path = entry_path(key);
   auto miss = [&]() -> std::optional<std::vector<char>> {
     ++counters_.misses;
@@ -401,7 +401,7 @@ std::optional<std::vector<char>> KernelCache::load(const std::string& key) {
 // ---- store ------------------------------------------------------------------------
 
 bool KernelCache::store(const std::string& key, const std::vector<char>& blob) {
-  if (!is_valid_key(key)) throw Error(fmt::format("kernel cache: invalid key \"{}\"", key));
+  if (!is_valid_key(key)) throw CacheError(fmt::format("kernel cache: invalid key \"{}\"", key));
   auto fail = [&](const std::string& message) {
     ++counters_.store_failures;
     if (!message.empty()) warn_once(message);
@@ -505,7 +505,7 @@ KernelCacheInfo KernelCache::info() const {
         info.total_bytes += static_cast<std::uint64_t>(st.st_size);
       });
   if (err != 0 && err != ENOENT)
-    throw Error(
+    throw CacheError(
         fmt::format("kernel cache: cannot read directory {}: {}", directory_, errno_text(err)));
   return info;
 }
@@ -524,9 +524,9 @@ std::size_t KernelCache::clear() {
     }
   });
   if (err != 0 && err != ENOENT)
-    throw Error(
+    throw CacheError(
         fmt::format("kernel cache: cannot read directory {}: {}", directory_, errno_text(err)));
-  if (!failure.empty()) throw Error(failure);
+  if (!failure.empty()) throw CacheError(failure);
   return removed;
 }
 

@@ -31,6 +31,8 @@
 #include <string>
 #include <vector>
 
+#include "cache/cache_error.hpp"
+
 namespace scantune {
 
 /// Version of the entry file format *and* of the blob layout the runtime writes
@@ -107,22 +109,22 @@ public:
   /// The entry stored under `key`, or nullopt on a miss. A damaged entry (bad magic,
   /// wrong version, truncated, checksum mismatch) is deleted and reported as a miss.
   /// A hit refreshes the entry's mtime (its LRU age). Never throws on I/O errors.
-  /// Throws Error if `key` is not a valid key (see is_valid_key).
+  /// Throws CacheError if `key` is not a valid key (see is_valid_key).
   std::optional<std::vector<char>> load(const std::string& key);
 
   /// Stores `blob` under `key` atomically (replacing an existing entry), then evicts
   /// least recently used entries (never this one) while the total exceeds the
   /// bound. Returns false if the entry could not be written (a warning is printed
-  /// the first time); never throws on I/O errors. Throws Error for an invalid key.
+  /// the first time); never throws on I/O errors. Throws CacheError for an invalid key.
   bool store(const std::string& key, const std::vector<char>& blob);
 
-  /// Entry count and total size on disk now. Throws Error if the directory exists
+  /// Entry count and total size on disk now. Throws CacheError if the directory exists
   /// but cannot be read; a missing directory is an empty cache.
   KernelCacheInfo info() const;
 
   /// Deletes every entry and every stale temporary file (a store interrupted by a
   /// crash); nothing else in the directory. Returns the number of entries deleted.
-  /// Throws Error if the directory exists but cannot be read.
+  /// Throws CacheError if the directory exists but cannot be read.
   std::size_t clear();
 
   /// Deletes least recently used entries until the total is at most max_bytes()

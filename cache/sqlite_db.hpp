@@ -1,5 +1,5 @@
 // cache/sqlite_db.hpp: a thin RAII layer over the SQLite C API, used by the tuning
-// database (cache/tuning_db.*). Every failure throws scantune::Error whose message
+// database (cache/tuning_db.*). Every failure throws scantune::CacheError whose message
 // names the database file, what was being done and SQLite's own explanation.
 //
 //   auto c = sqlite::Connection::open(path, SQLITE_OPEN_READONLY);
@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "scantune/types.hpp"
+#include "cache/cache_error.hpp"
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -22,9 +22,9 @@ struct sqlite3_stmt;
 namespace scantune::sqlite {
 
 /// A failed SQLite call; code() is SQLite's extended result code.
-class SqliteError : public scantune::Error {
+class SqliteError : public scantune::CacheError {
 public:
-  SqliteError(const std::string& what, int code) : scantune::Error(what), code_(code) {}
+  SqliteError(const std::string& what, int code) : scantune::CacheError(what), code_(code) {}
   int code() const { return code_; }
 
 private:

@@ -53,7 +53,7 @@ fs::path default_db_path(const std::string& explicit_path) {
     home = pw->pw_dir;
   }
   if (home.empty())
-    throw scantune::Error("tuning database: cannot find a default location (HOME and "
+    throw scantune::CacheError("tuning database: cannot find a default location (HOME and "
                           "XDG_DATA_HOME are unset); set SCANTUNE_DB");
   return fs::path(home) / ".local" / "share" / "scantune" / "tuning.db";
 }
@@ -66,7 +66,7 @@ JournalMode journal_mode_from_env() {
     ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   if (v == "wal") return JournalMode::Wal;
   if (v == "delete") return JournalMode::Delete;
-  throw scantune::Error(
+  throw scantune::CacheError(
       fmt::format("SCANTUNE_DB_JOURNAL={}: expected \"wal\" (the default) or \"delete\"", env));
 }
 
@@ -122,7 +122,7 @@ E parse_enum(std::string_view s, const std::array<std::string_view, N>& names,
   std::string list;
   for (auto n : names)
     list += fmt::format("{}{}", list.empty() ? "" : ", ", n);
-  throw scantune::Error(fmt::format("unknown {} \"{}\" (expected one of {})", what, s, list));
+  throw scantune::CacheError(fmt::format("unknown {} \"{}\" (expected one of {})", what, s, list));
 }
 
 constexpr std::array<std::string_view, 3> kRunStatusNames = {"running", "complete", "interrupted"};
@@ -179,7 +179,7 @@ void TuningDb::Impl::require_writable(std::string_view what) const {
 }
 
 void TuningDb::Impl::fail(const std::string& problem) const {
-  throw scantune::Error(fmt::format("tuning database {}: {}", display, problem));
+  throw scantune::CacheError(fmt::format("tuning database {}: {}", display, problem));
 }
 
 WriteScope::WriteScope(TuningDb::Impl& db) : db_(db) {
@@ -223,7 +223,7 @@ struct FileHeader {
 };
 
 [[noreturn]] void bad_file(const std::string& p, const std::string& problem) {
-  throw scantune::Error(
+  throw scantune::CacheError(
       fmt::format("tuning database {}: {}; the file was not modified", p, problem));
 }
 
@@ -252,7 +252,7 @@ FileHeader read_header(const fs::path& path, const std::string& p) {
   fs::file_status st = fs::status(path, ec);
   if (ec || !fs::exists(st)) {
     if (ec && ec != std::errc::no_such_file_or_directory)
-      throw scantune::Error(fmt::format("tuning database {}: cannot inspect: {}", p, ec.message()));
+      throw scantune::CacheError(fmt::format("tuning database {}: cannot inspect: {}", p, ec.message()));
     return h;
   }
   if (fs::is_directory(st)) bad_file(p, "is a directory, not a database file");
@@ -260,11 +260,11 @@ FileHeader read_header(const fs::path& path, const std::string& p) {
   h.exists = true;
   h.size = fs::file_size(path, ec);
   if (ec)
-    throw scantune::Error(fmt::format("tuning database {}: cannot inspect: {}", p, ec.message()));
+    throw scantune::CacheError(fmt::format("tuning database {}: cannot inspect: {}", p, ec.message()));
   if (h.size == 0) return h;
   unsigned char b[kHeaderSize] = {};
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw scantune::Error(fmt::format("tuning database {}: cannot read the file", p));
+  if (!in) throw scantune::CacheError(fmt::format("tuning database {}: cannot read the file", p));
   in.read(reinterpret_cast<char*>(b), kHeaderSize);
   auto got = in.gcount();
   if (got < 16 || std::memcmp(b, kMagic, 16) != 0)
@@ -506,7 +506,7 @@ TuningDb TuningDb::open(const fs::path& path, OpenOptions options) {
     if (app == 0 && v == 0 && objects == 0) {
       try {
         create_schema(c);
-      } catch (const scantune::Error& e) {
+      } catch (const scantune::CacheError& e) {
         impl->fail(fmt::format("creating the schema failed: {}", e.what()));
       }
       tx.commit();
@@ -523,7 +523,7 @@ TuningDb TuningDb::open(const fs::path& path, OpenOptions options) {
     }
     try {
       apply_migration(c, static_cast<int>(v));
-    } catch (const scantune::Error& e) {
+    } catch (const scantune::CacheError& e) {
       impl->fail(fmt::format("migration from schema version {} to {} ({}) failed, the file "
                              "stays at version {}: {}",
                              v, v + 1, migration_description(static_cast<int>(v)), v, e.what()));
@@ -578,7 +578,7 @@ TuningDb::Transaction::~Transaction() {
 }
 
 void TuningDb::Transaction::commit() {
-  if (!db_) throw scantune::Error("tuning database: transaction already finished");
+  if (!db_) throw scantune::CacheError("tuning database: transaction already finished");
   Impl& im = *db_->impl_;
   im.conn.exec("COMMIT"); // on failure (SQLITE_BUSY) the destructor rolls back
   im.in_user_transaction = false;
@@ -586,7 +586,7 @@ void TuningDb::Transaction::commit() {
 }
 
 void TuningDb::Transaction::rollback() {
-  if (!db_) throw scantune::Error("tuning database: transaction already finished");
+  if (!db_) throw scantune::CacheError("tuning database: transaction already finished");
   Impl& im = *db_->impl_;
   im.in_user_transaction = false;
   db_ = nullptr;

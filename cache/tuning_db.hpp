@@ -24,7 +24,7 @@
 //
 // Files: a missing or 0-byte file is a new database (read-write mode) or "no
 // database" (read-only mode). A file that is not SQLite, another application's
-// SQLite file, a newer schema, or a corrupt file throws scantune::Error naming the
+// SQLite file, a newer schema, or a corrupt file throws scantune::CacheError naming the
 // path and the problem, and is left byte-for-byte untouched (no -wal/-shm either).
 //
 // A TuningDb object is not thread-safe; use one per thread (SQLite handles
@@ -43,7 +43,7 @@
 
 #include "cache/db_schema.hpp"
 #include "base/size_bucket.hpp"
-#include "scantune/types.hpp"
+#include "cache/cache_error.hpp"
 
 namespace scantune::db {
 
@@ -53,9 +53,9 @@ namespace scantune::db {
 std::filesystem::path default_db_path(const std::string& explicit_path = {});
 
 /// Thrown by read-only opens when the file does not exist or is empty.
-class NoDatabaseError : public scantune::Error {
+class NoDatabaseError : public scantune::CacheError {
 public:
-  using scantune::Error::Error;
+  using scantune::CacheError::CacheError;
 };
 
 enum class OpenMode { ReadOnly, ReadWrite };
@@ -67,7 +67,7 @@ enum class JournalMode { Wal, Delete };
 enum class IntegrityCheck { None, Quick, Full };
 
 /// The journal mode named by $SCANTUNE_DB_JOURNAL ("wal", the default, or "delete");
-/// throws scantune::Error for any other value.
+/// throws scantune::CacheError for any other value.
 JournalMode journal_mode_from_env();
 
 struct OpenOptions {
@@ -220,7 +220,7 @@ struct TableCounts {
 class TuningDb {
 public:
   /// Opens (read-write: creating or migrating as needed) the database at `path`.
-  /// Throws NoDatabaseError (read-only, file missing or empty) or scantune::Error.
+  /// Throws NoDatabaseError (read-only, file missing or empty) or scantune::CacheError.
   static TuningDb open(const std::filesystem::path& path, OpenOptions options = {});
   /// Read-only open that returns nothing, rather than throwing, when there is no
   /// database at `path`. Other problems still throw.
@@ -265,7 +265,7 @@ public:
   std::int64_t begin_run(const RunInfo& run);
   void end_run(std::int64_t run_id, RunStatus status); ///< sets ended_at = now
   /// Sets an interrupted run back to running (`scantune tune --resume`); throws
-  /// scantune::Error when `run_id` is not an interrupted run.
+  /// scantune::CacheError when `run_id` is not an interrupted run.
   void reopen_run(std::int64_t run_id);
   std::optional<RunInfo> run(std::int64_t id) const;
   std::vector<RunInfo> list_runs() const;

@@ -8,7 +8,7 @@
 namespace scantune::db {
 
 /// Fills a DeviceInfo from the CUDA runtime for device `ordinal` (id stays 0).
-/// Throws scantune::Error when there is no such device or no driver.
+/// Throws scantune::Error (ErrorKind::Cuda) when there is no such device or no driver.
 DeviceInfo query_device(int ordinal);
 
 } // namespace scantune::db

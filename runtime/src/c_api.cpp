@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "cache/cache_error.hpp"
 #include "errors.hpp"
 #include "scan_request.hpp"
 
@@ -53,6 +54,9 @@ scantune_status_t guarded(F&& f) {
     g_last_error = e.what();
     g_last_log = e.log();
     return status_of(e.kind());
+  } catch (const scantune::CacheError& e) {
+    g_last_error = e.what();
+    return SCANTUNE_ERROR_DATABASE;
   } catch (const std::exception& e) {
     g_last_error = e.what();
     return SCANTUNE_ERROR_INTERNAL;

@@ -1,6 +1,8 @@
 // The tuning DB's DeviceInfo from the CUDA runtime (device_query.hpp).
 #include "device_query.hpp"
 
+#include "errors.hpp"
+
 #include <fmt/format.h>
 
 #include <cuda_runtime_api.h>
@@ -11,7 +13,7 @@ namespace {
 
 void check(cudaError_t e, int ordinal, const char* what) {
   if (e != cudaSuccess)
-    throw scantune::Error(fmt::format("cannot describe CUDA device {} for the tuning database: "
+    throw detail::CudaError(fmt::format("cannot describe CUDA device {} for the tuning database: "
                                       "{}: {}",
                                       ordinal, what, cudaGetErrorString(e)));
 }

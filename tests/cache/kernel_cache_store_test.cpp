@@ -110,10 +110,10 @@ TEST(KernelCacheStore, EmptyBlobAndOverwrite) {
 TEST(KernelCacheStore, InvalidKeyThrows) {
   TempDir dir;
   KernelCache cache(dir.str());
-  EXPECT_THROW(cache.load("../escape"), Error);
-  EXPECT_THROW(cache.store("a/b", {}), Error);
-  EXPECT_THROW(cache.load(""), Error);
-  EXPECT_THROW(KernelCache(""), Error);
+  EXPECT_THROW(cache.load("../escape"), CacheError);
+  EXPECT_THROW(cache.store("a/b", {}), CacheError);
+  EXPECT_THROW(cache.load(""), CacheError);
+  EXPECT_THROW(KernelCache(""), CacheError);
 }
 
 TEST(KernelCacheStore, UnwritableDirectoryDegradesToNoCaching) {
@@ -456,11 +456,11 @@ TEST(KernelCacheInfo, UnreadableDirectoryThrowsNamingIt) {
   KernelCache cache(dir.sub("file"));
   try {
     cache.info();
-    FAIL() << "expected scantune::Error";
-  } catch (const Error& e) {
+    FAIL() << "expected scantune::CacheError";
+  } catch (const CacheError& e) {
     EXPECT_NE(std::string(e.what()).find(dir.sub("file")), std::string::npos) << e.what();
   }
-  EXPECT_THROW(cache.clear(), Error);
+  EXPECT_THROW(cache.clear(), CacheError);
 }
 
 TEST(KernelCacheClear, RemovesOnlyCacheFiles) {

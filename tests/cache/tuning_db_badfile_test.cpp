@@ -1,5 +1,5 @@
 // Files that are not (or no longer) usable scantune databases: each open mode must
-// throw scantune::Error naming the file and the problem, and leave the directory
+// throw scantune::CacheError naming the file and the problem, and leave the directory
 // byte-for-byte as it was (no rewrite, no -wal/-shm/-journal file).
 #include <map>
 

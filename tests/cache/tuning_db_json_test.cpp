@@ -322,7 +322,7 @@ TEST_F(TuningDbJson, FailedImportChangesNothing) {
   {
     auto tx = dst.transaction();
     dst.add_device(a100());
-    EXPECT_THROW(dst.import_json(json::array()), scantune::Error);
+    EXPECT_THROW(dst.import_json(json::array()), scantune::CacheError);
     tx.commit();
   }
   EXPECT_EQ(dst.counts().devices, 2);

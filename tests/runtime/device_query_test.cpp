@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "device_query.hpp"
+#include "scantune/types.hpp"
 
 namespace scantune::db::testing {
 namespace {
@@ -16,6 +17,7 @@ TEST(TuningDbDevice, QueryDeviceWorksOrFailsCleanly) {
     EXPECT_GT(d.sm_count, 0);
     EXPECT_EQ(d.uuid.rfind("GPU-", 0), 0u);
   } catch (const scantune::Error& e) { // no GPU or no driver on this machine
+    EXPECT_EQ(e.kind(), scantune::ErrorKind::Cuda);
     EXPECT_NE(std::string(e.what()).find("CUDA device 0"), std::string::npos) << e.what();
   }
 }

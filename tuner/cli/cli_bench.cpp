@@ -108,7 +108,7 @@ void run_bench_command(const BenchCliOptions& raw) {
     }
   } catch (const tuner::UsageError& e) {
     fail(kExitUsage, "bench", e.what());
-  } catch (const Error& e) {
+  } catch (const std::runtime_error& e) { // scantune::Error or CacheError
     fail(kExitFailure, "bench", e.what());
   }
   if (!raw.json.empty())

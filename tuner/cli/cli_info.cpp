@@ -48,7 +48,7 @@ void run_devices(const std::string& db_path) {
   std::optional<db::TuningDb> db;
   try {
     db = db::TuningDb::open_existing_read_only(path);
-  } catch (const Error& e) {
+  } catch (const std::runtime_error& e) { // scantune::Error or CacheError
     fail(kExitFailure, "devices", e.what());
   }
   if (!db) {

@@ -62,7 +62,7 @@ db::TuningDb open_for_reading(std::string_view command, const std::string& path)
   const auto file = db::default_db_path(path);
   try {
     if (auto db = db::TuningDb::open_existing_read_only(file)) return std::move(*db);
-  } catch (const Error& e) {
+  } catch (const std::runtime_error& e) { // scantune::Error or CacheError
     fail(kExitFailure, command, e.what());
   }
   fail(kExitFailure, command,

@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cache/tuning_db.hpp"
+#include "scantune/types.hpp"
 #include "strings.hpp"
 #include "tuner/report/db_report.hpp"
 

@@ -38,7 +38,7 @@ void run_export(const TransferOptions& o) {
   }
   try {
     db.export_file(o.file, f);
-  } catch (const Error& e) {
+  } catch (const std::runtime_error& e) { // scantune::Error or CacheError
     fail(kExitFailure, "export", e.what());
   }
   const nlohmann::json doc = nlohmann::json::parse(std::ifstream(o.file));
@@ -58,7 +58,7 @@ void run_import(const TransferOptions& o) {
     db::TuningDb db = db::TuningDb::open(db::default_db_path(o.db));
     path = db.path().string();
     s = db.import_file(o.file);
-  } catch (const Error& e) {
+  } catch (const std::runtime_error& e) { // scantune::Error or CacheError
     fail(kExitFailure, "import", e.what());
   }
   fmt::print("imported {} into {}\n"

@@ -191,7 +191,7 @@ void run(const RawOptions& raw) {
     rc = tuner::run_tune(options, stdout);
   } catch (const tuner::UsageError& e) {
     usage_error(e.what()); // what only run_tune can check, e.g. --device past the count
-  } catch (const Error& e) {
+  } catch (const std::runtime_error& e) { // scantune::Error or CacheError
     fail(kExitFailure, "tune", e.what());
   }
   if (rc != kExitOk) throw Exit(rc, ""); // run_tune has said why

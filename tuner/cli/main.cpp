@@ -63,10 +63,7 @@ int main(int argc, char** argv) {
   } catch (const scantune::cli::Exit& e) {
     if (e.what()[0] != '\0') fmt::print(stderr, "scantune: {}\n", e.what());
     return e.code;
-  } catch (const scantune::Error& e) {
-    fmt::print(stderr, "scantune: {}\n", e.what());
-    return scantune::cli::kExitFailure;
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) { // scantune::Error, CacheError, ...
     fmt::print(stderr, "scantune: {}\n", e.what());
     return scantune::cli::kExitFailure;
   }
