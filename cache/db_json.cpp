@@ -267,7 +267,8 @@ struct Importer {
     if (ref.is_null()) return std::nullopt;
     auto it = run.find(ref.get<std::int64_t>());
     if (it == run.end())
-      throw scantune::CacheError(fmt::format("refers to run {}, which the document lacks", ref.dump()));
+      throw scantune::CacheError(
+          fmt::format("refers to run {}, which the document lacks", ref.dump()));
     return it->second;
   }
 };
@@ -279,9 +280,10 @@ void check_header(const json& doc) {
   const int version = doc.at("schema_version").get<int>();
   if (version > kSchemaVersion)
     throw scantune::CacheError(fmt::format("schema_version {} is newer than version {} that this "
-                                      "scantune knows",
-                                      version, kSchemaVersion));
-  if (version < 2) throw scantune::CacheError(fmt::format("unsupported schema_version {}", version));
+                                           "scantune knows",
+                                           version, kSchemaVersion));
+  if (version < 2)
+    throw scantune::CacheError(fmt::format("unsupported schema_version {}", version));
 }
 
 // Devices: a known device (find_device) is kept as it is, others are added.
@@ -299,7 +301,8 @@ void import_device(Importer& x, const json& d) {
   info.runtime_version = d.value("runtime_version", 0);
   info.uuid = d.value("uuid", std::string());
   const std::int64_t doc_id = d.at("id").get<std::int64_t>();
-  if (x.dev.count(doc_id)) throw scantune::CacheError(fmt::format("duplicate device id {}", doc_id));
+  if (x.dev.count(doc_id))
+    throw scantune::CacheError(fmt::format("duplicate device id {}", doc_id));
   if (const auto found = find_device(x.im, info)) {
     x.dev[doc_id] = *found;
     ++x.st.devices_matched;
@@ -446,8 +449,8 @@ ImportStats TuningDb::import_json(const json& doc) {
       // The outer WriteScope rolls back anyway.
     }
     throw scantune::CacheError(fmt::format("tuning database {}: import failed{}{}, nothing was "
-                                      "imported: {}",
-                                      im.display, where.empty() ? "" : " at ", where, msg));
+                                           "imported: {}",
+                                           im.display, where.empty() ? "" : " at ", where, msg));
   }
 }
 

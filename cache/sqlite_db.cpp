@@ -89,8 +89,8 @@ Statement& Statement::bind(int i, std::int64_t v) {
 
 Statement& Statement::bind(int i, std::uint64_t v) {
   if (v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
-    throw scantune::CacheError(fmt::format("tuning database {}: value {} does not fit a 64-bit integer",
-                                      path_ ? *path_ : "", v));
+    throw scantune::CacheError(fmt::format(
+        "tuning database {}: value {} does not fit a 64-bit integer", path_ ? *path_ : "", v));
   return bind(i, static_cast<std::int64_t>(v));
 }
 

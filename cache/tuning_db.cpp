@@ -54,7 +54,7 @@ fs::path default_db_path(const std::string& explicit_path) {
   }
   if (home.empty())
     throw scantune::CacheError("tuning database: cannot find a default location (HOME and "
-                          "XDG_DATA_HOME are unset); set SCANTUNE_DB");
+                               "XDG_DATA_HOME are unset); set SCANTUNE_DB");
   return fs::path(home) / ".local" / "share" / "scantune" / "tuning.db";
 }
 
@@ -252,7 +252,8 @@ FileHeader read_header(const fs::path& path, const std::string& p) {
   fs::file_status st = fs::status(path, ec);
   if (ec || !fs::exists(st)) {
     if (ec && ec != std::errc::no_such_file_or_directory)
-      throw scantune::CacheError(fmt::format("tuning database {}: cannot inspect: {}", p, ec.message()));
+      throw scantune::CacheError(
+          fmt::format("tuning database {}: cannot inspect: {}", p, ec.message()));
     return h;
   }
   if (fs::is_directory(st)) bad_file(p, "is a directory, not a database file");
@@ -260,7 +261,8 @@ FileHeader read_header(const fs::path& path, const std::string& p) {
   h.exists = true;
   h.size = fs::file_size(path, ec);
   if (ec)
-    throw scantune::CacheError(fmt::format("tuning database {}: cannot inspect: {}", p, ec.message()));
+    throw scantune::CacheError(
+        fmt::format("tuning database {}: cannot inspect: {}", p, ec.message()));
   if (h.size == 0) return h;
   unsigned char b[kHeaderSize] = {};
   std::ifstream in(path, std::ios::binary);

@@ -41,9 +41,9 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "cache/db_schema.hpp"
 #include "base/size_bucket.hpp"
 #include "cache/cache_error.hpp"
+#include "cache/db_schema.hpp"
 
 namespace scantune::db {
 

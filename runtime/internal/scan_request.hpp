@@ -35,8 +35,8 @@ struct ScannerAccess {
 
 /// Fills a ScanRequest from typed arguments (tests, tuner).
 template <class T>
-ScanRequest make_request(ScanKind kind, const T* in, T* out, std::size_t n, OpRef op,
-                         const T* init, cudaStream_t stream, const Policy* policy) {
+ScanRequest make_request(ScanKind kind, const T* in, T* out, std::size_t n, OpRef op, const T* init,
+                         cudaStream_t stream, const Policy* policy) {
   ScanRequest r;
   r.type = data_type_of<T>();
   r.kind = kind;
@@ -52,8 +52,8 @@ ScanRequest make_request(ScanKind kind, const T* in, T* out, std::size_t n, OpRe
 
 /// Runs an explicit policy: Scanner::scan_with without parsing a key.
 template <class T>
-void scan_with(Scanner& s, const Policy& policy, ScanKind kind, const T* in, T* out,
-               std::size_t n, OpRef op, T init = T{}, cudaStream_t stream = nullptr) {
+void scan_with(Scanner& s, const Policy& policy, ScanKind kind, const T* in, T* out, std::size_t n,
+               OpRef op, T init = T{}, cudaStream_t stream = nullptr) {
   ScannerAccess::scan(s, make_request<T>(kind, in, out, n, op, &init, stream, &policy));
 }
 

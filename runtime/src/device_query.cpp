@@ -14,8 +14,8 @@ namespace {
 void check(cudaError_t e, int ordinal, const char* what) {
   if (e != cudaSuccess)
     throw detail::CudaError(fmt::format("cannot describe CUDA device {} for the tuning database: "
-                                      "{}: {}",
-                                      ordinal, what, cudaGetErrorString(e)));
+                                        "{}: {}",
+                                        ordinal, what, cudaGetErrorString(e)));
 }
 
 } // namespace

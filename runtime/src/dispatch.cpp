@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "base/size_bucket.hpp"
 #include "builtin_table.hpp"
 #include "codegen.hpp"
-#include "base/size_bucket.hpp"
 #include "default_policies.hpp"
 #include "log.hpp"
 

@@ -15,9 +15,9 @@
 #include "kernel_registry.hpp"
 #include "launch.hpp"
 #include "log.hpp"
+#include "policy.hpp"
 #include "route_cache.hpp"
 #include "scan_request.hpp"
-#include "policy.hpp"
 #include "scantune/scantune.hpp"
 #include "workspace.hpp"
 
@@ -205,8 +205,7 @@ void Scanner::prepare(DataType type, OpRef op, ScanKind kind, std::size_t n) {
   im.route_kernels(cache, cache.route(type, op, kind, n), r);
 }
 
-std::size_t Scanner::workspace_bytes(DataType type, OpRef op, ScanKind kind,
-                                     std::size_t n) const {
+std::size_t Scanner::workspace_bytes(DataType type, OpRef op, ScanKind kind, std::size_t n) const {
   return detail::workspace_bytes(detail::ScannerAccess::choice(*this, type, op, kind, n).policy,
                                  type, n);
 }
@@ -223,8 +222,8 @@ void Scanner::wait_for_autotune() {
   if (impl_->autotuner) impl_->autotuner->wait_idle();
 }
 
-void Scanner::run(DataType type, ScanKind kind, OpRef op, const void* in, void* out,
-                  std::size_t n, const void* init, cudaStream_t stream, Workspace workspace,
+void Scanner::run(DataType type, ScanKind kind, OpRef op, const void* in, void* out, std::size_t n,
+                  const void* init, cudaStream_t stream, Workspace workspace,
                   std::string_view policy_key) {
   ScanRequest r;
   r.type = type;

@@ -3,8 +3,8 @@
 
 #include <gtest/gtest.h>
 
-#include "cache/kernel_cache.hpp"
 #include "base/hash.hpp"
+#include "cache/kernel_cache.hpp"
 
 namespace scantune {
 namespace {

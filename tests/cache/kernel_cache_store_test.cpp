@@ -10,8 +10,8 @@
 
 #include <gtest/gtest.h>
 
-#include "cache/kernel_cache.hpp"
 #include "base/hash.hpp"
+#include "cache/kernel_cache.hpp"
 #include "kernel_cache_test_util.hpp"
 #include "scantune/scantune.hpp"
 

@@ -16,8 +16,8 @@
   do {                                                                                             \
     try {                                                                                          \
       stmt;                                                                                        \
-      ADD_FAILURE() << "expected an error from " #stmt;                                             \
-    } catch (const std::runtime_error& e_) {                                                        \
+      ADD_FAILURE() << "expected an error from " #stmt;                                            \
+    } catch (const std::runtime_error& e_) {                                                       \
       for (const std::string& part_ : std::vector<std::string>{__VA_ARGS__})                       \
         EXPECT_NE(std::string(e_.what()).find(part_), std::string::npos)                           \
             << "message \"" << e_.what() << "\" lacks \"" << part_ << "\"";                        \

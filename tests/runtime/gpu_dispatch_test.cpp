@@ -156,8 +156,8 @@ TEST_F(GpuDispatch, BuiltInTableServesSm90WithoutADatabase) {
   const Plan p = s.plan(DataType::Int32, Op::Sum, ScanKind::Inclusive, 1u << 20);
   EXPECT_EQ(p.match, Match::BuiltIn);
   EXPECT_EQ(s.database_path(), "");
-  std::printf("%s: int32 sum inclusive 2^20 -> %s (%s)\n", here.model().c_str(),
-              p.policy.c_str(), p.source.c_str());
+  std::printf("%s: int32 sum inclusive 2^20 -> %s (%s)\n", here.model().c_str(), p.policy.c_str(),
+              p.source.c_str());
   if (here.cc_major == 9 && here.cc_minor == 0) {
     EXPECT_NE(p.source.find("built-in table"), std::string::npos) << p.source;
   }

@@ -8,12 +8,12 @@
 #include <filesystem>
 #include <fstream>
 
-#include "scan_request.hpp"
 #include "common/child_process.hpp"
 #include "common/gpu.hpp"
 #include "common/scan_reference.hpp"
 #include "kernel_registry.hpp"
 #include "nvrtc_compiler.hpp"
+#include "scan_request.hpp"
 
 namespace scantune::test {
 namespace {
@@ -45,8 +45,7 @@ TEST(GpuKernelCacheChild, RunOneScan) {
   const bool correct = d_out.download(n) == reference_scan(in, Op::Sum, ScanKind::Inclusive, 0);
   const detail::KernelSpec spec{
       detail::ScannerAccess::choose(scanner, DataType::Int32, Op::Sum, ScanKind::Inclusive, n),
-      DataType::Int32,
-      detail::OpSpec::from(Op::Sum), ScanKind::Inclusive};
+      DataType::Int32, detail::OpSpec::from(Op::Sum), ScanKind::Inclusive};
   cudaDeviceProp prop{};
   SCANTUNE_CUDA_TRY(cudaGetDeviceProperties(&prop, scanner.device()));
   auto set = detail::KernelRegistry::instance().find(spec, prop.major * 10 + prop.minor);

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 
-#include "scan_request.hpp"
 #include "common/gpu.hpp"
 #include "common/scan_reference.hpp"
 #include "common/spec_sets.hpp"
+#include "scan_request.hpp"
 
 namespace scantune::test {
 namespace {
@@ -40,12 +40,13 @@ TEST_F(GpuSanitize, EveryAlgorithmAndBlockScanAtSmallSizes) {
         auto in = make_input<std::int32_t>(n, Op::Sum, n);
         DeviceBuffer<std::int32_t> d_in(n + 2), d_out(n + 2);
         d_in.upload(in, offset);
-        scantune::detail::scan_with(scanner, p, ScanKind::Exclusive, d_in.ptr + offset, d_out.ptr + offset, n, Op::Sum,
-                          3);
+        scantune::detail::scan_with(scanner, p, ScanKind::Exclusive, d_in.ptr + offset,
+                                    d_out.ptr + offset, n, Op::Sum, 3);
         ASSERT_EQ(d_out.download(n, offset), reference_scan(in, Op::Sum, ScanKind::Exclusive, 3))
             << p.key() << " n=" << n;
-        scantune::detail::scan_with(scanner, p, ScanKind::Inclusive, d_in.ptr + offset, d_in.ptr + offset, n, Op::Sum,
-                          0); // in place
+        scantune::detail::scan_with(scanner, p, ScanKind::Inclusive, d_in.ptr + offset,
+                                    d_in.ptr + offset, n, Op::Sum,
+                                    0); // in place
         ASSERT_EQ(d_in.download(n, offset), reference_scan(in, Op::Sum, ScanKind::Inclusive, 0))
             << p.key() << " n=" << n;
       }
@@ -63,7 +64,8 @@ TEST_F(GpuSanitize, OneWarpBlocksAndTileLoops) {
     for (bool loop : {false, true}) {
       Policy p = make_policy(a, 32, 1, 1, BlockScan::WarpScans, TileIO::Transpose);
       p.tile_loop = loop;
-      scantune::detail::scan_with(scanner, p, ScanKind::Exclusive, d_in.ptr + 1, d_out.ptr + 1, n, Op::Sum, 7);
+      scantune::detail::scan_with(scanner, p, ScanKind::Exclusive, d_in.ptr + 1, d_out.ptr + 1, n,
+                                  Op::Sum, 7);
       ASSERT_EQ(d_out.download(n, 1), reference_scan(in, Op::Sum, ScanKind::Exclusive, 7))
           << p.key();
     }

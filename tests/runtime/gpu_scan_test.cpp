@@ -10,13 +10,13 @@
 #include <map>
 #include <thread>
 
-#include "scan_request.hpp"
 #include "codegen.hpp"
 #include "common/gpu.hpp"
 #include "common/scan_reference.hpp"
 #include "common/scoped_env.hpp"
 #include "common/spec_sets.hpp"
 #include "kernel_registry.hpp"
+#include "scan_request.hpp"
 
 namespace scantune::test {
 namespace {
@@ -227,7 +227,8 @@ TEST_F(GpuTest, LargeSizes) {
               p.items_per_thread /= 2;
             }
             d_out.poison();
-            scantune::detail::scan_with(scanner, p, kind, d_in.ptr, d_out.ptr, n, op, make_init<T>(op));
+            scantune::detail::scan_with(scanner, p, kind, d_in.ptr, d_out.ptr, n, op,
+                                        make_init<T>(op));
             SCANTUNE_CUDA_TRY(cudaDeviceSynchronize());
             ASSERT_TRUE(equal_exact(d_out.download(n), want))
                 << p.key() << " " << to_string(t) << " " << to_string(kind) << " n=" << n;
@@ -358,10 +359,12 @@ TEST_F(GpuTest, CustomOperators) {
     d_in.upload(in);
     di_in.upload(ini);
     for (Algorithm a : tile_algorithms()) {
-      scantune::detail::scan_with(scanner, make_policy(a, 256, 8, 2, BlockScan::Blelloch, TileIO::Transpose),
-                        ScanKind::Exclusive, d_in.ptr, d_out.ptr, n, absmax, 0.25);
-      scantune::detail::scan_with(scanner, make_policy(a, 128, 16, 4, BlockScan::WarpScans, TileIO::Direct),
-                        ScanKind::Inclusive, di_in.ptr, di_out.ptr, n, absmax_i, 0);
+      scantune::detail::scan_with(scanner,
+                                  make_policy(a, 256, 8, 2, BlockScan::Blelloch, TileIO::Transpose),
+                                  ScanKind::Exclusive, d_in.ptr, d_out.ptr, n, absmax, 0.25);
+      scantune::detail::scan_with(scanner,
+                                  make_policy(a, 128, 16, 4, BlockScan::WarpScans, TileIO::Direct),
+                                  ScanKind::Inclusive, di_in.ptr, di_out.ptr, n, absmax_i, 0);
       ASSERT_TRUE(equal_exact(d_out.download(n), want)) << to_string(a) << " n=" << n;
       ASSERT_TRUE(equal_exact(di_out.download(n), want_i)) << to_string(a) << " n=" << n;
     }

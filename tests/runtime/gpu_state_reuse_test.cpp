@@ -4,11 +4,11 @@
 // the same on 4 streams at once. Every result is checked after one final sync.
 #include <gtest/gtest.h>
 
-#include "scan_request.hpp"
 #include "common/gpu.hpp"
 #include "common/scan_reference.hpp"
 #include "common/scoped_env.hpp"
 #include "common/spec_sets.hpp"
+#include "scan_request.hpp"
 
 namespace scantune::test {
 namespace {
@@ -76,11 +76,11 @@ void run_jobs(const std::vector<Job>& jobs, const std::vector<cudaStream_t>& str
     const Job& j = jobs[i];
     cudaStream_t s = streams[i % streams.size()];
     if (j.wide)
-      scantune::detail::scan_with(scanner, j.policy, j.kind, d_in64.ptr + at, d_out64.ptr + at, j.n, Op::Sum,
-                        std::int64_t{9}, s);
+      scantune::detail::scan_with(scanner, j.policy, j.kind, d_in64.ptr + at, d_out64.ptr + at, j.n,
+                                  Op::Sum, std::int64_t{9}, s);
     else
-      scantune::detail::scan_with(scanner, j.policy, j.kind, d_in32.ptr + at, d_out32.ptr + at, j.n, Op::Sum,
-                        std::int32_t{9}, s);
+      scantune::detail::scan_with(scanner, j.policy, j.kind, d_in32.ptr + at, d_out32.ptr + at, j.n,
+                                  Op::Sum, std::int32_t{9}, s);
     at += j.n;
   }
   SCANTUNE_CUDA_TRY(cudaDeviceSynchronize());
@@ -150,8 +150,8 @@ void expect_dependent_chain(bool programmatic, bool tickets = false) {
   SCANTUNE_CUDA_TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   for (int call = 0; call < 28; ++call) {
     const ScanKind kind = call % 3 == 2 ? ScanKind::Exclusive : ScanKind::Inclusive;
-    scantune::detail::scan_with(scanner, policies[call % policies.size()], kind, d.ptr, d.ptr, n, Op::Sum,
-                      std::uint32_t(call), s);
+    scantune::detail::scan_with(scanner, policies[call % policies.size()], kind, d.ptr, d.ptr, n,
+                                Op::Sum, std::uint32_t(call), s);
     want = reference_scan(want, Op::Sum, kind, std::uint32_t(call));
   }
   SCANTUNE_CUDA_TRY(cudaStreamSynchronize(s));

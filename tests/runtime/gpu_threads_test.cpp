@@ -6,11 +6,11 @@
 #include <atomic>
 #include <thread>
 
-#include "scan_request.hpp"
 #include "common/gpu.hpp"
 #include "common/scan_reference.hpp"
 #include "common/spec_sets.hpp"
 #include "nvrtc_compiler.hpp"
+#include "scan_request.hpp"
 
 namespace scantune::test {
 namespace {
@@ -45,8 +45,8 @@ TEST_F(GpuTest, OneCompilePerColdKeyAcrossThreads) {
         std::this_thread::yield(); // all threads ask at once
       try {
         for (int rep = 0; rep < 20; ++rep)
-          scantune::detail::scan_with(scanner, p, ScanKind::Inclusive, d_in.ptr, outs[t]->ptr, n, Op::Sum,
-                            std::int64_t{0}, s);
+          scantune::detail::scan_with(scanner, p, ScanKind::Inclusive, d_in.ptr, outs[t]->ptr, n,
+                                      Op::Sum, std::int64_t{0}, s);
         if (cudaStreamSynchronize(s) != cudaSuccess) ++failures;
       } catch (const std::exception& e) {
         ADD_FAILURE() << e.what();

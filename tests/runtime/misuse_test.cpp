@@ -1,9 +1,9 @@
 // Misuse gets clear errors before any device work (runs without a GPU).
 #include <gtest/gtest.h>
 
-#include "scantune/scantune.h"
 #include "policy.hpp"
 #include "scan_request.hpp"
+#include "scantune/scantune.h"
 #include "scantune/scantune.hpp"
 
 namespace scantune {
@@ -62,9 +62,9 @@ TEST(Misuse, MisalignedAndOverlappingPointers) {
 TEST(Misuse, InvalidExplicitPolicy) {
   Scanner s;
   EXPECT_EQ(error_of([&] {
-              scantune::detail::scan_with(s, Policy::parse("lookback_warp.tpb256.ipt12.vec4.warp_scans"),
-                          ScanKind::Inclusive, fake_ptr<double>(), fake_ptr<double>(0x40000), 8,
-                          Op::Sum);
+              scantune::detail::scan_with(
+                  s, Policy::parse("lookback_warp.tpb256.ipt12.vec4.warp_scans"),
+                  ScanKind::Inclusive, fake_ptr<double>(), fake_ptr<double>(0x40000), 8, Op::Sum);
             }),
             "policy lookback_warp.tpb256.ipt12.vec4.warp_scans cannot run on float64: vector width "
             "4 x 8 bytes "

@@ -14,8 +14,8 @@
 
 #include "policy.hpp"
 #include "scantune/scantune.hpp"
-#include "tuner/report/bench_report.hpp"
 #include "tuner/gpu/gpu_evaluator.hpp"
+#include "tuner/report/bench_report.hpp"
 
 namespace scantune::tuner {
 

@@ -62,27 +62,31 @@ typedef struct scantune_scanner_s* scantune_scanner_t;
 
 /* device: -1 = current device; database, kernel_cache: NULL = defaults. */
 SCANTUNE_API scantune_status_t scantune_scanner_create(scantune_scanner_t* scanner, int device,
-                                          const char* database, const char* kernel_cache);
+                                                       const char* database,
+                                                       const char* kernel_cache);
 SCANTUNE_API scantune_status_t scantune_scanner_destroy(scantune_scanner_t scanner);
 
-SCANTUNE_API scantune_status_t scantune_inclusive_scan(scantune_scanner_t scanner, scantune_dtype_t type,
-                                          scantune_op_t op, const void* d_in, void* d_out, size_t n,
-                                          cudaStream_t stream);
+SCANTUNE_API scantune_status_t scantune_inclusive_scan(scantune_scanner_t scanner,
+                                                       scantune_dtype_t type, scantune_op_t op,
+                                                       const void* d_in, void* d_out, size_t n,
+                                                       cudaStream_t stream);
 /* init points to one element of `type`. */
-SCANTUNE_API scantune_status_t scantune_exclusive_scan(scantune_scanner_t scanner, scantune_dtype_t type,
-                                          scantune_op_t op, const void* d_in, void* d_out, size_t n,
-                                          const void* init, cudaStream_t stream);
+SCANTUNE_API scantune_status_t scantune_exclusive_scan(scantune_scanner_t scanner,
+                                                       scantune_dtype_t type, scantune_op_t op,
+                                                       const void* d_in, void* d_out, size_t n,
+                                                       const void* init, cudaStream_t stream);
 /* A custom operator: body of a function of a and b returning the type, and an identity expression.
  * exclusive != 0 selects an exclusive scan (init then required). */
-SCANTUNE_API scantune_status_t scantune_custom_scan(scantune_scanner_t scanner, scantune_dtype_t type,
-                                       int exclusive, const char* name, const char* body,
-                                       const char* identity, const void* d_in, void* d_out,
-                                       size_t n, const void* init, cudaStream_t stream);
+SCANTUNE_API scantune_status_t scantune_custom_scan(scantune_scanner_t scanner,
+                                                    scantune_dtype_t type, int exclusive,
+                                                    const char* name, const char* body,
+                                                    const char* identity, const void* d_in,
+                                                    void* d_out, size_t n, const void* init,
+                                                    cudaStream_t stream);
 /* Runs an explicit policy key (e.g. "lookback_warp.tpb256.ipt12.vec4.warp_scans"). */
-SCANTUNE_API scantune_status_t scantune_scan_with_policy(scantune_scanner_t scanner, const char* policy_key,
-                                            scantune_dtype_t type, scantune_op_t op, int exclusive,
-                                            const void* d_in, void* d_out, size_t n,
-                                            const void* init, cudaStream_t stream);
+SCANTUNE_API scantune_status_t scantune_scan_with_policy(
+    scantune_scanner_t scanner, const char* policy_key, scantune_dtype_t type, scantune_op_t op,
+    int exclusive, const void* d_in, void* d_out, size_t n, const void* init, cudaStream_t stream);
 
 /* Loads (compiles, or reads from the kernel cache) what a scan with these parameters
  * runs, so that the scan itself compiles nothing (before timing or graph capture). */

@@ -142,8 +142,7 @@ public:
   template <class T>
   void inclusive_scan(const T* d_in, T* d_out, std::size_t n, OpRef op,
                       cudaStream_t stream = nullptr, Workspace workspace = {}) {
-    run(data_type_of<T>(), ScanKind::Inclusive, op, d_in, d_out, n, nullptr, stream, workspace,
-        {});
+    run(data_type_of<T>(), ScanKind::Inclusive, op, d_in, d_out, n, nullptr, stream, workspace, {});
   }
   template <class T>
   void exclusive_scan(const T* d_in, T* d_out, std::size_t n, OpRef op, T init,
@@ -155,8 +154,8 @@ public:
   /// ignored for inclusive scans. Throws Error if the key does not parse or cannot
   /// run on T.
   template <class T>
-  void scan_with(std::string_view policy_key, ScanKind kind, const T* d_in, T* d_out,
-                 std::size_t n, OpRef op, T init = T{}, cudaStream_t stream = nullptr) {
+  void scan_with(std::string_view policy_key, ScanKind kind, const T* d_in, T* d_out, std::size_t n,
+                 OpRef op, T init = T{}, cudaStream_t stream = nullptr) {
     run(data_type_of<T>(), kind, op, d_in, d_out, n, &init, stream, {}, policy_key);
   }
 

@@ -94,7 +94,8 @@ SCANTUNE_API std::string_view to_string(DataType t);
 SCANTUNE_API std::string_view to_string(ScanKind k); ///< "inclusive", "exclusive"
 /// "sum", "product", "min", "max", "bit_and", "bit_or", "bit_xor"
 SCANTUNE_API std::string_view to_string(Op op);
-SCANTUNE_API std::string_view to_string(Match m); ///< "exact", "nearest_size", "same_arch", "builtin"
+SCANTUNE_API std::string_view
+to_string(Match m); ///< "exact", "nearest_size", "same_arch", "builtin"
 /// "invalid_argument", "unsupported", "compile", "cuda", "no_device", "database", "internal"
 SCANTUNE_API std::string_view to_string(ErrorKind k);
 /// Inverses of to_string; throw Error (InvalidArgument) naming the bad text.
