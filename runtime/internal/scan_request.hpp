@@ -37,17 +37,7 @@ struct ScannerAccess {
 template <class T>
 ScanRequest make_request(ScanKind kind, const T* in, T* out, std::size_t n, OpRef op, const T* init,
                          cudaStream_t stream, const Policy* policy) {
-  ScanRequest r;
-  r.type = data_type_of<T>();
-  r.kind = kind;
-  r.op = op;
-  r.in = in;
-  r.out = out;
-  r.n = n;
-  r.init = init;
-  r.stream = stream;
-  r.policy = policy;
-  return r;
+  return {data_type_of<T>(), kind, op, in, out, n, init, stream, policy, {}};
 }
 
 /// Runs an explicit policy: Scanner::scan_with without parsing a key.

@@ -72,15 +72,17 @@ scantune::ScanRequest request(scantune_scanner_t s, scantune_dtype_t type, int e
   using scantune::detail::fail;
   if (!s) fail("null scanner handle");
   if (!valid_dtype(type)) fail("unknown element type code {}", static_cast<int>(type));
-  scantune::ScanRequest r;
-  r.type = static_cast<scantune::DataType>(type);
-  r.kind = exclusive ? scantune::ScanKind::Exclusive : scantune::ScanKind::Inclusive;
-  r.in = in;
-  r.out = out;
-  r.n = n;
-  r.init = init;
-  r.stream = stream;
-  return r;
+  const auto kind = exclusive ? scantune::ScanKind::Exclusive : scantune::ScanKind::Inclusive;
+  return {static_cast<scantune::DataType>(type),
+          kind,
+          scantune::Op::Sum,
+          in,
+          out,
+          n,
+          init,
+          stream,
+          nullptr,
+          {}};
 }
 
 scantune::Op to_op(scantune_op_t op) {

@@ -196,11 +196,7 @@ void Scanner::prepare(DataType type, OpRef op, ScanKind kind, std::size_t n) {
   detail::check_op(type, op);
   if (im.device < 0) detail::fail<detail::NoDevice>("{}", im.device_error);
   DeviceScope scope(im.device);
-  ScanRequest r;
-  r.type = type;
-  r.op = op;
-  r.kind = kind;
-  r.n = n;
+  const ScanRequest r{type, kind, op, nullptr, nullptr, n, nullptr, nullptr, nullptr, {}};
   detail::RouteCache& cache = im.current_routes();
   im.route_kernels(cache, cache.route(type, op, kind, n), r);
 }
@@ -225,16 +221,7 @@ void Scanner::wait_for_autotune() {
 void Scanner::run(DataType type, ScanKind kind, OpRef op, const void* in, void* out, std::size_t n,
                   const void* init, cudaStream_t stream, Workspace workspace,
                   std::string_view policy_key) {
-  ScanRequest r;
-  r.type = type;
-  r.kind = kind;
-  r.op = op;
-  r.in = in;
-  r.out = out;
-  r.n = n;
-  r.init = init;
-  r.stream = stream;
-  r.workspace = workspace;
+  ScanRequest r{type, kind, op, in, out, n, init, stream, nullptr, workspace};
   std::optional<Policy> policy;
   if (!policy_key.empty()) r.policy = &policy.emplace(Policy::parse(policy_key));
   detail::ScannerAccess::scan(*this, r);

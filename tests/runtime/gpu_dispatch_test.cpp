@@ -230,6 +230,32 @@ TEST_F(GpuDispatch, EightThreadsTimesFourStreams) {
 }
 
 // Captured calls replay correctly with new inputs, and two graphs run at once.
+// prepare() compiles what a call runs; a caller-owned workspace, zeroed once, serves
+// repeated calls of several sizes in stream order.
+TEST_F(GpuDispatch, PrepareAndCallerWorkspace) {
+  Scanner s(ScannerOptions{0, "off", ""});
+  const std::size_t n = (1u << 22) + 7;
+  s.prepare(DataType::Int32, Op::Sum, ScanKind::Inclusive, n);
+  const long compiles = detail::nvrtc_compile_count();
+  const std::size_t bytes = s.workspace_bytes(DataType::Int32, Op::Sum, ScanKind::Inclusive, n);
+  DeviceBuffer<unsigned char> ws(bytes);
+  SCANTUNE_CUDA_TRY(cudaMemset(ws.ptr, 0, std::max<std::size_t>(bytes, 1)));
+  const std::vector<std::int32_t> in = make_input<std::int32_t>(n, Op::Sum, 11);
+  DeviceBuffer<std::int32_t> d_in(n), d_out(n);
+  d_in.upload(in);
+  for (int rep = 0; rep < 3; ++rep) {
+    d_out.poison();
+    s.inclusive_scan(d_in.ptr, d_out.ptr, n, Op::Sum, nullptr, Workspace{ws.ptr, bytes});
+    EXPECT_EQ(d_out.download(n), reference_scan(in, Op::Sum, ScanKind::Inclusive, 0)) << rep;
+  }
+  EXPECT_EQ(detail::nvrtc_compile_count(), compiles); // prepared: nothing compiled since
+  if (bytes > 0) {
+    EXPECT_THROW(
+        s.inclusive_scan(d_in.ptr, d_out.ptr, n, Op::Sum, nullptr, Workspace{ws.ptr, bytes / 2}),
+        Error);
+  }
+}
+
 TEST_F(GpuDispatch, GraphCaptureAndReplay) {
   Scanner s;
   const std::size_t n1 = (1u << 21) + 5, n2 = 50021;

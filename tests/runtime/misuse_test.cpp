@@ -1,4 +1,6 @@
 // Misuse gets clear errors before any device work (runs without a GPU).
+#include <optional>
+
 #include <gtest/gtest.h>
 
 #include "policy.hpp"
@@ -17,6 +19,16 @@ std::string error_of(F&& f) {
     return e.what();
   }
   return "no error";
+}
+
+template <class F>
+std::optional<ErrorKind> kind_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.kind();
+  }
+  return std::nullopt;
 }
 
 // A fake but element-aligned device address: argument checks run before any use.
@@ -78,6 +90,68 @@ TEST(Misuse, MalformedCustomOperator) {
               s.inclusive_scan(fake_ptr<int>(), fake_ptr<int>(0x40000), 8, op);
             }).find("is not a C identifier"),
             std::string::npos);
+}
+
+TEST(Misuse, ErrorsCarryTheirKind) {
+  Scanner s;
+  EXPECT_EQ(kind_of([&] {
+              s.inclusive_scan(fake_ptr<float>(), fake_ptr<float>(0x20000), 10, Op::BitXor);
+            }),
+            ErrorKind::Unsupported);
+  EXPECT_EQ(kind_of([&] { s.inclusive_scan<int>(nullptr, fake_ptr<int>(), 10, Op::Sum); }),
+            ErrorKind::InvalidArgument);
+  EXPECT_EQ(kind_of([&] {
+              s.scan_with("lookback_warp.tpb256", ScanKind::Inclusive, fake_ptr<int>(),
+                          fake_ptr<int>(0x40000), 4, Op::Sum);
+            }),
+            ErrorKind::InvalidArgument);
+  EXPECT_EQ(to_string(ErrorKind::Compile), "compile");
+  EXPECT_EQ(to_string(ErrorKind::Database), "database");
+}
+
+// Planning needs no device: a caller can size its workspace before any GPU work.
+TEST(Misuse, WorkspaceBytesFollowThePlan) {
+  Scanner s(ScannerOptions{-1, "off", "off"});
+  const std::size_t n = std::size_t{1} << 24;
+  const Policy p = Policy::parse(s.plan(DataType::Int32, Op::Sum, ScanKind::Inclusive, n).policy);
+  const std::size_t bytes = s.workspace_bytes(DataType::Int32, Op::Sum, ScanKind::Inclusive, n);
+  if (p.uses_tile_status()) {
+    EXPECT_GE(bytes, n / p.tile_items() * 8) << p.key(); // a status word per tile at least
+  }
+  EXPECT_EQ(s.workspace_bytes(DataType::Int32, Op::Sum, ScanKind::Inclusive, 0), 0u);
+  EXPECT_EQ(
+      kind_of([&] { s.workspace_bytes(DataType::Float32, Op::BitOr, ScanKind::Inclusive, n); }),
+      ErrorKind::Unsupported);
+}
+
+TEST(Misuse, CallerWorkspaceNeedsAPointer) {
+  Scanner s;
+  EXPECT_EQ(error_of([&] {
+              s.inclusive_scan(fake_ptr<int>(), fake_ptr<int>(0x40000), 4, Op::Sum, nullptr,
+                               Workspace{nullptr, 64});
+            }),
+            "a workspace of 64 bytes with a null pointer");
+}
+
+TEST(CApi, PrepareAndWorkspaceArguments) {
+  scantune_scanner_t s = nullptr;
+  ASSERT_EQ(scantune_scanner_create(&s, -1, "off", nullptr), SCANTUNE_SUCCESS)
+      << scantune_last_error();
+  std::size_t bytes = 1;
+  EXPECT_EQ(scantune_workspace_bytes(s, SCANTUNE_INT32, SCANTUNE_OP_SUM, 0, 0, &bytes),
+            SCANTUNE_SUCCESS);
+  EXPECT_EQ(bytes, 0u);
+  EXPECT_EQ(scantune_workspace_bytes(s, SCANTUNE_INT32, SCANTUNE_OP_SUM, 0, 10, nullptr),
+            SCANTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(scantune_prepare(s, SCANTUNE_FLOAT64, SCANTUNE_OP_BIT_XOR, 0, 10),
+            SCANTUNE_ERROR_UNSUPPORTED);
+  EXPECT_EQ(scantune_scan_ex(s, SCANTUNE_INT32, SCANTUNE_OP_SUM, 0, fake_ptr<int>(),
+                             fake_ptr<int>(0x40000), 4, nullptr, nullptr, 64, nullptr),
+            SCANTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(scantune_last_error(), "a workspace of 64 bytes with a null pointer");
+  EXPECT_STREQ(scantune_last_error_log(), "");
+  EXPECT_STREQ(scantune_status_string(SCANTUNE_ERROR_DATABASE), "tuning database error");
+  EXPECT_EQ(scantune_scanner_destroy(s), SCANTUNE_SUCCESS);
 }
 
 TEST(CApi, StatusCodesAndMessages) {
