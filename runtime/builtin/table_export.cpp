@@ -55,12 +55,7 @@ struct Export {
   }
 
   Row row_of(const json& e) const {
-    Row r;
-    r.type = parse_data_type(e.at("type").get<std::string>());
-    r.op = parse_op(e.at("op").get<std::string>());
-    r.kind = parse_scan_kind(e.at("kind").get<std::string>());
-    r.size = e.at("size").get<std::uint64_t>();
-    r.policy = e.at("policy").get<std::string>();
+    Row r = row_named_by(e);
     const double ns = e.at("ns").get<double>();
     r.ns = rounded(ns, 1); // the table's resolution: a re-tune moves more than that
     if (auto gbs = e.find("gbs"); gbs != e.end() && !gbs->is_null())

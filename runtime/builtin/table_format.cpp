@@ -13,6 +13,17 @@
 #include "table_gen.hpp"
 
 namespace scantune::builtin {
+
+Row row_named_by(const nlohmann::json& e) {
+  Row r{};
+  r.type = parse_data_type(e.at("type").get<std::string>());
+  r.op = parse_op(e.at("op").get<std::string>());
+  r.kind = parse_scan_kind(e.at("kind").get<std::string>());
+  r.size = e.at("size").get<std::uint64_t>();
+  r.policy = e.at("policy").get<std::string>();
+  return r;
+}
+
 namespace {
 
 using nlohmann::json;
@@ -44,12 +55,7 @@ ordered_json in_order(const json& o, std::initializer_list<const char*> keys) {
 }
 
 Row row_of(const json& e) {
-  Row r;
-  r.type = parse_data_type(e.at("type").get<std::string>());
-  r.op = parse_op(e.at("op").get<std::string>());
-  r.kind = parse_scan_kind(e.at("kind").get<std::string>());
-  r.size = e.at("size").get<std::uint64_t>();
-  r.policy = e.at("policy").get<std::string>();
+  Row r = row_named_by(e);
   r.ns = e.at("ns").get<double>();
   r.gbs = get_opt<double>(e, "gbs");
   r.x_cub = get_opt<double>(e, "x_cub");

@@ -39,6 +39,10 @@ struct Row {
   std::string run; ///< the tuning run that measured it: its uid's first 8 digits
 };
 
+/// A row with the fields that name it (type, op, kind, size, policy) read from `e`, a
+/// table row or an export's best entry (both spell them alike); the rest left to the caller.
+Row row_named_by(const nlohmann::json& e);
+
 /// A built-in table: one GPU model's entries, at most one per (type, op, kind, bucket).
 struct Table {
   std::string model; ///< db::DeviceInfo::model(): the name dispatch matches
