@@ -11,6 +11,7 @@
 
 #include "scantune/bulk_copy.cuh"
 #include "scantune/operators.cuh"
+#include "scantune/segmented_scan.cuh"
 #include "scantune/tile_scan.cuh"
 #include "scantune/tile_status.cuh"
 
@@ -639,6 +640,48 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
   const T prefix = partials[blockIdx.x];
   tile_scan<T, Op, KIND, P>::run(in, out, n, shift, (flags & FLAG_OUT_VECTORS) != 0, blockIdx.x,
                                  tile_smem<T, P>::get(), [&](T) { return prefix; });
+}
+
+// Warp 0's part of a segmented tile (see segmented_scan.cuh): a tile holding a head
+// publishes its carry as inclusive at once; it looks back only for the elements
+// before its first head. Returns the tile's carry-in (identity where none is needed).
+template <class T, class Op, class P>
+__device__ __forceinline__ T segmented_prefix(unsigned long long* ws, unsigned tile, unsigned& gen,
+                                              bool settle, unsigned long long drawn, T aggregate,
+                                              bool has_head, bool first_is_head) {
+  if (settle) {
+    if (threadIdx.x == 0) gen = settle_ticket(ws, drawn, gridDim.x - 1);
+    gen = __shfl_sync(FULL_WARP, gen, 0);
+  }
+  unsigned long long* slots = ws + STATUS_OFFSET_WORDS;
+  Op op;
+  if (lane_id() == 0) tile_status<T>::publish(slots, tile, make_flag(gen, has_head), aggregate);
+  if (first_is_head || tile == 0) return Op::identity();
+  const T prefix = lookback_warp<T, Op, P::backoff_ns, P::lookback_span>(slots, tile, gen, op);
+  if (!has_head && lane_id() == 0)
+    tile_status<T>::publish(slots, tile, make_flag(gen, true), op(prefix, aggregate));
+  return prefix;
+}
+
+// Segmented scan, one tile per block, warp look-back (lookback_warp's policies).
+// Tiles by blockIdx or by ticket exactly as single_pass_kernel.
+template <class T, class Op, int KIND, class P, int HEADS>
+__global__ void __launch_bounds__(P::block_threads, P::min_blocks)
+    segmented_kernel(SCANTUNE_KERNEL_PARAMS, segment_args seg) {
+  await_previous_grid();
+  static_assert(P::algorithm == ALG_LOOKBACK_WARP && P::block_scan == BS_WARP_SCANS,
+                "segmented_kernel runs lookback_warp with warp_scans");
+  const bool by_block = (flags & FLAG_TILES_BY_BLOCK) != 0;
+  __shared__ unsigned s_ticket, s_gen;
+  const unsigned long long drawn = draw_ticket(ws, by_block, s_ticket, s_gen);
+  const unsigned tile = by_block ? blockIdx.x : s_ticket;
+  segmented_tile_scan<T, Op, KIND, P, HEADS>::run(
+      in, out, n, shift, (flags & FLAG_OUT_VECTORS) != 0, tile, tile_smem<T, P>::get(), seg, init,
+      [&](T aggregate, bool has_head, bool first_is_head) {
+        unsigned gen = by_block ? 0u : s_gen;
+        return segmented_prefix<T, Op, P>(ws, tile, gen, by_block, drawn, aggregate, has_head,
+                                          first_is_head);
+      });
 }
 
 } // namespace scantune

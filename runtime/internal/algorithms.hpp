@@ -49,6 +49,9 @@ struct AlgorithmDesc {
   std::size_t (*shared_bytes)(const Policy& p, std::size_t size);
   /// Why the policy does not fit this algorithm beyond the per-field rules, or nothing.
   std::optional<std::string> (*constraint)(const Policy& p);
+  /// The segmented scan's kernel (templates/scan_kernels.cuh), one tile per block;
+  /// empty where the algorithm has none.
+  std::string_view segmented_entry = {};
 };
 
 inline constexpr std::size_t kAlgorithmCount = 8;
@@ -57,6 +60,10 @@ inline constexpr std::size_t kAlgorithmCount = 8;
 const std::array<AlgorithmDesc, kAlgorithmCount>& algorithms();
 /// The description of `a`.
 const AlgorithmDesc& describe(Algorithm a);
+
+/// Why `p` cannot run a segmented scan (an algorithm with a segmented kernel, the
+/// pair block scan warp_scans, no tile loop), or nothing when it can.
+std::optional<std::string> segmented_invalid_reason(const Policy& p);
 
 /// Dynamic shared memory of a launch: the tile stages of stages_tiles algorithms.
 std::size_t dynamic_shared_bytes(const Policy& p, std::size_t size);

@@ -7,6 +7,7 @@
 
 #include "policy.hpp"
 #include "scantune/scantune.hpp"
+#include "segments.hpp"
 
 namespace scantune::detail {
 
@@ -33,6 +34,7 @@ struct KernelSpec {
   DataType type = DataType::Int32;
   OpSpec op;
   ScanKind kind = ScanKind::Inclusive;
+  Heads heads = Heads::None; ///< segmented scans: the segmented entry point
 
   /// Stable text naming the specialization (used in cache keys and logs).
   std::string id() const;

@@ -13,6 +13,7 @@
 
 #include "policy.hpp"
 #include "scantune/scantune.hpp"
+#include "segments.hpp"
 
 namespace scantune::detail {
 
@@ -23,9 +24,10 @@ struct ProblemName {
   std::string op_hash; ///< custom operators: hash of body and identity; else ""
   ScanKind kind = ScanKind::Inclusive;
   bool custom = false;
+  Heads heads = Heads::None; ///< segmented scans: a problem kind of its own
 
-  static ProblemName of(DataType type, const OpRef& op, ScanKind kind);
-  std::string label() const; ///< "int32 sum inclusive"
+  static ProblemName of(DataType type, const OpRef& op, ScanKind kind, Heads heads = Heads::None);
+  std::string label() const; ///< "int32 sum inclusive", "int32 sum inclusive rows"
 };
 
 /// One tuned winner.

@@ -30,7 +30,8 @@ public:
   RouteCache& operator=(const RouteCache&) = delete;
 
   /// The route of a call (builds the problem's route set on first use).
-  Route& route(DataType type, const OpRef& op, ScanKind kind, std::uint64_t n);
+  Route& route(DataType type, const OpRef& op, ScanKind kind, std::uint64_t n,
+               Heads heads = Heads::None);
   const DispatchTable& table() const { return *table_; }
 
   /// Keeps `set` alive as long as this cache (routes point at it) and returns it.
@@ -41,17 +42,18 @@ private:
   struct RouteSet {
     std::array<Route, kBuckets> by_bucket;
   };
-  std::unique_ptr<RouteSet> build(DataType type, const OpRef& op, ScanKind kind) const;
+  std::unique_ptr<RouteSet> build(DataType type, const OpRef& op, ScanKind kind, Heads heads) const;
 
   struct CustomRoutes {
     DataType type;
     ScanKind kind;
+    Heads heads;
     CustomOp op; // a copy: the caller's object may change or die
     std::unique_ptr<RouteSet> routes;
   };
 
   std::shared_ptr<const DispatchTable> table_;
-  std::array<std::atomic<RouteSet*>, 6 * 7 * 2> builtin_{}; // [type][op][kind]
+  std::array<std::atomic<RouteSet*>, 3 * 6 * 7 * 2> builtin_{}; // [heads][type][op][kind]
   std::shared_mutex custom_mutex_;
   std::vector<CustomRoutes> custom_;
   std::mutex mutex_; // owned_ and kept_

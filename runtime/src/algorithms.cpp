@@ -100,7 +100,7 @@ const std::array<AlgorithmDesc, kAlgorithmCount> kAlgorithms{{
     {Algorithm::LookbackThread, "lookback_thread", "ALG_LOOKBACK_THREAD", true, true, true, false,
      false, false, 80, 0, 0, {{kOnePerTile}}, 1, tile_shared, no_constraint},
     {Algorithm::LookbackWarp, "lookback_warp", "ALG_LOOKBACK_WARP", true, true, true, false, true,
-     false, 80, 0, 0, {{kOnePerTile}}, 1, tile_shared, no_constraint},
+     false, 80, 0, 0, {{kOnePerTile}}, 1, tile_shared, no_constraint, "segmented_kernel"},
     {Algorithm::LookbackPipelined, "lookback_pipelined", "ALG_LOOKBACK_PIPELINED", true, true,
      false, true, true, false, 80, 0, 0, {{{"pipelined_kernel", "", Grid::ResidentWave}}}, 1,
      pipelined_shared, pipelined_constraint},
@@ -119,6 +119,14 @@ const std::array<AlgorithmDesc, kAlgorithmCount>& algorithms() {
 
 const AlgorithmDesc& describe(Algorithm a) {
   return kAlgorithms.at(static_cast<std::size_t>(a));
+}
+
+std::optional<std::string> segmented_invalid_reason(const Policy& p) {
+  if (describe(p.algorithm).segmented_entry.empty())
+    return fmt::format("{} has no segmented kernel", describe(p.algorithm).name);
+  if (p.block_scan != BlockScan::WarpScans || p.tile_loop)
+    return std::string("segmented scans take the warp_scans block scan without a tile loop");
+  return std::nullopt;
 }
 
 std::size_t dynamic_shared_bytes(const Policy& p, std::size_t size) {

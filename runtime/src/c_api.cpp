@@ -6,6 +6,7 @@
 #include "cache/cache_error.hpp"
 #include "errors.hpp"
 #include "scan_request.hpp"
+#include "segments.hpp"
 
 struct scantune_scanner_s {
   scantune::Scanner scanner;
@@ -82,6 +83,7 @@ scantune::ScanRequest request(scantune_scanner_t s, scantune_dtype_t type, int e
           init,
           stream,
           nullptr,
+          {},
           {}};
 }
 
@@ -180,6 +182,20 @@ scantune_status_t scantune_scan_ex(scantune_scanner_t s, scantune_dtype_t type, 
     auto r = request(s, type, exclusive, d_in, d_out, n, init, stream);
     r.op = to_op(op);
     r.workspace = {d_workspace, workspace_bytes};
+    scantune::detail::ScannerAccess::scan(s->scanner, r);
+  });
+}
+
+scantune_status_t scantune_segmented_scan(scantune_scanner_t s, scantune_dtype_t type,
+                                          scantune_op_t op, int exclusive, const void* d_in,
+                                          void* d_out, size_t n, const void* d_head_flags,
+                                          size_t row_length, const void* init,
+                                          cudaStream_t stream) {
+  return guarded([&] {
+    auto r = request(s, type, exclusive, d_in, d_out, n, init, stream);
+    r.op = to_op(op);
+    r.segments = {static_cast<const std::uint8_t*>(d_head_flags), row_length};
+    scantune::detail::check_segments(r.segments);
     scantune::detail::ScannerAccess::scan(s->scanner, r);
   });
 }

@@ -78,6 +78,11 @@ std::vector<std::string> kernel_names(const KernelSpec& s) {
       fmt::format("{}, {}, {}", device_type_name(s.type), op_type(s.op, s.type), kind);
   if (a.tiles) args += ", " + policy_type(s.policy);
   std::vector<std::string> names;
+  if (s.heads != Heads::None) { // one kernel (segmented_invalid_reason)
+    names.push_back(
+        fmt::format("&scantune::{}<{}, {}>", a.segmented_entry, args, device_heads_name(s.heads)));
+    return names;
+  }
   for (int k = 0; k < a.kernel_count; ++k) {
     const KernelDesc& kernel = a.kernels[k];
     // The tile loop is its own kernel: the one-tile kernel keeps its code.
@@ -138,7 +143,9 @@ std::string custom_op_hash(const CustomOp& op) {
 }
 
 std::string KernelSpec::id() const {
-  return fmt::format("{}|{}|{}|{}", policy.key(), to_string(type), op.id(), to_string(kind));
+  const std::string flat =
+      fmt::format("{}|{}|{}|{}", policy.key(), to_string(type), op.id(), to_string(kind));
+  return heads == Heads::None ? flat : fmt::format("{}|{}", flat, to_string(heads));
 }
 
 void check_op(DataType type, const OpRef& op) {

@@ -12,7 +12,9 @@ namespace scantune::detail {
 namespace {
 
 std::string key_of(const ProblemName& p) {
-  return fmt::format("{}|{}|{}|{}", to_string(p.type), p.op, p.op_hash, to_string(p.kind));
+  const std::string flat =
+      fmt::format("{}|{}|{}|{}", to_string(p.type), p.op, p.op_hash, to_string(p.kind));
+  return p.heads == Heads::None ? flat : fmt::format("{}|{}", flat, to_string(p.heads));
 }
 
 bool is_integer_type(DataType t) {
@@ -21,10 +23,11 @@ bool is_integer_type(DataType t) {
 
 } // namespace
 
-ProblemName ProblemName::of(DataType type, const OpRef& op, ScanKind kind) {
+ProblemName ProblemName::of(DataType type, const OpRef& op, ScanKind kind, Heads heads) {
   ProblemName p;
   p.type = type;
   p.kind = kind;
+  p.heads = heads;
   if (op.custom) {
     p.custom = true;
     p.op = op.custom->name;
@@ -36,7 +39,8 @@ ProblemName ProblemName::of(DataType type, const OpRef& op, ScanKind kind) {
 }
 
 std::string ProblemName::label() const {
-  return fmt::format("{} {} {}", to_string(type), op, to_string(kind));
+  const std::string flat = fmt::format("{} {} {}", to_string(type), op, to_string(kind));
+  return heads == Heads::None ? flat : fmt::format("{} {}", flat, to_string(heads));
 }
 
 bool applies_to(const Policy& p, std::uint64_t tuned_size, std::uint64_t n) {
@@ -117,7 +121,7 @@ const DispatchTable::Entries* DispatchTable::most_similar_builtin(const ProblemN
   int best_score = -1;
   for (const auto& kv : builtin_) {
     const ProblemName& q = kv.second.front().problem;
-    if (size_of(q.type) != size_of(p.type)) continue;
+    if (size_of(q.type) != size_of(p.type) || q.heads != p.heads) continue;
     const int op_score = q.op == p.op && q.op_hash == p.op_hash ? 2
                          : costly_op(q) && costly_op(p)         ? 1
                                                                 : 0;

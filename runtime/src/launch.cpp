@@ -185,7 +185,13 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
   }
   const void* in = r.in;
   void* out = r.out;
-  void* args[] = {&in, &out, &n, init, const_cast<unsigned*>(&shift), &flags, &ws};
+  // templates/segmented_scan.cuh's segment_args; flat kernels take only the first seven
+  // arguments (a launch reads as many as the kernel declares).
+  struct {
+    const void* flags;
+    unsigned long long period;
+  } segments{r.segments.head_flags, r.segments.row_length};
+  void* args[] = {&in, &out, &n, init, const_cast<unsigned*>(&shift), &flags, &ws, &segments};
 
   // Every kernel waits for the stream's previous grid before touching memory, so the
   // attribute only lets its launch overlap that grid's tail (scan_kernels.cuh).

@@ -5,9 +5,9 @@
 namespace scantune::detail {
 
 std::unique_ptr<RouteCache::RouteSet> RouteCache::build(DataType type, const OpRef& op,
-                                                        ScanKind kind) const {
+                                                        ScanKind kind, Heads heads) const {
   auto set = std::make_unique<RouteSet>();
-  const ProblemName problem = ProblemName::of(type, op, kind);
+  const ProblemName problem = ProblemName::of(type, op, kind, heads);
   for (int b = 0; b < kBuckets; ++b) {
     // The bucket's largest n: one-block winners must cover all of it.
     set->by_bucket[static_cast<std::size_t>(b)].plan = table_->resolve(problem, db::bucket_size(b));
@@ -15,31 +15,34 @@ std::unique_ptr<RouteCache::RouteSet> RouteCache::build(DataType type, const OpR
   return set;
 }
 
-Route& RouteCache::route(DataType type, const OpRef& op, ScanKind kind, std::uint64_t n) {
+Route& RouteCache::route(DataType type, const OpRef& op, ScanKind kind, std::uint64_t n,
+                         Heads heads) {
   const auto bucket = static_cast<std::size_t>(db::size_bucket(n));
   if (const CustomOp* c = op.custom) {
     auto same = [&](const CustomRoutes& r) {
-      return r.type == type && r.kind == kind && r.op.name == c->name && r.op.body == c->body &&
-             r.op.identity == c->identity;
+      return r.type == type && r.kind == kind && r.heads == heads && r.op.name == c->name &&
+             r.op.body == c->body && r.op.identity == c->identity;
     };
     {
       std::shared_lock<std::shared_mutex> lock(custom_mutex_);
       for (auto& r : custom_)
         if (same(r)) return r.routes->by_bucket[bucket];
     }
-    auto built = build(type, op, kind);
+    auto built = build(type, op, kind, heads);
     std::unique_lock<std::shared_mutex> lock(custom_mutex_);
     for (auto& r : custom_)
       if (same(r)) return r.routes->by_bucket[bucket];
-    custom_.push_back({type, kind, *c, std::move(built)});
+    custom_.push_back({type, kind, heads, *c, std::move(built)});
     return custom_.back().routes->by_bucket[bucket];
   }
   const std::size_t slot =
-      (static_cast<std::size_t>(type) * 7 + static_cast<std::size_t>(op.op)) * 2 +
+      ((static_cast<std::size_t>(heads) * 6 + static_cast<std::size_t>(type)) * 7 +
+       static_cast<std::size_t>(op.op)) *
+          2 +
       static_cast<std::size_t>(kind);
   RouteSet* set = builtin_[slot].load(std::memory_order_acquire);
   if (!set) {
-    auto built = build(type, op, kind);
+    auto built = build(type, op, kind, heads);
     std::lock_guard<std::mutex> lock(mutex_);
     set = builtin_[slot].load(std::memory_order_acquire);
     if (!set) {

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "algorithms.hpp"
 #include "autotune.hpp"
 #include "cache/kernel_cache.hpp"
 #include "cache/tuning_db.hpp"
@@ -19,6 +20,7 @@
 #include "route_cache.hpp"
 #include "scan_request.hpp"
 #include "scantune/scantune.hpp"
+#include "segments.hpp"
 #include "workspace.hpp"
 
 namespace scantune {
@@ -58,13 +60,16 @@ void check_request(const ScanRequest& r) {
   if (r.kind == ScanKind::Exclusive && !r.init) fail("exclusive scan without an init value");
   if (!r.workspace.ptr && r.workspace.bytes)
     fail("a workspace of {} bytes with a null pointer", r.workspace.bytes);
+  const auto out = reinterpret_cast<std::uintptr_t>(r.out);
+  const std::uintptr_t bytes = r.n * size;
   if (r.in != r.out) {
-    const auto a = reinterpret_cast<std::uintptr_t>(r.in),
-               b = reinterpret_cast<std::uintptr_t>(r.out);
-    const std::uintptr_t bytes = r.n * size;
-    if (a < b + bytes && b < a + bytes)
+    const auto a = reinterpret_cast<std::uintptr_t>(r.in);
+    if (a < out + bytes && out < a + bytes)
       fail("input and output ranges overlap without being identical");
   }
+  if (const auto f = reinterpret_cast<std::uintptr_t>(r.segments.head_flags);
+      f && f < out + bytes && out < f + r.n)
+    fail("the head flags overlap the output");
 }
 
 } // namespace
@@ -154,7 +159,8 @@ struct Scanner::Impl {
   detail::RouteCache& current_routes() const { return *routes.load(std::memory_order_acquire); }
 
   std::shared_ptr<const detail::KernelSet> kernels_for(const Policy& policy, const ScanRequest& r) {
-    const detail::KernelSpec spec{policy, r.type, detail::OpSpec::from(r.op), r.kind};
+    const detail::KernelSpec spec{policy, r.type, detail::OpSpec::from(r.op), r.kind,
+                                  detail::heads_of(r.segments)};
     return detail::KernelRegistry::instance().get(spec, arch, disk_cache ? &*disk_cache : nullptr);
   }
 
@@ -170,7 +176,7 @@ struct Scanner::Impl {
   // Once per route: log a fallback, ask for a background tuning.
   void report(const detail::Route& route, const ScanRequest& r) {
     const detail::Choice& p = route.plan;
-    if (p.match == Match::Exact) return;
+    if (p.match == Match::Exact || detail::heads_of(r.segments) != detail::Heads::None) return;
     detail::log(detail::LogLevel::Info, "{} {} {} at n = {} on {}: {} -> {} ({})",
                 to_string(r.type), r.op.custom ? r.op.custom->name : to_string(r.op.op),
                 to_string(r.kind), r.n, model, to_string(p.match), p.policy.key(), p.source);
@@ -196,7 +202,7 @@ void Scanner::prepare(DataType type, OpRef op, ScanKind kind, std::size_t n) {
   detail::check_op(type, op);
   if (im.device < 0) detail::fail<detail::NoDevice>("{}", im.device_error);
   DeviceScope scope(im.device);
-  const ScanRequest r{type, kind, op, nullptr, nullptr, n, nullptr, nullptr, nullptr, {}};
+  const ScanRequest r{type, kind, op, nullptr, nullptr, n, nullptr, nullptr, nullptr, {}, {}};
   detail::RouteCache& cache = im.current_routes();
   im.route_kernels(cache, cache.route(type, op, kind, n), r);
 }
@@ -218,16 +224,34 @@ void Scanner::wait_for_autotune() {
   if (impl_->autotuner) impl_->autotuner->wait_idle();
 }
 
+void Scanner::run_segmented(DataType type, ScanKind kind, OpRef op, const void* in, void* out,
+                            std::size_t n, const void* init, Segments segments, cudaStream_t stream,
+                            std::string_view policy_key) {
+  detail::check_segments(segments);
+  ScanRequest r{type, kind, op, in, out, n, init, stream, nullptr, {}, segments};
+  std::optional<Policy> policy;
+  if (!policy_key.empty()) r.policy = &policy.emplace(Policy::parse(policy_key));
+  detail::ScannerAccess::scan(*this, r);
+}
+
 void Scanner::run(DataType type, ScanKind kind, OpRef op, const void* in, void* out, std::size_t n,
                   const void* init, cudaStream_t stream, Workspace workspace,
                   std::string_view policy_key) {
-  ScanRequest r{type, kind, op, in, out, n, init, stream, nullptr, workspace};
+  ScanRequest r{type, kind, op, in, out, n, init, stream, nullptr, workspace, {}};
   std::optional<Policy> policy;
   if (!policy_key.empty()) r.policy = &policy.emplace(Policy::parse(policy_key));
   detail::ScannerAccess::scan(*this, r);
 }
 
 namespace detail {
+
+void check_segments(const Segments& s) {
+  if (s.head_flags && s.row_length)
+    fail("segments given both as head flags and as rows of {} elements", s.row_length);
+  if (!s.head_flags && !s.row_length)
+    fail("a segmented scan needs head flags or a row length (Segments::flags, "
+         "Segments::rows); a row length of 0 has no rows");
+}
 
 const Choice& ScannerAccess::choice(const Scanner& s, DataType type, OpRef op, ScanKind kind,
                                     std::size_t n) {
@@ -244,9 +268,12 @@ void ScannerAccess::scan(Scanner& s, const ScanRequest& r) {
   check_request(r);
   if (r.n == 0) return;
   Scanner::Impl& im = *s.impl_;
+  const Heads heads = heads_of(r.segments);
   if (r.policy) {
     if (auto why = r.policy->invalid_reason(r.type))
       fail("policy {} cannot run on {}: {}", r.policy->key(), to_string(r.type), *why);
+    if (auto why = heads != Heads::None ? segmented_invalid_reason(*r.policy) : std::nullopt)
+      fail("policy {} cannot run a segmented scan: {}", r.policy->key(), *why);
   }
   if (im.device < 0 || !im.workspaces) fail<NoDevice>("{}", im.device_error);
 
@@ -256,7 +283,7 @@ void ScannerAccess::scan(Scanner& s, const ScanRequest& r) {
     return;
   }
   RouteCache& cache = im.current_routes();
-  Route& route = cache.route(r.type, r.op, r.kind, r.n);
+  Route& route = cache.route(r.type, r.op, r.kind, r.n, heads);
   const KernelSet& kernels = im.route_kernels(cache, route, r);
   if (!route.reported.load(std::memory_order_relaxed) && !route.reported.exchange(true))
     im.report(route, r);

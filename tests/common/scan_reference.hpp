@@ -58,6 +58,27 @@ std::vector<T> make_input(std::size_t n, Op op, std::uint64_t seed) {
   return v;
 }
 
+/// The segmented reference: reference_scan of every segment on its own (a segment
+/// starts at element 0 and wherever heads[i] != 0).
+template <class T>
+std::vector<T> reference_segmented_scan(const std::vector<T>& in,
+                                        const std::vector<std::uint8_t>& heads, Op op,
+                                        ScanKind kind, T init) {
+  std::vector<T> out;
+  out.reserve(in.size());
+  for (std::size_t begin = 0; begin < in.size();) {
+    std::size_t end = begin + 1;
+    while (end < in.size() && !heads[end])
+      ++end;
+    const std::vector<T> segment(in.begin() + static_cast<std::ptrdiff_t>(begin),
+                                 in.begin() + static_cast<std::ptrdiff_t>(end));
+    const std::vector<T> scanned = reference_scan(segment, op, kind, init);
+    out.insert(out.end(), scanned.begin(), scanned.end());
+    begin = end;
+  }
+  return out;
+}
+
 template <class T>
 T make_init(Op op) {
   if (op == Op::Product) return T(3);

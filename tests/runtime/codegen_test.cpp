@@ -34,6 +34,37 @@ TEST(Codegen, SourceRestatesItsPolicy) {
             "scantune::IO_TRANSPOSE, 0, scantune::CACHE_DEFAULT, 1, 3>>");
 }
 
+TEST(Codegen, SegmentedSpecsNameTheSegmentedKernelAndTheirHeads) {
+  KernelSpec s = spec("lookback_warp.tpb256.ipt12.vec4.warp_scans", DataType::Float32,
+                      OpSpec::from(Op::Max), ScanKind::Exclusive);
+  const std::string flat_id = s.id();
+  s.heads = Heads::Periodic;
+  EXPECT_EQ(s.id(), flat_id + "|rows");
+  auto g = generate({s});
+  ASSERT_EQ(g.name_expressions.at(0).size(), 1u);
+  EXPECT_EQ(g.name_expressions[0][0].rfind("&scantune::segmented_kernel<float, "
+                                           "scantune::op_max<float>, scantune::KIND_EXCLUSIVE",
+                                           0),
+            0u);
+  EXPECT_NE(g.name_expressions[0][0].find(", scantune::HEADS_PERIODIC>"), std::string::npos);
+  s.heads = Heads::Flags;
+  EXPECT_EQ(s.id(), flat_id + "|flags");
+  EXPECT_NE(generate({s}).name_expressions[0][0].find(", scantune::HEADS_FLAGS>"),
+            std::string::npos);
+}
+
+TEST(Codegen, OnlyWarpLookbackWithWarpScansRunsSegmentedScans) {
+  EXPECT_FALSE(
+      segmented_invalid_reason(Policy::parse("lookback_warp.tpb256.ipt12.vec4.warp_scans")));
+  EXPECT_FALSE(segmented_invalid_reason(
+      Policy::parse("lookback_warp.tpb128.ipt8.vec2.warp_scans.direct.cs")));
+  for (const char* key : {"lookback_warp.tpb256.ipt12.vec4.blelloch",
+                          "lookback_warp.tpb256.ipt12.vec4.warp_scans.loop",
+                          "lookback_bulk.tpb256.ipt16.vec4.warp_scans.st4",
+                          "reduce_then_scan.tpb256.ipt8.vec4.warp_scans", "sequential"})
+    EXPECT_TRUE(segmented_invalid_reason(Policy::parse(key))) << key;
+}
+
 // The descriptors name the device-side enumerators; templates/policy.cuh defines
 // them with the numbers the host enums have.
 TEST(Codegen, DeviceEnumeratorsMatchTheDescriptors) {

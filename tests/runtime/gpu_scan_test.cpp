@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "codegen.hpp"
+#include "common/compare.hpp"
 #include "common/gpu.hpp"
 #include "common/scan_reference.hpp"
 #include "common/scoped_env.hpp"
@@ -25,17 +26,6 @@ int device_arch() {
   cudaDeviceProp p{};
   SCANTUNE_CUDA_TRY(cudaGetDeviceProperties(&p, 0));
   return p.major * 10 + p.minor;
-}
-
-template <class T>
-::testing::AssertionResult equal_exact(const std::vector<T>& got, const std::vector<T>& want) {
-  if (got.size() != want.size())
-    return ::testing::AssertionFailure() << "size " << got.size() << " != " << want.size();
-  for (std::size_t i = 0; i < got.size(); ++i)
-    if (!(got[i] == want[i]) && !(got[i] != got[i] && want[i] != want[i]))
-      return ::testing::AssertionFailure() << "first mismatch at " << i << " of " << got.size()
-                                           << ": got " << +got[i] << ", want " << +want[i];
-  return ::testing::AssertionSuccess();
 }
 
 // Sizes around the policy's tile boundaries, small edge cases and primes.
@@ -73,30 +63,6 @@ void check_policy(Scanner& scanner, const Policy& p, Op op, ScanKind kind, std::
                   bool in_place) {
   for (std::size_t n : boundary_sizes(p))
     check_policy_at<T>(scanner, p, op, kind, offset, in_place, n, 7 + offset);
-}
-
-template <class F>
-void for_type(DataType t, F&& f) {
-  switch (t) {
-  case DataType::Int32:
-    f(std::int32_t{});
-    break;
-  case DataType::UInt32:
-    f(std::uint32_t{});
-    break;
-  case DataType::Int64:
-    f(std::int64_t{});
-    break;
-  case DataType::UInt64:
-    f(std::uint64_t{});
-    break;
-  case DataType::Float32:
-    f(float{});
-    break;
-  case DataType::Float64:
-    f(double{});
-    break;
-  }
 }
 
 // Compiles a matrix up front, in parallel NVRTC batches.

@@ -154,6 +154,57 @@ TEST(CApi, PrepareAndWorkspaceArguments) {
   EXPECT_EQ(scantune_scanner_destroy(s), SCANTUNE_SUCCESS);
 }
 
+TEST(Misuse, SegmentsNeedExactlyOneOfFlagsAndRows) {
+  Scanner scanner(ScannerOptions{-1, "off", {}});
+  const auto* flags = fake_ptr<std::uint8_t>(0x90000);
+  auto run = [&](Segments seg, int* out = fake_ptr<int>(0x40000)) {
+    scanner.segmented_inclusive_scan(fake_ptr<int>(), out, 4, seg, Op::Sum);
+  };
+  EXPECT_EQ(error_of([&] { run(Segments{}); }),
+            "a segmented scan needs head flags or a row length (Segments::flags, Segments::rows); "
+            "a row length of 0 has no rows");
+  EXPECT_EQ(error_of([&] {
+              run(Segments{flags, 8});
+            }),
+            "segments given both as head flags and as rows of 8 elements");
+  EXPECT_EQ(kind_of([&] { run(Segments{flags, 8}); }), ErrorKind::InvalidArgument);
+  EXPECT_EQ(error_of([&] { run(Segments::flags(flags), fake_ptr<int>(0x90000 - 8)); }),
+            "the head flags overlap the output");
+  EXPECT_EQ(error_of([&] {
+              scanner.segmented_exclusive_scan(fake_ptr<double>(), fake_ptr<double>(0x40000), 4,
+                                               Segments::rows(2), Op::BitOr, 0.0);
+            }),
+            "operator bit_or applies to integer types only, not float64");
+}
+
+TEST(Misuse, SegmentedScanRefusesPoliciesWithoutASegmentedKernel) {
+  Scanner scanner(ScannerOptions{-1, "off", {}});
+  const Policy p = Policy::parse("lookback_bulk.tpb256.ipt16.vec4.warp_scans.st4");
+  const int init = 0;
+  ScanRequest r = detail::make_request<int>(ScanKind::Inclusive, fake_ptr<int>(),
+                                            fake_ptr<int>(0x40000), 4, Op::Sum, &init, nullptr, &p);
+  r.segments = Segments::rows(2);
+  EXPECT_EQ(error_of([&] { detail::ScannerAccess::scan(scanner, r); }),
+            "policy lookback_bulk.tpb256.ipt16.vec4.warp_scans.st4 cannot run a segmented scan: "
+            "lookback_bulk has no segmented kernel");
+}
+
+TEST(CApi, SegmentedScanArguments) {
+  scantune_scanner_t s = nullptr;
+  ASSERT_EQ(scantune_scanner_create(&s, -1, "off", nullptr), SCANTUNE_SUCCESS)
+      << scantune_last_error();
+  EXPECT_EQ(scantune_segmented_scan(s, SCANTUNE_INT32, SCANTUNE_OP_SUM, 0, fake_ptr<int>(),
+                                    fake_ptr<int>(0x40000), 4, nullptr, 0, nullptr, nullptr),
+            SCANTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(scantune_last_error()).find("needs head flags or a row length"),
+            std::string::npos);
+  EXPECT_EQ(scantune_segmented_scan(s, SCANTUNE_INT32, SCANTUNE_OP_SUM, 1, fake_ptr<int>(),
+                                    fake_ptr<int>(0x40000), 4, nullptr, 2, nullptr, nullptr),
+            SCANTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(scantune_last_error(), "exclusive scan without an init value");
+  EXPECT_EQ(scantune_scanner_destroy(s), SCANTUNE_SUCCESS);
+}
+
 TEST(CApi, StatusCodesAndMessages) {
   scantune_scanner_t s = nullptr;
   ASSERT_EQ(scantune_scanner_create(&s, -1, nullptr, nullptr), SCANTUNE_SUCCESS)

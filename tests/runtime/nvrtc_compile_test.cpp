@@ -107,7 +107,33 @@ std::vector<KernelSpec> custom_op_paths() {
   return v;
 }
 
+// Segmented kernels: both head sources, every type, operator and kind, the tile
+// I/Os and vector widths, a custom operator.
+std::vector<KernelSpec> segmented_paths() {
+  const CustomOp absmax{"absmax", "return fabs(a) > fabs(b) ? a : b;", "0.0"};
+  std::vector<KernelSpec> v;
+  for (Heads h : {Heads::Flags, Heads::Periodic}) {
+    for (DataType t : all_types())
+      for (Op op : ops_for(t))
+        for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive}) {
+          const int vec = size_of(t) == 8 ? 2 : 4;
+          v.push_back({make_policy(Algorithm::LookbackWarp, 256, 8, vec, BlockScan::WarpScans,
+                                   TileIO::Transpose),
+                       t, OpSpec::from(op), k, h});
+        }
+    for (TileIO io : test::all_tile_ios())
+      v.push_back(
+          {make_policy(Algorithm::LookbackWarp, 128, 32, 1, BlockScan::WarpScans, io, 100, true),
+           DataType::Float64, OpSpec::from(absmax), ScanKind::Exclusive, h});
+  }
+  return v;
+}
+
 class NvrtcCompile : public ::testing::TestWithParam<int> {};
+
+TEST_P(NvrtcCompile, SegmentedHeadSourcesTypesOperatorsAndKinds) {
+  compile_all(segmented_paths(), GetParam());
+}
 
 TEST_P(NvrtcCompile, EveryAlgorithmBlockScanIoAndVectorWidth) {
   compile_all(algorithm_paths(), GetParam());

@@ -106,6 +106,19 @@ SCANTUNE_API scantune_status_t scantune_scan_ex(scantune_scanner_t scanner, scan
                                                 void* d_workspace, size_t workspace_bytes,
                                                 cudaStream_t stream);
 
+/* A segmented scan: the scan restarts at every segment, and an exclusive scan starts
+ * each segment at *init. Segments are given by exactly one of:
+ *   d_head_flags  n bytes on the device (uint8 or bool), nonzero = a segment starts here;
+ *   row_length    a segment every row_length elements: the rows of a row-major
+ *                 (n / row_length) x row_length array, each scanned (a batched scan).
+ * Pass NULL / 0 for the other. Element 0 always starts a segment. */
+SCANTUNE_API scantune_status_t scantune_segmented_scan(scantune_scanner_t scanner,
+                                                       scantune_dtype_t type, scantune_op_t op,
+                                                       int exclusive, const void* d_in, void* d_out,
+                                                       size_t n, const void* d_head_flags,
+                                                       size_t row_length, const void* init,
+                                                       cudaStream_t stream);
+
 /* Static text for a status. */
 SCANTUNE_API const char* scantune_status_string(scantune_status_t status);
 /* The message of this thread's last failure ("" if none). */

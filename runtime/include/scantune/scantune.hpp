@@ -150,6 +150,27 @@ public:
     run(data_type_of<T>(), ScanKind::Exclusive, op, d_in, d_out, n, &init, stream, workspace, {});
   }
 
+  /// Segmented scans: the scan restarts at every segment (see Segments). Exclusive
+  /// scans start every segment at `init`. In place allowed; the flags may not
+  /// overlap the output.
+  ///   scanner.segmented_inclusive_scan(d_in, d_out, n, scantune::Segments::flags(d_heads),
+  ///                                    scantune::Op::Sum, stream);
+  ///   // a rows x len row-major matrix, each row scanned (torch.cumsum(x, dim=-1)):
+  ///   scanner.segmented_inclusive_scan(d_x, d_y, rows * len, scantune::Segments::rows(len),
+  ///                                    scantune::Op::Sum, stream);
+  template <class T>
+  void segmented_inclusive_scan(const T* d_in, T* d_out, std::size_t n, Segments segments, OpRef op,
+                                cudaStream_t stream = nullptr) {
+    run_segmented(data_type_of<T>(), ScanKind::Inclusive, op, d_in, d_out, n, nullptr, segments,
+                  stream, {});
+  }
+  template <class T>
+  void segmented_exclusive_scan(const T* d_in, T* d_out, std::size_t n, Segments segments, OpRef op,
+                                T init, cudaStream_t stream = nullptr) {
+    run_segmented(data_type_of<T>(), ScanKind::Exclusive, op, d_in, d_out, n, &init, segments,
+                  stream, {});
+  }
+
   /// Runs an explicit configuration by its key (benchmarks, experiments). `init` is
   /// ignored for inclusive scans. Throws Error if the key does not parse or cannot
   /// run on T.
@@ -189,6 +210,11 @@ private:
   SCANTUNE_API void run(DataType type, ScanKind kind, OpRef op, const void* in, void* out,
                         std::size_t n, const void* init, cudaStream_t stream, Workspace workspace,
                         std::string_view policy_key);
+
+  /// The segmented calls' type-erased entry (and the C API's).
+  SCANTUNE_API void run_segmented(DataType type, ScanKind kind, OpRef op, const void* in, void* out,
+                                  std::size_t n, const void* init, Segments segments,
+                                  cudaStream_t stream, std::string_view policy_key);
 
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -52,6 +52,22 @@ struct OpRef {
   OpRef(const CustomOp& c) : custom(&c) {} // NOLINT
 };
 
+/// How a segmented scan's input splits into segments: a scan restarts at every
+/// segment's first element (element 0 always starts one). Exactly one of the two:
+///  - head flags: a device array of n bytes (uint8_t or bool), nonzero = a segment
+///    starts here (Sengupta et al.'s head-flag representation);
+///  - rows: a segment every `row_length` elements, i.e. a row-major rows x
+///    row_length array whose rows are scanned independently (a batched scan).
+struct Segments {
+  const std::uint8_t* head_flags = nullptr; ///< device pointer to n flags, or null
+  std::size_t row_length = 0;               ///< elements per row, or 0
+
+  static Segments flags(const void* d_head_flags) {
+    return {static_cast<const std::uint8_t*>(d_head_flags), 0};
+  }
+  static Segments rows(std::size_t row_length) { return {nullptr, row_length}; }
+};
+
 /// How a call's configuration was found (Scanner::plan), best first.
 enum class Match {
   Exact,       ///< tuning DB: this GPU model, problem and size bucket

@@ -1,0 +1,166 @@
+// Segmented scans (agent, block and warp layers for (head, value) pairs): a scan
+// that restarts at every segment head. Heads come from a flag array (nonzero
+// starts a segment) or fall every `period` elements (rows of a batched scan laid
+// end to end). Element 0 always starts a segment.
+//
+// The pair operator (h1, v1) . (h2, v2) = (h1 | h2, h2 ? v2 : v1 op v2) is
+// associative, so the flat engine's structure carries over: a tile's pair
+// aggregate, a block scan of pairs, and decoupled look-back. A tile holding a
+// head knows its inclusive carry without its predecessors, so it publishes it
+// as inclusive at once: look-backs stop there, and need no extra status bits.
+// Exclusive scans restart at init: the carry of a segment includes init once.
+#pragma once
+
+#include "scantune/tile_scan.cuh"
+#include "scantune/tile_status.cuh"
+
+namespace scantune {
+
+// Where segment heads come from (the host's detail::Heads names the same values).
+enum heads_id { HEADS_FLAGS = 1, HEADS_PERIODIC = 2 };
+
+// The arguments segmented kernels take beyond the flat ones.
+struct segment_args {
+  const unsigned char* flags; // HEADS_FLAGS: one byte per element
+  unsigned long long period;  // HEADS_PERIODIC: elements per segment (row length)
+};
+
+// Warp and block inclusive/exclusive scans of (head, value) pairs.
+template <class T, class Op>
+struct pair_scan {
+  // Inclusive across the warp: lane i gets pair(x0) . ... . pair(xi).
+  static __device__ __forceinline__ void warp_inclusive(T& v, unsigned& h, Op op) {
+    const unsigned lane = lane_id();
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+      const T yv = __shfl_up_sync(FULL_WARP, v, d);
+      const unsigned yh = __shfl_up_sync(FULL_WARP, h, d);
+      if (lane >= unsigned(d)) {
+        if (!h) v = op(yv, v);
+        h |= yh;
+      }
+    }
+  }
+
+  // Every thread's exclusive carry: `prefix_of(aggregate value, aggregate head)`,
+  // called by warp 0 (all lanes), returns the block's carry-in; a thread whose
+  // exclusive pair holds a head ignores it. One barrier pair; the caller guarantees
+  // a barrier between two calls.
+  template <int TPB, class PrefixFn>
+  static __device__ __forceinline__ T block_exclusive(T v, unsigned h, Op op, PrefixFn prefix_of) {
+    const int WARPS = TPB / 32;
+    __shared__ T s_val[WARPS];
+    __shared__ unsigned s_head[WARPS];
+    const unsigned lane = lane_id(), warp = threadIdx.x >> 5;
+    warp_inclusive(v, h, op);
+    const T ev = __shfl_up_sync(FULL_WARP, v, 1);
+    const unsigned eh = lane > 0 ? __shfl_up_sync(FULL_WARP, h, 1) : 0u;
+    if (lane == 31) {
+      s_val[warp] = v;
+      s_head[warp] = h;
+    }
+    __syncthreads();
+    if (warp == 0) {
+      T tv = lane < unsigned(WARPS) ? s_val[lane] : Op::identity();
+      unsigned th = lane < unsigned(WARPS) ? s_head[lane] : 0u;
+      warp_inclusive(tv, th, op);
+      const T carry =
+          prefix_of(__shfl_sync(FULL_WARP, tv, WARPS - 1), __shfl_sync(FULL_WARP, th, WARPS - 1));
+      // Warp w's carry-in: the block's, folded with warps 0 .. w-1.
+      const T bv = __shfl_up_sync(FULL_WARP, tv, 1);
+      const unsigned bh = __shfl_up_sync(FULL_WARP, th, 1);
+      const T start = lane == 0 ? carry : (bh ? bv : op(carry, bv));
+      if (WARPS == 1) __syncwarp(); // lane 0 overwrites what the warp read above
+      if (lane < unsigned(WARPS)) s_val[lane] = start;
+    }
+    __syncthreads();
+    const T ws = s_val[warp];
+    if (lane == 0) return ws;
+    return eh ? ev : op(ws, ev);
+  }
+};
+
+template <class T, class Op, int KIND, class P, int HEADS>
+struct segmented_tile_scan {
+  static const int TPB = P::block_threads, IPT = P::items_per_thread, TILE = P::tile_items;
+  typedef tile_io<T, P> io;
+
+  // Heads of this thread's items (bit i: item i starts a segment); none outside [0, n).
+  static __device__ __forceinline__ unsigned load_heads(long long g0, unsigned long long n,
+                                                        const segment_args& seg) {
+    unsigned heads = 0;
+    if (HEADS == HEADS_PERIODIC) {
+      long long first = g0 < 0 ? 0 : g0;
+      unsigned long long pos = (unsigned long long)first % seg.period;
+#pragma unroll
+      for (int i = 0; i < IPT; ++i) {
+        const long long g = g0 + i;
+        if (g >= 0 && (unsigned long long)g < n) {
+          if (pos == 0) heads |= 1u << i;
+          if (++pos == seg.period) pos = 0;
+        }
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < IPT; ++i) {
+        const long long g = g0 + i;
+        if (g >= 0 && (unsigned long long)g < n && (g == 0 || seg.flags[g] != 0)) heads |= 1u << i;
+      }
+    }
+    if (g0 <= 0 && g0 + IPT > 0) heads |= 1u << unsigned(-g0); // element 0
+    return heads;
+  }
+
+  // The carry after this thread's items from a thread-local start (pair value).
+  static __device__ __forceinline__ T thread_reduce(const T (&items)[IPT], unsigned heads, T init,
+                                                    Op op) {
+    T acc = Op::identity();
+#pragma unroll
+    for (int i = 0; i < IPT; ++i) {
+      if (heads & (1u << i))
+        acc = KIND == KIND_EXCLUSIVE ? op(init, items[i]) : items[i];
+      else
+        acc = op(acc, items[i]);
+    }
+    return acc;
+  }
+
+  // Scans tile t. prefix_of(aggregate, has_head, first_is_head) runs in warp 0 and
+  // returns the tile's carry-in (ignored where a head comes first).
+  template <class PrefixFn>
+  static __device__ __forceinline__ void
+  run(const T* in, T* out, unsigned long long n, unsigned shift, bool out_vec_ok,
+      unsigned long long t, T* smem, const segment_args& seg, T init, PrefixFn prefix_of) {
+    Op op;
+    const long long g_start = (long long)(t * TILE) - (long long)shift;
+    T items[IPT];
+    const bool full = tile_scan<T, Op, KIND, P>::load(in, n, g_start, items, smem);
+    const long long g0 = g_start + (long long)threadIdx.x * IPT;
+    const unsigned heads = load_heads(g0, n, seg);
+    // Tile 0's padding before element 0 holds no head: its thread-0 pair is headless.
+    const bool first_is_head = (heads & 1u) != 0;
+    T running = pair_scan<T, Op>::template block_exclusive<TPB>(
+        thread_reduce(items, heads, init, op), heads != 0u, op, [&](T agg, unsigned has_head) {
+          const unsigned first = __shfl_sync(FULL_WARP, first_is_head ? 1u : 0u, 0);
+          return prefix_of(agg, has_head != 0u, first != 0u);
+        });
+#pragma unroll
+    for (int i = 0; i < IPT; ++i) {
+      const T x = items[i];
+      const bool head = (heads & (1u << i)) != 0;
+      if (KIND == KIND_EXCLUSIVE) {
+        items[i] = head ? init : running;
+        running = op(head ? init : running, x);
+      } else {
+        running = head ? x : op(running, x);
+        items[i] = running;
+      }
+    }
+    if (full)
+      io::store_full(out + g_start, items, smem, out_vec_ok);
+    else
+      io::store_partial(out, g_start, n, items, smem);
+  }
+};
+
+} // namespace scantune

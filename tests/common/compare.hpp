@@ -1,0 +1,50 @@
+// Comparisons of device results with the host reference, and a type switch.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "scantune/types.hpp"
+
+namespace scantune::test {
+
+/// Element-wise equality (NaN equals NaN), naming the first mismatch.
+template <class T>
+::testing::AssertionResult equal_exact(const std::vector<T>& got, const std::vector<T>& want) {
+  if (got.size() != want.size())
+    return ::testing::AssertionFailure() << "size " << got.size() << " != " << want.size();
+  for (std::size_t i = 0; i < got.size(); ++i)
+    if (!(got[i] == want[i]) && !(got[i] != got[i] && want[i] != want[i]))
+      return ::testing::AssertionFailure() << "first mismatch at " << i << " of " << got.size()
+                                           << ": got " << +got[i] << ", want " << +want[i];
+  return ::testing::AssertionSuccess();
+}
+
+/// Calls f with a value of the C++ type of `t`.
+template <class F>
+void for_type(DataType t, F&& f) {
+  switch (t) {
+  case DataType::Int32:
+    f(std::int32_t{});
+    break;
+  case DataType::UInt32:
+    f(std::uint32_t{});
+    break;
+  case DataType::Int64:
+    f(std::int64_t{});
+    break;
+  case DataType::UInt64:
+    f(std::uint64_t{});
+    break;
+  case DataType::Float32:
+    f(float{});
+    break;
+  case DataType::Float64:
+    f(double{});
+    break;
+  }
+}
+
+} // namespace scantune::test

@@ -1,0 +1,198 @@
+// Segmented scans on the GPU against the host reference (every segment scanned on
+// its own): head flags and rows, every type, operator and kind, segment edges on
+// warp and tile boundaries, empty-of-heads and all-heads inputs, segments spanning
+// more than 32 tiles, misaligned pointers and in place. Integers and the
+// integer-valued float inputs of make_input compare exactly.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "algorithms.hpp"
+#include "common/compare.hpp"
+#include "common/expect_error.hpp"
+#include "common/gpu.hpp"
+#include "common/scan_reference.hpp"
+#include "common/spec_sets.hpp"
+#include "kernel_registry.hpp"
+#include "scan_request.hpp"
+
+namespace scantune::test {
+namespace {
+
+// Segment heads of one pattern over n elements (element 0's flag varies too).
+std::vector<std::uint8_t> make_heads(std::size_t n, int pattern, std::size_t tile,
+                                     std::uint64_t seed) {
+  std::vector<std::uint8_t> h(n, 0);
+  std::mt19937_64 rng(seed + n);
+  for (std::size_t i = 0; i < n; ++i) {
+    switch (pattern) {
+    case 0: // sparse random
+      h[i] = rng() % 97 == 0 ? 3 : 0;
+      break;
+    case 1: // dense random, any nonzero byte
+      h[i] = static_cast<std::uint8_t>(rng() % 3 == 0 ? 1 + rng() % 255 : 0);
+      break;
+    case 2: // every element its own segment
+      h[i] = 1;
+      break;
+    case 3: // no head after element 0 (one segment), element 0 unflagged
+      break;
+    default: // heads on warp and tile edges (and one after)
+      h[i] = (i % tile == 0 || i % 32 == 0 || i % tile == 1) ? 1 : 0;
+      break;
+    }
+  }
+  return h;
+}
+
+struct Layout {
+  std::size_t offset = 0; ///< elements the input (and flags) start past an aligned pointer
+  bool in_place = false;
+};
+
+template <class T>
+void check_at(Scanner& scanner, const Policy* p, Op op, ScanKind kind, std::size_t n,
+              const std::vector<std::uint8_t>& heads, std::size_t row_length, Layout at) {
+  const T init = make_init<T>(op);
+  const std::vector<T> in = make_input<T>(n, op, 11 + n);
+  std::vector<std::uint8_t> h = heads;
+  if (row_length) {
+    h.assign(n, 0);
+    for (std::size_t i = 0; i < n; i += row_length)
+      h[i] = 1;
+  }
+  const std::vector<T> want = reference_segmented_scan(in, h, op, kind, init);
+  DeviceBuffer<T> d_in(n + 8), d_out(n + 8);
+  DeviceBuffer<std::uint8_t> d_heads(n + 8);
+  d_out.poison();
+  d_in.upload(in, at.offset);
+  d_heads.upload(heads, at.offset);
+  T* out = at.in_place ? d_in.ptr + at.offset : d_out.ptr + at.offset + 1;
+  ScanRequest r =
+      detail::make_request<T>(kind, d_in.ptr + at.offset, out, n, op, &init, nullptr, p);
+  r.segments = row_length ? Segments::rows(row_length) : Segments::flags(d_heads.ptr + at.offset);
+  detail::ScannerAccess::scan(scanner, r);
+  SCANTUNE_CUDA_TRY(cudaDeviceSynchronize());
+  const auto got = at.in_place ? d_in.download(n, at.offset) : d_out.download(n, at.offset + 1);
+  ASSERT_TRUE(equal_exact(got, want))
+      << (p ? p->key() : "dispatched") << " " << to_string(data_type_of<T>()) << " "
+      << to_string(op) << " " << to_string(kind) << " n=" << n << " rows of " << row_length
+      << " offset=" << at.offset << (at.in_place ? " in place" : "");
+}
+
+// Sizes around tile edges, primes, and one that spans more than 32 tiles.
+std::vector<std::size_t> sizes(std::size_t tile) {
+  return {1, 2, 31, 33, tile - 1, tile, tile + 1, 3 * tile + 7, 7919, 37 * tile + 5};
+}
+
+std::vector<Policy> segmented_policies(DataType t) {
+  const int vec = size_of(t) == 8 ? 2 : 4;
+  return {
+      make_policy(Algorithm::LookbackWarp, 256, 12, vec, BlockScan::WarpScans, TileIO::Transpose),
+      make_policy(Algorithm::LookbackWarp, 128, 8, vec, BlockScan::WarpScans, TileIO::Direct),
+      make_policy(Algorithm::LookbackWarp, 64, 5, 1, BlockScan::WarpScans, TileIO::WarpTranspose, 0,
+                  true)};
+}
+
+void prepare_segmented(const std::vector<DataType>& types) {
+  std::vector<detail::KernelSpec> specs;
+  for (DataType t : types)
+    for (const Policy& p : segmented_policies(t))
+      for (Op op : ops_for(t))
+        for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive})
+          for (detail::Heads h : {detail::Heads::Flags, detail::Heads::Periodic})
+            specs.push_back({p, t, detail::OpSpec::from(op), k, h});
+  cudaDeviceProp prop{};
+  SCANTUNE_CUDA_TRY(cudaGetDeviceProperties(&prop, 0));
+  detail::KernelRegistry::instance().prepare(specs, prop.major * 10 + prop.minor, 72);
+}
+
+TEST_F(GpuTest, SegmentedFlagsEveryTypeOperatorKindAndPattern) {
+  prepare_segmented(all_types());
+  Scanner scanner;
+  for (DataType t : all_types())
+    for (const Policy& p : segmented_policies(t))
+      for (Op op : ops_for(t))
+        for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive})
+          for (std::size_t n : sizes(p.tile_items()))
+            for (int pattern = 0; pattern < 5; ++pattern)
+              for_type(t, [&](auto tag) {
+                using T = decltype(tag);
+                const auto heads = make_heads(n, pattern, p.tile_items(), 3);
+                check_at<T>(scanner, &p, op, k, n, heads, 0, {});
+              });
+}
+
+TEST_F(GpuTest, SegmentedRowsOfEveryLength) {
+  prepare_segmented({DataType::Int32, DataType::Float64});
+  Scanner scanner;
+  for (DataType t : {DataType::Int32, DataType::Float64})
+    for (const Policy& p : segmented_policies(t)) {
+      const std::size_t tile = p.tile_items();
+      for (std::size_t len : {std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{4},
+                              std::size_t{16}, std::size_t{31}, std::size_t{32}, std::size_t{33},
+                              tile - 1, tile, tile + 1, 40 * tile + 3})
+        for (std::size_t rows : {std::size_t{1}, std::size_t{2}, std::size_t{7}})
+          for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive})
+            for_type(t, [&](auto tag) {
+              check_at<decltype(tag)>(scanner, &p, Op::Sum, k, rows * len + (rows == 7 ? 5 : 0), {},
+                                      len, {});
+            });
+    }
+}
+
+TEST_F(GpuTest, SegmentedMisalignedAndInPlace) {
+  Scanner scanner;
+  for (std::size_t offset : {0, 1, 2, 3})
+    for (bool in_place : {false, true})
+      for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive}) {
+        const std::size_t n = 100003;
+        const auto heads = make_heads(n, 0, 3072, offset);
+        check_at<std::int32_t>(scanner, nullptr, Op::Sum, k, n, heads, 0, {offset, in_place});
+        check_at<double>(scanner, nullptr, Op::Max, k, n, heads, 0, {offset, in_place});
+        check_at<std::uint64_t>(scanner, nullptr, Op::BitXor, k, n, {}, 1000, {offset, in_place});
+      }
+}
+
+// Small runs for compute-sanitizer (memcheck, racecheck): both head sources, tiles
+// with and without heads, more than 32 tiles of look-back.
+TEST_F(GpuTest, SegmentedSanitizeSmall) {
+  Scanner scanner;
+  const Policy p =
+      make_policy(Algorithm::LookbackWarp, 64, 4, 4, BlockScan::WarpScans, TileIO::Transpose);
+  for (std::size_t n : {1ul, 255ul, 1000ul, 9001ul})
+    for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive}) {
+      check_at<std::int32_t>(scanner, &p, Op::Sum, k, n, make_heads(n, 0, 256, 1), 0, {1, false});
+      check_at<std::int32_t>(scanner, &p, Op::Sum, k, n, {}, 100, {0, true});
+    }
+}
+
+TEST_F(GpuTest, SegmentedPublicApiAndCustomOperator) {
+  const std::size_t n = 1 << 20;
+  std::vector<float> x(n);
+  for (std::size_t i = 0; i < n; ++i)
+    x[i] = static_cast<float>(static_cast<int>(i % 7) - 3);
+  const auto heads = make_heads(n, 0, 4096, 9);
+  DeviceBuffer<float> d_x(n), d_y(n);
+  DeviceBuffer<std::uint8_t> d_h(n);
+  d_x.upload(x);
+  d_h.upload(heads);
+  Scanner scanner;
+  const CustomOp absmax{"absmax", "return fabsf(a) > fabsf(b) ? a : b;", "0.0f"};
+  scanner.segmented_inclusive_scan(d_x.ptr, d_y.ptr, n, Segments::flags(d_h.ptr), absmax);
+  std::vector<float> want(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool head = i == 0 || heads[i];
+    want[i] = head || std::fabs(x[i]) > std::fabs(want[i - 1]) ? x[i] : want[i - 1];
+  }
+  EXPECT_TRUE(equal_exact(d_y.download(n), want));
+  scanner.segmented_exclusive_scan(d_x.ptr, d_y.ptr, n, Segments::rows(1000), Op::Sum, 2.0f);
+  std::vector<std::uint8_t> rows(n, 0);
+  for (std::size_t i = 0; i < n; i += 1000)
+    rows[i] = 1;
+  EXPECT_TRUE(equal_exact(d_y.download(n),
+                          reference_segmented_scan(x, rows, Op::Sum, ScanKind::Exclusive, 2.0f)));
+}
+
+} // namespace
+} // namespace scantune::test
