@@ -3,7 +3,8 @@
 # (nvcc, NVRTC, cudart) is expected under /usr/local/cuda; no driver is needed.
 set -euo pipefail
 pkgs=(cmake g++ make libsqlite3-dev sqlite3 libgtest-dev libgmock-dev libcli11-dev libfmt-dev
-      nlohmann-json3-dev python3 libxml2-utils)
+      nlohmann-json3-dev python3 libxml2-utils
+      python3-pytest python3-setuptools python3-pip python3-wheel)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

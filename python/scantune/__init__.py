@@ -1,0 +1,132 @@
+"""scantune: autotuned GPU prefix scans for PyTorch, CuPy, JAX and numba arrays.
+
+The functions take any CUDA array (an object with ``__cuda_array_interface__``:
+torch, cupy, numba; or a JAX array) and return an array of the caller's framework on
+the input's device, computed on the framework's current stream::
+
+    >>> import torch, scantune
+    >>> x = torch.arange(1, 6, device="cuda", dtype=torch.int32)
+    >>> scantune.cumsum(x)
+    tensor([ 1,  3,  6, 10, 15], device='cuda:0')
+
+The binding is ctypes over libscantune's C API, so the package is pure Python and
+works with any Python 3 version; importing it needs neither CUDA nor a GPU (the
+library is loaded on the first call; see ``scantune.library_path``).
+"""
+
+from . import _api, _dtypes, _loader
+from ._errors import (ScantuneError, ScantuneRuntimeError, ScantuneTypeError,
+                      ScantuneValueError)
+from ._api import OPS
+
+__version__ = "0.1.0"
+__all__ = ["cumsum", "cumprod", "cummax", "cummin", "scan", "OPS", "SUPPORTED_DTYPES",
+           "ScantuneError", "ScantuneValueError", "ScantuneTypeError", "ScantuneRuntimeError",
+           "library_path"]
+SUPPORTED_DTYPES = _dtypes.SUPPORTED
+
+
+def library_path():
+    """The file libscantune was (or will be) loaded from: ``$SCANTUNE_LIBRARY``, the
+    copy installed inside the package, then ``libscantune.so.0`` on the loader's
+    path."""
+    return _loader.candidates()[0]
+
+
+def scan(x, op=None, *, exclusive=False, init=None, dim=None, dtype=None, out=None,
+         custom=None, reverse=False):
+    """Inclusive or exclusive scan of ``x`` with an operator.
+
+    Args:
+        x: a CUDA array (torch, cupy, numba, JAX, or any ``__cuda_array_interface__``).
+        op: "sum" (default; alias "add"), "prod" ("product", "mul"), "min", "max",
+            "bit_and" ("and"), "bit_or" ("or"), "bit_xor" ("xor").
+        exclusive: element i combines elements 0..i-1, starting from ``init``.
+        init: the exclusive scan's first value (default: the operator's identity,
+            e.g. 0 for sum, the type's largest value for min). Required with ``custom``.
+        dim: the axis to scan; None scans the flattened input (as NumPy's axis=None)
+            and returns a 1-d result.
+        dtype: the result type (the input is cast first). Default: for "sum" and
+            "prod", the framework's accumulation type (torch: bool and integers ->
+            int64; NumPy/CuPy: bool and signed integers -> int64, unsigned -> uint64);
+            otherwise the input's type.
+        out: an array of the result's shape and dtype, written in place and returned.
+        custom: ``(name, body, identity)``: a custom operator as CUDA source, the body
+            of a function of ``a`` and ``b`` returning the type, and its identity
+            expression. Then leave ``op`` out.
+        reverse: not supported yet (raises ValueError).
+
+    Supported element types: int32, uint32, int64, uint64, float32, float64; others
+    raise TypeError naming the type. Floating-point bitwise scans raise TypeError.
+
+    Examples:
+        >>> scantune.scan(x, "max")                       # running maximum
+        >>> scantune.scan(x, exclusive=True)              # 0, x0, x0+x1, ...
+        >>> scantune.scan(x, exclusive=True, init=10)     # 10, 10+x0, ...
+        >>> scantune.scan(x, custom=("absmax", "return fabsf(a) > fabsf(b) ? a : b;",
+        ...                          "0.0f"))
+    """
+    if custom is not None:
+        if op is not None:
+            raise ScantuneValueError("give either op or custom, not both", "invalid_argument")
+        if (not isinstance(custom, (tuple, list)) or len(custom) != 3
+                or not all(isinstance(p, str) and p for p in custom)):
+            raise ScantuneValueError("custom must be (name, body, identity), three "
+                                     "non-empty strings", "invalid_argument")
+        code = None
+    else:
+        code = _op_code("sum" if op is None else op)
+    return _api.run(x, code, custom, exclusive, init, dim, dtype, out, reverse,
+                    accumulate=code in (0, 1))
+
+
+def _op_code(op):
+    if not isinstance(op, str) or op not in OPS:
+        raise ScantuneValueError(f"unknown operator {op!r} (one of {', '.join(OPS)})",
+                                 "invalid_argument")
+    return OPS[op]
+
+
+def cumsum(x, dim=None, *, dtype=None, out=None):
+    """Cumulative sum, as ``torch.cumsum`` / ``numpy.cumsum``.
+
+    ``dim=None`` scans the flattened input. Integer and bool inputs accumulate in
+    int64 by default, as the framework does (NumPy/CuPy: unsigned -> uint64); the
+    widening is a cast copy made by the framework before the scan, which
+    ``dtype=`` (e.g. ``dtype=torch.int32``) avoids.
+
+    Example:
+        >>> y = scantune.cumsum(torch.ones(4, 1000, device="cuda"), dim=1)
+        >>> scantune.cumsum(x, dtype=torch.int32, out=y)   # in place, no widening
+    """
+    return scan(x, "sum", dim=dim, dtype=dtype, out=out)
+
+
+def cumprod(x, dim=None, *, dtype=None, out=None):
+    """Cumulative product, as ``torch.cumprod`` (same dtype rules as ``cumsum``).
+
+    Example:
+        >>> scantune.cumprod(cupy.array([1.0, 2.0, 3.0]))   # array([1., 2., 6.])
+    """
+    return scan(x, "prod", dim=dim, dtype=dtype, out=out)
+
+
+def cummax(x, dim=None, *, out=None):
+    """Running maximum. Returns the values only: unlike ``torch.cummax`` there is
+    no ``indices`` result (and no namedtuple); the result has the input's dtype.
+
+    Example:
+        >>> scantune.cummax(torch.tensor([1, 3, 2, 5], device="cuda"))
+        tensor([1, 3, 3, 5], device='cuda:0')
+    """
+    return scan(x, "max", dim=dim, out=out)
+
+
+def cummin(x, dim=None, *, out=None):
+    """Running minimum; values only, like ``cummax`` (no indices, unlike torch).
+
+    Example:
+        >>> scantune.cummin(torch.tensor([4., 2., 3., 1.], device="cuda"))
+        tensor([4., 2., 2., 1.], device='cuda:0')
+    """
+    return scan(x, "min", dim=dim, out=out)

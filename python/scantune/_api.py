@@ -1,0 +1,163 @@
+"""cumsum, cumprod, cummax, cummin and scan over CUDA arrays of any framework."""
+
+import ctypes
+import math
+
+from . import _dtypes, _frameworks, _loader
+from ._errors import bad_argument
+
+# scantune_op_t codes, with NumPy/PyTorch-style aliases.
+OPS = {"sum": 0, "add": 0, "prod": 1, "product": 1, "mul": 1, "min": 2, "max": 3,
+       "bit_and": 4, "and": 4, "bit_or": 5, "or": 5, "bit_xor": 6, "xor": 6}
+_SUM, _PROD, _MIN, _MAX, _AND = 0, 1, 2, 3, 4
+_CTYPES = {"int32": ctypes.c_int32, "uint32": ctypes.c_uint32, "int64": ctypes.c_int64,
+           "uint64": ctypes.c_uint64, "float32": ctypes.c_float, "float64": ctypes.c_double}
+
+
+def _int_range(dtype):
+    bits = 8 * _dtypes.itemsize(dtype)
+    if dtype.startswith("u"):
+        return 0, (1 << bits) - 1
+    return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+
+
+def _identity(op, dtype):
+    """The init of an exclusive scan when none is given: the operator's identity."""
+    if op == _SUM:
+        return 0
+    if op == _PROD:
+        return 1
+    if op in (_MIN, _MAX):
+        if _dtypes.is_float(dtype):
+            return math.inf if op == _MIN else -math.inf
+        return _int_range(dtype)[1 if op == _MIN else 0]
+    if op == _AND:
+        return -1 if not dtype.startswith("u") else _int_range(dtype)[1]
+    return 0
+
+
+def _init_value(init, dtype):
+    """init as one C element of dtype; ValueError where it does not fit."""
+    if _dtypes.is_float(dtype):
+        try:
+            return _CTYPES[dtype](float(init))
+        except (TypeError, ValueError):
+            raise bad_argument(f"init {init!r} is not a number")
+    if isinstance(init, float) and not init.is_integer() or isinstance(init, (str, bytes)):
+        raise bad_argument(f"init {init!r} is not an integer, as {dtype} needs")
+    try:
+        value = int(init)
+    except (TypeError, ValueError, OverflowError):
+        raise bad_argument(f"init {init!r} is not an integer, as {dtype} needs")
+    lo, hi = _int_range(dtype)
+    if not lo <= value <= hi:
+        if dtype.startswith("u") and value == -1:  # all bits set, as bit_and's identity
+            value = hi
+        else:
+            raise bad_argument(f"init {init} does not fit in {dtype}")
+    return _CTYPES[dtype](value)
+
+
+def _normalize_dim(dim, ndim):
+    if dim is None:
+        return None
+    if isinstance(dim, bool) or not isinstance(dim, int):
+        raise bad_argument(f"dim must be an int or None, got {dim!r}")
+    if not -ndim <= dim < ndim:
+        raise bad_argument(f"dim {dim} is out of range for a {ndim}-d input")
+    return dim % ndim
+
+
+def _check_out(fw, out, shape, dtype):
+    if out is None:
+        return
+    if _frameworks.of(out) is not fw:
+        raise bad_argument(f"out= must be an array of the input's framework ({fw.name})")
+    v = fw.view(out)
+    if v.shape != tuple(shape):
+        raise bad_argument(f"out= has shape {v.shape}, the result has {tuple(shape)}")
+    if v.dtype != dtype:
+        raise bad_argument(f"out= has dtype {v.dtype}, the result has {dtype}")
+
+
+def _flat_scanner(device, dtype, op, custom, exclusive, init, stream):
+    """A function (in_ptr, out_ptr, n) running one flat scan through the C API."""
+    lib = _loader.library()
+    s = _loader.scanner(device)
+    t = _dtypes.code(dtype)
+    c_init = ctypes.byref(init) if init is not None else None
+    if custom is not None:
+        name, body, identity = (p.encode() for p in custom)
+        return lambda i, o, n: _loader.check(lib.scantune_custom_scan(
+            s, t, int(exclusive), name, body, identity, i, o, n, c_init, stream))
+    if exclusive:
+        return lambda i, o, n: _loader.check(
+            lib.scantune_exclusive_scan(s, t, op, i, o, n, c_init, stream))
+    return lambda i, o, n: _loader.check(lib.scantune_inclusive_scan(s, t, op, i, o, n, stream))
+
+
+def _scan_along_dim(fw, src, out, axis, dtype, flat_scan):
+    """Scans src (already of the result dtype) along axis and returns the result,
+    written into out when given. The C API scans flat arrays only: a dense input
+    scanned along its last axis runs one flat scan per row in place; otherwise the
+    input is first copied by its framework with that axis last and contiguous, and
+    the rows' result copied back into the caller's layout. This is the one place a
+    batched kernel replaces."""
+    v = fw.view(src)
+    moved = axis != len(v.shape) - 1 or not v.dense()
+    if moved:
+        src = fw.move_last(src, axis)
+        v = fw.view(src)
+    direct = not moved and (out is None or fw.view(out).dense())
+    if direct and out is None:
+        out = fw.empty(v.shape, dtype, src)
+    buf = out if direct else fw.empty(v.shape, dtype, src)
+    _rows(flat_scan, v, fw.view(buf))
+    if direct:
+        return buf
+    return fw.assign(out, fw.move_back(buf, axis) if moved else buf)
+
+
+def _rows(flat_scan, src, dst):
+    length = src.shape[-1] if src.shape else 1
+    count = math.prod(src.shape) // length if length else 0
+    step = length * _dtypes.itemsize(dst.dtype)
+    for r in range(count):
+        flat_scan(src.ptr + r * step, dst.ptr + r * step, length)
+
+
+def run(x, op, custom, exclusive, init, dim, dtype, out, reverse, accumulate):
+    """Validates, then scans. accumulate: the result type defaults to the
+    framework's accumulation type (cumsum/cumprod), else to the input's."""
+    if reverse:
+        raise bad_argument("reverse scans are not supported yet (flip the input and the "
+                           "result in your framework meanwhile)")
+    fw = _frameworks.of(x)
+    v = fw.view(x)
+    if not v.shape:
+        raise bad_argument("a 0-d input has nothing to scan (reshape it to 1-d)")
+    axis = _normalize_dim(dim, len(v.shape))
+    if dtype is not None:
+        result = _dtypes.name_of(dtype)
+    elif accumulate:
+        result = fw.canonical(_dtypes.default_accumulate(v.dtype, fw.rule))
+    else:
+        result = v.dtype
+    _dtypes.code(result)
+    shape = (math.prod(v.shape),) if axis is None else v.shape
+    _check_out(fw, out, shape, result)
+    if exclusive and init is None and custom is not None:
+        raise bad_argument("an exclusive custom scan needs init=")
+    c_init = _init_value(_identity(op, result) if init is None else init, result) \
+        if exclusive else None
+    device = fw.device(x)
+    stream = fw.stream(x)
+    flat_scan = _flat_scanner(device, result, op, custom, exclusive, c_init, stream)
+    src = x if v.dtype == result else fw.astype(x, result)
+    if axis is None:
+        src, axis = (fw.reshape(src, shape) if len(v.shape) != 1 else src), 0
+    if shape[axis] == 0 or math.prod(shape) == 0:
+        return out if out is not None else fw.empty(shape, result, x)
+    y = _scan_along_dim(fw, src, out, axis, result, flat_scan)
+    fw.finish(stream)
+    return y

@@ -1,0 +1,71 @@
+"""scantune.cumsum against torch.cumsum and cupy.cumsum at the same output dtype,
+on the same stream, timed with CUDA events (warmup, then the median of repeats).
+Prints a markdown table; ratio > 1 means scantune is faster.
+
+    python3 tests/python/bench_cumsum.py [--repeats 50] [--sizes 16,20,24,28]
+"""
+
+import argparse
+import statistics
+
+import torch
+
+import scantune
+
+
+def time_ms(fn, repeats, warmup=5):
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeats):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times)
+
+
+def cupy_case(cp, x, out):
+    """cupy.cumsum on x's memory, writing out, on torch's current stream."""
+    cx, cout = cp.asarray(x), cp.asarray(out)
+    stream = cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream)
+
+    def run():
+        with stream:
+            cp.cumsum(cx, dtype=cx.dtype, out=cout)
+    return run
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--repeats", type=int, default=50)
+    p.add_argument("--sizes", default="16,20,24,28", help="log2 of n")
+    args = p.parse_args()
+    try:
+        import cupy as cp
+    except ImportError:
+        cp = None
+    print(f"device: {torch.cuda.get_device_name()}")
+    print("| dtype | n | scantune ms | torch ms | torch/scantune | cupy ms | cupy/scantune |")
+    print("|---|---|---|---|---|---|---|")
+    for dtype in (torch.float32, torch.int32, torch.int64):
+        for log_n in (int(s) for s in args.sizes.split(",")):
+            n = 1 << log_n
+            x = torch.randint(-100, 100, (n,), device="cuda").to(dtype)
+            out = torch.empty_like(x)
+            st = time_ms(lambda: scantune.cumsum(x, dtype=dtype, out=out), args.repeats)
+            tt = time_ms(lambda: torch.cumsum(x, 0, dtype=dtype, out=out), args.repeats)
+            cells = [f"{st:.4f}", f"{tt:.4f}", f"{tt / st:.2f}"]
+            if cp is not None:
+                ct = time_ms(cupy_case(cp, x, out), args.repeats)
+                cells += [f"{ct:.4f}", f"{ct / st:.2f}"]
+            else:
+                cells += ["-", "-"]
+            print(f"| {str(dtype)[6:]} | 2^{log_n} | " + " | ".join(cells) + " |")
+            torch.cuda.empty_cache()
+
+
+if __name__ == "__main__":
+    main()
