@@ -54,7 +54,7 @@ struct pair_scan {
     const unsigned lane = lane_id(), warp = threadIdx.x >> 5;
     warp_inclusive(v, h, op);
     const T ev = __shfl_up_sync(FULL_WARP, v, 1);
-    const unsigned eh = lane > 0 ? __shfl_up_sync(FULL_WARP, h, 1) : 0u;
+    const unsigned eh = __shfl_up_sync(FULL_WARP, h, 1); // every lane shuffles; lane 0 ignores it
     if (lane == 31) {
       s_val[warp] = v;
       s_head[warp] = h;

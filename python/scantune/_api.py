@@ -81,11 +81,31 @@ def _check_out(fw, out, shape, dtype):
 
 
 def _flat_scanner(device, dtype, op, custom, exclusive, init, stream):
-    """A function (in_ptr, out_ptr, n) running one flat scan through the C API."""
+    """A function (in_ptr, out_ptr, n, row_length) running one flat scan, or with a
+    row length one batched scan of its rows, through the C API. Custom operators
+    have no batched C call: their rows run one flat scan each."""
     lib = _loader.library()
     s = _loader.scanner(device)
     t = _dtypes.code(dtype)
     c_init = ctypes.byref(init) if init is not None else None
+    flat = _flat_call(lib, s, t, op, custom, exclusive, c_init, stream)
+    if custom is not None:
+        def per_row(i, o, n, length=0):
+            length = length or n
+            step = length * _dtypes.itemsize(dtype)
+            for r in range(n // length):
+                flat(i + r * step, o + r * step, length)
+        return per_row
+
+    def scan(i, o, n, length=0):
+        if not length or length == n:
+            return flat(i, o, n)
+        return _loader.check(lib.scantune_segmented_scan(
+            s, t, op, int(exclusive), i, o, n, None, length, c_init, stream))
+    return scan
+
+
+def _flat_call(lib, s, t, op, custom, exclusive, c_init, stream):
     if custom is not None:
         name, body, identity = (p.encode() for p in custom)
         return lambda i, o, n: _loader.check(lib.scantune_custom_scan(
@@ -98,11 +118,11 @@ def _flat_scanner(device, dtype, op, custom, exclusive, init, stream):
 
 def _scan_along_dim(fw, src, out, axis, dtype, flat_scan):
     """Scans src (already of the result dtype) along axis and returns the result,
-    written into out when given. The C API scans flat arrays only: a dense input
-    scanned along its last axis runs one flat scan per row in place; otherwise the
-    input is first copied by its framework with that axis last and contiguous, and
-    the rows' result copied back into the caller's layout. This is the one place a
-    batched kernel replaces."""
+    written into out when given. A dense input scanned along its last axis is one
+    batched scan of its rows (the library's segmented scan with a row length);
+    otherwise the input is first copied by its framework with that axis last and
+    contiguous, and the result copied back into the caller's layout (a strided-axis
+    kernel would replace that copy)."""
     v = fw.view(src)
     moved = axis != len(v.shape) - 1 or not v.dense()
     if moved:
@@ -113,6 +133,8 @@ def _scan_along_dim(fw, src, out, axis, dtype, flat_scan):
         out = fw.empty(v.shape, dtype, src)
     buf = out if direct else fw.empty(v.shape, dtype, src)
     _rows(flat_scan, v, fw.view(buf))
+    if out is None:
+        return fw.move_back(buf, axis) if moved else buf
     if direct:
         return buf
     return fw.assign(out, fw.move_back(buf, axis) if moved else buf)
@@ -120,10 +142,8 @@ def _scan_along_dim(fw, src, out, axis, dtype, flat_scan):
 
 def _rows(flat_scan, src, dst):
     length = src.shape[-1] if src.shape else 1
-    count = math.prod(src.shape) // length if length else 0
-    step = length * _dtypes.itemsize(dst.dtype)
-    for r in range(count):
-        flat_scan(src.ptr + r * step, dst.ptr + r * step, length)
+    if length:
+        flat_scan(src.ptr, dst.ptr, math.prod(src.shape), length)
 
 
 def run(x, op, custom, exclusive, init, dim, dtype, out, reverse, accumulate):

@@ -30,6 +30,7 @@ _SIGNATURES = {
     "scantune_custom_scan": (_p, _int, _int, ctypes.c_char_p, ctypes.c_char_p,
                              ctypes.c_char_p, _p, _p, _size, _p, _p),
     "scantune_prepare": (_p, _int, _int, _int, _size),
+    "scantune_segmented_scan": (_p, _int, _int, _int, _p, _p, _size, _p, _size, _p, _p),
 }
 
 

@@ -183,7 +183,8 @@ TEST_F(GpuTest, SegmentedPublicApiAndCustomOperator) {
   std::vector<float> want(n);
   for (std::size_t i = 0; i < n; ++i) {
     const bool head = i == 0 || heads[i];
-    want[i] = head || std::fabs(x[i]) > std::fabs(want[i - 1]) ? x[i] : want[i - 1];
+    // absmax(a, b) keeps b (the later element) on ties, as the device operator does
+    want[i] = !head && std::fabs(want[i - 1]) > std::fabs(x[i]) ? want[i - 1] : x[i];
   }
   EXPECT_TRUE(equal_exact(d_y.download(n), want));
   scanner.segmented_exclusive_scan(d_x.ptr, d_y.ptr, n, Segments::rows(1000), Op::Sum, 2.0f);
