@@ -16,13 +16,94 @@
 
 namespace scantune {
 
-// Where segment heads come from (the host's detail::Heads names the same values).
-enum heads_id { HEADS_FLAGS = 1, HEADS_PERIODIC = 2 };
+// Where segment heads come from (the host's detail::Heads names the same values):
+// flags, a period (rows), a run of equal 32/64-bit keys (scan by key), or CSR begin
+// offsets of 32/64 bits (segment s is [offsets[s], offsets[s + 1])).
+enum heads_id {
+  HEADS_FLAGS = 1,
+  HEADS_PERIODIC = 2,
+  HEADS_KEYS32 = 3,
+  HEADS_KEYS64 = 4,
+  HEADS_OFFSETS32 = 5,
+  HEADS_OFFSETS64 = 6
+};
 
-// The arguments segmented kernels take beyond the flat ones.
+// The arguments segmented kernels take beyond the flat ones (launch.cpp mirrors them).
 struct segment_args {
   const unsigned char* flags; // HEADS_FLAGS: one byte per element
   unsigned long long period;  // HEADS_PERIODIC: elements per segment (row length)
+  const void* keys;           // HEADS_KEYS*: one key per element
+  const void* offsets;        // HEADS_OFFSETS*: num_segments + 1 begin offsets
+  unsigned long long num_segments;
+};
+
+// The word type of 32- or 64-bit keys and offsets.
+template <int HEADS>
+struct head_word {
+  typedef unsigned long long type;
+};
+template <>
+struct head_word<HEADS_KEYS32> {
+  typedef unsigned type;
+};
+template <>
+struct head_word<HEADS_OFFSETS32> {
+  typedef unsigned type;
+};
+
+// Heads of the elements g0 .. g0 + IPT - 1 (bit i: g0 + i starts a segment), for
+// the head sources that read memory. Only elements in [0, n) are asked about.
+template <int HEADS, int IPT>
+struct read_heads {
+  typedef typename head_word<HEADS>::type W;
+  static __device__ __forceinline__ bool valid(long long g, unsigned long long n) {
+    return g >= 0 && (unsigned long long)g < n;
+  }
+  static __device__ __forceinline__ unsigned get(long long g0, unsigned long long n,
+                                                 const segment_args& seg) {
+    unsigned heads = 0;
+    if (HEADS == HEADS_FLAGS) {
+#pragma unroll
+      for (int i = 0; i < IPT; ++i)
+        if (valid(g0 + i, n) && seg.flags[g0 + i] != 0) heads |= 1u << i;
+    } else if (HEADS == HEADS_KEYS32 || HEADS == HEADS_KEYS64) {
+      const W* keys = static_cast<const W*>(seg.keys);
+      W prev = valid(g0 - 1, n) ? keys[g0 - 1] : W(0);
+#pragma unroll
+      for (int i = 0; i < IPT; ++i) {
+        const long long g = g0 + i;
+        if (!valid(g, n)) continue;
+        const W k = keys[g];
+        if (g > 0 && k != prev) heads |= 1u << i;
+        prev = k;
+      }
+    } else {
+      heads = from_offsets(g0, n, seg);
+    }
+    return heads;
+  }
+  // The first offset >= g0 by binary search, then every offset inside the thread's
+  // range (empty segments repeat an offset: the same head).
+  static __device__ __forceinline__ unsigned from_offsets(long long g0, unsigned long long n,
+                                                          const segment_args& seg) {
+    const W* off = static_cast<const W*>(seg.offsets);
+    const long long lo_g = g0 < 0 ? 0 : g0;
+    unsigned long long lo = 0, hi = seg.num_segments;
+    while (lo < hi) {
+      const unsigned long long mid = (lo + hi) / 2;
+      if ((long long)off[mid] < lo_g)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    unsigned heads = 0;
+    for (unsigned long long s = lo; s < seg.num_segments; ++s) {
+      const long long g = (long long)off[s];
+      if (g >= g0 + IPT || (unsigned long long)g >= n) break;
+      heads |= 1u << unsigned(g - g0);
+    }
+    return heads;
+  }
 };
 
 // Warp and block inclusive/exclusive scans of (head, value) pairs.
@@ -101,11 +182,7 @@ struct segmented_tile_scan {
         }
       }
     } else {
-#pragma unroll
-      for (int i = 0; i < IPT; ++i) {
-        const long long g = g0 + i;
-        if (g >= 0 && (unsigned long long)g < n && (g == 0 || seg.flags[g] != 0)) heads |= 1u << i;
-      }
+      heads = read_heads<HEADS, IPT>::get(g0, n, seg);
     }
     if (g0 <= 0 && g0 + IPT > 0) heads |= 1u << unsigned(-g0); // element 0
     return heads;

@@ -53,7 +53,7 @@ private:
   };
 
   std::shared_ptr<const DispatchTable> table_;
-  std::array<std::atomic<RouteSet*>, 3 * 6 * 7 * 2> builtin_{}; // [heads][type][op][kind]
+  std::array<std::atomic<RouteSet*>, kHeadsCount * 6 * 7 * 2> builtin_{}; // [heads][type][op][kind]
   std::shared_mutex custom_mutex_;
   std::vector<CustomRoutes> custom_;
   std::mutex mutex_; // owned_ and kept_

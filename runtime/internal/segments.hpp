@@ -2,6 +2,7 @@
 // kernel specs, routes and dispatch (templates/segmented_scan.cuh's heads_id).
 #pragma once
 
+#include <cstddef>
 #include <string_view>
 
 #include "scantune/types.hpp"
@@ -9,27 +10,46 @@
 namespace scantune::detail {
 
 enum class Heads {
-  None,     ///< a flat scan
-  Flags,    ///< one head flag byte per element
-  Periodic, ///< a head every row_length elements (batched rows)
+  None,      ///< a flat scan
+  Flags,     ///< one head flag byte per element
+  Periodic,  ///< a head every row_length elements (batched rows)
+  Keys32,    ///< a head where a 32-bit key differs from the one before
+  Keys64,    ///< the same with 64-bit keys
+  Offsets32, ///< a head at each of 32-bit CSR begin offsets
+  Offsets64, ///< the same with 64-bit offsets
 };
+inline constexpr std::size_t kHeadsCount = 7;
 
 /// The heads a Segments describes (None when it describes none).
 inline Heads heads_of(const Segments& s) {
-  return s.head_flags ? Heads::Flags : s.row_length ? Heads::Periodic : Heads::None;
+  const bool wide = s.word_bytes == 8;
+  if (s.head_flags) return Heads::Flags;
+  if (s.row_length) return Heads::Periodic;
+  if (s.keys) return wide ? Heads::Keys64 : Heads::Keys32;
+  if (s.offsets) return wide ? Heads::Offsets64 : Heads::Offsets32;
+  return Heads::None;
 }
 
-/// Throws InvalidArgument unless `s` gives exactly one of head flags and a row length.
+/// Throws InvalidArgument unless `s` gives exactly one head source, well formed.
 void check_segments(const Segments& s);
 
-/// "" (flat), "flags", "rows": the problem's suffix in keys and labels.
+/// "" (flat), "flags", "rows", "keys32", ...: the problem's suffix in keys and labels.
 inline std::string_view to_string(Heads h) {
-  return h == Heads::Flags ? "flags" : h == Heads::Periodic ? "rows" : "";
+  constexpr std::string_view names[kHeadsCount] = {"",       "flags",     "rows",     "keys32",
+                                                   "keys64", "offsets32", "offsets64"};
+  return names[static_cast<std::size_t>(h)];
 }
 
 /// The template argument naming the heads ("scantune::HEADS_FLAGS").
 inline std::string_view device_heads_name(Heads h) {
-  return h == Heads::Flags ? "scantune::HEADS_FLAGS" : "scantune::HEADS_PERIODIC";
+  constexpr std::string_view names[kHeadsCount] = {"",
+                                                   "scantune::HEADS_FLAGS",
+                                                   "scantune::HEADS_PERIODIC",
+                                                   "scantune::HEADS_KEYS32",
+                                                   "scantune::HEADS_KEYS64",
+                                                   "scantune::HEADS_OFFSETS32",
+                                                   "scantune::HEADS_OFFSETS64"};
+  return names[static_cast<std::size_t>(h)];
 }
 
 } // namespace scantune::detail

@@ -92,6 +92,27 @@ scantune::Op to_op(scantune_op_t op) {
   return static_cast<scantune::Op>(op);
 }
 
+scantune_status_t segmented(scantune_scanner_t s, scantune_dtype_t type, scantune_op_t op,
+                            int exclusive, const void* d_in, void* d_out, size_t n,
+                            const scantune::Segments& segments, const void* init,
+                            cudaStream_t stream) {
+  return guarded([&] {
+    auto r = request(s, type, exclusive, d_in, d_out, n, init, stream);
+    r.op = to_op(op);
+    r.segments = segments;
+    scantune::detail::check_segments(r.segments);
+    scantune::detail::ScannerAccess::scan(s->scanner, r);
+  });
+}
+
+// A null key or offset array names itself (Segments would see no head source at all).
+scantune_status_t segmented_null(scantune_scanner_t s, const char* what) {
+  return guarded([&] {
+    if (!s) scantune::detail::fail("null scanner handle");
+    scantune::detail::fail("null {} pointer", what);
+  });
+}
+
 } // namespace
 
 extern "C" {
@@ -191,13 +212,34 @@ scantune_status_t scantune_segmented_scan(scantune_scanner_t s, scantune_dtype_t
                                           void* d_out, size_t n, const void* d_head_flags,
                                           size_t row_length, const void* init,
                                           cudaStream_t stream) {
-  return guarded([&] {
-    auto r = request(s, type, exclusive, d_in, d_out, n, init, stream);
-    r.op = to_op(op);
-    r.segments = {static_cast<const std::uint8_t*>(d_head_flags), row_length};
-    scantune::detail::check_segments(r.segments);
-    scantune::detail::ScannerAccess::scan(s->scanner, r);
-  });
+  scantune::Segments seg;
+  seg.head_flags = static_cast<const std::uint8_t*>(d_head_flags);
+  seg.row_length = row_length;
+  return segmented(s, type, op, exclusive, d_in, d_out, n, seg, init, stream);
+}
+
+scantune_status_t scantune_scan_by_key(scantune_scanner_t s, scantune_dtype_t type,
+                                       scantune_op_t op, int exclusive, const void* d_in,
+                                       void* d_out, size_t n, const void* d_keys, int key_bytes,
+                                       const void* init, cudaStream_t stream) {
+  scantune::Segments seg;
+  seg.keys = d_keys;
+  seg.word_bytes = key_bytes;
+  if (!d_keys) return segmented_null(s, "keys");
+  return segmented(s, type, op, exclusive, d_in, d_out, n, seg, init, stream);
+}
+
+scantune_status_t scantune_segmented_scan_offsets(scantune_scanner_t s, scantune_dtype_t type,
+                                                  scantune_op_t op, int exclusive, const void* d_in,
+                                                  void* d_out, size_t n, const void* d_offsets,
+                                                  int offset_bytes, size_t num_segments,
+                                                  const void* init, cudaStream_t stream) {
+  scantune::Segments seg;
+  seg.offsets = d_offsets;
+  seg.word_bytes = offset_bytes;
+  seg.num_segments = num_segments;
+  if (!d_offsets) return segmented_null(s, "offsets");
+  return segmented(s, type, op, exclusive, d_in, d_out, n, seg, init, stream);
 }
 
 const char* scantune_status_string(scantune_status_t status) {

@@ -190,7 +190,11 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
   struct {
     const void* flags;
     unsigned long long period;
-  } segments{r.segments.head_flags, r.segments.row_length};
+    const void* keys;
+    const void* offsets;
+    unsigned long long num_segments;
+  } segments{r.segments.head_flags, r.segments.row_length, r.segments.keys, r.segments.offsets,
+             r.segments.num_segments};
   void* args[] = {&in, &out, &n, init, const_cast<unsigned*>(&shift), &flags, &ws, &segments};
 
   // Every kernel waits for the stream's previous grid before touching memory, so the

@@ -70,6 +70,9 @@ void check_request(const ScanRequest& r) {
   if (const auto f = reinterpret_cast<std::uintptr_t>(r.segments.head_flags);
       f && f < out + bytes && out < f + r.n)
     fail("the head flags overlap the output");
+  const auto k = reinterpret_cast<std::uintptr_t>(r.segments.keys);
+  if (k && k < out + bytes && out < k + r.n * static_cast<std::size_t>(r.segments.word_bytes))
+    fail("the keys overlap the output");
 }
 
 } // namespace
@@ -246,11 +249,16 @@ void Scanner::run(DataType type, ScanKind kind, OpRef op, const void* in, void* 
 namespace detail {
 
 void check_segments(const Segments& s) {
-  if (s.head_flags && s.row_length)
-    fail("segments given both as head flags and as rows of {} elements", s.row_length);
-  if (!s.head_flags && !s.row_length)
-    fail("a segmented scan needs head flags or a row length (Segments::flags, "
-         "Segments::rows); a row length of 0 has no rows");
+  const int sources = (s.head_flags != nullptr) + (s.row_length != 0) + (s.keys != nullptr) +
+                      (s.offsets != nullptr);
+  if (sources > 1)
+    fail("segments given by {} head sources at once (flags, rows, keys, offsets: choose one)",
+         sources);
+  if (sources == 0)
+    fail("a segmented scan needs head flags, a row length, keys or offsets (Segments::flags, "
+         "::rows, ::keys_of, ::offsets_of); a row length of 0 has no rows");
+  if ((s.keys || s.offsets) && s.word_bytes != 4 && s.word_bytes != 8)
+    fail("{} of {} bytes: 4 or 8 expected", s.keys ? "keys" : "offsets", s.word_bytes);
 }
 
 const Choice& ScannerAccess::choice(const Scanner& s, DataType type, OpRef op, ScanKind kind,

@@ -50,9 +50,59 @@ struct Layout {
   bool in_place = false;
 };
 
+// The head sources beside rows (check_at's row_length selects rows).
+enum class Source { Flags, Keys32, Keys64, Offsets32, Offsets64 };
+
+// Keys numbering the segments of `heads` (a run of equal keys per segment), or CSR
+// begin offsets with every third segment followed by an empty one.
+template <class W>
+std::vector<W> keys_or_offsets(const std::vector<std::uint8_t>& heads, bool offsets) {
+  std::vector<W> v;
+  W key = 7;
+  for (std::size_t i = 0; i < heads.size(); ++i) {
+    const bool head = i == 0 || heads[i];
+    if (!offsets) {
+      key = static_cast<W>(key + (head && i > 0 ? 0x100000001ull : 0));
+      v.push_back(key);
+    } else if (head) {
+      v.push_back(static_cast<W>(i));
+      if (v.size() % 3 == 0) v.push_back(static_cast<W>(i)); // an empty segment
+    }
+  }
+  if (offsets) v.push_back(static_cast<W>(heads.size()));
+  return v;
+}
+
+// Device arrays of one head source for `heads`, starting `offset` elements in.
+struct DeviceHeads {
+  DeviceBuffer<std::uint8_t> flags;
+  DeviceBuffer<std::uint32_t> w32;
+  DeviceBuffer<std::uint64_t> w64;
+  Segments segments;
+  DeviceHeads(Source src, const std::vector<std::uint8_t>& heads, std::size_t offset)
+      : flags(heads.size() + 8), w32(2 * heads.size() + 8), w64(2 * heads.size() + 8) {
+    const bool offsets = src == Source::Offsets32 || src == Source::Offsets64;
+    if (src == Source::Flags) {
+      flags.upload(heads, offset);
+      segments = Segments::flags(flags.ptr + offset);
+    } else if (src == Source::Keys32 || src == Source::Offsets32) {
+      const auto v = keys_or_offsets<std::uint32_t>(heads, offsets);
+      w32.upload(v, offset);
+      segments = offsets ? Segments::offsets_of(w32.ptr + offset, v.size() - 1)
+                         : Segments::keys_of(w32.ptr + offset);
+    } else {
+      const auto v = keys_or_offsets<std::uint64_t>(heads, offsets);
+      w64.upload(v, offset);
+      segments = offsets ? Segments::offsets_of(w64.ptr + offset, v.size() - 1)
+                         : Segments::keys_of(w64.ptr + offset);
+    }
+  }
+};
+
 template <class T>
 void check_at(Scanner& scanner, const Policy* p, Op op, ScanKind kind, std::size_t n,
-              const std::vector<std::uint8_t>& heads, std::size_t row_length, Layout at) {
+              const std::vector<std::uint8_t>& heads, std::size_t row_length, Layout at,
+              Source src = Source::Flags) {
   const T init = make_init<T>(op);
   const std::vector<T> in = make_input<T>(n, op, 11 + n);
   std::vector<std::uint8_t> h = heads;
@@ -63,21 +113,21 @@ void check_at(Scanner& scanner, const Policy* p, Op op, ScanKind kind, std::size
   }
   const std::vector<T> want = reference_segmented_scan(in, h, op, kind, init);
   DeviceBuffer<T> d_in(n + 8), d_out(n + 8);
-  DeviceBuffer<std::uint8_t> d_heads(n + 8);
+  DeviceHeads d_heads(src, row_length ? h : heads, at.offset);
   d_out.poison();
   d_in.upload(in, at.offset);
-  d_heads.upload(heads, at.offset);
   T* out = at.in_place ? d_in.ptr + at.offset : d_out.ptr + at.offset + 1;
   ScanRequest r =
       detail::make_request<T>(kind, d_in.ptr + at.offset, out, n, op, &init, nullptr, p);
-  r.segments = row_length ? Segments::rows(row_length) : Segments::flags(d_heads.ptr + at.offset);
+  r.segments = row_length ? Segments::rows(row_length) : d_heads.segments;
   detail::ScannerAccess::scan(scanner, r);
   SCANTUNE_CUDA_TRY(cudaDeviceSynchronize());
   const auto got = at.in_place ? d_in.download(n, at.offset) : d_out.download(n, at.offset + 1);
   ASSERT_TRUE(equal_exact(got, want))
       << (p ? p->key() : "dispatched") << " " << to_string(data_type_of<T>()) << " "
       << to_string(op) << " " << to_string(kind) << " n=" << n << " rows of " << row_length
-      << " offset=" << at.offset << (at.in_place ? " in place" : "");
+      << " source " << static_cast<int>(src) << " offset=" << at.offset
+      << (at.in_place ? " in place" : "");
 }
 
 // Sizes around tile edges, primes, and one that spans more than 32 tiles.
@@ -154,6 +204,22 @@ TEST_F(GpuTest, SegmentedMisalignedAndInPlace) {
       }
 }
 
+// Scan by key and CSR offsets (with empty segments): every pattern, both word sizes.
+TEST_F(GpuTest, SegmentedKeysAndOffsets) {
+  Scanner scanner;
+  const Policy p =
+      make_policy(Algorithm::LookbackWarp, 128, 8, 4, BlockScan::WarpScans, TileIO::Transpose);
+  for (Source src : {Source::Keys32, Source::Keys64, Source::Offsets32, Source::Offsets64})
+    for (std::size_t n : sizes(p.tile_items()))
+      for (int pattern = 0; pattern < 5; ++pattern)
+        for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive}) {
+          const auto heads = make_heads(n, pattern, p.tile_items(), 5);
+          check_at<std::int32_t>(scanner, &p, Op::Sum, k, n, heads, 0, {}, src);
+          check_at<double>(scanner, nullptr, Op::Max, k, n, heads, 0, {1, k == ScanKind::Exclusive},
+                           src);
+        }
+}
+
 // Small runs for compute-sanitizer (memcheck, racecheck): both head sources, tiles
 // with and without heads, more than 32 tiles of look-back.
 TEST_F(GpuTest, SegmentedSanitizeSmall) {
@@ -164,6 +230,10 @@ TEST_F(GpuTest, SegmentedSanitizeSmall) {
     for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive}) {
       check_at<std::int32_t>(scanner, &p, Op::Sum, k, n, make_heads(n, 0, 256, 1), 0, {1, false});
       check_at<std::int32_t>(scanner, &p, Op::Sum, k, n, {}, 100, {0, true});
+      check_at<std::int32_t>(scanner, &p, Op::Sum, k, n, make_heads(n, 1, 256, 2), 0, {},
+                             Source::Keys64);
+      check_at<std::int32_t>(scanner, &p, Op::Sum, k, n, make_heads(n, 1, 256, 2), 0, {},
+                             Source::Offsets32);
     }
 }
 

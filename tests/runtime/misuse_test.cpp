@@ -154,20 +154,27 @@ TEST(CApi, PrepareAndWorkspaceArguments) {
   EXPECT_EQ(scantune_scanner_destroy(s), SCANTUNE_SUCCESS);
 }
 
-TEST(Misuse, SegmentsNeedExactlyOneOfFlagsAndRows) {
+TEST(Misuse, SegmentsNeedExactlyOneHeadSource) {
   Scanner scanner(ScannerOptions{-1, "off", {}});
   const auto* flags = fake_ptr<std::uint8_t>(0x90000);
   auto run = [&](Segments seg, int* out = fake_ptr<int>(0x40000)) {
     scanner.segmented_inclusive_scan(fake_ptr<int>(), out, 4, seg, Op::Sum);
   };
   EXPECT_EQ(error_of([&] { run(Segments{}); }),
-            "a segmented scan needs head flags or a row length (Segments::flags, Segments::rows); "
-            "a row length of 0 has no rows");
+            "a segmented scan needs head flags, a row length, keys or offsets (Segments::flags, "
+            "::rows, ::keys_of, ::offsets_of); a row length of 0 has no rows");
+  Segments both = Segments::flags(flags);
+  both.row_length = 8;
+  EXPECT_EQ(error_of([&] { run(both); }),
+            "segments given by 2 head sources at once (flags, rows, keys, offsets: choose one)");
+  EXPECT_EQ(kind_of([&] { run(both); }), ErrorKind::InvalidArgument);
+  Segments odd = Segments::keys_of(fake_ptr<std::int32_t>(0x90000));
+  odd.word_bytes = 2;
+  EXPECT_EQ(error_of([&] { run(odd); }), "keys of 2 bytes: 4 or 8 expected");
   EXPECT_EQ(error_of([&] {
-              run(Segments{flags, 8});
+              run(Segments::keys_of(fake_ptr<std::int64_t>(0x90000)), fake_ptr<int>(0x90000 + 24));
             }),
-            "segments given both as head flags and as rows of 8 elements");
-  EXPECT_EQ(kind_of([&] { run(Segments{flags, 8}); }), ErrorKind::InvalidArgument);
+            "the keys overlap the output");
   EXPECT_EQ(error_of([&] { run(Segments::flags(flags), fake_ptr<int>(0x90000 - 8)); }),
             "the head flags overlap the output");
   EXPECT_EQ(error_of([&] {
@@ -196,8 +203,17 @@ TEST(CApi, SegmentedScanArguments) {
   EXPECT_EQ(scantune_segmented_scan(s, SCANTUNE_INT32, SCANTUNE_OP_SUM, 0, fake_ptr<int>(),
                                     fake_ptr<int>(0x40000), 4, nullptr, 0, nullptr, nullptr),
             SCANTUNE_ERROR_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(scantune_last_error()).find("needs head flags or a row length"),
+  EXPECT_NE(std::string(scantune_last_error()).find("needs head flags, a row length"),
             std::string::npos);
+  EXPECT_EQ(scantune_scan_by_key(s, SCANTUNE_INT32, SCANTUNE_OP_SUM, 0, fake_ptr<int>(),
+                                 fake_ptr<int>(0x40000), 4, nullptr, 4, nullptr, nullptr),
+            SCANTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(scantune_last_error(), "null keys pointer");
+  EXPECT_EQ(scantune_segmented_scan_offsets(s, SCANTUNE_INT32, SCANTUNE_OP_SUM, 0, fake_ptr<int>(),
+                                            fake_ptr<int>(0x40000), 4, fake_ptr<int>(0x90000), 3, 2,
+                                            nullptr, nullptr),
+            SCANTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(scantune_last_error(), "offsets of 3 bytes: 4 or 8 expected");
   EXPECT_EQ(scantune_segmented_scan(s, SCANTUNE_INT32, SCANTUNE_OP_SUM, 1, fake_ptr<int>(),
                                     fake_ptr<int>(0x40000), 4, nullptr, 2, nullptr, nullptr),
             SCANTUNE_ERROR_INVALID_ARGUMENT);

@@ -112,10 +112,12 @@ std::vector<KernelSpec> custom_op_paths() {
 std::vector<KernelSpec> segmented_paths() {
   const CustomOp absmax{"absmax", "return fabs(a) > fabs(b) ? a : b;", "0.0"};
   std::vector<KernelSpec> v;
-  for (Heads h : {Heads::Flags, Heads::Periodic}) {
-    for (DataType t : all_types())
+  for (Heads h : {Heads::Flags, Heads::Periodic, Heads::Keys32, Heads::Keys64, Heads::Offsets32,
+                  Heads::Offsets64}) {
+    for (DataType t : all_types()) // every operator with flags, sums with the other sources
       for (Op op : ops_for(t))
         for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive}) {
+          if (h != Heads::Flags && op != Op::Sum) continue;
           const int vec = size_of(t) == 8 ? 2 : 4;
           v.push_back({make_policy(Algorithm::LookbackWarp, 256, 8, vec, BlockScan::WarpScans,
                                    TileIO::Transpose),

@@ -119,6 +119,22 @@ SCANTUNE_API scantune_status_t scantune_segmented_scan(scantune_scanner_t scanne
                                                        size_t row_length, const void* init,
                                                        cudaStream_t stream);
 
+/* Scan by key: a segment is a run of equal keys; d_keys holds n keys of key_bytes (4 or
+ * 8) bytes, compared by their bits (CUB's ScanByKey). */
+SCANTUNE_API scantune_status_t scantune_scan_by_key(scantune_scanner_t scanner,
+                                                    scantune_dtype_t type, scantune_op_t op,
+                                                    int exclusive, const void* d_in, void* d_out,
+                                                    size_t n, const void* d_keys, int key_bytes,
+                                                    const void* init, cudaStream_t stream);
+/* Segments by CSR begin offsets: num_segments + 1 offsets of offset_bytes (4 or 8) bytes;
+ * segment s is [d_offsets[s], d_offsets[s + 1]); empty segments are allowed. The caller
+ * guarantees d_offsets[0] == 0, d_offsets[num_segments] == n and that they never
+ * decrease (CUB's DeviceSegmentedScan contract). */
+SCANTUNE_API scantune_status_t scantune_segmented_scan_offsets(
+    scantune_scanner_t scanner, scantune_dtype_t type, scantune_op_t op, int exclusive,
+    const void* d_in, void* d_out, size_t n, const void* d_offsets, int offset_bytes,
+    size_t num_segments, const void* init, cudaStream_t stream);
+
 /* Static text for a status. */
 SCANTUNE_API const char* scantune_status_string(scantune_status_t status);
 /* The message of this thread's last failure ("" if none). */

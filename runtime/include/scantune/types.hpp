@@ -53,19 +53,54 @@ struct OpRef {
 };
 
 /// How a segmented scan's input splits into segments: a scan restarts at every
-/// segment's first element (element 0 always starts one). Exactly one of the two:
+/// segment's first element (element 0 always starts one). Exactly one of:
 ///  - head flags: a device array of n bytes (uint8_t or bool), nonzero = a segment
 ///    starts here (Sengupta et al.'s head-flag representation);
 ///  - rows: a segment every `row_length` elements, i.e. a row-major rows x
-///    row_length array whose rows are scanned independently (a batched scan).
+///    row_length array whose rows are scanned independently (a batched scan);
+///  - keys: n keys of 4 or 8 bytes on the device; a segment is a run of equal keys
+///    (CUB's ScanByKey; keys compare by their bits);
+///  - offsets: CSR begin offsets, num_segments + 1 entries of 4 or 8 bytes on the
+///    device; segment s is [offsets[s], offsets[s + 1]); empty segments are allowed.
+///    The caller guarantees offsets[0] == 0, offsets[num_segments] == n and that
+///    they never decrease (CUB's DeviceSegmentedScan contract).
+/// Build one with the factories: Segments::flags(d), ::rows(len), ::keys(d_keys),
+/// ::offsets(d_offsets, num_segments).
 struct Segments {
   const std::uint8_t* head_flags = nullptr; ///< device pointer to n flags, or null
   std::size_t row_length = 0;               ///< elements per row, or 0
+  const void* keys = nullptr;               ///< device pointer to n keys, or null
+  const void* offsets = nullptr;            ///< device pointer to num_segments + 1 offsets
+  std::size_t num_segments = 0;
+  int word_bytes = 0; ///< bytes of a key or an offset: 4 or 8
 
   static Segments flags(const void* d_head_flags) {
-    return {static_cast<const std::uint8_t*>(d_head_flags), 0};
+    Segments s;
+    s.head_flags = static_cast<const std::uint8_t*>(d_head_flags);
+    return s;
   }
-  static Segments rows(std::size_t row_length) { return {nullptr, row_length}; }
+  static Segments rows(std::size_t row_length) {
+    Segments s;
+    s.row_length = row_length;
+    return s;
+  }
+  template <class K>
+  static Segments keys_of(const K* d_keys) {
+    static_assert(sizeof(K) == 4 || sizeof(K) == 8, "keys of 4 or 8 bytes");
+    Segments s;
+    s.keys = d_keys;
+    s.word_bytes = static_cast<int>(sizeof(K));
+    return s;
+  }
+  template <class O>
+  static Segments offsets_of(const O* d_offsets, std::size_t num_segments) {
+    static_assert(sizeof(O) == 4 || sizeof(O) == 8, "offsets of 4 or 8 bytes");
+    Segments s;
+    s.offsets = d_offsets;
+    s.num_segments = num_segments;
+    s.word_bytes = static_cast<int>(sizeof(O));
+    return s;
+  }
 };
 
 /// How a call's configuration was found (Scanner::plan), best first.
