@@ -14,13 +14,13 @@ works with any Python 3 version; importing it needs neither CUDA nor a GPU (the
 library is loaded on the first call; see ``scantune.library_path``).
 """
 
-from . import _api, _dtypes, _loader
+from . import _api, _dtypes, _loader, _segmented
 from ._errors import (ScantuneError, ScantuneRuntimeError, ScantuneTypeError,
                       ScantuneValueError)
 from ._api import OPS
 
 __version__ = "0.1.0"
-__all__ = ["cumsum", "cumprod", "cummax", "cummin", "scan", "OPS", "SUPPORTED_DTYPES",
+__all__ = ["cumsum", "cumprod", "cummax", "cummin", "scan", "segmented_scan", "OPS", "SUPPORTED_DTYPES",
            "ScantuneError", "ScantuneValueError", "ScantuneTypeError", "ScantuneRuntimeError",
            "library_path"]
 SUPPORTED_DTYPES = _dtypes.SUPPORTED
@@ -130,3 +130,29 @@ def cummin(x, dim=None, *, out=None):
         tensor([4., 2., 2., 1.], device='cuda:0')
     """
     return scan(x, "min", dim=dim, out=out)
+
+
+def segmented_scan(x, op="sum", *, flags=None, keys=None, offsets=None, exclusive=False,
+                   init=None, out=None):
+    """A scan of the 1-d array ``x`` that restarts at every segment. Segments are
+    given by exactly one of:
+
+    - ``flags``: ``x``'s length of uint8/bool, nonzero where a segment starts;
+    - ``keys``: ``x``'s length of 32- or 64-bit integers, a segment per run of equal
+      keys (CUB's ScanByKey);
+    - ``offsets``: ``num_segments + 1`` CSR begin offsets (int32 or int64): segment
+      s is ``x[offsets[s]:offsets[s + 1]]``; ``offsets[0] == 0``,
+      ``offsets[-1] == len(x)`` and non-decreasing are the caller's guarantee.
+
+    Element 0 always starts a segment. An exclusive scan starts every segment at
+    ``init`` (default the operator's identity). The result has ``x``'s dtype (no
+    widening, unlike ``cumsum``); all arrays must be dense, of ``x``'s framework.
+    Batched scans of rows are ``cumsum(x, dim=-1)`` on a 2-d array.
+
+    Example:
+        >>> x = torch.tensor([1, 2, 3, 4, 5], device="cuda", dtype=torch.int32)
+        >>> f = torch.tensor([1, 0, 1, 0, 0], device="cuda", dtype=torch.uint8)
+        >>> scantune.segmented_scan(x, flags=f)
+        tensor([ 1,  3,  3,  7, 12], device='cuda:0', dtype=torch.int32)
+    """
+    return _segmented.run(x, _op_code(op), flags, keys, offsets, exclusive, init, out)

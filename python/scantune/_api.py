@@ -21,7 +21,7 @@ def _int_range(dtype):
     return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
 
 
-def _identity(op, dtype):
+def identity(op, dtype):
     """The init of an exclusive scan when none is given: the operator's identity."""
     if op == _SUM:
         return 0
@@ -36,7 +36,7 @@ def _identity(op, dtype):
     return 0
 
 
-def _init_value(init, dtype):
+def init_value(init, dtype):
     """init as one C element of dtype; ValueError where it does not fit."""
     if _dtypes.is_float(dtype):
         try:
@@ -68,7 +68,7 @@ def _normalize_dim(dim, ndim):
     return dim % ndim
 
 
-def _check_out(fw, out, shape, dtype):
+def check_out(fw, out, shape, dtype):
     if out is None:
         return
     if _frameworks.of(out) is not fw:
@@ -165,10 +165,10 @@ def run(x, op, custom, exclusive, init, dim, dtype, out, reverse, accumulate):
         result = v.dtype
     _dtypes.code(result)
     shape = (math.prod(v.shape),) if axis is None else v.shape
-    _check_out(fw, out, shape, result)
+    check_out(fw, out, shape, result)
     if exclusive and init is None and custom is not None:
         raise bad_argument("an exclusive custom scan needs init=")
-    c_init = _init_value(_identity(op, result) if init is None else init, result) \
+    c_init = init_value(identity(op, result) if init is None else init, result) \
         if exclusive else None
     device = fw.device(x)
     stream = fw.stream(x)

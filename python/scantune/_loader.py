@@ -31,6 +31,9 @@ _SIGNATURES = {
                              ctypes.c_char_p, _p, _p, _size, _p, _p),
     "scantune_prepare": (_p, _int, _int, _int, _size),
     "scantune_segmented_scan": (_p, _int, _int, _int, _p, _p, _size, _p, _size, _p, _p),
+    "scantune_scan_by_key": (_p, _int, _int, _int, _p, _p, _size, _p, _int, _p, _p),
+    "scantune_segmented_scan_offsets": (_p, _int, _int, _int, _p, _p, _size, _p, _int, _size,
+                                        _p, _p),
 }
 
 

@@ -134,6 +134,21 @@ def test_library_error_message_reaches_python():
     (lambda: scantune.scan(Fake((8,)), reverse=True), ValueError, "not supported yet"),
     (lambda: scantune.cumsum(Fake(())), ValueError, "0-d"),
     (lambda: scantune.cumsum([1, 2, 3]), TypeError, "expected a CUDA array"),
+    (lambda: scantune.segmented_scan(Fake((8,))), ValueError, "exactly one of flags=.*none"),
+    (lambda: scantune.segmented_scan(Fake((8,)), flags=Fake((8,), "|u1"), keys=Fake((8,), "<i4")),
+     ValueError, "exactly one of flags=.*flags, keys"),
+    (lambda: scantune.segmented_scan(Fake((2, 4)), flags=Fake((8,), "|u1")), ValueError,
+     "dense 1-d array, got shape"),
+    (lambda: scantune.segmented_scan(Fake((8,)), flags=Fake((7,), "|u1")), ValueError,
+     "flags has 7 elements, the input 8"),
+    (lambda: scantune.segmented_scan(Fake((8,)), flags=Fake((8,), "<f4")), ValueError,
+     "flags of dtype float32"),
+    (lambda: scantune.segmented_scan(Fake((8,)), keys=Fake((8,), "<i2")), ValueError,
+     "keys of dtype int16"),
+    (lambda: scantune.segmented_scan(Fake((8,)), offsets=Fake((3,), "<u4")), ValueError,
+     "offsets of dtype uint32: one of int32, int64 expected"),
+    (lambda: scantune.segmented_scan(Fake((8,)), "nope", flags=Fake((8,), "|u1")), ValueError,
+     "unknown operator"),
 ])
 def test_argument_errors(call, error, match):
     with pytest.raises(error, match=match) as e:

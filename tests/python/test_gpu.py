@@ -186,3 +186,43 @@ def test_jax_input():
     assert bool(jnp.allclose(y, jnp.cumsum(x), rtol=1e-4))
     i = jnp.arange(4096, dtype=jnp.int32).reshape(64, 64)
     assert bool((scantune.cummax(i, 0) == jax.lax.cummax(i, axis=0)).all())
+
+
+def segments_reference(x, starts, exclusive):
+    """Sum scan of int64 x restarting at each index in starts (0 included)."""
+    y = torch.empty_like(x)
+    bounds = sorted(set(starts) | {0}) + [x.numel()]
+    for b, e in zip(bounds[:-1], bounds[1:]):
+        part = torch.cumsum(x[b:e], 0)
+        y[b:e] = part - x[b:e] if exclusive else part
+    return y
+
+
+@pytest.mark.parametrize("exclusive", [False, True])
+@pytest.mark.parametrize("source", ["flags", "keys32", "keys64", "offsets32", "offsets64"])
+def test_segmented_scan_sources(source, exclusive):
+    n = 100003
+    x = data(n, "int64", "sum")
+    g = torch.Generator().manual_seed(3)
+    starts = sorted(set(torch.randint(1, n, (500,), generator=g).tolist()))
+    flags = torch.zeros(n, dtype=torch.uint8, device="cuda")
+    flags[starts] = 1
+    if source == "flags":
+        y = scantune.segmented_scan(x, flags=flags, exclusive=exclusive)
+    elif source.startswith("keys"):
+        keys = torch.cumsum(flags.to(torch.int64), 0)
+        y = scantune.segmented_scan(x, keys=keys.to(torch.int32 if source == "keys32"
+                                                    else torch.int64), exclusive=exclusive)
+    else:
+        offsets = torch.tensor([0] + starts + [n], device="cuda",
+                               dtype=torch.int32 if source == "offsets32" else torch.int64)
+        y = scantune.segmented_scan(x, offsets=offsets, exclusive=exclusive)
+    assert torch.equal(y, segments_reference(x, starts, exclusive))
+
+
+def test_batched_rows_match_torch():
+    for rows, length in ((1 << 14, 16), (3, 100000), (1000, 1)):
+        x = data(rows * length, "float32", "sum").reshape(rows, length)
+        want = torch.cumsum(x.double(), 1)
+        got = scantune.cumsum(x, 1)
+        assert torch.allclose(got.double(), want, atol=1e-3, rtol=1e-4)
