@@ -9,6 +9,7 @@
 //   ws        per-stream workspace (see tile_status.cuh)
 #pragma once
 
+#include "scantune/axis_scan.cuh"
 #include "scantune/bulk_copy.cuh"
 #include "scantune/operators.cuh"
 #include "scantune/segmented_scan.cuh"
@@ -24,6 +25,7 @@ namespace scantune {
 // Bits of the kernels' `flags` (the host's launch.cpp sets them).
 static const unsigned FLAG_OUT_VECTORS = 1u;
 static const unsigned FLAG_TILES_BY_BLOCK = 2u;
+static const unsigned FLAG_AXIS_VECTORS = 4u; // axis_kernel: vector accesses along rows
 
 template <class T, class P>
 struct tile_smem {
@@ -682,6 +684,90 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
         return segmented_prefix<T, Op, P>(ws, tile, gen, by_block, drawn, aggregate, has_head,
                                           first_is_head);
       });
+}
+
+// Scan along the middle axis of outer x len x inner (see axis_scan.cuh): one tile per
+// block, tiles by blockIdx or by ticket as single_pass_kernel, n = outer * len * inner.
+template <class T, class Op, int KIND, class P>
+__global__ void __launch_bounds__(P::block_threads, P::min_blocks)
+    axis_kernel(SCANTUNE_KERNEL_PARAMS, segment_args shape) {
+  await_previous_grid();
+  typedef axis_tile<T, Op, KIND, P> at;
+  const bool by_block = (flags & FLAG_TILES_BY_BLOCK) != 0;
+  const bool vectors = (flags & FLAG_AXIS_VECTORS) != 0;
+  __shared__ unsigned s_ticket, s_gen;
+  __shared__ T s_part[at::G][at::C]; // warp totals, then each warp's carry
+  const unsigned long long drawn = draw_ticket(ws, by_block, s_ticket, s_gen);
+  const unsigned tile = by_block ? blockIdx.x : s_ticket;
+  const unsigned long long len = shape.axis_len, inner = shape.axis_inner;
+  const typename at::place p = at::locate(tile, len, inner);
+  const unsigned long long offset = p.matrix * len * inner;
+  Op op;
+  T x[at::IPT][at::VEC];
+  at::load(in + offset, p, len, inner, vectors, x);
+  const unsigned lane = lane_id(), warp = threadIdx.x >> 5;
+#pragma unroll
+  for (int v = 0; v < at::VEC; ++v) {
+    T agg = x[0][v];
+#pragma unroll
+    for (int i = 1; i < at::IPT; ++i)
+      agg = op(agg, x[i][v]);
+    s_part[warp][lane * at::VEC + v] = agg;
+  }
+  __syncthreads();
+  if (warp == 0) {
+    unsigned gen = s_gen;
+    if (by_block) {
+      if (threadIdx.x == 0) gen = settle_ticket(ws, drawn, gridDim.x - 1);
+      gen = __shfl_sync(FULL_WARP, gen, 0);
+    }
+    unsigned long long* slots = ws + STATUS_OFFSET_WORDS;
+    const unsigned first = unsigned((unsigned long long)tile * at::C) + lane * at::VEC;
+    // Every column's tile total out first (inclusive in the first chunk), so later
+    // chunks' look-backs proceed while this one looks back.
+    T total[at::VEC];
+#pragma unroll
+    for (int v = 0; v < at::VEC; ++v) {
+      const unsigned column = lane * at::VEC + v;
+      total[v] = Op::identity();
+      for (int w = 0; w < at::G; ++w) { // each warp's exclusive prefix within the tile
+        const T t = s_part[w][column];
+        s_part[w][column] = total[v];
+        total[v] = op(total[v], t);
+      }
+      const bool known = p.chunk == 0;
+      tile_status<T>::publish(slots, first + v, make_flag(gen, known),
+                              known ? op(first_prefix<T, Op, KIND>(init), total[v]) : total[v]);
+    }
+#pragma unroll
+    for (int v = 0; v < at::VEC; ++v) {
+      const unsigned column = lane * at::VEC + v;
+      T carry = first_prefix<T, Op, KIND>(init);
+      if (p.chunk > 0) {
+        carry = at::lookback_column(slots, tile, p.chunk, column, gen, op);
+        tile_status<T>::publish(slots, first + v, make_flag(gen, true), op(carry, total[v]));
+      }
+      for (int w = 0; w < at::G; ++w)
+        s_part[w][column] = op(carry, s_part[w][column]);
+    }
+  }
+  __syncthreads();
+#pragma unroll
+  for (int v = 0; v < at::VEC; ++v) {
+    T run = s_part[warp][lane * at::VEC + v];
+#pragma unroll
+    for (int i = 0; i < at::IPT; ++i) {
+      const T e = x[i][v];
+      if (KIND == KIND_EXCLUSIVE) {
+        x[i][v] = run;
+        run = op(run, e);
+      } else {
+        run = op(run, e);
+        x[i][v] = run;
+      }
+    }
+  }
+  at::store(out + offset, p, len, inner, vectors, x);
 }
 
 } // namespace scantune

@@ -52,6 +52,9 @@ struct AlgorithmDesc {
   /// The segmented scan's kernel (templates/scan_kernels.cuh), one tile per block;
   /// empty where the algorithm has none.
   std::string_view segmented_entry = {};
+  /// The axis scan's kernel (templates/axis_scan.cuh), one tile per block; empty where
+  /// the algorithm has none.
+  std::string_view axis_entry = {};
 };
 
 inline constexpr std::size_t kAlgorithmCount = 8;

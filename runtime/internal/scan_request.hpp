@@ -19,6 +19,10 @@ struct ScanRequest {
   const Policy* policy = nullptr; ///< nullptr = the scanner chooses
   Workspace workspace;            ///< empty = the scanner's per-stream workspace
   Segments segments;              ///< segmented scans: where segments start; empty = flat
+  /// Axis scans: n = outer * len * inner elements, columns of `len` (stride `inner`).
+  struct Axis {
+    std::size_t len = 0, inner = 0; ///< inner == 0: not an axis scan
+  } axis;
 };
 
 namespace detail {
@@ -38,7 +42,7 @@ struct ScannerAccess {
 template <class T>
 ScanRequest make_request(ScanKind kind, const T* in, T* out, std::size_t n, OpRef op, const T* init,
                          cudaStream_t stream, const Policy* policy) {
-  return {data_type_of<T>(), kind, op, in, out, n, init, stream, policy, {}, {}};
+  return {data_type_of<T>(), kind, op, in, out, n, init, stream, policy, {}, {}, {}};
 }
 
 /// Runs an explicit policy: Scanner::scan_with without parsing a key.

@@ -3,9 +3,15 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "scantune/types.hpp"
+
+namespace scantune {
+struct ScanRequest;
+}
 
 namespace scantune::detail {
 
@@ -17,8 +23,11 @@ enum class Heads {
   Keys64,    ///< the same with 64-bit keys
   Offsets32, ///< a head at each of 32-bit CSR begin offsets
   Offsets64, ///< the same with 64-bit offsets
+  /// Not a head source: a scan along the middle axis of outer x len x inner (its own
+  /// kernel, axis_scan.cuh), a problem kind beside the segmented ones.
+  Axis,
 };
-inline constexpr std::size_t kHeadsCount = 7;
+inline constexpr std::size_t kHeadsCount = 8;
 
 /// The heads a Segments describes (None when it describes none).
 inline Heads heads_of(const Segments& s) {
@@ -33,10 +42,26 @@ inline Heads heads_of(const Segments& s) {
 /// Throws InvalidArgument unless `s` gives exactly one head source, well formed.
 void check_segments(const Segments& s);
 
+/// Makes `r` an axis scan of outer x len x inner elements (inner == 1: rows, a
+/// segmented scan); throws InvalidArgument when the count overflows.
+void set_axis(ScanRequest& r, std::size_t outer, std::size_t len, std::size_t inner);
+
+/// The problem kind of a request: Axis for an axis scan, else its head source.
+Heads problem_of(const ScanRequest& r);
+
+/// SCANTUNE_CHECK=1 asks for the checks below (debugging; they synchronize).
+bool segment_check_requested();
+/// Throws InvalidArgument naming the first offset that breaks the CSR contract
+/// (offsets[0] == 0, never decreasing, none above n, the last == n).
+void check_offsets_contract(const std::vector<std::uint64_t>& offsets, std::size_t n);
+/// With SCANTUNE_CHECK=1 (and outside stream capture), reads a request's CSR offsets
+/// back from the device and checks them; otherwise nothing.
+void check_segments_on_device_data(const ScanRequest& r);
+
 /// "" (flat), "flags", "rows", "keys32", ...: the problem's suffix in keys and labels.
 inline std::string_view to_string(Heads h) {
-  constexpr std::string_view names[kHeadsCount] = {"",       "flags",     "rows",     "keys32",
-                                                   "keys64", "offsets32", "offsets64"};
+  constexpr std::string_view names[kHeadsCount] = {"",       "flags",     "rows",      "keys32",
+                                                   "keys64", "offsets32", "offsets64", "axis"};
   return names[static_cast<std::size_t>(h)];
 }
 
@@ -48,7 +73,8 @@ inline std::string_view device_heads_name(Heads h) {
                                                    "scantune::HEADS_KEYS32",
                                                    "scantune::HEADS_KEYS64",
                                                    "scantune::HEADS_OFFSETS32",
-                                                   "scantune::HEADS_OFFSETS64"};
+                                                   "scantune::HEADS_OFFSETS64",
+                                                   ""};
   return names[static_cast<std::size_t>(h)];
 }
 

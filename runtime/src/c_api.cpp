@@ -84,6 +84,7 @@ scantune::ScanRequest request(scantune_scanner_t s, scantune_dtype_t type, int e
           stream,
           nullptr,
           {},
+          {},
           {}};
 }
 
@@ -240,6 +241,18 @@ scantune_status_t scantune_segmented_scan_offsets(scantune_scanner_t s, scantune
   seg.num_segments = num_segments;
   if (!d_offsets) return segmented_null(s, "offsets");
   return segmented(s, type, op, exclusive, d_in, d_out, n, seg, init, stream);
+}
+
+scantune_status_t scantune_axis_scan(scantune_scanner_t s, scantune_dtype_t type, scantune_op_t op,
+                                     int exclusive, const void* d_in, void* d_out, size_t outer,
+                                     size_t len, size_t inner, const void* init,
+                                     cudaStream_t stream) {
+  return guarded([&] {
+    auto r = request(s, type, exclusive, d_in, d_out, 0, init, stream);
+    r.op = to_op(op);
+    scantune::detail::set_axis(r, outer, len, inner);
+    scantune::detail::ScannerAccess::scan(s->scanner, r);
+  });
 }
 
 const char* scantune_status_string(scantune_status_t status) {

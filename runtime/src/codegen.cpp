@@ -78,6 +78,10 @@ std::vector<std::string> kernel_names(const KernelSpec& s) {
       fmt::format("{}, {}, {}", device_type_name(s.type), op_type(s.op, s.type), kind);
   if (a.tiles) args += ", " + policy_type(s.policy);
   std::vector<std::string> names;
+  if (s.heads == Heads::Axis) {
+    names.push_back(fmt::format("&scantune::{}<{}>", a.axis_entry, args));
+    return names;
+  }
   if (s.heads != Heads::None) { // one kernel (segmented_invalid_reason)
     names.push_back(
         fmt::format("&scantune::{}<{}, {}>", a.segmented_entry, args, device_heads_name(s.heads)));

@@ -140,16 +140,45 @@ void opt_in_shared(const KernelSet& kernels, const Policy& policy, DataType type
 
 } // namespace
 
+namespace {
+
+// An axis scan's tiles (templates/axis_scan.cuh): R rows x C columns of one matrix.
+struct AxisTiles {
+  std::size_t tiles = 0, columns = 0;
+};
+AxisTiles axis_tiles(const Policy& p, const ScanRequest& r) {
+  const std::size_t rows = static_cast<std::size_t>(p.block_threads / 32 * p.items_per_thread);
+  const std::size_t cols = static_cast<std::size_t>(32 * p.vector_width);
+  const std::size_t outer = r.n / (r.axis.len * r.axis.inner);
+  return {outer * ((r.axis.inner + cols - 1) / cols) * ((r.axis.len + rows - 1) / rows), cols};
+}
+
+// Vector accesses along an axis scan's rows need rows and both pointers aligned to them.
+unsigned axis_flags(const Policy& p, const ScanRequest& r) {
+  const std::size_t size = size_of(r.type), vec = static_cast<std::size_t>(p.vector_width);
+  const bool aligned = r.axis.inner % vec == 0 && misalignment(r.in, size, p.vector_width) == 0 &&
+                       misalignment(r.out, size, p.vector_width) == 0;
+  return aligned ? kFlagAxisVectors : 0u;
+}
+
+} // namespace
+
 void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanRequest& r,
                  WorkspacePool& pool, const LaunchTarget& target) {
   const std::size_t size = size_of(r.type);
   const int align = tile_alignment(policy, r.type);
-  const unsigned shift = misalignment(r.in, size, align);
-  unsigned flags = misalignment(r.out, size, align) == shift ? kFlagOutVectors : 0u;
+  const bool axis = r.axis.inner != 0;
+  const unsigned shift = axis ? 0u : misalignment(r.in, size, align);
+  unsigned flags = axis                                        ? axis_flags(policy, r)
+                   : misalignment(r.out, size, align) == shift ? kFlagOutVectors
+                                                               : 0u;
   unsigned long long n = r.n;
   alignas(8) unsigned char init[8] = {};
   if (r.kind == ScanKind::Exclusive) std::memcpy(init, r.init, size);
-  const std::size_t tiles = describe(policy.algorithm).tiles ? tile_count(policy, r.n, shift) : 1;
+  const AxisTiles at = axis ? axis_tiles(policy, r) : AxisTiles{};
+  const std::size_t tiles = axis                               ? at.tiles
+                            : describe(policy.algorithm).tiles ? tile_count(policy, r.n, shift)
+                                                               : 1;
   if (tiles > static_cast<std::size_t>(INT_MAX))
     fail("n = {} needs {} tiles with policy {}, more than one launch can hold ({})", r.n, tiles,
          policy.key(), INT_MAX);
@@ -160,7 +189,9 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
 
   const bool single_pass = policy.uses_tile_status();
   const bool rts = describe(policy.algorithm).uses_partials;
-  const std::size_t status_bytes = single_pass ? WorkspacePool::status_bytes(tiles) : 0;
+  // An axis scan keeps one status slot per tile and column.
+  const std::size_t status_bytes =
+      single_pass ? WorkspacePool::status_bytes(axis ? tiles * at.columns : tiles) : 0;
   const std::size_t partial_bytes = rts ? WorkspacePool::partial_bytes(tiles, size) : 0;
   void* ws = nullptr;
   WorkspacePool::Lease lease;
@@ -192,9 +223,10 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
     unsigned long long period;
     const void* keys;
     const void* offsets;
-    unsigned long long num_segments;
-  } segments{r.segments.head_flags, r.segments.row_length, r.segments.keys, r.segments.offsets,
-             r.segments.num_segments};
+    unsigned long long num_segments, axis_len, axis_inner;
+  } segments{r.segments.head_flags, r.segments.row_length,   r.segments.keys,
+             r.segments.offsets,    r.segments.num_segments, r.axis.len,
+             r.axis.inner};
   void* args[] = {&in, &out, &n, init, const_cast<unsigned*>(&shift), &flags, &ws, &segments};
 
   // Every kernel waits for the stream's previous grid before touching memory, so the

@@ -1,5 +1,6 @@
 // Scanner: argument checks, device binding, dispatch (route lookup), launch.
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -163,7 +164,7 @@ struct Scanner::Impl {
 
   std::shared_ptr<const detail::KernelSet> kernels_for(const Policy& policy, const ScanRequest& r) {
     const detail::KernelSpec spec{policy, r.type, detail::OpSpec::from(r.op), r.kind,
-                                  detail::heads_of(r.segments)};
+                                  detail::problem_of(r)};
     return detail::KernelRegistry::instance().get(spec, arch, disk_cache ? &*disk_cache : nullptr);
   }
 
@@ -179,7 +180,7 @@ struct Scanner::Impl {
   // Once per route: log a fallback, ask for a background tuning.
   void report(const detail::Route& route, const ScanRequest& r) {
     const detail::Choice& p = route.plan;
-    if (p.match == Match::Exact || detail::heads_of(r.segments) != detail::Heads::None) return;
+    if (p.match == Match::Exact || detail::problem_of(r) != detail::Heads::None) return;
     detail::log(detail::LogLevel::Info, "{} {} {} at n = {} on {}: {} -> {} ({})",
                 to_string(r.type), r.op.custom ? r.op.custom->name : to_string(r.op.op),
                 to_string(r.kind), r.n, model, to_string(p.match), p.policy.key(), p.source);
@@ -205,7 +206,7 @@ void Scanner::prepare(DataType type, OpRef op, ScanKind kind, std::size_t n) {
   detail::check_op(type, op);
   if (im.device < 0) detail::fail<detail::NoDevice>("{}", im.device_error);
   DeviceScope scope(im.device);
-  const ScanRequest r{type, kind, op, nullptr, nullptr, n, nullptr, nullptr, nullptr, {}, {}};
+  const ScanRequest r{type, kind, op, nullptr, nullptr, n, nullptr, nullptr, nullptr, {}, {}, {}};
   detail::RouteCache& cache = im.current_routes();
   im.route_kernels(cache, cache.route(type, op, kind, n), r);
 }
@@ -231,22 +232,45 @@ void Scanner::run_segmented(DataType type, ScanKind kind, OpRef op, const void* 
                             std::size_t n, const void* init, Segments segments, cudaStream_t stream,
                             std::string_view policy_key) {
   detail::check_segments(segments);
-  ScanRequest r{type, kind, op, in, out, n, init, stream, nullptr, {}, segments};
+  ScanRequest r{type, kind, op, in, out, n, init, stream, nullptr, {}, segments, {}};
   std::optional<Policy> policy;
   if (!policy_key.empty()) r.policy = &policy.emplace(Policy::parse(policy_key));
+  detail::ScannerAccess::scan(*this, r);
+}
+
+void Scanner::run_axis(DataType type, ScanKind kind, OpRef op, const void* in, void* out,
+                       std::size_t outer, std::size_t len, std::size_t inner, const void* init,
+                       cudaStream_t stream) {
+  ScanRequest r{type, kind, op, in, out, 0, init, stream, nullptr, {}, {}, {}};
+  detail::set_axis(r, outer, len, inner);
   detail::ScannerAccess::scan(*this, r);
 }
 
 void Scanner::run(DataType type, ScanKind kind, OpRef op, const void* in, void* out, std::size_t n,
                   const void* init, cudaStream_t stream, Workspace workspace,
                   std::string_view policy_key) {
-  ScanRequest r{type, kind, op, in, out, n, init, stream, nullptr, workspace, {}};
+  ScanRequest r{type, kind, op, in, out, n, init, stream, nullptr, workspace, {}, {}};
   std::optional<Policy> policy;
   if (!policy_key.empty()) r.policy = &policy.emplace(Policy::parse(policy_key));
   detail::ScannerAccess::scan(*this, r);
 }
 
 namespace detail {
+
+void set_axis(ScanRequest& r, std::size_t outer, std::size_t len, std::size_t inner) {
+  const std::size_t max = std::numeric_limits<std::size_t>::max();
+  if (len && inner && (outer > max / len || outer * len > max / inner))
+    fail("an axis scan of {} x {} x {} elements overflows", outer, len, inner);
+  r.n = outer * len * inner;
+  if (inner == 1) // each row is contiguous: a batched scan of rows
+    r.segments = Segments::rows(len);
+  else
+    r.axis = {len, inner};
+}
+
+Heads problem_of(const ScanRequest& r) {
+  return r.axis.inner ? Heads::Axis : heads_of(r.segments);
+}
 
 void check_segments(const Segments& s) {
   const int sources = (s.head_flags != nullptr) + (s.row_length != 0) + (s.keys != nullptr) +
@@ -276,7 +300,7 @@ void ScannerAccess::scan(Scanner& s, const ScanRequest& r) {
   check_request(r);
   if (r.n == 0) return;
   Scanner::Impl& im = *s.impl_;
-  const Heads heads = heads_of(r.segments);
+  const Heads heads = problem_of(r);
   if (r.policy) {
     if (auto why = r.policy->invalid_reason(r.type))
       fail("policy {} cannot run on {}: {}", r.policy->key(), to_string(r.type), *why);
@@ -286,6 +310,7 @@ void ScannerAccess::scan(Scanner& s, const ScanRequest& r) {
   if (im.device < 0 || !im.workspaces) fail<NoDevice>("{}", im.device_error);
 
   DeviceScope scope(im.device);
+  check_segments_on_device_data(r);
   if (r.policy) { // explicit configuration (tuner, tests): no route
     launch_scan(*im.kernels_for(*r.policy, r), *r.policy, r, *im.workspaces, im.target);
     return;

@@ -5,6 +5,7 @@
 // integer-valued float inputs of make_input compare exactly.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <random>
 
 #include "algorithms.hpp"
@@ -12,6 +13,7 @@
 #include "common/expect_error.hpp"
 #include "common/gpu.hpp"
 #include "common/scan_reference.hpp"
+#include "common/scoped_env.hpp"
 #include "common/spec_sets.hpp"
 #include "kernel_registry.hpp"
 #include "scan_request.hpp"
@@ -218,6 +220,73 @@ TEST_F(GpuTest, SegmentedKeysAndOffsets) {
           check_at<double>(scanner, nullptr, Op::Max, k, n, heads, 0, {1, k == ScanKind::Exclusive},
                            src);
         }
+}
+
+// SCANTUNE_CHECK=1 reads CSR offsets back and names the first bad one.
+TEST_F(GpuTest, SegmentedCheckNamesTheFirstBadOffset) {
+  test::ScopedEnv check("SCANTUNE_CHECK", "1");
+  Scanner scanner;
+  const std::vector<std::int64_t> offsets{0, 4, 3, 10};
+  DeviceBuffer<std::int64_t> d_off(offsets.size());
+  DeviceBuffer<float> d_x(10);
+  d_off.upload(offsets);
+  EXPECT_ERROR_NAMING(scanner.segmented_inclusive_scan(d_x.ptr, d_x.ptr, 10,
+                                                       Segments::offsets_of(d_off.ptr, 3), Op::Sum),
+                      "offsets[2] = 3 is less than offsets[1] = 4");
+}
+
+// Axis scans: every (o, j) column of an outer x len x inner array against a host
+// scan of the column, for shapes around the tile's rows and columns, odd inner
+// (no vectors), in place and exclusive.
+template <class T>
+void check_axis(Scanner& scanner, const Policy* p, Op op, ScanKind kind, std::size_t outer,
+                std::size_t len, std::size_t inner, bool in_place) {
+  const std::size_t n = outer * len * inner;
+  const T init = make_init<T>(op);
+  const std::vector<T> in = make_input<T>(n, op, 17 + n);
+  std::vector<T> want(n);
+  for (std::size_t o = 0; o < outer; ++o)
+    for (std::size_t j = 0; j < inner; ++j) {
+      std::vector<T> column(len);
+      for (std::size_t i = 0; i < len; ++i)
+        column[i] = in[(o * len + i) * inner + j];
+      const std::vector<T> scanned = reference_scan(column, op, kind, init);
+      for (std::size_t i = 0; i < len; ++i)
+        want[(o * len + i) * inner + j] = scanned[i];
+    }
+  DeviceBuffer<T> d_in(n), d_out(n);
+  d_in.upload(in);
+  d_out.poison();
+  T* out = in_place ? d_in.ptr : d_out.ptr;
+  ScanRequest r = detail::make_request<T>(kind, d_in.ptr, out, 0, op, &init, nullptr, p);
+  detail::set_axis(r, outer, len, inner);
+  detail::ScannerAccess::scan(scanner, r);
+  SCANTUNE_CUDA_TRY(cudaDeviceSynchronize());
+  ASSERT_TRUE(equal_exact((in_place ? d_in : d_out).download(n), want))
+      << (p ? p->key() : "dispatched") << " " << to_string(data_type_of<T>()) << " "
+      << to_string(op) << " " << to_string(kind) << " " << outer << " x " << len << " x " << inner
+      << (in_place ? " in place" : "");
+}
+
+TEST_F(GpuTest, AxisScansAgainstColumnScans) {
+  Scanner scanner;
+  const Policy p =
+      make_policy(Algorithm::LookbackWarp, 128, 4, 4, BlockScan::WarpScans, TileIO::Transpose);
+  // The tile: 4 warps x 4 rows = 16 rows, 128 columns.
+  for (auto [outer, len, inner] : std::vector<std::array<std::size_t, 3>>{{1, 1, 2},
+                                                                          {1, 16, 128},
+                                                                          {1, 17, 129},
+                                                                          {3, 15, 127},
+                                                                          {2, 1000, 3},
+                                                                          {1, 600, 1000},
+                                                                          {5, 33, 256},
+                                                                          {1, 40 * 16 + 1, 64}})
+    for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive}) {
+      check_axis<std::int32_t>(scanner, &p, Op::Sum, k, outer, len, inner, false);
+      check_axis<double>(scanner, nullptr, Op::Max, k, outer, len, inner, k == ScanKind::Inclusive);
+      check_axis<std::uint64_t>(scanner, nullptr, Op::BitXor, k, outer, len, inner, false);
+    }
+  check_axis<float>(scanner, nullptr, Op::Sum, ScanKind::Inclusive, 4, 100, 1, false); // rows
 }
 
 // Small runs for compute-sanitizer (memcheck, racecheck): both head sources, tiles

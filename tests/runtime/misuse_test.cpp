@@ -184,6 +184,24 @@ TEST(Misuse, SegmentsNeedExactlyOneHeadSource) {
             "operator bit_or applies to integer types only, not float64");
 }
 
+TEST(Misuse, AxisScanShapes) {
+  Scanner scanner(ScannerOptions{-1, "off", {}});
+  const std::size_t big = std::size_t{1} << 40;
+  EXPECT_EQ(error_of([&] {
+              scanner.axis_inclusive_scan(fake_ptr<int>(), fake_ptr<int>(0x40000), big, big, 2,
+                                          Op::Sum);
+            }),
+            "an axis scan of 1099511627776 x 1099511627776 x 2 elements overflows");
+  // Nothing to scan: no device work, no error (even with null pointers).
+  EXPECT_EQ(error_of([&] { scanner.axis_inclusive_scan<int>(nullptr, nullptr, 0, 5, 7, Op::Sum); }),
+            "no error");
+  EXPECT_EQ(error_of([&] {
+              scanner.axis_exclusive_scan<double>(nullptr, fake_ptr<double>(), 2, 3, 4, Op::Sum,
+                                                  0.0);
+            }),
+            "null input pointer with n = 24");
+}
+
 TEST(Misuse, SegmentedScanRefusesPoliciesWithoutASegmentedKernel) {
   Scanner scanner(ScannerOptions{-1, "off", {}});
   const Policy p = Policy::parse("lookback_bulk.tpb256.ipt16.vec4.warp_scans.st4");

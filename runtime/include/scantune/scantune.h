@@ -135,6 +135,15 @@ SCANTUNE_API scantune_status_t scantune_segmented_scan_offsets(
     const void* d_in, void* d_out, size_t n, const void* d_offsets, int offset_bytes,
     size_t num_segments, const void* init, cudaStream_t stream);
 
+/* A scan along the middle axis of a row-major outer x len x inner array: each of the
+ * outer * inner columns (len elements, inner apart) scanned on its own, as
+ * torch.cumsum(x.view(outer, len, inner), dim=1); inner == 1 scans rows. */
+SCANTUNE_API scantune_status_t scantune_axis_scan(scantune_scanner_t scanner, scantune_dtype_t type,
+                                                  scantune_op_t op, int exclusive, const void* d_in,
+                                                  void* d_out, size_t outer, size_t len,
+                                                  size_t inner, const void* init,
+                                                  cudaStream_t stream);
+
 /* Static text for a status. */
 SCANTUNE_API const char* scantune_status_string(scantune_status_t status);
 /* The message of this thread's last failure ("" if none). */

@@ -171,6 +171,25 @@ public:
                   stream, {});
   }
 
+  /// Scans along the middle axis of a row-major outer x len x inner array: each of its
+  /// outer * inner columns (len elements, `inner` apart) on its own, without a
+  /// transposing copy: torch.cumsum(x.view(outer, len, inner), dim=1). A 2-d rows x
+  /// cols array scanned down its columns is outer = 1, len = rows, inner = cols; inner =
+  /// 1 is a batched scan of rows. Exclusive scans start every column at `init`.
+  ///   scanner.axis_inclusive_scan(d_x, d_y, 1, rows, cols, scantune::Op::Sum, stream);
+  template <class T>
+  void axis_inclusive_scan(const T* d_in, T* d_out, std::size_t outer, std::size_t len,
+                           std::size_t inner, OpRef op, cudaStream_t stream = nullptr) {
+    run_axis(data_type_of<T>(), ScanKind::Inclusive, op, d_in, d_out, outer, len, inner, nullptr,
+             stream);
+  }
+  template <class T>
+  void axis_exclusive_scan(const T* d_in, T* d_out, std::size_t outer, std::size_t len,
+                           std::size_t inner, OpRef op, T init, cudaStream_t stream = nullptr) {
+    run_axis(data_type_of<T>(), ScanKind::Exclusive, op, d_in, d_out, outer, len, inner, &init,
+             stream);
+  }
+
   /// Runs an explicit configuration by its key (benchmarks, experiments). `init` is
   /// ignored for inclusive scans. Throws Error if the key does not parse or cannot
   /// run on T.
@@ -211,6 +230,10 @@ private:
                         std::size_t n, const void* init, cudaStream_t stream, Workspace workspace,
                         std::string_view policy_key);
 
+  /// The axis scans' type-erased entry.
+  SCANTUNE_API void run_axis(DataType type, ScanKind kind, OpRef op, const void* in, void* out,
+                             std::size_t outer, std::size_t len, std::size_t inner,
+                             const void* init, cudaStream_t stream);
   /// The segmented calls' type-erased entry (and the C API's).
   SCANTUNE_API void run_segmented(DataType type, ScanKind kind, OpRef op, const void* in, void* out,
                                   std::size_t n, const void* init, Segments segments,
