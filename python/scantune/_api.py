@@ -81,27 +81,35 @@ def check_out(fw, out, shape, dtype):
 
 
 def _flat_scanner(device, dtype, op, custom, exclusive, init, stream):
-    """A function (in_ptr, out_ptr, n, row_length) running one flat scan, or with a
-    row length one batched scan of its rows, through the C API. Custom operators
-    have no batched C call: their rows run one flat scan each."""
+    """A function (in_ptr, out_ptr, n, length=0, inner=1) running through the C API
+    one flat scan, or with a length one scan of every column of length elements,
+    inner apart, in the (n / (length * inner), length, inner) array (inner == 1: rows).
+    Custom operators have no batched C call: their rows run one flat scan each, and
+    their function's ``axis`` attribute is False (no inner > 1)."""
     lib = _loader.library()
     s = _loader.scanner(device)
     t = _dtypes.code(dtype)
     c_init = ctypes.byref(init) if init is not None else None
     flat = _flat_call(lib, s, t, op, custom, exclusive, c_init, stream)
     if custom is not None:
-        def per_row(i, o, n, length=0):
+        def per_row(i, o, n, length=0, inner=1):
             length = length or n
             step = length * _dtypes.itemsize(dtype)
             for r in range(n // length):
                 flat(i + r * step, o + r * step, length)
+        per_row.axis = False
         return per_row
 
-    def scan(i, o, n, length=0):
+    def scan(i, o, n, length=0, inner=1):
+        if inner > 1:
+            return _loader.check(lib.scantune_axis_scan(
+                s, t, op, int(exclusive), i, o, n // (length * inner), length, inner, c_init,
+                stream))
         if not length or length == n:
             return flat(i, o, n)
         return _loader.check(lib.scantune_segmented_scan(
             s, t, op, int(exclusive), i, o, n, None, length, c_init, stream))
+    scan.axis = True
     return scan
 
 
@@ -118,13 +126,21 @@ def _flat_call(lib, s, t, op, custom, exclusive, c_init, stream):
 
 def _scan_along_dim(fw, src, out, axis, dtype, flat_scan):
     """Scans src (already of the result dtype) along axis and returns the result,
-    written into out when given. A dense input scanned along its last axis is one
-    batched scan of its rows (the library's segmented scan with a row length);
-    otherwise the input is first copied by its framework with that axis last and
-    contiguous, and the result copied back into the caller's layout (a strided-axis
-    kernel would replace that copy)."""
+    written into out when given. A dense input (and out) is one library call: a
+    batched scan of rows along the last axis, an axis scan along another. Otherwise
+    (strided views, custom operators along an outer axis) the input is first copied
+    by its framework with that axis last and contiguous, and the result copied back
+    into the caller's layout."""
     v = fw.view(src)
-    moved = axis != len(v.shape) - 1 or not v.dense()
+    last = axis == len(v.shape) - 1
+    if v.dense() and (last or flat_scan.axis) and (out is None or fw.view(out).dense()):
+        if out is None:
+            out = fw.empty(v.shape, dtype, src)
+        if math.prod(v.shape):
+            flat_scan(v.ptr, fw.view(out).ptr, math.prod(v.shape), v.shape[axis],
+                      math.prod(v.shape[axis + 1:]))
+        return out
+    moved = not last or not v.dense()
     if moved:
         src = fw.move_last(src, axis)
         v = fw.view(src)

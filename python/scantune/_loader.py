@@ -34,6 +34,7 @@ _SIGNATURES = {
     "scantune_scan_by_key": (_p, _int, _int, _int, _p, _p, _size, _p, _int, _p, _p),
     "scantune_segmented_scan_offsets": (_p, _int, _int, _int, _p, _p, _size, _p, _int, _size,
                                         _p, _p),
+    "scantune_axis_scan": (_p, _int, _int, _int, _p, _p, _size, _size, _size, _p, _p),
 }
 
 

@@ -3,6 +3,8 @@ exactly; float sums are compared with a float64 reference within
 1e-4 * cumsum(|x|) (float32) or 1e-10 * cumsum(|x|) (float64), since the
 summation order differs. Skipped without torch and a CUDA device."""
 
+import math
+
 import pytest
 
 import scantune
@@ -226,3 +228,12 @@ def test_batched_rows_match_torch():
         want = torch.cumsum(x.double(), 1)
         got = scantune.cumsum(x, 1)
         assert torch.allclose(got.double(), want, atol=1e-3, rtol=1e-4)
+
+
+def test_outer_dims_run_as_axis_scans():
+    """dim 0 of 2-d and the middle dim of 3-d contiguous tensors (one axis-scan call)."""
+    for shape, dim in (((1024, 300), 0), ((7, 513, 33), 1), ((5, 4, 3), 0), ((2, 3, 1), 1)):
+        x = data(math.prod(shape), "float64", "sum").reshape(shape)
+        assert torch.allclose(scantune.cumsum(x, dim), torch.cumsum(x, dim), rtol=1e-10, atol=1e-9)
+        y = data(math.prod(shape), "int32", "max").reshape(shape)
+        assert torch.equal(scantune.cummax(y, dim), torch.cummax(y, dim).values)
