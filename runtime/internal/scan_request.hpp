@@ -4,6 +4,7 @@
 
 #include "policy.hpp"
 #include "scantune/scantune.hpp"
+#include "segments.hpp"
 
 namespace scantune {
 
@@ -31,9 +32,10 @@ struct Choice;
 
 struct ScannerAccess {
   static void scan(Scanner& s, const ScanRequest& r);
-  /// The route a call with these parameters takes (lives as long as the scanner).
+  /// The route a call with these parameters takes (lives as long as the scanner);
+  /// `heads`: that of a segmented call.
   static const Choice& choice(const Scanner& s, DataType type, OpRef op, ScanKind kind,
-                              std::size_t n);
+                              std::size_t n, Heads heads = Heads::None);
   /// The policy a call with these parameters runs (Scanner::plan's, parsed).
   static Policy choose(const Scanner& s, DataType type, OpRef op, ScanKind kind, std::size_t n);
 };

@@ -286,9 +286,9 @@ void check_segments(const Segments& s) {
 }
 
 const Choice& ScannerAccess::choice(const Scanner& s, DataType type, OpRef op, ScanKind kind,
-                                    std::size_t n) {
+                                    std::size_t n, Heads heads) {
   check_op(type, op);
-  return s.impl_->current_routes().route(type, op, kind, n).plan;
+  return s.impl_->current_routes().route(type, op, kind, n, heads).plan;
 }
 
 Policy ScannerAccess::choose(const Scanner& s, DataType type, OpRef op, ScanKind kind,

@@ -263,6 +263,12 @@ TEST_F(CliInspect, UsageErrorsExitTwoNamingTheProblem) {
       {"bench --policy lookback_warp.tpb128", "lookback_warp.tpb128"},
       {"bench --types int32,int64 --policy lookback_warp.tpb128.ipt24.vec4.warp_scans", "int64"},
       {"bench --types int32,float32 --plot b.svg", "--plot"},
+      {"bench --segments rows:8 --algorithms all", "--algorithms"},
+      {"bench --segments cols:8", "'cols:8'"},
+      {"bench --segments flags:0", "'flags:0'"},
+      {"bench --segments flags:random --type float64 --custom-op absmax", "custom operator"},
+      {"bench --segments rows:8 --policy reduce_then_scan.tpb256.ipt8.vec2.warp_scans",
+       "cannot run a segmented scan"},
   };
   for (const auto& [args, named] : cases) {
     auto r = run_cli(args, "2>&1", "cd " + dir.path().string() + " &&");
@@ -277,7 +283,8 @@ TEST_F(CliInspect, BenchWithoutAGpuExits77) {
   for (const char* args : {"bench --sizes 2^10", "bench --type float64 --custom-op absmax",
                            "bench --types int32,float64 --policy int64=lookback_warp.tpb256.ipt12."
                            "vec2.warp_scans --hot --seed 7 --csv b.csv -q",
-                           "bench --type uint32 --custom-op 'g:a > b ? a : b:0'"}) {
+                           "bench --type uint32 --custom-op 'g:a > b ? a : b:0'",
+                           "bench --types int32,float64 --segments flags:random --sizes 2^20"}) {
     auto r = run_cli(args);
     EXPECT_EQ(r.code, 77) << args << ": " << r.output; // the options parsed
     EXPECT_NE(r.output.find("scantune bench: no CUDA device found"), std::string::npos) << r.output;
@@ -334,6 +341,27 @@ TEST(GpuCliBench, CustomOperatorSampleHasACubColumn) {
     for (const std::string& row : rows)
       EXPECT_FALSE(std::regex_search(row, std::regex(R"(\|\s+-\s+\|)")))
           << "a missing time: " << row;
+  }
+}
+
+// Segmented runs: every column timed (CUB by key for sums), the title names the
+// segmentation and the JSON records it.
+TEST(GpuCliBench, SegmentedRunsTimeDispatchCubAndMemcpy) {
+  if (!scantune::test::has_gpu()) GTEST_SKIP() << "no CUDA device";
+  TempDir dir;
+  const std::string env = "SCANTUNE_DB=" + (dir / "none.db").string() + " ";
+  for (const char* spec : {"flags:32", "flags:random", "rows:1000"}) {
+    auto r = run_cli(std::string("bench --kind exclusive --sizes 2^12,2^20 --segments ") + spec +
+                         " --json " + (dir / "s.json").string(),
+                     "2>/dev/null", env);
+    ASSERT_EQ(r.code, 0) << spec << ": " << r.output;
+    EXPECT_NE(r.output.find(std::string("segments ") + spec), std::string::npos) << r.output;
+    const auto rows = table_rows(r.output);
+    ASSERT_EQ(rows.size(), 2u) << r.output;
+    for (const std::string& row : rows)
+      EXPECT_FALSE(std::regex_search(row, std::regex(R"(\|\s+-\s+\|)")))
+          << "a missing time: " << row;
+    EXPECT_EQ(nlohmann::json::parse(slurp(dir / "s.json"))["segments"], spec);
   }
 }
 

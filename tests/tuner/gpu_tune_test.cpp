@@ -9,6 +9,7 @@
 #include "common/gpu.hpp"
 #include "default_policies.hpp"
 #include "tuner/gpu/gpu_evaluator.hpp"
+#include "tuner/run/bench_run.hpp"
 #include "tuner/run/tune.hpp"
 #include "tuner_test_util.hpp"
 
@@ -89,6 +90,25 @@ TEST_F(GpuEvaluatorTest, SlowCandidateStopsAtTheTimeLimit) {
   EXPECT_EQ(slow.status, MeasurementStatus::Timeout) << slow.message;
   EXPECT_LE(slow.samples, 2);
   EXPECT_GT(slow.min_ns, 2 * fast.median_ns);
+}
+
+// Segmented problems: the dispatch and CUB's scan by key verify against the
+// segmented host reference and time, for random head flags and for rows.
+TEST_F(GpuEvaluatorTest, SegmentedDispatchAndCubByKey) {
+  Scanner scanner;
+  constexpr std::uint64_t n = 1 << 20;
+  for (const char* spec : {"flags:random", "rows:1000"})
+    for (ScanKind kind : {ScanKind::Inclusive, ScanKind::Exclusive}) {
+      GpuEvaluatorOptions o;
+      o.segments = parse_segments(spec);
+      const Problem p{DataType::Int32, detail::OpSpec::from(Op::Sum), kind};
+      GpuEvaluator eval(scanner, nullptr, p, n, o);
+      const BaselineResult d = eval.time_dispatch(n);
+      EXPECT_TRUE(d.ok) << spec << " " << p.label() << ": " << d.error;
+      const BaselineResult c = eval.time_cub(n);
+      EXPECT_TRUE(c.ok) << spec << " " << p.label() << ": " << c.error;
+      EXPECT_TRUE(eval.time_dispatch(4099).ok) << spec; // a prefix of the reference
+    }
 }
 
 TEST_F(GpuEvaluatorTest, Baselines) {

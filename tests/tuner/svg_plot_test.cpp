@@ -150,14 +150,14 @@ TEST(BenchReport, SeveralReportsAsJsonArrayAndCsv) {
   EXPECT_ERROR_NAMING(bench_from_json(j), "2 reports");
 
   const std::string csv = bench_csv(both);
-  EXPECT_EQ(csv.rfind("device,type,op,kind,n,series,policy,ns,gbs,note\n", 0), 0u) << csv;
+  EXPECT_EQ(csv.rfind("device,type,op,kind,segments,n,series,policy,ns,gbs,note\n", 0), 0u) << csv;
   std::size_t lines = 0, points = 0;
   for (const BenchSeries& s : other.series)
     points += s.points.size();
   for (char c : csv)
     lines += c == '\n';
   EXPECT_EQ(lines, 1 + 2 * points) << csv;
-  EXPECT_NE(csv.find(",float64,sum,inclusive,1048576,tuned,lookback_warp"), std::string::npos)
+  EXPECT_NE(csv.find(",float64,sum,inclusive,,1048576,tuned,lookback_warp"), std::string::npos)
       << csv;
   EXPECT_NE(csv.find(",2706.00,"), std::string::npos) << csv;
 }

@@ -24,7 +24,7 @@ namespace {
 
 struct BenchCliOptions {
   std::string types = "int32", op, kind = "inclusive", custom_op;
-  std::string sizes = "2^10:2^30:2", algorithms, json, csv, plot, db;
+  std::string sizes = "2^10:2^30:2", algorithms, segments, json, csv, plot, db;
   std::vector<std::string> policies; ///< KEY or TYPE=KEY
   bool hot = false, quiet = false;
   std::uint64_t seed = 1;
@@ -66,6 +66,7 @@ std::vector<tuner::BenchOptions> build_bench_options(const BenchCliOptions& raw)
     o.kind = parse_scan_kind(raw.kind);
     o.sizes = tuner::parse_sizes(raw.sizes);
     if (!raw.algorithms.empty()) o.algorithms = tuner::parse_bench_algorithms(raw.algorithms);
+    o.segments = tuner::parse_segments(raw.segments);
     o.device = raw.device;
     o.db_path = raw.db;
     o.timing.hot = raw.hot;
@@ -74,6 +75,7 @@ std::vector<tuner::BenchOptions> build_bench_options(const BenchCliOptions& raw)
       o.type = type;
       detail::check_op(type, detail::OpSpec::from(o.custom ? OpRef(*o.custom) : OpRef(o.op)));
       o.policy = policy_for(raw.policies, type);
+      tuner::check_bench_options(o);
       runs.push_back(o);
     }
   } catch (const Error& e) {
@@ -194,6 +196,14 @@ void register_bench_commands(CLI::App& app) {
                    "(single_block with that block scan), reduce_then_scan, chained,\n"
                    "lookback_thread, lookback_warp. Slow ones stop above ~50 ms a call")
       ->type_name("all|LIST");
+  bench
+      ->add_option("--segments", bo->segments,
+                   "Segmented scans instead: rows:L (a batched scan of rows of L elements),\n"
+                   "flags:L (a head flag every L elements) or flags:random (segment\n"
+                   "lengths 2^(20u), u uniform in [0, 1): many short, a few long). Times\n"
+                   "the dispatch, CUB's scan by key (sums) and memcpy; GB/s count the flag\n"
+                   "bytes. Not with --algorithms. Default: flat")
+      ->type_name("SPEC");
   bench
       ->add_option("--policy", bo->policies,
                    "Also time this policy (series 'policy'): KEY for every type, or\n"

@@ -33,7 +33,8 @@ int use_device(int requested, int count) {
 }
 
 std::vector<std::uint64_t> fitting_sizes(const std::vector<std::uint64_t>& sizes, DataType type,
-                                         const std::function<void(const std::string&)>& note) {
+                                         const std::function<void(const std::string&)>& note,
+                                         std::uint64_t extra_per_element) {
   std::size_t free_b = 0, total_b = 0;
   if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
     cudaGetLastError();
@@ -46,8 +47,9 @@ std::vector<std::uint64_t> fitting_sizes(const std::vector<std::uint64_t>& sizes
   const std::uint64_t reserve = (std::uint64_t{1} << 30) + total_b / 20;
   std::vector<std::uint64_t> out;
   for (std::uint64_t n : sizes) {
-    const std::uint64_t need = gpu_evaluator_bytes(type, n, static_cast<std::uint64_t>(l2)) +
-                               n * size_of(type) / 8 + reserve;
+    const std::uint64_t need =
+        gpu_evaluator_bytes(type, n, static_cast<std::uint64_t>(l2), extra_per_element) +
+        n * size_of(type) / 8 + reserve;
     if (need <= free_b)
       out.push_back(n);
     else

@@ -27,7 +27,9 @@ int use_device(int requested, int count);
 /// The sizes of `sizes` whose GpuEvaluator (inputs, outputs, reference, CUB's
 /// temporary storage and the scanner's workspace, with a reserve) fits the free
 /// memory of the current device for `type`; `note` hears about each one skipped.
+/// `extra_per_element`: device bytes per element more (a segmentation's).
 std::vector<std::uint64_t> fitting_sizes(const std::vector<std::uint64_t>& sizes, DataType type,
-                                         const std::function<void(const std::string&)>& note);
+                                         const std::function<void(const std::string&)>& note,
+                                         std::uint64_t extra_per_element = 0);
 
 } // namespace scantune::tuner

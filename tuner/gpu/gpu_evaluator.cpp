@@ -66,9 +66,10 @@ std::string first_lines(const std::string& s, std::size_t max_chars = 400) {
 
 } // namespace
 
-std::uint64_t gpu_evaluator_bytes(DataType type, std::uint64_t max_n, std::uint64_t l2_bytes) {
+std::uint64_t gpu_evaluator_bytes(DataType type, std::uint64_t max_n, std::uint64_t l2_bytes,
+                                  std::uint64_t extra_per_element) {
   const std::uint64_t e = size_of(type);
-  return 2 * pool_elements(type, max_n, l2_bytes) * e + max_n * e;
+  return 2 * pool_elements(type, max_n, l2_bytes) * e + max_n * (e + extra_per_element);
 }
 
 struct GpuEvaluator::Impl {
@@ -85,6 +86,7 @@ struct GpuEvaluator::Impl {
   std::uint64_t init = 0;
   std::uint64_t pool_elems = 0;
   DeviceBuffer in_pool, out_pool, ref, cub_temp;
+  DeviceBuffer heads, keys; // segmented: flags (not for rows) and CUB's int32 keys
   std::size_t cub_temp_bytes = 0;
   cudaStream_t stream = nullptr;
   cudaEvent_t ev_start = nullptr, ev_stop = nullptr;
@@ -135,10 +137,15 @@ struct GpuEvaluator::Impl {
     gpu::fill_input(p.type, set, options.seed, 0, pool_elems, in_pool.ptr, stream);
     SCANTUNE_CUDA_TRY(cudaMemsetAsync(out_pool.ptr, 0, pool_elems * esize, stream));
     if (p.op.is_custom) {
+      if (!options.segments.flat())
+        detail::fail("{}: segmented scans of custom operators have no host reference", p.label());
       make_custom_reference();
     } else {
+      const std::vector<std::uint8_t> flags =
+          options.segments.flat() ? std::vector<std::uint8_t>() : upload_segments();
       const std::vector<unsigned char> host =
-          reference_scan(p.type, p.op.op, p.kind, set, options.seed, max_n, init);
+          reference_scan(p.type, p.op.op, p.kind, set, options.seed, max_n, init,
+                         flags.empty() ? nullptr : flags.data());
       SCANTUNE_CUDA_TRY(
           cudaMemcpyAsync(ref.ptr, host.data(), host.size(), cudaMemcpyHostToDevice, stream));
       SCANTUNE_CUDA_TRY(cudaStreamSynchronize(stream));
@@ -223,6 +230,30 @@ struct GpuEvaluator::Impl {
     return static_cast<std::size_t>(std::clamp<std::uint64_t>(want, 1, fit));
   }
 
+  /// Uploads the head flags (not for rows) and CUB's keys of elements [0, max_n);
+  /// returns the flags, which the host reference takes.
+  std::vector<std::uint8_t> upload_segments() {
+    std::vector<std::uint8_t> flags = head_flags(options.segments, options.seed, max_n);
+    if (options.segments.has_flags()) {
+      heads.allocate(max_n, "head flags");
+      SCANTUNE_CUDA_TRY(
+          cudaMemcpyAsync(heads.ptr, flags.data(), max_n, cudaMemcpyHostToDevice, stream));
+    }
+    const std::vector<std::int32_t> host_keys = segment_keys(flags);
+    keys.allocate(max_n * sizeof(std::int32_t), "CUB's segment keys");
+    SCANTUNE_CUDA_TRY(cudaMemcpyAsync(keys.ptr, host_keys.data(), max_n * sizeof(std::int32_t),
+                                      cudaMemcpyHostToDevice, stream));
+    SCANTUNE_CUDA_TRY(cudaStreamSynchronize(stream)); // before host_keys goes
+    return flags;
+  }
+
+  Segments segments() const {
+    if (options.segments.has_flags()) return Segments::flags(heads.ptr);
+    if (options.segments.kind == Segmentation::Kind::Rows)
+      return Segments::rows(options.segments.length);
+    return {};
+  }
+
   /// One Scanner call; `policy` null = the scanner's own choice (tuning DB, defaults).
   void scan(const Policy* policy, std::uint64_t n, const void* in, void* out) {
     ScanRequest r;
@@ -235,6 +266,7 @@ struct GpuEvaluator::Impl {
     r.init = &init;
     r.stream = stream;
     r.policy = policy;
+    r.segments = segments();
     scantune::detail::ScannerAccess::scan(scanner, r);
   }
 
@@ -405,7 +437,15 @@ struct GpuEvaluator::Impl {
     return b;
   }
 
+  void reserve_cub_temp(std::size_t need) {
+    if (need <= cub_temp_bytes) return;
+    SCANTUNE_CUDA_TRY(cudaStreamSynchronize(stream)); // the old buffer may still be in use
+    cub_temp.allocate(need, "CUB temporary storage");
+    cub_temp_bytes = need;
+  }
+
   BaselineResult time_cub(std::uint64_t n) {
+    if (!options.segments.flat()) return time_cub_by_key(n);
     BaselineResult b;
     // A custom operator has a CUB baseline only as a sample with a compiled twin.
     const std::optional<Twin> twin =
@@ -415,15 +455,26 @@ struct GpuEvaluator::Impl {
       return b;
     }
     const Op op = problem.op.op;
-    const std::size_t need = gpu::cub_temp_bytes(problem.type, op, problem.kind, n, twin);
-    if (need > cub_temp_bytes) {
-      SCANTUNE_CUDA_TRY(cudaStreamSynchronize(stream)); // the old buffer may still be in use
-      cub_temp.allocate(need, "CUB temporary storage");
-      cub_temp_bytes = need;
-    }
+    reserve_cub_temp(gpu::cub_temp_bytes(problem.type, op, problem.kind, n, twin));
     const auto call = [&](const void* in, void* out) {
       gpu::cub_scan(problem.type, op, problem.kind, in, out, n, &init, cub_temp.ptr, cub_temp_bytes,
                     stream, twin);
+    };
+    return verified_timing(n, "CUB", cub_verified, call);
+  }
+
+  BaselineResult time_cub_by_key(std::uint64_t n) {
+    if (problem.op.is_custom || !gpu::cub_by_key_supports(problem.type, problem.op.op)) {
+      BaselineResult b;
+      b.error = "no CUB scan-by-key baseline for " + problem.label() + " (sums only)";
+      return b;
+    }
+    const Op op = problem.op.op;
+    reserve_cub_temp(gpu::cub_by_key_temp_bytes(problem.type, op, problem.kind, n));
+    const auto* k = static_cast<const std::int32_t*>(keys.ptr);
+    const auto call = [&](const void* in, void* out) {
+      gpu::cub_scan_by_key(problem.type, op, problem.kind, k, in, out, n, &init, cub_temp.ptr,
+                           cub_temp_bytes, stream);
     };
     return verified_timing(n, "CUB", cub_verified, call);
   }

@@ -3,7 +3,8 @@
 // at adversarial sizes and at the timed size, then times whole Scanner calls with
 // CUDA events, rotating through input/output buffers so that inputs smaller than
 // the L2 cache are not timed hot (unless asked to). It also times the baselines:
-// device-to-device memcpy and CUB DeviceScan.
+// device-to-device memcpy and CUB DeviceScan. With a segmentation, every scan it
+// runs is segmented, and CUB's baseline is its scan by key.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "tuner/gpu/segmentation.hpp"
 #include "tuner/gpu/timing.hpp"
 #include "tuner/search/evaluator.hpp"
 #include "tuner/search/problem.hpp"
@@ -25,6 +27,10 @@ struct GpuEvaluatorOptions {
   bool hot = false;             ///< time back-to-back on the same buffers (hot L2)
   std::uint64_t seed = 1;       ///< input data (input_values.hpp)
   unsigned compile_threads = 0; ///< background NVRTC threads; 0 = hardware threads - 2
+  /// Segmented scans: where segments start (flat by default). The head flags and
+  /// CUB's keys are one copy for max_n that every rotated buffer pair shares (only
+  /// the values rotate). Built-in operators only: custom ones have no host reference.
+  Segmentation segments;
 };
 
 /// A baseline's timing, or why there is none.
@@ -49,7 +55,8 @@ public:
 
   BaselineResult time_memcpy(std::uint64_t n);
   /// CUB DeviceScan with the problem's operator, verified first; not ok (with a
-  /// reason) for custom operators.
+  /// reason) for custom operators. Segmented: CUB's scan by key (sums only), keyed
+  /// by each element's segment index.
   BaselineResult time_cub(std::uint64_t n);
   /// The scanner's own choice of policy (no policy given: what an application's
   /// call runs, from the tuning database or the built-in defaults), verified first.
@@ -65,7 +72,9 @@ private:
   std::unique_ptr<Impl> impl_;
 };
 
-/// Device bytes a GpuEvaluator for max_n elements of `type` allocates.
-std::uint64_t gpu_evaluator_bytes(DataType type, std::uint64_t max_n, std::uint64_t l2_bytes);
+/// Device bytes a GpuEvaluator for max_n elements of `type` allocates, with
+/// `extra_per_element` bytes per element more (Segmentation::device_bytes_per_element).
+std::uint64_t gpu_evaluator_bytes(DataType type, std::uint64_t max_n, std::uint64_t l2_bytes,
+                                  std::uint64_t extra_per_element = 0);
 
 } // namespace scantune::tuner

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "tuner/gpu/cub_baseline.cuh"
+#include "tuner/gpu/cub_baseline_by_key.cuh"
 
 namespace scantune::tuner::gpu {
 namespace {
@@ -95,12 +96,35 @@ struct StreamBuffer {
   StreamBuffer& operator=(const StreamBuffer&) = delete;
 };
 
-std::string cub_label(DataType type, Op op, ScanKind kind, std::size_t n,
-                      std::optional<Twin> twin) {
+std::string cub_label(DataType type, Op op, ScanKind kind, std::size_t n, std::optional<Twin> twin,
+                      bool by_key = false) {
   const std::string op_name =
       twin ? std::string(kCustomOpTwins[static_cast<int>(*twin)].name) : std::string(to_string(op));
-  return "cub::DeviceScan (" + std::string(to_string(type)) + " " + op_name + " " +
-         std::string(to_string(kind)) + ", n=" + std::to_string(n) + ")";
+  return std::string(by_key ? "cub::DeviceScan by key (" : "cub::DeviceScan (") +
+         std::string(to_string(type)) + " " + op_name + " " + std::string(to_string(kind)) +
+         ", n=" + std::to_string(n) + ")";
+}
+
+// The checks of a timed CUB call's arguments; `label` formats only for an error.
+template <class Label>
+void check_cub_call(ScanKind kind, const void* init, const void* temp, const Label& label) {
+  if (kind == ScanKind::Exclusive && init == nullptr)
+    throw Error("scantune tuner: " + label() + ": init is null");
+  // CUB reads a null temp as a size query and would silently scan nothing.
+  if (temp == nullptr) throw Error("scantune tuner: " + label() + ": temp storage is null");
+}
+
+template <class T>
+T init_of(ScanKind kind, const void* init) {
+  T value{};
+  if (kind == ScanKind::Exclusive) std::memcpy(&value, init, sizeof(T));
+  return value;
+}
+
+void require_by_key(DataType type, Op op, ScanKind kind, std::size_t n) {
+  if (!cub_by_key_supports(type, op))
+    throw Error("scantune tuner: no CUB baseline for " +
+                cub_label(type, op, kind, n, std::nullopt, true) + " (sums only)");
 }
 
 // The twins check their type themselves (cudaErrorInvalidValue).
@@ -182,16 +206,43 @@ void cub_scan(DataType type, Op op, ScanKind kind, const void* in, void* out, st
   // Called inside timed loops: the label is formatted only for an error.
   const auto label = [&] { return cub_label(type, op, kind, n, twin); };
   if (n == 0) return;
-  if (kind == ScanKind::Exclusive && init == nullptr)
-    throw Error("scantune tuner: " + label() + ": init is null");
-  // CUB reads a null temp as a size query and would silently scan nothing.
-  if (temp == nullptr) throw Error("scantune tuner: " + label() + ": temp storage is null");
+  check_cub_call(kind, init, temp, label);
   const cudaError_t e = with_type(type, [&](auto tag) {
     using T = decltype(tag);
-    T init_value{};
-    if (kind == ScanKind::Exclusive) std::memcpy(&init_value, init, sizeof(T));
     return cub_call<T>(op, twin, kind, static_cast<const T*>(in), static_cast<T*>(out), n,
-                       init_value, temp, temp_bytes, stream);
+                       init_of<T>(kind, init), temp, temp_bytes, stream);
+  });
+  if (e != cudaSuccess) check(e, label());
+}
+
+bool cub_by_key_supports(DataType type, Op op) {
+  return op == Op::Sum && op_applies(type, op);
+}
+
+std::size_t cub_by_key_temp_bytes(DataType type, Op op, ScanKind kind, std::size_t n) {
+  require_by_key(type, op, kind, n);
+  std::size_t bytes = 0;
+  const cudaError_t e = with_type(type, [&](auto tag) {
+    using T = decltype(tag);
+    return cub_baseline::scan_by_key<T>(op, kind, nullptr, nullptr, nullptr, n, T{}, nullptr, bytes,
+                                        nullptr);
+  });
+  check(e, "temporary storage size of " + cub_label(type, op, kind, n, std::nullopt, true));
+  return bytes;
+}
+
+void cub_scan_by_key(DataType type, Op op, ScanKind kind, const std::int32_t* keys, const void* in,
+                     void* out, std::size_t n, const void* init, void* temp, std::size_t temp_bytes,
+                     cudaStream_t stream) {
+  require_by_key(type, op, kind, n);
+  const auto label = [&] { return cub_label(type, op, kind, n, std::nullopt, true); };
+  if (n == 0) return;
+  check_cub_call(kind, init, temp, label);
+  const cudaError_t e = with_type(type, [&](auto tag) {
+    using T = decltype(tag);
+    return cub_baseline::scan_by_key<T>(op, kind, keys, static_cast<const T*>(in),
+                                        static_cast<T*>(out), n, init_of<T>(kind, init), temp,
+                                        temp_bytes, stream);
   });
   if (e != cudaSuccess) check(e, label());
 }

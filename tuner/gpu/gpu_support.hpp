@@ -1,6 +1,7 @@
 // Device helpers of the tuner, compiled by nvcc (gpu_support_*.cu): filling input
 // buffers, comparing results on the device, and the baselines (CUB DeviceScan for
-// the built-in operators). Host-only declarations, so host-compiled code calls them.
+// the built-in operators, and its scan by key for segmented sums). Host-only declarations, so
+// host-compiled code calls them.
 #pragma once
 
 #include <cstddef>
@@ -43,5 +44,16 @@ std::size_t cub_temp_bytes(DataType type, Op op, ScanKind kind, std::size_t n,
 void cub_scan(DataType type, Op op, ScanKind kind, const void* in, void* out, std::size_t n,
               const void* init, void* temp, std::size_t temp_bytes, cudaStream_t stream,
               std::optional<Twin> twin = {});
+
+/// Whether CUB's scan by key is a baseline for segmented scans of (type, op): sums
+/// (cub_baseline_by_key.cuh says why only those).
+bool cub_by_key_supports(DataType type, Op op);
+/// Temporary storage CUB's scan by key needs for n elements.
+std::size_t cub_by_key_temp_bytes(DataType type, Op op, ScanKind kind, std::size_t n);
+/// One CUB InclusiveScanByKey / ExclusiveScanByKey call, a segment being a run of
+/// equal `keys` (n device int32s); otherwise as cub_scan.
+void cub_scan_by_key(DataType type, Op op, ScanKind kind, const std::int32_t* keys, const void* in,
+                     void* out, std::size_t n, const void* init, void* temp, std::size_t temp_bytes,
+                     cudaStream_t stream);
 
 } // namespace scantune::tuner::gpu

@@ -76,35 +76,68 @@ bool regrouping_is_exact(Op op, ValueSet set) {
   return std::is_integral_v<T> || op == Op::Min || op == Op::Max || set != ValueSet::Wide;
 }
 
+// Runs body(c) for every chunk c < chunks, on threads where it can get them.
+template <class Body>
+void in_parallel(std::size_t chunks, const Body& body) {
+  std::vector<std::thread> threads;
+  std::size_t started = 1;
+  try {
+    for (; started < chunks; ++started)
+      threads.emplace_back(body, started);
+  } catch (const std::system_error&) {
+    // No more threads to be had: the rest of the chunks run here.
+  }
+  for (std::size_t c = started; c < chunks; ++c)
+    body(c);
+  body(std::size_t{0});
+  for (auto& t : threads)
+    t.join();
+}
+
+std::size_t chunk_count(std::size_t n) {
+  const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  return std::min<std::size_t>(std::min<std::size_t>(cores, 64), n / kMinChunk);
+}
+
+// A segmented scan scans each segment on its own, so chunks that begin at heads
+// scan in parallel without regrouping any operation.
+template <class T, class F>
+void scan_segments(F f, ScanKind kind, ValueSet set, std::uint64_t seed, std::size_t n, T init,
+                   const std::uint8_t* heads, T* out) {
+  const std::size_t chunks = std::max<std::size_t>(1, chunk_count(n));
+  const std::size_t per = (n + chunks - 1) / chunks;
+  auto begin_of = [&](std::size_t c) { // the first head at or after c * per
+    std::size_t i = std::min(n, c * per);
+    while (i > 0 && i < n && !heads[i])
+      ++i;
+    return i;
+  };
+  const T* carry = kind == ScanKind::Exclusive ? &init : nullptr;
+  in_parallel(chunks, [&](std::size_t c) {
+    const std::size_t end = begin_of(c + 1);
+    for (std::size_t b = begin_of(c); b < end;) {
+      std::size_t e = b + 1;
+      while (e < end && !heads[e])
+        ++e;
+      scan_range(f, kind, set, seed, b, e, carry, out);
+      b = e;
+    }
+  });
+}
+
 template <class T, class F>
 void scan_loop(F f, Op op, ScanKind kind, ValueSet set, std::uint64_t seed, std::size_t n, T init,
                T* out) {
   const T* first_carry = kind == ScanKind::Exclusive ? &init : nullptr;
-  const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t chunks = std::min<std::size_t>(std::min<std::size_t>(cores, 64), n / kMinChunk);
+  const std::size_t chunks = chunk_count(n);
   if (chunks < 2 || !regrouping_is_exact<T>(op, set)) {
     scan_range(f, kind, set, seed, 0, n, first_carry, out);
     return;
   }
   const std::size_t per = (n + chunks - 1) / chunks;
   auto begin_of = [&](std::size_t c) { return std::min(n, c * per); };
-  auto in_parallel = [&](auto&& body) {
-    std::vector<std::thread> threads;
-    std::size_t started = 1;
-    try {
-      for (; started < chunks; ++started)
-        threads.emplace_back(body, started);
-    } catch (const std::system_error&) {
-      // No more threads to be had: the rest of the chunks run here.
-    }
-    for (std::size_t c = started; c < chunks; ++c)
-      body(c);
-    body(std::size_t{0});
-    for (auto& t : threads)
-      t.join();
-  };
   std::vector<T> total(chunks);
-  in_parallel([&](std::size_t c) {
+  in_parallel(chunks, [&](std::size_t c) {
     if (begin_of(c) < begin_of(c + 1))
       total[c] = reduce_range<T>(f, set, seed, begin_of(c), begin_of(c + 1));
   });
@@ -115,7 +148,7 @@ void scan_loop(F f, Op op, ScanKind kind, ValueSet set, std::uint64_t seed, std:
     const bool first_total = c == 1 && kind == ScanKind::Inclusive;
     carry[c] = first_total ? total[0] : f(carry[c - 1], total[c - 1]);
   }
-  in_parallel([&](std::size_t c) {
+  in_parallel(chunks, [&](std::size_t c) {
     const T* from = c == 0 ? first_carry : &carry[c];
     scan_range(f, kind, set, seed, begin_of(c), begin_of(c + 1), from, out);
   });
@@ -123,8 +156,13 @@ void scan_loop(F f, Op op, ScanKind kind, ValueSet set, std::uint64_t seed, std:
 
 template <class T>
 void scan_typed(Op op, ScanKind kind, ValueSet set, std::uint64_t seed, std::size_t n, T init,
-                T* out) {
-  with_op<T>(op, [&](auto f) { scan_loop(f, op, kind, set, seed, n, init, out); });
+                const std::uint8_t* heads, T* out) {
+  with_op<T>(op, [&](auto f) {
+    if (heads)
+      scan_segments(f, kind, set, seed, n, init, heads, out);
+    else
+      scan_loop(f, op, kind, set, seed, n, init, out);
+  });
 }
 
 } // namespace
@@ -159,7 +197,8 @@ std::uint64_t init_bits(DataType type, Op op, bool custom) {
 }
 
 std::vector<unsigned char> reference_scan(DataType type, Op op, ScanKind kind, ValueSet set,
-                                          std::uint64_t seed, std::size_t n, std::uint64_t init) {
+                                          std::uint64_t seed, std::size_t n, std::uint64_t init,
+                                          const std::uint8_t* heads) {
   check_valid(type, op, "reference_scan");
   std::vector<unsigned char> out(n * size_of(type));
   with_type(type, [&](auto tag) {
@@ -167,7 +206,7 @@ std::vector<unsigned char> reference_scan(DataType type, Op op, ScanKind kind, V
     T init_value;
     std::memcpy(&init_value, &init, sizeof(T));
     // The buffer comes from operator new, aligned for any fundamental type.
-    scan_typed<T>(op, kind, set, seed, n, init_value, reinterpret_cast<T*>(out.data()));
+    scan_typed<T>(op, kind, set, seed, n, init_value, heads, reinterpret_cast<T*>(out.data()));
   });
   return out;
 }

@@ -23,9 +23,11 @@ ValueSet value_set_for(DataType type, Op op, bool custom);
 std::uint64_t init_bits(DataType type, Op op, bool custom);
 
 /// The scan of input_value(set, seed, i), i < n, as raw bytes (n * size_of(type)).
-/// Built-in operators only.
+/// With `heads` (n flags), a segmented scan: it restarts wherever heads[i] != 0 and
+/// at element 0 (exclusive scans start every segment at init). Built-in operators only.
 std::vector<unsigned char> reference_scan(DataType type, Op op, ScanKind kind, ValueSet set,
-                                          std::uint64_t seed, std::size_t n, std::uint64_t init);
+                                          std::uint64_t seed, std::size_t n, std::uint64_t init,
+                                          const std::uint8_t* heads = nullptr);
 
 /// The scan of `in` (init: the exclusive scan's first value). Built-in operators only.
 template <class T>

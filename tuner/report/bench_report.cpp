@@ -41,9 +41,20 @@ const BenchSeries* BenchReport::find(const std::string& name) const {
   return nullptr;
 }
 
-std::optional<double> BenchReport::gbs(std::size_t i, const std::optional<double>& ns) const {
+std::uint64_t BenchReport::bytes_per_element(std::string_view series) const {
+  const std::uint64_t values = 2 * size_of(parse_data_type(type));
+  return series == "memcpy" ? values : values + extra_bytes_per_element;
+}
+
+std::optional<double> BenchReport::gbs(std::size_t i, const std::optional<double>& ns,
+                                       std::string_view series) const {
   if (!ns || *ns <= 0 || i >= sizes.size()) return std::nullopt;
-  return 2.0 * static_cast<double>(sizes[i] * size_of(parse_data_type(type))) / *ns;
+  return static_cast<double>(sizes[i] * bytes_per_element(series)) / *ns;
+}
+
+std::string BenchReport::problem() const {
+  const std::string flat = fmt::format("{} {} {}", type, op, kind);
+  return segments.empty() ? flat : flat + ", segments " + segments;
 }
 
 nlohmann::json bench_to_json(const BenchReport& r) {
@@ -52,7 +63,7 @@ nlohmann::json bench_to_json(const BenchReport& r) {
     nlohmann::json points = nlohmann::json::array();
     for (std::size_t i = 0; i < s.points.size() && i < r.sizes.size(); ++i) {
       const BenchPoint& p = s.points[i];
-      const auto g = r.gbs(i, p.ns);
+      const auto g = r.gbs(i, p.ns, s.name);
       points.push_back({{"size", r.sizes[i]},
                         {"ns", p.ns ? nlohmann::json(*p.ns) : nlohmann::json()},
                         {"gbs", g ? nlohmann::json(*g) : nlohmann::json()},
@@ -67,6 +78,8 @@ nlohmann::json bench_to_json(const BenchReport& r) {
           {"type", r.type},
           {"op", r.op},
           {"kind", r.kind},
+          {"segments", r.segments},
+          {"extra_bytes_per_element", r.extra_bytes_per_element},
           {"sizes", r.sizes},
           {"series", series}};
 }
@@ -82,14 +95,14 @@ nlohmann::json bench_to_json(const std::vector<BenchReport>& reports) {
 std::string bench_csv(const std::vector<BenchReport>& reports) {
   TextTable t;
   for (const char* title :
-       {"device", "type", "op", "kind", "n", "series", "policy", "ns", "gbs", "note"})
+       {"device", "type", "op", "kind", "segments", "n", "series", "policy", "ns", "gbs", "note"})
     t.columns.push_back({title, false});
   for (const BenchReport& r : reports)
     for (const BenchSeries& s : r.series)
       for (std::size_t i = 0; i < s.points.size() && i < r.sizes.size(); ++i) {
         const BenchPoint& p = s.points[i];
-        const auto g = r.gbs(i, p.ns);
-        t.add({r.device, r.type, r.op, r.kind, std::to_string(r.sizes[i]), s.name,
+        const auto g = r.gbs(i, p.ns, s.name);
+        t.add({r.device, r.type, r.op, r.kind, r.segments, std::to_string(r.sizes[i]), s.name,
                p.policy.empty() ? s.policy : p.policy, p.ns ? fmt::format("{:.1f}", *p.ns) : "",
                g ? fmt::format("{:.2f}", *g) : "", p.note});
       }
@@ -111,6 +124,10 @@ BenchReport bench_from_json(const nlohmann::json& doc) {
   r.op = field<std::string>(doc, "op", "the document");
   r.kind = field<std::string>(doc, "kind", "the document");
   parse_data_type(r.type); // throws on an unknown type
+  r.segments = optional_string(doc, "segments");
+  if (doc.contains("extra_bytes_per_element"))
+    r.extra_bytes_per_element =
+        field<std::uint64_t>(doc, "extra_bytes_per_element", "the document");
   r.sizes = field<std::vector<std::uint64_t>>(doc, "sizes", "the document");
   const auto series = field<nlohmann::json>(doc, "series", "the document");
   if (!series.is_array()) throw Error("bench JSON: \"series\" is not an array");
@@ -156,25 +173,30 @@ std::string bench_markdown(const BenchReport& r) {
   std::string notes;
   for (std::size_t i = 0; i < r.sizes.size(); ++i) {
     const auto tuned_ns = ns_at(tuned, i);
-    const auto pct = ratio(ns_at(memcpy, i), tuned_ns);
+    const auto pct = ratio(r.gbs(i, tuned_ns, "tuned"), r.gbs(i, ns_at(memcpy, i), "memcpy"));
     std::vector<std::string> row = {size_label(r.sizes[i]),
                                     i < tuned->points.size() && !tuned->points[i].policy.empty()
                                         ? tuned->points[i].policy
                                         : "-",
-                                    gbs_or_dash(r.gbs(i, tuned_ns)),
+                                    gbs_or_dash(r.gbs(i, tuned_ns, "tuned")),
                                     pct ? fmt::format("{:.0f}%", *pct * 100) : "-",
                                     fixed_or_dash(ratio(ns_at(cub, i), tuned_ns), 2),
-                                    gbs_or_dash(r.gbs(i, ns_at(cub, i))),
-                                    gbs_or_dash(r.gbs(i, ns_at(memcpy, i)))};
+                                    gbs_or_dash(r.gbs(i, ns_at(cub, i), "cub")),
+                                    gbs_or_dash(r.gbs(i, ns_at(memcpy, i), "memcpy"))};
     for (const BenchSeries* a : algorithms)
-      row.push_back(gbs_or_dash(r.gbs(i, ns_at(a, i))));
+      row.push_back(gbs_or_dash(r.gbs(i, ns_at(a, i), a->name)));
     t.add(std::move(row));
     for (const BenchSeries& s : r.series)
       if (i < s.points.size() && !s.points[i].note.empty())
         notes += fmt::format("- {} at {}: {}\n", s.name, size_label(r.sizes[i]), s.points[i].note);
   }
-  std::string out = fmt::format("{} {} {} on {} (GB/s = bytes read + written per second)\n\n",
-                                r.type, r.op, r.kind, r.device);
+  const std::string bytes =
+      r.extra_bytes_per_element == 0
+          ? "GB/s = bytes read + written per second"
+          : fmt::format("GB/s = bytes read + written per second, with {} byte(s) of head flags "
+                        "per element for the scans and CUB, not CUB's keys",
+                        r.extra_bytes_per_element);
+  std::string out = fmt::format("{} on {} ({})\n\n", r.problem(), r.device, bytes);
   out += t.markdown();
   if (!algorithms.empty()) {
     out += "\nalgorithm policies:\n";

@@ -30,14 +30,15 @@ PlotData three_series(std::string title, std::string subtitle, const std::vector
 } // namespace
 
 PlotData plot_of(const BenchReport& r) {
-  const BenchSeries* s[] = {r.find("tuned"), r.find("cub"), r.find("memcpy")};
+  static const char* const names[] = {"tuned", "cub", "memcpy"};
+  const BenchSeries* s[] = {r.find(names[0]), r.find(names[1]), r.find(names[2])};
   std::vector<double> x;
   for (std::uint64_t n : r.sizes)
     x.push_back(std::log2(static_cast<double>(n)));
-  return three_series(fmt::format("{} {} {}: scantune bench", r.type, r.op, r.kind), r.device, x,
+  return three_series(r.problem() + ": scantune bench", r.device, x,
                       [&](std::size_t k, std::size_t i) -> std::optional<double> {
                         if (!s[k] || i >= s[k]->points.size()) return std::nullopt;
-                        return r.gbs(i, s[k]->points[i].ns);
+                        return r.gbs(i, s[k]->points[i].ns, names[k]);
                       });
 }
 

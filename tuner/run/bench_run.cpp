@@ -1,7 +1,11 @@
 // The `scantune bench` run (see bench_run.hpp).
 #include "tuner/run/bench_run.hpp"
 
+#include "algorithms.hpp"
 #include "default_policies.hpp"
+#include "dispatch.hpp"
+#include "scan_request.hpp"
+#include "segments.hpp"
 #include "strings.hpp"
 
 #include <algorithm>
@@ -60,7 +64,55 @@ BenchPoint time_policy(GpuEvaluator& eval, const Policy& policy, DataType type, 
   return p;
 }
 
+detail::Heads heads_of(const Segmentation& s) {
+  if (s.flat()) return detail::Heads::None;
+  return s.has_flags() ? detail::Heads::Flags : detail::Heads::Periodic;
+}
+
 } // namespace
+
+Segmentation parse_segments(std::string_view spec) {
+  Segmentation s;
+  if (spec.empty()) return s;
+  const auto bad = [&](const std::string& why) {
+    return UsageError(fmt::format(
+        "--segments '{}': {} (expected rows:L, flags:L or flags:random; L = N or 2^K)", spec, why));
+  };
+  const std::size_t colon = spec.find(':');
+  const std::string_view what = spec.substr(0, colon);
+  const std::string_view length = colon == std::string_view::npos ? "" : spec.substr(colon + 1);
+  if (what != "rows" && what != "flags") throw bad("unknown kind '" + std::string(what) + "'");
+  if (what == "flags" && length == "random") {
+    s.kind = Segmentation::Kind::RandomFlags;
+    return s;
+  }
+  if (length.empty() || length.find_first_of(":,") != std::string_view::npos)
+    throw bad("expected one segment length");
+  try {
+    s.length = parse_sizes(length).front();
+  } catch (const Error& e) {
+    throw bad(e.what());
+  }
+  s.kind = what == "rows" ? Segmentation::Kind::Rows : Segmentation::Kind::Flags;
+  return s;
+}
+
+void check_bench_options(const BenchOptions& o) {
+  if (o.segments.flat()) return;
+  const std::string spec = o.segments.spec();
+  if (!o.algorithms.empty())
+    throw UsageError(fmt::format("--segments {} times the dispatch, CUB and memcpy only; the "
+                                 "--algorithms series are flat scans (leave one of them out)",
+                                 spec));
+  if (o.custom)
+    throw UsageError(fmt::format("--segments {} with a custom operator: segmented scans are "
+                                 "verified against the host reference, built-in operators only",
+                                 spec));
+  if (o.policy)
+    if (auto why = detail::segmented_invalid_reason(*o.policy))
+      throw UsageError(fmt::format("--segments {}: --policy {} cannot run a segmented scan: {}",
+                                   spec, o.policy->key(), *why));
+}
 
 const std::vector<std::string>& bench_algorithm_names() {
   static const std::vector<std::string> names = {
@@ -125,6 +177,7 @@ double predicted_call_ns(const Policy& policy, DataType type, std::uint64_t n, s
 }
 
 BenchReport run_bench(const BenchOptions& o, const std::function<void(const std::string&)>& log) {
+  check_bench_options(o);
   Scanner scanner(ScannerOptions{o.device, o.db_path, {}});
   std::optional<KernelCache> cache = KernelCache::open_default("");
   const OpRef op = o.custom ? OpRef(*o.custom) : OpRef(o.op);
@@ -135,7 +188,9 @@ BenchReport run_bench(const BenchOptions& o, const std::function<void(const std:
   r.type = std::string(to_string(o.type));
   r.op = problem.op_name();
   r.kind = std::string(to_string(o.kind));
-  r.sizes = fitting_sizes(o.sizes, o.type, log);
+  r.segments = o.segments.spec();
+  r.extra_bytes_per_element = o.segments.extra_bytes_per_element();
+  r.sizes = fitting_sizes(o.sizes, o.type, log, o.segments.device_bytes_per_element());
   r.series = {{"tuned", "", {}}, {"cub", "", {}}, {"memcpy", "", {}}};
   auto policies = representative_policies(o.type, o.algorithms);
   if (o.policy) policies.emplace_back("policy", *o.policy);
@@ -143,8 +198,10 @@ BenchReport run_bench(const BenchOptions& o, const std::function<void(const std:
     r.series.push_back({name, policy.key(), {}});
   if (r.sizes.empty()) return r;
 
-  GpuEvaluator eval(scanner, cache ? &*cache : nullptr, problem, r.sizes.back(), o.timing);
-  log(fmt::format("{}: inputs and reference for up to {} ready in {:.1f} s", problem.label(),
+  GpuEvaluatorOptions timing = o.timing;
+  timing.segments = o.segments;
+  GpuEvaluator eval(scanner, cache ? &*cache : nullptr, problem, r.sizes.back(), timing);
+  log(fmt::format("{}: inputs and reference for up to {} ready in {:.1f} s", r.problem(),
                   size_label(r.sizes.back()), eval.setup_seconds()));
   std::vector<Policy> prefetch;
   for (const auto& pp : policies)
@@ -154,7 +211,9 @@ BenchReport run_bench(const BenchOptions& o, const std::function<void(const std:
   for (std::size_t i = 0; i < r.sizes.size(); ++i) {
     const std::uint64_t n = r.sizes[i];
     BenchPoint tuned = point_of([&] { return eval.time_dispatch(n); });
-    tuned.policy = scanner.plan(o.type, op, o.kind, n).policy;
+    tuned.policy =
+        detail::ScannerAccess::choice(scanner, o.type, op, o.kind, n, heads_of(o.segments))
+            .policy.key();
     r.series[0].points.push_back(tuned);
     r.series[1].points.push_back(point_of([&] { return eval.time_cub(n); }));
     r.series[2].points.push_back(point_of([&] { return eval.time_memcpy(n); }));
@@ -164,7 +223,7 @@ BenchReport run_bench(const BenchOptions& o, const std::function<void(const std:
       s.points.push_back(
           time_policy(eval, policies[k].second, o.type, n, prev, i > 0 ? r.sizes[i - 1] : 0));
     }
-    const auto g = r.gbs(i, tuned.ns);
+    const auto g = r.gbs(i, tuned.ns, "tuned");
     log(fmt::format("{}: tuned {} GB/s ({})", size_label(n), g ? fmt::format("{:.1f}", *g) : "-",
                     tuned.ns ? tuned.policy : tuned.note));
   }

@@ -1,6 +1,7 @@
 // `scantune bench`: on the current GPU, per size, the scanner's tuned dispatch
 // (what an application's call runs), CUB DeviceScan and device memcpy, plus one
-// representative policy per seed algorithm and a fixed policy when asked. Everything
+// representative policy per seed algorithm and a fixed policy when asked. Segmented
+// scans (--segments) time the dispatch, CUB's scan by key and memcpy. Everything
 // is verified once, then timed like the tuner times candidates (GpuEvaluator).
 #pragma once
 
@@ -30,6 +31,12 @@ std::vector<std::string> parse_bench_algorithms(std::string_view list);
 std::vector<std::pair<std::string, Policy>>
 representative_policies(DataType type, const std::vector<std::string>& names);
 
+/// Parses a --segments SPEC: "rows:L" (a batched scan of rows of L elements),
+/// "flags:L" (a head flag every L elements) or "flags:random" (random lengths,
+/// segmentation.hpp); L is N or 2^K, at least 1. "" is flat. Throws UsageError
+/// naming the SPEC.
+Segmentation parse_segments(std::string_view spec);
+
 /// An algorithm series is not timed at n (nor above) when one call would take
 /// longer than this: its time at the previous size scaled linearly (any algorithm;
 /// chained is slow at 2^30), or, at the first size, a conservative a-priori guess
@@ -48,10 +55,16 @@ struct BenchOptions {
   std::vector<std::uint64_t> sizes; ///< ascending
   std::vector<std::string> algorithms;
   std::optional<Policy> policy; ///< timed as the series "policy" (valid for `type`)
+  Segmentation segments;        ///< flat, or the segmented scans timed (dispatch and CUB)
   int device = -1;              ///< made current by the caller
   std::string db_path;          ///< the tuning DB the dispatch reads; empty = default
   GpuEvaluatorOptions timing;   ///< hot buffers, input seed
 };
+
+/// Throws UsageError for options that do not go together: segmented scans with
+/// algorithm series (most algorithms have no segmented kernel), a policy that
+/// cannot run segmented, or a custom operator (no host reference).
+void check_bench_options(const BenchOptions& o);
 
 /// Runs the benchmark on the current device; `log` hears progress lines.
 BenchReport run_bench(const BenchOptions& o, const std::function<void(const std::string&)>& log);
