@@ -235,10 +235,7 @@ struct segmented_tile_scan {
         items[i] = running;
       }
     }
-    if (full)
-      io::store_full(out + g_start, items, smem, out_vec_ok);
-    else
-      io::store_partial(out, g_start, n, items, smem);
+    tile_scan<T, Op, KIND, P>::store(out, n, g_start, full, out_vec_ok, items, smem);
   }
 };
 

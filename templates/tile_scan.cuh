@@ -86,6 +86,13 @@ struct tile_scan {
         items[i] = running;
       }
     }
+    store(out, n, g_start, full, out_vec_ok, items, smem);
+  }
+
+  // Stores a scanned tile (the full tiles' vector path, or the guarded partial one).
+  static __device__ __forceinline__ void store(T* out, unsigned long long n, long long g_start,
+                                               bool full, bool out_vec_ok, T (&items)[IPT],
+                                               T* smem) {
     if (full)
       io::store_full(out + g_start, items, smem, out_vec_ok);
     else

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -20,6 +21,14 @@ template <class T>
       return ::testing::AssertionFailure() << "first mismatch at " << i << " of " << got.size()
                                            << ": got " << +got[i] << ", want " << +want[i];
   return ::testing::AssertionSuccess();
+}
+
+/// Bytes (a type-erased buffer) reinterpreted as values of T.
+template <class T>
+std::vector<T> as_values(const std::vector<unsigned char>& bytes) {
+  std::vector<T> v(bytes.size() / sizeof(T));
+  std::memcpy(v.data(), bytes.data(), v.size() * sizeof(T));
+  return v;
 }
 
 /// Calls f with a value of the C++ type of `t`.

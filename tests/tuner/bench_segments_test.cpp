@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/compare.hpp"
 #include "common/expect_error.hpp"
 #include "common/scan_reference.hpp"
 #include "tuner/gpu/reference.hpp"
@@ -18,6 +19,8 @@
 
 namespace scantune::tuner {
 namespace {
+
+using test::as_values;
 
 using Kind = Segmentation::Kind;
 
@@ -106,13 +109,6 @@ TEST(BenchSegments, RandomLengthsFollowThePowerLawDeterministically) {
     ASSERT_GE(len, 1u);
     ASSERT_LT(len, std::uint64_t{1} << kRandomSegmentBits);
   }
-}
-
-template <class T>
-std::vector<T> as_values(const std::vector<unsigned char>& bytes) {
-  std::vector<T> v(bytes.size() / sizeof(T));
-  std::memcpy(v.data(), bytes.data(), v.size() * sizeof(T));
-  return v;
 }
 
 // The chunked parallel reference (chunks begin at heads) against the tests'

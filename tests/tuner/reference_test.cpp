@@ -10,11 +10,14 @@
 #include <type_traits>
 #include <vector>
 
+#include "common/compare.hpp"
 #include "tuner/gpu/reference.hpp"
 #include "tuner/gpu/type_dispatch.hpp"
 
 namespace scantune::tuner {
 namespace {
+
+using test::as_values;
 
 const DataType kTypes[] = {DataType::Int32,  DataType::UInt32,  DataType::Int64,
                            DataType::UInt64, DataType::Float32, DataType::Float64};
@@ -25,13 +28,6 @@ template <class T>
 T from_bits(std::uint64_t bits) {
   T v;
   std::memcpy(&v, &bits, sizeof(T));
-  return v;
-}
-
-template <class T>
-std::vector<T> as_values(const std::vector<unsigned char>& bytes) {
-  std::vector<T> v(bytes.size() / sizeof(T));
-  std::memcpy(v.data(), bytes.data(), v.size() * sizeof(T));
   return v;
 }
 
