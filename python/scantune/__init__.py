@@ -54,7 +54,9 @@ def scan(x, op=None, *, exclusive=False, init=None, dim=None, dtype=None, out=No
         custom: ``(name, body, identity)``: a custom operator as CUDA source, the body
             of a function of ``a`` and ``b`` returning the type, and its identity
             expression. Then leave ``op`` out.
-        reverse: not supported yet (raises ValueError).
+        reverse: a suffix scan (element i combines elements i..n-1 along the dim).
+            Until the library has reverse kernels, the framework flips the input
+            and the result (two copies; torch and cupy inputs only).
 
     Supported element types: int32, uint32, int64, uint64, float32, float64; others
     raise TypeError naming the type. Floating-point bitwise scans raise TypeError.

@@ -162,17 +162,30 @@ def _rows(flat_scan, src, dst):
         flat_scan(src.ptr, dst.ptr, math.prod(src.shape), length)
 
 
+def _reverse(fw, x, v, op, custom, exclusive, init, axis, dtype, out, accumulate):
+    """A suffix scan: the library scans forward only, so the framework flips the
+    input and the result (two copies; see docs)."""
+    if axis is None:
+        x, axis = fw.reshape(x, (math.prod(v.shape),)), 0
+    y = run(fw.flip(x, axis), op, custom, exclusive, init, axis, dtype, None, False,
+            accumulate)
+    y = fw.flip(y, axis)
+    if out is None:
+        return y
+    check_out(fw, out, fw.view(y).shape, fw.view(y).dtype)
+    return fw.assign(out, y)
+
+
 def run(x, op, custom, exclusive, init, dim, dtype, out, reverse, accumulate):
     """Validates, then scans. accumulate: the result type defaults to the
     framework's accumulation type (cumsum/cumprod), else to the input's."""
-    if reverse:
-        raise bad_argument("reverse scans are not supported yet (flip the input and the "
-                           "result in your framework meanwhile)")
     fw = _frameworks.of(x)
     v = fw.view(x)
     if not v.shape:
         raise bad_argument("a 0-d input has nothing to scan (reshape it to 1-d)")
     axis = _normalize_dim(dim, len(v.shape))
+    if reverse:
+        return _reverse(fw, x, v, op, custom, exclusive, init, axis, dtype, out, accumulate)
     if dtype is not None:
         result = _dtypes.name_of(dtype)
     elif accumulate:

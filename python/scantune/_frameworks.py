@@ -90,6 +90,9 @@ class _Framework:
     def assign(self, out, value):
         self._needs_framework("writing into a non-contiguous out=")
 
+    def flip(self, x, axis):
+        self._needs_framework("a reverse scan")
+
 
 class _Reshaped:
     """A dense CAI array seen with another shape (no copy)."""
@@ -154,6 +157,9 @@ class _Torch(_Framework):
     def assign(self, out, value):
         return out.copy_(value)
 
+    def flip(self, x, axis):
+        return x.flip(axis)
+
 
 class _Cupy(_Framework):
     name = "cupy"
@@ -194,6 +200,10 @@ class _Cupy(_Framework):
         with out.device:
             out[...] = value
         return out
+
+    def flip(self, x, axis):
+        with x.device:
+            return self.cp.ascontiguousarray(self.cp.flip(x, axis))
 
 
 class _Jax(_Framework):

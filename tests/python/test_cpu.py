@@ -131,7 +131,7 @@ def test_library_error_message_reaches_python():
     (lambda: scantune.scan(Fake((8,), "<i4"), "max", exclusive=True, init=1.5), ValueError,
      "not an integer"),
     (lambda: scantune.scan(Fake((8,)), exclusive=True, init="x"), ValueError, "not a number"),
-    (lambda: scantune.scan(Fake((8,)), reverse=True), ValueError, "not supported yet"),
+    (lambda: scantune.scan(Fake((8,)), reverse=True), ValueError, "a reverse scan needs a copy"),
     (lambda: scantune.cumsum(Fake(())), ValueError, "0-d"),
     (lambda: scantune.cumsum([1, 2, 3]), TypeError, "expected a CUDA array"),
     (lambda: scantune.segmented_scan(Fake((8,))), ValueError, "exactly one of flags=.*none"),

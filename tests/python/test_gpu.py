@@ -237,3 +237,14 @@ def test_outer_dims_run_as_axis_scans():
         assert torch.allclose(scantune.cumsum(x, dim), torch.cumsum(x, dim), rtol=1e-10, atol=1e-9)
         y = data(math.prod(shape), "int32", "max").reshape(shape)
         assert torch.equal(scantune.cummax(y, dim), torch.cummax(y, dim).values)
+
+
+def test_reverse_is_a_suffix_scan():
+    x = data(3 * 1000, "int64", "sum").reshape(3, 1000)
+    for dim in (0, 1):
+        want = torch.cumsum(x.flip(dim), dim).flip(dim)
+        assert torch.equal(scantune.scan(x, "sum", dim=dim, reverse=True), want)
+    flat = scantune.scan(x, "max", reverse=True, exclusive=True, init=-5)
+    f = x.flatten().flip(0)
+    shifted = torch.cat([torch.tensor([-5], device="cuda"), f[:-1]])
+    assert torch.equal(flat, torch.cummax(shifted, 0).values.clamp(min=-5).flip(0))
