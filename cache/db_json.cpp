@@ -145,52 +145,60 @@ json TuningDb::export_json(const ExportFilter& f) const {
     return run.at(*id);
   };
 
+  // "problem" appears only where it is not a flat scan, so flat exports read as before.
+  auto with_problem = [](json row, const std::string& problem) {
+    if (!problem.empty()) row["problem"] = problem;
+    return row;
+  };
   json jm = json::array();
   for (const Measurement& m : ms)
-    jm.push_back({{"run", run_ref(m.run_id)},
-                  {"device", dev.at(m.device_id)},
-                  {"type", m.type},
-                  {"op", m.op},
-                  {"op_hash", m.op_hash},
-                  {"kind", m.kind},
-                  {"size", m.size},
-                  {"policy", m.policy},
-                  {"status", std::string(to_string(m.status))},
-                  {"median_ns", opt(m.median_ns)},
-                  {"min_ns", opt(m.min_ns)},
-                  {"max_ns", opt(m.max_ns)},
-                  {"samples", m.samples},
-                  {"gbs", opt(m.gbs)},
-                  {"registers", opt(m.registers)},
-                  {"spill_bytes", opt(m.spill_bytes)},
-                  {"message", m.message}});
+    jm.push_back(with_problem({{"run", run_ref(m.run_id)},
+                               {"device", dev.at(m.device_id)},
+                               {"type", m.type},
+                               {"op", m.op},
+                               {"op_hash", m.op_hash},
+                               {"kind", m.kind},
+                               {"size", m.size},
+                               {"policy", m.policy},
+                               {"status", std::string(to_string(m.status))},
+                               {"median_ns", opt(m.median_ns)},
+                               {"min_ns", opt(m.min_ns)},
+                               {"max_ns", opt(m.max_ns)},
+                               {"samples", m.samples},
+                               {"gbs", opt(m.gbs)},
+                               {"registers", opt(m.registers)},
+                               {"spill_bytes", opt(m.spill_bytes)},
+                               {"message", m.message}},
+                              m.problem));
   json jb = json::array();
   for (const Baseline& b : bs)
-    jb.push_back({{"device", dev.at(b.device_id)},
-                  {"run", run_ref(b.run_id)},
-                  {"baseline", std::string(to_string(b.baseline))},
-                  {"type", b.type},
-                  {"op", b.op},
-                  {"op_hash", b.op_hash},
-                  {"kind", b.kind},
-                  {"size", b.size},
-                  {"ns", b.ns},
-                  {"gbs", b.gbs},
-                  {"measured_at", b.measured_at}});
+    jb.push_back(with_problem({{"device", dev.at(b.device_id)},
+                               {"run", run_ref(b.run_id)},
+                               {"baseline", std::string(to_string(b.baseline))},
+                               {"type", b.type},
+                               {"op", b.op},
+                               {"op_hash", b.op_hash},
+                               {"kind", b.kind},
+                               {"size", b.size},
+                               {"ns", b.ns},
+                               {"gbs", b.gbs},
+                               {"measured_at", b.measured_at}},
+                              b.problem));
   json je = json::array();
   for (const BestEntry& e : best)
-    je.push_back({{"model", e.model},
-                  {"device", dev.at(e.device_id)},
-                  {"run", run_ref(e.run_id)},
-                  {"type", e.type},
-                  {"op", e.op},
-                  {"op_hash", e.op_hash},
-                  {"kind", e.kind},
-                  {"size", e.size},
-                  {"policy", e.policy},
-                  {"ns", e.ns},
-                  {"gbs", e.gbs},
-                  {"updated_at", e.updated_at}});
+    je.push_back(with_problem({{"model", e.model},
+                               {"device", dev.at(e.device_id)},
+                               {"run", run_ref(e.run_id)},
+                               {"type", e.type},
+                               {"op", e.op},
+                               {"op_hash", e.op_hash},
+                               {"kind", e.kind},
+                               {"size", e.size},
+                               {"policy", e.policy},
+                               {"ns", e.ns},
+                               {"gbs", e.gbs},
+                               {"updated_at", e.updated_at}},
+                              e.problem));
 
   doc["devices"] = std::move(devices);
   doc["runs"] = std::move(runs);
@@ -362,6 +370,7 @@ void import_measurement(Importer& x, const json& j) {
   m.registers = get_opt<int>(j, "registers");
   m.spill_bytes = get_opt<int>(j, "spill_bytes");
   m.message = j.value("message", std::string());
+  m.problem = j.value("problem", std::string());
   if (!x.new_runs.count(m.run_id) && has_measurement(x.im, m)) {
     ++x.st.measurements_skipped;
     return;
@@ -388,11 +397,12 @@ void import_baseline(Importer& x, const json& j) {
   b.ns = j.at("ns").get<double>();
   b.gbs = j.at("gbs").get<double>();
   b.measured_at = j.at("measured_at").get<std::string>();
+  b.problem = j.value("problem", std::string());
   count(store_baseline(x.im, b, true), x.st.baselines_added, x.st.baselines_replaced,
         x.st.baselines_kept);
 }
 
-// Best: one per (model, type, op, op_hash, kind, size bucket); the lower ns wins.
+// Best: one per (model, type, op, op_hash, kind, problem, size bucket); the lower ns wins.
 void import_best(Importer& x, const json& j) {
   BestEntry e;
   e.model = j.at("model").get<std::string>();
@@ -407,6 +417,7 @@ void import_best(Importer& x, const json& j) {
   e.ns = j.at("ns").get<double>();
   e.gbs = j.at("gbs").get<double>();
   e.updated_at = j.at("updated_at").get<std::string>();
+  e.problem = j.value("problem", std::string());
   count(store_best(x.im, e, BestMode::IfFaster), x.st.best_added, x.st.best_replaced,
         x.st.best_kept);
 }

@@ -213,6 +213,92 @@ FROM best_v2;
 DROP TABLE best_v2;
 )sql";
 
+// Version 4. Why: segmented, batched and axis scans are problems of their own (their
+// winners differ from flat scans' of the same type, operator and kind), so
+// measurements, CUB baselines and winners carry a `problem`: '' for a flat scan, else
+// its kind ('flags', 'rows', 'keys32', 'keys64', 'offsets32', 'offsets64', 'axis').
+// `baselines` and `best` are rebuilt to take it into their UNIQUE keys; v_best shows it.
+constexpr const char* kMigrate3To4 = R"sql(
+ALTER TABLE measurements ADD COLUMN problem TEXT NOT NULL DEFAULT '';
+
+CREATE TABLE baselines_v3 AS SELECT * FROM baselines;
+DROP TABLE baselines;
+CREATE TABLE baselines (
+  id          INTEGER PRIMARY KEY,
+  device_id   INTEGER NOT NULL REFERENCES devices(id),
+  run_id      INTEGER REFERENCES tuning_runs(id) ON DELETE SET NULL,
+  baseline    TEXT    NOT NULL CHECK (baseline IN ('memcpy', 'cub')),
+  type        TEXT    NOT NULL
+              CHECK (type IN ('int32', 'uint32', 'int64', 'uint64', 'float32', 'float64')),
+  op          TEXT    NOT NULL DEFAULT '',
+  op_hash     TEXT    NOT NULL DEFAULT '',
+  kind        TEXT    NOT NULL DEFAULT '',
+  problem     TEXT    NOT NULL DEFAULT '',
+  size        INTEGER NOT NULL CHECK (size > 0),
+  ns          REAL    NOT NULL CHECK (ns > 0),
+  gbs         REAL    NOT NULL CHECK (gbs >= 0),
+  measured_at TEXT    NOT NULL,
+  CHECK ((baseline = 'memcpy' AND op = '' AND op_hash = '' AND kind = '' AND problem = '')
+      OR (baseline = 'cub' AND op <> '' AND kind IN ('inclusive', 'exclusive'))),
+  UNIQUE (device_id, baseline, type, op, op_hash, kind, problem, size)
+);
+INSERT INTO baselines (id, device_id, run_id, baseline, type, op, op_hash, kind, size, ns, gbs,
+                       measured_at)
+SELECT id, device_id, run_id, baseline, type, op, op_hash, kind, size, ns, gbs, measured_at
+FROM baselines_v3;
+DROP TABLE baselines_v3;
+
+CREATE TABLE best_v3 AS SELECT * FROM best;
+DROP TABLE best;
+CREATE TABLE best (
+  id          INTEGER PRIMARY KEY,
+  model       TEXT    NOT NULL CHECK (model <> ''),
+  device_id   INTEGER NOT NULL REFERENCES devices(id),
+  run_id      INTEGER REFERENCES tuning_runs(id) ON DELETE SET NULL,
+  type        TEXT    NOT NULL
+              CHECK (type IN ('int32', 'uint32', 'int64', 'uint64', 'float32', 'float64')),
+  op          TEXT    NOT NULL CHECK (op <> ''),
+  op_hash     TEXT    NOT NULL DEFAULT '',
+  kind        TEXT    NOT NULL CHECK (kind IN ('inclusive', 'exclusive')),
+  problem     TEXT    NOT NULL DEFAULT '',
+  size_bucket INTEGER NOT NULL CHECK (size_bucket BETWEEN 0 AND 124),
+  size        INTEGER NOT NULL CHECK (size > 0),
+  policy      TEXT    NOT NULL CHECK (policy <> ''),
+  ns          REAL    NOT NULL CHECK (ns > 0),
+  gbs         REAL    NOT NULL CHECK (gbs >= 0),
+  updated_at  TEXT    NOT NULL,
+  CHECK (size <= (CASE size_bucket % 2 WHEN 0 THEN 1 << (size_bucket / 2)
+                                       ELSE 3 << ((size_bucket - 3) / 2) END)
+         AND (size_bucket = 0
+              OR size > (CASE (size_bucket - 1) % 2 WHEN 0 THEN 1 << ((size_bucket - 1) / 2)
+                                                   ELSE 3 << ((size_bucket - 4) / 2) END))),
+  UNIQUE (model, type, op, op_hash, kind, problem, size_bucket)
+);
+INSERT INTO best (id, model, device_id, run_id, type, op, op_hash, kind, size_bucket, size,
+                  policy, ns, gbs, updated_at)
+SELECT id, model, device_id, run_id, type, op, op_hash, kind, size_bucket, size, policy, ns,
+       gbs, updated_at
+FROM best_v3;
+DROP TABLE best_v3;
+
+DROP VIEW v_best;
+CREATE VIEW v_best AS
+SELECT b.model AS device, b.type, b.op, b.kind, b.problem, b.size, b.policy,
+       round(b.ns, 1) AS ns,
+       round(b.gbs, 1) AS gbs,
+       round((SELECT min(x.ns) FROM baselines x JOIN devices xd ON xd.id = x.device_id
+              WHERE xd.model = b.model AND x.baseline = 'memcpy' AND x.type = b.type
+                AND x.size = b.size) / b.ns, 3) AS x_memcpy,
+       round((SELECT min(x.ns) FROM baselines x JOIN devices xd ON xd.id = x.device_id
+              WHERE xd.model = b.model AND x.baseline = 'cub' AND x.type = b.type
+                AND x.op = b.op AND x.op_hash = b.op_hash AND x.kind = b.kind
+                AND x.problem = b.problem AND x.size = b.size) / b.ns, 3) AS x_cub,
+       b.run_id AS run,
+       b.updated_at
+FROM best b
+ORDER BY device, b.type, b.op, b.kind, b.problem, b.size;
+)sql";
+
 struct Migration {
   const char* description;
   const char* sql;
@@ -222,6 +308,7 @@ struct Migration {
 constexpr Migration kMigrations[] = {
     {"add baselines, measurement registers/spills, run uids and views", kMigrate1To2},
     {"size buckets of half an octave (2^k and 1.5 x 2^k)", kMigrate2To3},
+    {"a problem kind beside flat scans (segmented, batched and axis scans)", kMigrate3To4},
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion - 1,
               "one migration per schema version step");

@@ -100,7 +100,9 @@ Statement& Statement::bind(int i, double v) {
 }
 
 Statement& Statement::bind(int i, std::string_view v) {
-  int rc = sqlite3_bind_text64(stmt_, i, v.data(), v.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
+  // A default-constructed view has no data pointer, which SQLite would bind as NULL.
+  int rc = sqlite3_bind_text64(stmt_, i, v.data() ? v.data() : "", v.size(), SQLITE_TRANSIENT,
+                               SQLITE_UTF8);
   if (rc != SQLITE_OK) fail(rc, "binding text");
   return *this;
 }

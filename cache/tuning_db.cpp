@@ -95,21 +95,22 @@ bool operator==(const Measurement& a, const Measurement& b) {
          a.op == b.op && a.op_hash == b.op_hash && a.kind == b.kind && a.size == b.size &&
          a.policy == b.policy && a.status == b.status && a.median_ns == b.median_ns &&
          a.min_ns == b.min_ns && a.max_ns == b.max_ns && a.samples == b.samples && a.gbs == b.gbs &&
-         a.registers == b.registers && a.spill_bytes == b.spill_bytes && a.message == b.message;
+         a.registers == b.registers && a.spill_bytes == b.spill_bytes && a.message == b.message &&
+         a.problem == b.problem;
 }
 
 bool operator==(const Baseline& a, const Baseline& b) {
   return a.id == b.id && a.device_id == b.device_id && a.run_id == b.run_id &&
          a.baseline == b.baseline && a.type == b.type && a.op == b.op && a.op_hash == b.op_hash &&
          a.kind == b.kind && a.size == b.size && a.ns == b.ns && a.gbs == b.gbs &&
-         a.measured_at == b.measured_at;
+         a.measured_at == b.measured_at && a.problem == b.problem;
 }
 
 bool operator==(const BestEntry& a, const BestEntry& b) {
   return a.id == b.id && a.model == b.model && a.device_id == b.device_id && a.run_id == b.run_id &&
          a.type == b.type && a.op == b.op && a.op_hash == b.op_hash && a.kind == b.kind &&
          a.size == b.size && a.size_bucket == b.size_bucket && a.policy == b.policy &&
-         a.ns == b.ns && a.gbs == b.gbs && a.updated_at == b.updated_at;
+         a.ns == b.ns && a.gbs == b.gbs && a.updated_at == b.updated_at && a.problem == b.problem;
 }
 
 namespace {
@@ -609,12 +610,12 @@ const char* const kRunColumns =
     "command_line, host, status";
 const char* const kMeasurementColumns =
     "id, run_id, device_id, type, op, op_hash, kind, size, policy, status, median_ns, min_ns, "
-    "max_ns, samples, gbs, registers, spill_bytes, message";
+    "max_ns, samples, gbs, registers, spill_bytes, message, problem";
 const char* const kBaselineColumns =
-    "id, device_id, run_id, baseline, type, op, op_hash, kind, size, ns, gbs, measured_at";
+    "id, device_id, run_id, baseline, type, op, op_hash, kind, size, ns, gbs, measured_at, problem";
 const char* const kBestColumns =
     "id, model, device_id, run_id, type, op, op_hash, kind, size_bucket, size, policy, ns, gbs, "
-    "updated_at";
+    "updated_at, problem";
 
 namespace {
 std::optional<int> opt_int(const sqlite::Statement& s, int col) {
@@ -676,6 +677,7 @@ Measurement read_measurement(const sqlite::Statement& s) {
   m.registers = opt_int(s, 15);
   m.spill_bytes = opt_int(s, 16);
   m.message = s.text(17);
+  m.problem = s.text(18);
   return m;
 }
 
@@ -693,6 +695,7 @@ Baseline read_baseline(const sqlite::Statement& s) {
   b.ns = s.real(9);
   b.gbs = s.real(10);
   b.measured_at = s.text(11);
+  b.problem = s.text(12);
   return b;
 }
 
@@ -712,6 +715,7 @@ BestEntry read_best(const sqlite::Statement& s) {
   e.ns = s.real(11);
   e.gbs = s.real(12);
   e.updated_at = s.text(13);
+  e.problem = s.text(14);
   return e;
 }
 
@@ -843,12 +847,13 @@ std::vector<RunInfo> TuningDb::list_runs() const {
 std::int64_t insert_measurement(TuningDb::Impl& im, const Measurement& m) {
   StmtUse s(im.stmt("INSERT INTO measurements (run_id, device_id, type, op, op_hash, kind, size, "
                     "policy, status, median_ns, min_ns, max_ns, samples, gbs, registers, "
-                    "spill_bytes, message) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
-                    "?12, ?13, ?14, ?15, ?16, ?17)"));
+                    "spill_bytes, message, problem) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+                    "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)"));
   s->bind(1, m.run_id).bind(2, m.device_id).bind(3, m.type).bind(4, m.op).bind(5, m.op_hash);
   s->bind(6, m.kind).bind(7, m.size).bind(8, m.policy).bind(9, to_string(m.status));
   s->bind(10, m.median_ns).bind(11, m.min_ns).bind(12, m.max_ns).bind(13, m.samples);
   s->bind(14, m.gbs).bind(15, m.registers).bind(16, m.spill_bytes).bind(17, m.message);
+  s->bind(18, m.problem);
   s->run();
   return im.conn.last_insert_rowid();
 }
@@ -857,11 +862,11 @@ bool has_measurement(TuningDb::Impl& im, const Measurement& m) {
   StmtUse q(im.stmt("SELECT 1 FROM measurements WHERE run_id = ?1 AND device_id = ?2 AND "
                     "type = ?3 AND op = ?4 AND op_hash = ?5 AND kind = ?6 AND size = ?7 AND "
                     "policy = ?8 AND status = ?9 AND median_ns IS ?10 AND min_ns IS ?11 AND "
-                    "max_ns IS ?12 AND samples = ?13 AND message = ?14 LIMIT 1"));
+                    "max_ns IS ?12 AND samples = ?13 AND message = ?14 AND problem = ?15 LIMIT 1"));
   q->bind(1, m.run_id).bind(2, m.device_id).bind(3, m.type).bind(4, m.op).bind(5, m.op_hash);
   q->bind(6, m.kind).bind(7, m.size).bind(8, m.policy).bind(9, to_string(m.status));
   q->bind(10, m.median_ns).bind(11, m.min_ns).bind(12, m.max_ns).bind(13, m.samples);
-  q->bind(14, m.message);
+  q->bind(14, m.message).bind(15, m.problem);
   return q->step();
 }
 
@@ -896,9 +901,9 @@ std::optional<std::pair<std::int64_t, double>> find_baseline(TuningDb::Impl& im,
                                                              const Baseline& b) {
   StmtUse q(
       im.stmt("SELECT id, ns FROM baselines WHERE device_id = ?1 AND baseline = ?2 AND type = "
-              "?3 AND op = ?4 AND op_hash = ?5 AND kind = ?6 AND size = ?7"));
+              "?3 AND op = ?4 AND op_hash = ?5 AND kind = ?6 AND size = ?7 AND problem = ?8"));
   q->bind(1, b.device_id).bind(2, to_string(b.baseline)).bind(3, b.type).bind(4, b.op);
-  q->bind(5, b.op_hash).bind(6, b.kind).bind(7, b.size);
+  q->bind(5, b.op_hash).bind(6, b.kind).bind(7, b.size).bind(8, b.problem);
   if (!q->step()) return std::nullopt;
   return std::pair{q->int64(0), q->real(1)};
 }
@@ -910,13 +915,14 @@ Stored store_baseline(TuningDb::Impl& im, const Baseline& b, bool if_faster) {
   if (existing && if_faster && !(b.ns < existing->second)) return Stored::Kept;
   StmtUse s(im.stmt(
       "INSERT INTO baselines (device_id, run_id, baseline, type, op, op_hash, kind, size, ns, "
-      "gbs, measured_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
-      "ON CONFLICT (device_id, baseline, type, op, op_hash, kind, size) DO UPDATE SET "
+      "gbs, measured_at, problem) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) "
+      "ON CONFLICT (device_id, baseline, type, op, op_hash, kind, problem, size) DO UPDATE SET "
       "run_id = excluded.run_id, ns = excluded.ns, gbs = excluded.gbs, "
       "measured_at = excluded.measured_at"));
   s->bind(1, b.device_id).bind(2, b.run_id).bind(3, to_string(b.baseline)).bind(4, b.type);
   s->bind(5, b.op).bind(6, b.op_hash).bind(7, b.kind).bind(8, b.size).bind(9, b.ns);
   s->bind(10, b.gbs).bind(11, b.measured_at.empty() ? now_utc() : b.measured_at);
+  s->bind(12, b.problem);
   s->run();
   return existing ? Stored::Replaced : Stored::Added;
 }
@@ -935,13 +941,13 @@ std::int64_t TuningDb::add_baseline(const Baseline& b) {
 std::optional<Baseline> TuningDb::baseline_for(std::int64_t device_id, BaselineKind k,
                                                std::string_view type, std::string_view op,
                                                std::string_view op_hash, std::string_view kind,
-                                               std::uint64_t size) const {
+                                               std::uint64_t size, std::string_view problem) const {
   StmtUse s(impl_->stmt(fmt::format(
       "SELECT {} FROM baselines WHERE device_id = ?1 AND baseline = ?2 AND type = ?3 AND op = "
-      "?4 AND op_hash = ?5 AND kind = ?6 AND size = ?7",
+      "?4 AND op_hash = ?5 AND kind = ?6 AND size = ?7 AND problem = ?8",
       kBaselineColumns)));
   s->bind(1, device_id).bind(2, to_string(k)).bind(3, type).bind(4, op).bind(5, op_hash);
-  s->bind(6, kind).bind(7, size);
+  s->bind(6, kind).bind(7, size).bind(8, problem);
   return s.first(read_baseline);
 }
 
@@ -965,22 +971,24 @@ Stored store_best(TuningDb::Impl& im, const BestEntry& e, BestMode mode) {
   std::optional<double> existing_ns;
   {
     StmtUse q(im.stmt("SELECT ns FROM best WHERE model = ?1 AND type = ?2 AND op = ?3 AND "
-                      "op_hash = ?4 AND kind = ?5 AND size_bucket = ?6"));
+                      "op_hash = ?4 AND kind = ?5 AND size_bucket = ?6 AND problem = ?7"));
     q->bind(1, model).bind(2, e.type).bind(3, e.op).bind(4, e.op_hash).bind(5, e.kind);
-    q->bind(6, bucket);
+    q->bind(6, bucket).bind(7, e.problem);
     if (q->step()) existing_ns = q->real(0);
   }
   if (existing_ns && mode == BestMode::IfFaster && !(e.ns < *existing_ns)) return Stored::Kept;
   StmtUse s(im.stmt(
       "INSERT INTO best (model, device_id, run_id, type, op, op_hash, kind, size_bucket, size, "
-      "policy, ns, gbs, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-      "?13) ON CONFLICT (model, type, op, op_hash, kind, size_bucket) DO UPDATE SET "
+      "policy, ns, gbs, updated_at, problem) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+      "?11, ?12, ?13, ?14) ON CONFLICT (model, type, op, op_hash, kind, problem, size_bucket) "
+      "DO UPDATE SET "
       "device_id = excluded.device_id, run_id = excluded.run_id, size = excluded.size, "
       "policy = excluded.policy, ns = excluded.ns, gbs = excluded.gbs, "
       "updated_at = excluded.updated_at"));
   s->bind(1, model).bind(2, e.device_id).bind(3, e.run_id).bind(4, e.type).bind(5, e.op);
   s->bind(6, e.op_hash).bind(7, e.kind).bind(8, bucket).bind(9, e.size).bind(10, e.policy);
   s->bind(11, e.ns).bind(12, e.gbs).bind(13, e.updated_at.empty() ? now_utc() : e.updated_at);
+  s->bind(14, e.problem);
   s->run();
   return existing_ns ? Stored::Replaced : Stored::Added;
 }
@@ -996,23 +1004,24 @@ bool TuningDb::set_best(const BestEntry& e, BestMode mode) {
 
 std::optional<BestEntry> TuningDb::best_for(std::string_view model, std::string_view type,
                                             std::string_view op, std::string_view op_hash,
-                                            std::string_view kind, std::uint64_t n) const {
+                                            std::string_view kind, std::uint64_t n,
+                                            std::string_view problem) const {
   StmtUse s(impl_->stmt(fmt::format(
       "SELECT {} FROM best WHERE model = ?1 AND type = ?2 AND op = ?3 AND op_hash = ?4 AND "
-      "kind = ?5 ORDER BY abs({} - ?6), size_bucket LIMIT 1",
+      "kind = ?5 AND problem = ?7 ORDER BY abs({} - ?6), size_bucket LIMIT 1",
       kBestColumns, kBucketPositionSql)));
   s->bind(1, model).bind(2, type).bind(3, op).bind(4, op_hash).bind(5, kind);
-  s->bind(6, bucket_position(size_bucket(n)));
+  s->bind(6, bucket_position(size_bucket(n))).bind(7, problem);
   return s.first(read_best);
 }
 
 std::vector<BestEntry> TuningDb::list_best(const BestFilter& f) const {
   StmtUse s(impl_->stmt(fmt::format(
       "SELECT {} FROM best WHERE (?1 IS NULL OR model = ?1) AND (?2 IS NULL OR type = ?2) AND "
-      "(?3 IS NULL OR op = ?3) AND (?4 IS NULL OR kind = ?4) "
-      "ORDER BY model, type, op, op_hash, kind, size_bucket",
+      "(?3 IS NULL OR op = ?3) AND (?4 IS NULL OR kind = ?4) AND (?5 IS NULL OR problem = ?5) "
+      "ORDER BY model, type, op, op_hash, kind, problem, size_bucket",
       kBestColumns)));
-  s->bind(1, f.model).bind(2, f.type).bind(3, f.op).bind(4, f.kind);
+  s->bind(1, f.model).bind(2, f.type).bind(3, f.op).bind(4, f.kind).bind(5, f.problem);
   return s.all(read_best);
 }
 

@@ -140,6 +140,7 @@ struct Measurement {
   std::optional<int> registers;   ///< registers per thread
   std::optional<int> spill_bytes; ///< local-memory spill stores, bytes
   std::string message;            ///< why it failed (compile log excerpt, ...)
+  std::string problem; ///< "" (a flat scan) or a segmented/axis kind ("flags", "rows", ...)
   friend bool operator==(const Measurement& a, const Measurement& b);
 };
 
@@ -159,6 +160,7 @@ struct Baseline {
   double ns = 0;
   double gbs = 0;
   std::string measured_at; ///< set to now when empty
+  std::string problem;     ///< Cub: "" (flat) or the problem kind it ran (memcpy: "")
   friend bool operator==(const Baseline& a, const Baseline& b);
 };
 
@@ -175,6 +177,7 @@ struct BestEntry {
   double ns = 0;
   double gbs = 0;
   std::string updated_at; ///< set to now when empty
+  std::string problem;    ///< "" (a flat scan) or a segmented/axis kind ("flags", "rows", ...)
   friend bool operator==(const BestEntry& a, const BestEntry& b);
 };
 
@@ -188,7 +191,7 @@ enum class BestMode {
 
 /// Empty fields match everything.
 struct BestFilter {
-  std::optional<std::string> model, type, op, kind;
+  std::optional<std::string> model, type, op, kind, problem;
 };
 struct MeasurementFilter {
   std::optional<std::int64_t> run_id, device_id;
@@ -280,16 +283,17 @@ public:
   std::optional<Baseline> baseline_for(std::int64_t device_id, BaselineKind k,
                                        std::string_view type, std::string_view op,
                                        std::string_view op_hash, std::string_view kind,
-                                       std::uint64_t size) const;
+                                       std::uint64_t size, std::string_view problem = {}) const;
   std::vector<Baseline> list_baselines() const;
 
   // Best entries. set_best returns whether the entry was stored.
   bool set_best(const BestEntry& e, BestMode mode = BestMode::Replace);
   /// The entry of the bucket of `n`, else of the nearest bucket (the smaller one on
-  /// a tie); nothing when the (model, type, op, op_hash, kind) was never tuned.
+  /// a tie); nothing when the (model, type, op, op_hash, kind, problem) was never tuned.
   std::optional<BestEntry> best_for(std::string_view model, std::string_view type,
                                     std::string_view op, std::string_view op_hash,
-                                    std::string_view kind, std::uint64_t n) const;
+                                    std::string_view kind, std::uint64_t n,
+                                    std::string_view problem = {}) const;
   std::vector<BestEntry> list_best(const BestFilter& f = {}) const;
 
   TableCounts counts() const;

@@ -3,6 +3,7 @@
 #include <regex>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "tuning_db_test_util.hpp"
 
@@ -285,6 +286,58 @@ BestEntry best(std::int64_t dev, std::uint64_t size, double ns, std::string poli
   BestEntry e = make_best(dev, std::nullopt, "int32", size, ns, std::move(policy));
   e.updated_at.clear();
   return e;
+}
+
+// A segmented problem's winners, baselines and measurements live beside the flat
+// scan's of the same type, operator, kind and size, never replacing them.
+TEST_F(TuningDbSchema, ProblemKindsAreKeptApart) {
+  TuningDb db = TuningDb::open(file_, rw());
+  const DeviceInfo d = h100();
+  const std::int64_t dev = db.add_device(d);
+  BestEntry rows = best(dev, 1u << 20, 5000, "lookback_warp.tpb128.ipt8.vec4.warp_scans");
+  rows.problem = "rows";
+  ASSERT_TRUE(
+      db.set_best(best(dev, 1u << 20, 9000, "lookback_bulk.tpb256.ipt16.vec4.warp_scans.st4")));
+  ASSERT_TRUE(db.set_best(rows));
+  EXPECT_EQ(db.list_best().size(), 2u);
+  const std::string m = d.model();
+  EXPECT_EQ(db.best_for(m, "int32", "sum", "", "inclusive", 1u << 20)->policy,
+            "lookback_bulk.tpb256.ipt16.vec4.warp_scans.st4");
+  EXPECT_EQ(db.best_for(m, "int32", "sum", "", "inclusive", 1u << 20, "rows")->policy,
+            "lookback_warp.tpb128.ipt8.vec4.warp_scans");
+  EXPECT_FALSE(db.best_for(m, "int32", "sum", "", "inclusive", 1u << 20, "flags"));
+  BestFilter only_rows;
+  only_rows.problem = "rows";
+  EXPECT_EQ(db.list_best(only_rows).size(), 1u);
+
+  Baseline cub;
+  cub.device_id = dev;
+  cub.baseline = BaselineKind::Cub;
+  cub.type = "int32";
+  cub.op = "sum";
+  cub.kind = "inclusive";
+  cub.size = 1u << 20;
+  cub.ns = 7000;
+  cub.gbs = 1000;
+  const std::int64_t flat_id = db.add_baseline(cub);
+  cub.problem = "flags";
+  cub.ns = 9000;
+  EXPECT_NE(db.add_baseline(cub), flat_id);
+  EXPECT_EQ(db.baseline_for(dev, BaselineKind::Cub, "int32", "sum", "", "inclusive", 1u << 20)->ns,
+            7000);
+  EXPECT_EQ(
+      db.baseline_for(dev, BaselineKind::Cub, "int32", "sum", "", "inclusive", 1u << 20, "flags")
+          ->ns,
+      9000);
+
+  // An export names the problem only where there is one, and reads back the same.
+  const auto doc = db.export_json();
+  EXPECT_FALSE(doc.at("best").at(0).contains("problem"));
+  EXPECT_EQ(doc.at("best").at(1).at("problem"), "rows");
+  TempDir other;
+  TuningDb copy = TuningDb::open(other.path() / "copy.db", rw());
+  copy.import_json(doc);
+  EXPECT_EQ(copy.export_json(), doc);
 }
 
 TEST_F(TuningDbSchema, BestForPicksTheNearestBucket) {
