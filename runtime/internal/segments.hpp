@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -63,6 +64,13 @@ inline std::string_view to_string(Heads h) {
   constexpr std::string_view names[kHeadsCount] = {"",       "flags",     "rows",      "keys32",
                                                    "keys64", "offsets32", "offsets64", "axis"};
   return names[static_cast<std::size_t>(h)];
+}
+
+/// The problem kind a DB `problem` text names (to_string's inverse), or nothing.
+inline std::optional<Heads> parse_heads(std::string_view text) {
+  for (std::size_t i = 0; i < kHeadsCount; ++i)
+    if (to_string(static_cast<Heads>(i)) == text) return static_cast<Heads>(i);
+  return std::nullopt;
 }
 
 /// The template argument naming the heads ("scantune::HEADS_FLAGS").

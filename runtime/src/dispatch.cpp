@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "algorithms.hpp"
 #include "base/size_bucket.hpp"
 #include "builtin_table.hpp"
 #include "codegen.hpp"
@@ -54,7 +55,9 @@ DispatchTable::DispatchTable(int arch, std::string model, const std::vector<Tune
     : arch_(arch), model_(std::move(model)), db_path_(std::move(db_path)) {
   for (const TunedEntry& e : db_entries) {
     if (e.arch != arch_) continue; // never another compute capability's winner
-    if (auto why = e.policy.invalid_reason(e.problem.type)) {
+    auto why = e.policy.invalid_reason(e.problem.type);
+    if (!why && e.problem.heads != Heads::None) why = segmented_invalid_reason(e.policy);
+    if (why) {
       log(LogLevel::Warn, "tuning DB {}: ignoring {} for {} on {}: {}", db_path_, e.policy.key(),
           e.problem.label(), e.model, *why);
       continue;

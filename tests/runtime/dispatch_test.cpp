@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "algorithms.hpp"
 #include "builtin_table.hpp"
 #include "cache/tuning_db_test_util.hpp"
 #include "default_policies.hpp"
@@ -171,6 +172,35 @@ TEST_F(Dispatch, WinnersThatCannotRunOnTheirTypeAreIgnored) {
   const auto p = t.resolve(problem("int64", Op::Sum, "inclusive"), 1u << 20);
   EXPECT_EQ(p.match, Match::BuiltIn);
   EXPECT_FALSE(p.policy.invalid_reason(DataType::Int64).has_value());
+}
+
+// Segmented problems have winners of their own; a flat winner never serves them, and
+// theirs never serve flat scans. A winner without a segmented kernel is ignored.
+TEST_F(Dispatch, SegmentedProblemsHaveTheirOwnWinners) {
+  {
+    auto tdb = db::TuningDb::open(dir_ / "tuning.db");
+    db::BestEntry rows =
+        best(1, "int32", "sum", "inclusive", 1u << 24, "lookback_warp.tpb128.ipt8.vec4.warp_scans");
+    rows.problem = "rows";
+    tdb.set_best(rows);
+    db::BestEntry flags = best(1, "int32", "sum", "inclusive", 1u << 24, kLt);
+    flags.problem = "flags"; // lookback_thread has no segmented kernel
+    tdb.set_best(flags);
+    db::BestEntry future = best(1, "int32", "sum", "inclusive", 1u << 24, kLw);
+    future.problem = "a-newer-kind";
+    tdb.set_best(future);
+  }
+  const auto entries = read_tuned_entries(dir_ / "tuning.db");
+  ASSERT_TRUE(entries.has_value());
+  const DispatchTable t(90, db::testing::h100().model(), *entries, "x");
+  auto of = [&](Heads h) {
+    return t.resolve(ProblemName::of(DataType::Int32, Op::Sum, ScanKind::Inclusive, h), 1u << 24);
+  };
+  EXPECT_EQ(of(Heads::Periodic).match, Match::Exact);
+  EXPECT_EQ(of(Heads::Periodic).policy.key(), "lookback_warp.tpb128.ipt8.vec4.warp_scans");
+  EXPECT_EQ(of(Heads::Flags).match, Match::BuiltIn);
+  EXPECT_FALSE(segmented_invalid_reason(of(Heads::Flags).policy));
+  EXPECT_NE(of(Heads::None).policy.key(), "lookback_warp.tpb128.ipt8.vec4.warp_scans");
 }
 
 TEST(DispatchDb, MissingDatabaseIsNoneAndABrokenOneThrows) {
