@@ -171,6 +171,25 @@ TEST_F(Cli, TuneDryRunPrintsTheSizeOfTheSearch) {
   EXPECT_NE(r.output.find("uint64 shifted_product inclusive"), std::string::npos) << r.output;
 }
 
+// Segmented problems search only the policies with a segmented kernel, and take
+// built-in operators on a GPU.
+TEST_F(Cli, TuneDryRunOfSegmentedProblems) {
+  auto r = run("tune --dry-run --segments rows:1024 --sizes 2^20,2^24");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("int32 sum inclusive rows:1024: 1392 candidates (1392 lookback_warp)"),
+            std::string::npos)
+      << r.output;
+  r = run("tune --dry-run --segments flags:random --type float64 --kind exclusive");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("float64 sum exclusive flags:random"), std::string::npos) << r.output;
+  r = run("tune --dry-run --segments rows:8 --custom-op absmax --type float32");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("takes built-in operators"), std::string::npos) << r.output;
+  r = run("tune --dry-run --segments cols:8");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("unknown kind 'cols'"), std::string::npos) << r.output;
+}
+
 TEST_F(Cli, TuneWithoutAGpuExits77) {
   if (scantune::test::has_gpu()) GTEST_SKIP() << "a GPU is present";
   auto r = run("tune --db " + (dir / "t.db").string());

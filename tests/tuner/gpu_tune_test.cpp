@@ -99,10 +99,8 @@ TEST_F(GpuEvaluatorTest, SegmentedDispatchAndCubByKey) {
   constexpr std::uint64_t n = 1 << 20;
   for (const char* spec : {"flags:random", "rows:1000"})
     for (ScanKind kind : {ScanKind::Inclusive, ScanKind::Exclusive}) {
-      GpuEvaluatorOptions o;
-      o.segments = parse_segments(spec);
-      const Problem p{DataType::Int32, detail::OpSpec::from(Op::Sum), kind};
-      GpuEvaluator eval(scanner, nullptr, p, n, o);
+      const Problem p{DataType::Int32, detail::OpSpec::from(Op::Sum), kind, parse_segments(spec)};
+      GpuEvaluator eval(scanner, nullptr, p, n);
       const BaselineResult d = eval.time_dispatch(n);
       EXPECT_TRUE(d.ok) << spec << " " << p.label() << ": " << d.error;
       const BaselineResult c = eval.time_cub(n);

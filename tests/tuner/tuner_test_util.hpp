@@ -7,7 +7,7 @@ namespace scantune::tuner {
 
 /// The problem every recording and most tests use.
 inline Problem int32_sum_inclusive() {
-  return Problem{DataType::Int32, detail::OpSpec::from(Op::Sum), ScanKind::Inclusive};
+  return Problem{DataType::Int32, detail::OpSpec::from(Op::Sum), ScanKind::Inclusive, {}};
 }
 
 } // namespace scantune::tuner

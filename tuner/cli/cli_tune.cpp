@@ -17,6 +17,7 @@
 #include "scantune/scantune.hpp"
 #include "tuner/cli/cli.hpp"
 #include "tuner/cli/cli_shared.hpp"
+#include "tuner/run/bench_run.hpp"
 #include "tuner/run/tune.hpp"
 #include "tuner/search/strategy.hpp"
 
@@ -32,7 +33,7 @@ struct RawOptions {
   std::vector<std::string> custom_ops;
   std::string sizes, strategy = "halving", algorithms;
   std::map<std::string, std::string> grid; ///< the search-space lists, by option name
-  std::string budget, db, simulate, against, progress = "auto";
+  std::string budget, db, simulate, against, progress = "auto", segments;
   bool resume = false, dry_run = false, hot = false;
   double time_limit = 2.5;
   int device = -1;
@@ -129,6 +130,13 @@ TuneOptions build_options(const RawOptions& raw) {
   o.device = raw.device;
   o.seed = raw.seed;
   o.command_line = command_line;
+  if (!raw.segments.empty()) {
+    o.segments = tuner::parse_segments(raw.segments);
+    if (!o.custom_ops.empty() || !o.simulate_db.empty())
+      throw Exit(kExitUsage, fmt::format("--segments {} takes built-in operators and a GPU (no "
+                                         "custom operators, no --simulate)",
+                                         raw.segments));
+  }
 
   if (raw.progress == "auto")
     o.progress = Progress::auto_mode(stdout);
@@ -335,6 +343,12 @@ void register_tune_command(CLI::App& app) {
       ->group(run_group);
   tune->add_option("--seed", raw->seed, "Seed of the random input data. Default: 1")
       ->type_name("N")
+      ->group(run_group);
+  tune->add_option("--segments", raw->segments,
+                   "Tune segmented scans instead, stored as their own problem kind:\n"
+                   "rows:L (batched rows of L elements), flags:L or flags:random (as in\n"
+                   "`scantune bench --segments`). Candidates: lookback_warp with warp_scans")
+      ->type_name("SPEC")
       ->group(run_group);
   tune->add_option("--progress", raw->progress,
                    "auto: a bar on a terminal, else lines; bar; lines: one line per\n"

@@ -137,12 +137,12 @@ struct GpuEvaluator::Impl {
     gpu::fill_input(p.type, set, options.seed, 0, pool_elems, in_pool.ptr, stream);
     SCANTUNE_CUDA_TRY(cudaMemsetAsync(out_pool.ptr, 0, pool_elems * esize, stream));
     if (p.op.is_custom) {
-      if (!options.segments.flat())
+      if (!problem.segments.flat())
         detail::fail("{}: segmented scans of custom operators have no host reference", p.label());
       make_custom_reference();
     } else {
       const std::vector<std::uint8_t> flags =
-          options.segments.flat() ? std::vector<std::uint8_t>() : upload_segments();
+          problem.segments.flat() ? std::vector<std::uint8_t>() : upload_segments();
       const std::vector<unsigned char> host =
           reference_scan(p.type, p.op.op, p.kind, set, options.seed, max_n, init,
                          flags.empty() ? nullptr : flags.data());
@@ -233,8 +233,8 @@ struct GpuEvaluator::Impl {
   /// Uploads the head flags (not for rows) and CUB's keys of elements [0, max_n);
   /// returns the flags, which the host reference takes.
   std::vector<std::uint8_t> upload_segments() {
-    std::vector<std::uint8_t> flags = head_flags(options.segments, options.seed, max_n);
-    if (options.segments.has_flags()) {
+    std::vector<std::uint8_t> flags = head_flags(problem.segments, options.seed, max_n);
+    if (problem.segments.has_flags()) {
       heads.allocate(max_n, "head flags");
       SCANTUNE_CUDA_TRY(
           cudaMemcpyAsync(heads.ptr, flags.data(), max_n, cudaMemcpyHostToDevice, stream));
@@ -248,9 +248,9 @@ struct GpuEvaluator::Impl {
   }
 
   Segments segments() const {
-    if (options.segments.has_flags()) return Segments::flags(heads.ptr);
-    if (options.segments.kind == Segmentation::Kind::Rows)
-      return Segments::rows(options.segments.length);
+    if (problem.segments.has_flags()) return Segments::flags(heads.ptr);
+    if (problem.segments.kind == Segmentation::Kind::Rows)
+      return Segments::rows(problem.segments.length);
     return {};
   }
 
@@ -445,7 +445,7 @@ struct GpuEvaluator::Impl {
   }
 
   BaselineResult time_cub(std::uint64_t n) {
-    if (!options.segments.flat()) return time_cub_by_key(n);
+    if (!problem.segments.flat()) return time_cub_by_key(n);
     BaselineResult b;
     // A custom operator has a CUB baseline only as a sample with a compiled twin.
     const std::optional<Twin> twin =

@@ -27,10 +27,6 @@ struct GpuEvaluatorOptions {
   bool hot = false;             ///< time back-to-back on the same buffers (hot L2)
   std::uint64_t seed = 1;       ///< input data (input_values.hpp)
   unsigned compile_threads = 0; ///< background NVRTC threads; 0 = hardware threads - 2
-  /// Segmented scans: where segments start (flat by default). The head flags and
-  /// CUB's keys are one copy for max_n that every rotated buffer pair shares (only
-  /// the values rotate). Built-in operators only: custom ones have no host reference.
-  Segmentation segments;
 };
 
 /// A baseline's timing, or why there is none.

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "segments.hpp"
+
 namespace scantune::tuner {
 
 struct Segmentation {
@@ -25,6 +27,14 @@ struct Segmentation {
   std::uint64_t extra_bytes_per_element() const { return has_flags() ? 1 : 0; }
   /// Device bytes per element the evaluator adds: the flags, and CUB's int32 keys.
   std::uint64_t device_bytes_per_element() const { return flat() ? 0 : 4 + (has_flags() ? 1 : 0); }
+  /// The library's problem kind: none (flat), flags, or periodic heads (rows).
+  detail::Heads heads() const {
+    return flat()        ? detail::Heads::None
+           : has_flags() ? detail::Heads::Flags
+                         : detail::Heads::Periodic;
+  }
+  /// The tuning DB's `problem` text ("", "flags", "rows").
+  std::string problem() const { return std::string(detail::to_string(heads())); }
 };
 
 /// flags:random draws segment lengths floor(2^(u * kRandomSegmentBits)), u uniform

@@ -64,11 +64,6 @@ BenchPoint time_policy(GpuEvaluator& eval, const Policy& policy, DataType type, 
   return p;
 }
 
-detail::Heads heads_of(const Segmentation& s) {
-  if (s.flat()) return detail::Heads::None;
-  return s.has_flags() ? detail::Heads::Flags : detail::Heads::Periodic;
-}
-
 } // namespace
 
 Segmentation parse_segments(std::string_view spec) {
@@ -181,7 +176,7 @@ BenchReport run_bench(const BenchOptions& o, const std::function<void(const std:
   Scanner scanner(ScannerOptions{o.device, o.db_path, {}});
   std::optional<KernelCache> cache = KernelCache::open_default("");
   const OpRef op = o.custom ? OpRef(*o.custom) : OpRef(o.op);
-  const Problem problem{o.type, detail::OpSpec::from(op), o.kind};
+  const Problem problem{o.type, detail::OpSpec::from(op), o.kind, o.segments};
 
   BenchReport r;
   r.device = db::query_device(scanner.device()).model();
@@ -199,7 +194,6 @@ BenchReport run_bench(const BenchOptions& o, const std::function<void(const std:
   if (r.sizes.empty()) return r;
 
   GpuEvaluatorOptions timing = o.timing;
-  timing.segments = o.segments;
   GpuEvaluator eval(scanner, cache ? &*cache : nullptr, problem, r.sizes.back(), timing);
   log(fmt::format("{}: inputs and reference for up to {} ready in {:.1f} s", r.problem(),
                   size_label(r.sizes.back()), eval.setup_seconds()));
@@ -211,9 +205,8 @@ BenchReport run_bench(const BenchOptions& o, const std::function<void(const std:
   for (std::size_t i = 0; i < r.sizes.size(); ++i) {
     const std::uint64_t n = r.sizes[i];
     BenchPoint tuned = point_of([&] { return eval.time_dispatch(n); });
-    tuned.policy =
-        detail::ScannerAccess::choice(scanner, o.type, op, o.kind, n, heads_of(o.segments))
-            .policy.key();
+    tuned.policy = detail::ScannerAccess::choice(scanner, o.type, op, o.kind, n, o.segments.heads())
+                       .policy.key();
     r.series[0].points.push_back(tuned);
     r.series[1].points.push_back(point_of([&] { return eval.time_cub(n); }));
     r.series[2].points.push_back(point_of([&] { return eval.time_memcpy(n); }));

@@ -21,6 +21,7 @@ db::Measurement to_measurement(const Result& r, const Problem& p, std::int64_t r
   m.op = p.op_name();
   m.op_hash = p.op_hash();
   m.kind = std::string(to_string(p.kind));
+  m.problem = p.problem();
   m.size = r.size;
   m.policy = r.policy.key();
   m.status = r.status;
@@ -51,7 +52,7 @@ void clear_interrupt() noexcept {
 }
 
 double gbs_of(const Problem& p, std::uint64_t n, double ns) {
-  return ns > 0 ? 2.0 * static_cast<double>(n * size_of(p.type)) / ns : 0; // read + write
+  return ns > 0 ? p.bytes(n) / ns : 0; // read + write (+ head flags)
 }
 
 Recorder::Recorder(Evaluator& inner, db::TuningDb& db, std::int64_t run, std::int64_t device,

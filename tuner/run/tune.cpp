@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "algorithms.hpp"
 #include "cache/kernel_cache.hpp"
 #include "cache/tuning_db.hpp"
 #include "default_policies.hpp"
@@ -53,16 +54,31 @@ std::vector<Problem> build_problems(const TuneOptions& o, Progress& progress) {
         continue;
       }
       for (ScanKind k : o.kinds)
-        out.push_back(Problem{t, detail::OpSpec::from(op), k});
+        out.push_back(Problem{t, detail::OpSpec::from(op), k, o.segments});
     }
     for (const CustomOp& c : o.custom_ops) {
       const detail::OpSpec spec = detail::OpSpec::from(c);
       detail::check_op(t, spec); // malformed names throw here, before any GPU work
       for (ScanKind k : o.kinds)
-        out.push_back(Problem{t, spec, k});
+        out.push_back(Problem{t, spec, k, o.segments});
     }
   }
   if (out.empty()) throw UsageError("nothing to tune: no valid (type, operator) combination");
+  return out;
+}
+
+/// The space's policies for a problem: a segmented one keeps those with a segmented
+/// kernel (lookback_warp with warp_scans, no tile loop).
+std::vector<Policy> candidates_for(const Problem& p, const SpaceOptions& space) {
+  std::vector<Policy> all = enumerate(p.type, space);
+  if (p.segments.flat()) return all;
+  std::vector<Policy> out;
+  for (const Policy& q : all)
+    if (!detail::segmented_invalid_reason(q)) out.push_back(q);
+  if (out.empty())
+    throw UsageError(fmt::format("--segments {}: no policy of the search space runs a segmented "
+                                 "scan (it takes lookback_warp with warp_scans)",
+                                 p.segments.spec()));
   return out;
 }
 
@@ -96,7 +112,7 @@ std::size_t load_memo(RunState& st, const std::vector<Problem>& problems) {
   for (const db::Measurement& m : st.db->list_measurements(f))
     for (const Problem& p : problems)
       if (m.type == to_string(p.type) && m.op == p.op_name() && m.op_hash == p.op_hash() &&
-          m.kind == to_string(p.kind)) {
+          m.kind == to_string(p.kind) && m.problem == p.problem()) {
         st.memo[p.label()][{m.policy, m.size}].push_back(from_measurement(m));
         ++count;
       }
@@ -112,8 +128,9 @@ void compare_against(const db::TuningDb& other, const std::string& model, const 
              "| n | this run | us | other | us | this / other |\n|---|---|---:|---|---:|---:|\n");
   double worst = 0;
   for (const Result& w : winners) {
-    const auto theirs = other.best_for(model, std::string(to_string(p.type)), p.op_name(),
-                                       p.op_hash(), std::string(to_string(p.kind)), w.size);
+    const auto theirs =
+        other.best_for(model, std::string(to_string(p.type)), p.op_name(), p.op_hash(),
+                       std::string(to_string(p.kind)), w.size, p.problem());
     if (!theirs || theirs->size_bucket != db::size_bucket(w.size)) {
       fmt::print(out, "| {} | {} | | (no entry) | | |\n", size_label(w.size), w.policy.key());
       continue;
@@ -145,7 +162,7 @@ void print_dry_run(const TuneOptions& o, const std::vector<Problem>& problems,
     SearchContext ctx;
     ctx.problem = p;
     ctx.space = o.space;
-    ctx.candidates = enumerate(p.type, o.space);
+    ctx.candidates = candidates_for(p, o.space);
     ctx.sizes = sizes;
     std::map<Algorithm, std::size_t> per_alg;
     for (const Policy& c : ctx.candidates)
@@ -285,11 +302,13 @@ ProblemEvaluator make_evaluator(Tuning& t, const Problem& p, std::uint64_t max_n
 /// else its fallback: nearest bucket, same arch, built-in table). Simulations have
 /// no scanner: the stored winner, else the heuristic.
 detail::Choice incumbent_plan(const Tuning& t, const Problem& p, std::uint64_t n) {
-  if (t.scanner) return detail::ScannerAccess::choice(*t.scanner, p.type, p.op.ref(), p.kind, n);
+  if (t.scanner)
+    return detail::ScannerAccess::choice(*t.scanner, p.type, p.op.ref(), p.kind, n,
+                                         p.segments.heads());
   detail::Choice plan;
   plan.policy = detail::default_policy(p.type, n);
   if (auto prev = t.st.db->best_for(t.st.model, std::string(to_string(p.type)), p.op_name(),
-                                    p.op_hash(), std::string(to_string(p.kind)), n);
+                                    p.op_hash(), std::string(to_string(p.kind)), n, p.problem());
       prev && prev->size_bucket == db::size_bucket(n)) {
     plan.policy = Policy::parse(prev->policy);
     plan.match = Match::Exact;
@@ -308,9 +327,10 @@ void store_baseline(Tuning& t, const Problem& p, std::uint64_t n, db::BaselineKi
   b.op = op;
   b.op_hash = op.empty() ? "" : p.op_hash(); // a custom operator's CUB twin
   b.kind = kind;
+  b.problem = op.empty() ? "" : p.problem(); // memcpy is one per type and size
   b.size = n;
   b.ns = ns;
-  b.gbs = gbs_of(p, n, ns);
+  b.gbs = op.empty() ? 2.0 * static_cast<double>(n * size_of(p.type)) / ns : gbs_of(p, n, ns);
   t.st.db->add_baseline(b);
 }
 
@@ -337,7 +357,7 @@ void measure_baselines(Tuning& t, const Problem& p, std::uint64_t n, ProblemEval
   if (auto b = t.recorded->baseline_for(rd, db::BaselineKind::Memcpy, type_s, "", "", "", n))
     store_baseline(t, p, n, db::BaselineKind::Memcpy, b->ns, "", "");
   if (auto b = t.recorded->baseline_for(rd, db::BaselineKind::Cub, type_s, p.op_name(), p.op_hash(),
-                                        kind_s, n))
+                                        kind_s, n, p.problem()))
     store_baseline(t, p, n, db::BaselineKind::Cub, b->ns, p.op_name(), kind_s);
 }
 
@@ -352,7 +372,7 @@ BaselineNs stored_baselines(const Tuning& t, const Problem& p, std::uint64_t n) 
   if (auto b = db.baseline_for(t.st.device_id, db::BaselineKind::Memcpy, type_s, "", "", "", n))
     out.memcpy = b->ns;
   if (auto b = db.baseline_for(t.st.device_id, db::BaselineKind::Cub, type_s, p.op_name(),
-                               p.op_hash(), kind_s, n))
+                               p.op_hash(), kind_s, n, p.problem()))
     out.cub = b->ns;
   return out;
 }
@@ -366,6 +386,7 @@ db::BestEntry store_winner(Tuning& t, const Problem& p, std::uint64_t n, const R
   e.op = p.op_name();
   e.op_hash = p.op_hash();
   e.kind = std::string(to_string(p.kind));
+  e.problem = p.problem();
   e.size = n;
   e.policy = w.policy.key();
   e.ns = w.median_ns;
@@ -433,7 +454,7 @@ void tune_problem(Tuning& t, const Problem& p, const std::vector<std::uint64_t>&
   SearchContext ctx;
   ctx.problem = p;
   ctx.space = t.o.space;
-  ctx.candidates = enumerate(p.type, t.o.space);
+  ctx.candidates = candidates_for(p, t.o.space);
   ctx.sizes = sizes;
   ctx.evaluator = &recorder;
   ctx.time_limit_factor = t.o.time_limit_factor;

@@ -10,6 +10,7 @@
 
 #include "policy.hpp"
 #include "scantune/scantune.hpp"
+#include "tuner/gpu/segmentation.hpp"
 #include "tuner/report/progress.hpp"
 #include "tuner/search/search_space.hpp"
 
@@ -40,6 +41,9 @@ struct TuneOptions {
   std::uint64_t seed = 1;   ///< input data
   std::string command_line; ///< stored with the run
   Progress::Mode progress = Progress::Mode::Lines;
+  /// Segmented problems (`--segments rows:L|flags:L|flags:random`); flat by default.
+  /// They are stored under their own problem kind, beside the flat winners.
+  Segmentation segments;
 };
 
 /// Asks a running run_tune to stop after the current measurement, as Ctrl-C does

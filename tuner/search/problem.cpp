@@ -13,11 +13,17 @@ std::string Problem::op_hash() const {
 }
 
 std::string Problem::label() const {
-  return fmt::format("{} {} {}", to_string(type), op_name(), to_string(kind));
+  const std::string flat = fmt::format("{} {} {}", to_string(type), op_name(), to_string(kind));
+  return segments.flat() ? flat : fmt::format("{} {}", flat, segments.spec());
+}
+
+double Problem::bytes(std::uint64_t n) const {
+  return static_cast<double>(n) *
+         static_cast<double>(2 * size_of(type) + segments.extra_bytes_per_element());
 }
 
 detail::KernelSpec Problem::spec(const Policy& policy) const {
-  return detail::KernelSpec{policy, type, op, kind};
+  return detail::KernelSpec{policy, type, op, kind, segments.heads()};
 }
 
 } // namespace scantune::tuner
