@@ -20,7 +20,7 @@ std::string lower(std::string s) {
 }
 
 auto problem_key(const db::BestEntry& e) {
-  return std::tie(e.type, e.op, e.op_hash, e.kind, e.size_bucket);
+  return std::tie(e.type, e.op, e.op_hash, e.kind, e.problem, e.size_bucket);
 }
 auto order_key(const db::BestEntry& e) {
   return std::tuple_cat(std::tie(e.model), problem_key(e));
@@ -32,8 +32,8 @@ std::optional<std::int64_t> winning_samples(const std::vector<db::Measurement>& 
                                             const db::BestEntry& e) {
   const db::Measurement* found = nullptr;
   for (const db::Measurement& m : ms) {
-    if (m.policy != e.policy || m.size != e.size || m.op_hash != e.op_hash || !m.median_ns ||
-        (e.run_id && m.run_id != *e.run_id))
+    if (m.policy != e.policy || m.size != e.size || m.op_hash != e.op_hash ||
+        m.problem != e.problem || !m.median_ns || (e.run_id && m.run_id != *e.run_id))
       continue;
     const double d = std::abs(*m.median_ns - e.ns);
     if (!found || d < std::abs(*found->median_ns - e.ns) ||
@@ -104,7 +104,7 @@ std::vector<WinnerRow> winner_rows(const db::TuningDb& db, const ReportFilter& f
       r.memcpy_gbs = m->gbs;
     }
     if (auto c = db.baseline_for(e.device_id, db::BaselineKind::Cub, e.type, e.op, e.op_hash,
-                                 e.kind, e.size)) {
+                                 e.kind, e.size, e.problem)) {
       r.cub_ns = c->ns;
       r.cub_gbs = c->gbs;
     }
@@ -127,7 +127,8 @@ std::vector<WinnerRow> winner_rows(const db::TuningDb& db, const ReportFilter& f
 
 std::string problem_label(const db::BestEntry& e) {
   const std::string op = e.op_hash.empty() ? e.op : fmt::format("{}[{}]", e.op, e.op_hash);
-  return fmt::format("{} {} {}", e.type, op, e.kind);
+  const std::string flat = fmt::format("{} {} {}", e.type, op, e.kind);
+  return e.problem.empty() ? flat : fmt::format("{} {}", flat, e.problem); // "... rows"
 }
 
 std::optional<double> CompareRow::ratio() const {
@@ -137,7 +138,7 @@ std::optional<double> CompareRow::ratio() const {
 
 std::vector<CompareRow> compare_rows(const std::vector<db::BestEntry>& a,
                                      const std::vector<db::BestEntry>& b) {
-  using Key = std::tuple<std::string, std::string, std::string, std::string, int>;
+  using Key = std::tuple<std::string, std::string, std::string, std::string, std::string, int>;
   std::map<Key, CompareRow> rows;
   for (const db::BestEntry& e : a)
     rows[Key(problem_key(e))].a = e;
