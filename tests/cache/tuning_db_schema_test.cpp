@@ -288,6 +288,20 @@ BestEntry best(std::int64_t dev, std::uint64_t size, double ns, std::string poli
   return e;
 }
 
+// CUB's int32 sum inclusive baseline at `size`.
+Baseline cub_sum(std::int64_t dev, std::uint64_t size, double ns, double gbs) {
+  Baseline b;
+  b.device_id = dev;
+  b.baseline = BaselineKind::Cub;
+  b.type = "int32";
+  b.op = "sum";
+  b.kind = "inclusive";
+  b.size = size;
+  b.ns = ns;
+  b.gbs = gbs;
+  return b;
+}
+
 // A segmented problem's winners, baselines and measurements live beside the flat
 // scan's of the same type, operator, kind and size, never replacing them.
 TEST_F(TuningDbSchema, ProblemKindsAreKeptApart) {
@@ -310,15 +324,7 @@ TEST_F(TuningDbSchema, ProblemKindsAreKeptApart) {
   only_rows.problem = "rows";
   EXPECT_EQ(db.list_best(only_rows).size(), 1u);
 
-  Baseline cub;
-  cub.device_id = dev;
-  cub.baseline = BaselineKind::Cub;
-  cub.type = "int32";
-  cub.op = "sum";
-  cub.kind = "inclusive";
-  cub.size = 1u << 20;
-  cub.ns = 7000;
-  cub.gbs = 1000;
+  Baseline cub = cub_sum(dev, 1u << 20, 7000, 1000);
   const std::int64_t flat_id = db.add_baseline(cub);
   cub.problem = "flags";
   cub.ns = 9000;
@@ -392,15 +398,7 @@ TEST_F(TuningDbSchema, SetBestReplaceOrIfFaster) {
 TEST_F(TuningDbSchema, BaselinesUpsert) {
   TuningDb db = TuningDb::open(file_, rw());
   std::int64_t dev = db.add_device(h100());
-  Baseline b;
-  b.device_id = dev;
-  b.baseline = BaselineKind::Cub;
-  b.type = "int32";
-  b.op = "sum";
-  b.kind = "inclusive";
-  b.size = 1u << 24;
-  b.ns = 50000;
-  b.gbs = 2684.35;
+  Baseline b = cub_sum(dev, 1u << 24, 50000, 2684.35);
   b.measured_at = "2025-01-01T00:00:00Z";
   std::int64_t id = db.add_baseline(b);
   b.ns = 48000;
