@@ -9,4 +9,9 @@ namespace scantune::detail {
 /// The policy a scan of `n` elements of `type` runs when nothing else is known.
 Policy default_policy(DataType type, std::size_t n);
 
+/// The same for an axis scan (templates/axis_scan.cuh), whose threads hold
+/// items_per_thread rows x vector_width columns: 8 x 16 bytes, not the flat tile's 24
+/// x 4-byte items, which would hold 96 values in registers.
+Policy default_axis_policy(DataType type);
+
 } // namespace scantune::detail

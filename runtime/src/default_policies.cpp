@@ -24,4 +24,13 @@ Policy default_policy(DataType type, std::size_t /*n*/) {
   return p;
 }
 
+Policy default_axis_policy(DataType type) {
+  Policy p;
+  p.algorithm = Algorithm::LookbackWarp;
+  p.block_threads = 256;
+  p.items_per_thread = 8;
+  p.vector_width = size_of(type) == 4 ? 4 : 2;
+  return p;
+}
+
 } // namespace scantune::detail
