@@ -2,7 +2,7 @@
 # Runs on the GPU machine from the repository root, with a build folder made on
 # the development machine (BUILD, default build-gpu): the GPU test suites,
 # compute-sanitizer on the small suite, and the benchmark. Logs go to $OUT.
-#   scripts/gpu_check.sh [tests] [sanitize] [bench] [cache] [clibench] [example]
+#   scripts/gpu_check.sh [tests] [sanitize] [bench] [cache] [clibench] [segmented] [python] [example]
 # tests: GTEST_FILTER picks the suites (default every Gpu* test). sanitize:
 # SANITIZE_FILTER (default GpuSanitize*). example: examples/ built against an
 # install in $BUILD/prefix (LD_LIBRARY_PATH, as the install's RPATH is this machine's).
@@ -11,6 +11,10 @@
 # clibench: `scantune bench` with every algorithm (bench_all.md/.json/.svg), the
 # CLI's Gpu* tests, and `scantune plot` of the database $DB (when set) to tuning.svg.
 #   DB=tuning.db PLOT_ARGS='--device H100 --type int32' scripts/gpu_check.sh clibench
+# segmented: `scantune bench --segments` (rows, periodic and random head flags) against
+# CUB's scan by key, int32 and float32, at SEG_SIZES (default 2^20,2^24,2^28), to segmented.md.
+# python: the package's GPU tests (pytest -m gpu) against torch/cupy/jax and
+# tests/python/bench_cumsum.py, with $BUILD/runtime/libscantune.so, to python.log/python.md.
 # matrix: `scantune bench` of every type x sum/min/max x inclusive/exclusive at
 # MATRIX_SIZES (default 2^16,2^20,2^24,2^26,2^28,2^30: each target band of issue 7,
 # about 5 minutes on the H100), one markdown table each in matrix.md.
@@ -65,6 +69,18 @@ for step in "${steps[@]}"; do
         done
       done
       grep -cE '^\| 2\^' "$OUT/matrix.md" ;;
+    segmented)
+      for spec in flags:32 flags:1024 flags:random rows:1024 rows:16; do
+        "$BUILD/tuner/scantune" bench --type int32,float32 --segments $spec \
+          --sizes "${SEG_SIZES:-2^20,2^24,2^28}" >>"$OUT/segmented.md" 2>>"$OUT/segmented.log" || rc=1
+      done
+      grep -E '^\| 2\^' "$OUT/segmented.md" | head -40 ;;
+    python)
+      SCANTUNE_LIBRARY="$BUILD/runtime/libscantune.so" PYTHONPATH=python \
+        python3 -m pytest tests/python -m gpu -q -p no:cacheprovider 2>&1 | tee "$OUT/python.log" | tail -5
+      [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+      SCANTUNE_LIBRARY="$BUILD/runtime/libscantune.so" PYTHONPATH=python \
+        python3 tests/python/bench_cumsum.py 2>&1 | tee "$OUT/python.md" | tail -15 ;;
     example)
       LD_LIBRARY_PATH="$BUILD/prefix/lib:${LD_LIBRARY_PATH:-}" "$BUILD/examples/inclusive_sum_example" 2>&1 |
         tee "$OUT/example.log"
