@@ -138,10 +138,6 @@ void opt_in_shared(const KernelSet& kernels, const Policy& policy, DataType type
   kernels.shared_opt_in.fetch_or(bit, std::memory_order_release);
 }
 
-} // namespace
-
-namespace {
-
 // An axis scan's tiles (templates/axis_scan.cuh): R rows x C columns of one matrix.
 struct AxisTiles {
   std::size_t tiles = 0, columns = 0;
