@@ -144,6 +144,19 @@ SCANTUNE_API scantune_status_t scantune_axis_scan(scantune_scanner_t scanner, sc
                                                   size_t inner, const void* init,
                                                   cudaStream_t stream);
 
+/* A scan that starts from one element of `type` in device memory at d_start, read when
+ * the kernel runs (an earlier kernel on `stream` may write it): an exclusive scan's init,
+ * or an inclusive scan's seed (out[i] = seed op in[0] op ... op in[i]). */
+SCANTUNE_API scantune_status_t scantune_scan_from_device(scantune_scanner_t scanner,
+                                                         scantune_dtype_t type, scantune_op_t op,
+                                                         int exclusive, const void* d_in,
+                                                         void* d_out, size_t n,
+                                                         const void* d_start, cudaStream_t stream);
+/* *d_result = in[0] op ... op in[n-1] (the identity when n == 0), on the device. */
+SCANTUNE_API scantune_status_t scantune_reduce(scantune_scanner_t scanner, scantune_dtype_t type,
+                                               scantune_op_t op, const void* d_in, void* d_result,
+                                               size_t n, cudaStream_t stream);
+
 /* Static text for a status. */
 SCANTUNE_API const char* scantune_status_string(scantune_status_t status);
 /* The message of this thread's last failure ("" if none). */

@@ -150,6 +150,33 @@ public:
     run(data_type_of<T>(), ScanKind::Exclusive, op, d_in, d_out, n, &init, stream, workspace, {});
   }
 
+  /// Scans that start from a value in device memory, read when the kernel runs (CUB's
+  /// future value): an exclusive scan's init, or an inclusive scan's seed (out[i] =
+  /// seed op in[0] op ... op in[i]). An earlier kernel on `stream` may compute it, so
+  /// scans chain without a host round trip:
+  ///   scanner.reduce(d_a, d_total, n_a, scantune::Op::Sum, stream);
+  ///   scanner.inclusive_scan(d_b, d_out, n_b, scantune::Op::Sum,
+  ///                          scantune::DeviceValue<int>{d_total}, stream);   // continues a
+  /// Same configurations and speed as the host-init calls.
+  template <class T>
+  void exclusive_scan(const T* d_in, T* d_out, std::size_t n, OpRef op, DeviceValue<T> init,
+                      cudaStream_t stream = nullptr) {
+    run_from_device(data_type_of<T>(), ScanKind::Exclusive, op, d_in, d_out, n, init.ptr, stream);
+  }
+  template <class T>
+  void inclusive_scan(const T* d_in, T* d_out, std::size_t n, OpRef op, DeviceValue<T> seed,
+                      cudaStream_t stream = nullptr) {
+    run_from_device(data_type_of<T>(), ScanKind::Inclusive, op, d_in, d_out, n, seed.ptr, stream);
+  }
+
+  /// Reduction into device memory: *d_result = in[0] op ... op in[n-1] (the operator's
+  /// identity when n == 0), combined in an order that does not depend on scheduling (the
+  /// same bits run after run). Asynchronous on `stream`; no host synchronization.
+  template <class T>
+  void reduce(const T* d_in, T* d_result, std::size_t n, OpRef op, cudaStream_t stream = nullptr) {
+    run_reduce(data_type_of<T>(), op, d_in, d_result, n, stream);
+  }
+
   /// Segmented scans: the scan restarts at every segment (see Segments). Exclusive
   /// scans start every segment at `init`. In place allowed; the flags may not
   /// overlap the output.
@@ -229,6 +256,14 @@ private:
   SCANTUNE_API void run(DataType type, ScanKind kind, OpRef op, const void* in, void* out,
                         std::size_t n, const void* init, cudaStream_t stream, Workspace workspace,
                         std::string_view policy_key);
+
+  /// The device-start scans' type-erased entry (`start`: a device pointer).
+  SCANTUNE_API void run_from_device(DataType type, ScanKind kind, OpRef op, const void* in,
+                                    void* out, std::size_t n, const void* start,
+                                    cudaStream_t stream);
+  /// The reduction's type-erased entry.
+  SCANTUNE_API void run_reduce(DataType type, OpRef op, const void* in, void* result,
+                               std::size_t n, cudaStream_t stream);
 
   /// The axis scans' type-erased entry.
   SCANTUNE_API void run_axis(DataType type, ScanKind kind, OpRef op, const void* in, void* out,

@@ -52,6 +52,14 @@ struct OpRef {
   OpRef(const CustomOp& c) : custom(&c) {} // NOLINT
 };
 
+/// A value of type T in device memory that a kernel reads when it runs, not when the
+/// call is made (CUB's future value): a scan's start value computed by an earlier
+/// kernel on the same stream (Scanner::exclusive_scan / inclusive_scan overloads).
+template <class T>
+struct DeviceValue {
+  const T* ptr = nullptr; ///< device pointer to one element
+};
+
 /// How a segmented scan's input splits into segments: a scan restarts at every
 /// segment's first element (element 0 always starts one). Exactly one of:
 ///  - head flags: a device array of n bytes (uint8_t or bool), nonzero = a segment
