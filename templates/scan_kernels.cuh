@@ -2,11 +2,14 @@
 // Every kernel takes the same parameters so the host launches them uniformly:
 //   in, out   element pointers (in == out for in-place scans)
 //   n         element count
-//   init      exclusive scans' initial value (ignored by inclusive scans)
+//   init      exclusive scans' initial value; inclusive scans' seed under FLAG_SEEDED
+//             (out[i] = init op x0 op ... op xi); otherwise ignored by inclusive scans
 //   shift     input misalignment in elements (tiles start on vector boundaries)
 //   flags     FLAG_OUT_VECTORS: the output shares the input's misalignment (vector
 //             stores); FLAG_TILES_BY_BLOCK: single_pass_kernel's tile is blockIdx.x
 //   ws        per-stream workspace (see tile_status.cuh)
+//   start     with FLAG_START_ON_DEVICE, where `init` is read when the kernel runs
+//             (an earlier kernel on the stream may write it: CUB's future value)
 #pragma once
 
 #include "scantune/axis_scan.cuh"
@@ -18,7 +21,7 @@
 
 #define SCANTUNE_KERNEL_PARAMS                                                                     \
   const T *in, T *out, unsigned long long n, T init, unsigned shift, unsigned flags,               \
-      unsigned long long *ws
+      unsigned long long *ws, const T *start
 
 namespace scantune {
 
@@ -26,6 +29,8 @@ namespace scantune {
 static const unsigned FLAG_OUT_VECTORS = 1u;
 static const unsigned FLAG_TILES_BY_BLOCK = 2u;
 static const unsigned FLAG_AXIS_VECTORS = 4u; // axis_kernel: vector accesses along rows
+static const unsigned FLAG_SEEDED = 8u;        // an inclusive scan starts from init
+static const unsigned FLAG_START_ON_DEVICE = 16u; // init is *start
 
 template <class T, class P>
 struct tile_smem {
@@ -48,18 +53,23 @@ __device__ __forceinline__ void await_previous_grid() {
 #endif
 }
 
+// The value before element 0 that every kernel starts from: the exclusive init, an
+// inclusive scan's seed, else the identity; read after await_previous_grid, since the
+// previous grid may write *start. From here on a kernel combines it unconditionally.
 template <class T, class Op, int KIND>
-__device__ __forceinline__ T first_prefix(T init) {
-  return KIND == KIND_EXCLUSIVE ? init : Op::identity();
+__device__ __forceinline__ T start_value(T init, const T* start, unsigned flags) {
+  if (KIND != KIND_EXCLUSIVE && !(flags & FLAG_SEEDED)) return Op::identity();
+  return (flags & FLAG_START_ON_DEVICE) ? *start : init;
 }
 
 // One thread walks every element: the baseline.
 template <class T, class Op, int KIND>
 __global__ void __launch_bounds__(32) sequential_kernel(SCANTUNE_KERNEL_PARAMS) {
   await_previous_grid();
+  init = start_value<T, Op, KIND>(init, start, flags);
   if (threadIdx.x != 0 || blockIdx.x != 0) return;
   Op op;
-  T acc = first_prefix<T, Op, KIND>(init);
+  T acc = init;
   for (unsigned long long i = 0; i < n; ++i) {
     const T x = in[i];
     if (KIND == KIND_EXCLUSIVE) {
@@ -77,10 +87,11 @@ template <class T, class Op, int KIND, class P>
 __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
     single_block_kernel(SCANTUNE_KERNEL_PARAMS) {
   await_previous_grid();
+  init = start_value<T, Op, KIND>(init, start, flags);
   Op op;
   T* smem = tile_smem<T, P>::get();
   const unsigned long long tiles = (n + shift + P::tile_items - 1) / P::tile_items;
-  T carry = first_prefix<T, Op, KIND>(init);
+  T carry = init;
   for (unsigned long long t = 0; t < tiles; ++t) {
     tile_scan<T, Op, KIND, P>::run(in, out, n, shift, (flags & FLAG_OUT_VECTORS) != 0, t, smem,
                                    [&](T aggregate) {
@@ -99,8 +110,7 @@ __device__ __forceinline__ void publish_aggregate(unsigned long long* slots, uns
   if (lane_id() != 0) return;
   Op op;
   if (tile == 0)
-    tile_status<T>::publish(slots, 0, make_flag(gen, true),
-                            KIND == KIND_EXCLUSIVE ? op(init, aggregate) : aggregate);
+    tile_status<T>::publish(slots, 0, make_flag(gen, true), op(init, aggregate));
   else
     tile_status<T>::publish(slots, tile, make_flag(gen, false), aggregate);
 }
@@ -112,7 +122,7 @@ template <class T, class Op, int KIND, class P>
 __device__ __forceinline__ T finish_lookback(unsigned long long* slots, unsigned tile, unsigned gen,
                                              T aggregate, T init) {
   Op op;
-  if (tile == 0) return first_prefix<T, Op, KIND>(init);
+  if (tile == 0) return init;
   const T prefix = lookback_warp<T, Op, P::backoff_ns, P::lookback_span>(slots, tile, gen, op);
   if (lane_id() == 0)
     tile_status<T>::publish(slots, tile, make_flag(gen, true), op(prefix, aggregate));
@@ -180,6 +190,7 @@ template <class T, class Op, int KIND, class P>
 __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
     single_pass_kernel(SCANTUNE_KERNEL_PARAMS) {
   await_previous_grid();
+  init = start_value<T, Op, KIND>(init, start, flags);
   static_assert(P::algorithm == ALG_CHAINED || P::algorithm == ALG_LOOKBACK_THREAD ||
                     P::algorithm == ALG_LOOKBACK_WARP,
                 "single_pass_kernel runs the chained and look-back algorithms");
@@ -210,6 +221,7 @@ template <class T, class Op, int KIND, class P>
 __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
     single_pass_loop_kernel(SCANTUNE_KERNEL_PARAMS) {
   await_previous_grid();
+  init = start_value<T, Op, KIND>(init, start, flags);
   const bool by_block = (flags & FLAG_TILES_BY_BLOCK) != 0;
   __shared__ unsigned s_ticket, s_gen;
   const unsigned long long drawn = draw_ticket(ws, by_block, s_ticket, s_gen);
@@ -244,6 +256,7 @@ template <class T, class Op, int KIND, class P>
 __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
     pipelined_kernel(SCANTUNE_KERNEL_PARAMS) {
   await_previous_grid();
+  init = start_value<T, Op, KIND>(init, start, flags);
   static_assert(P::algorithm == ALG_LOOKBACK_PIPELINED && P::tile_io != IO_DIRECT,
                 "pipelined_kernel stages tiles in shared memory");
   typedef tile_io<T, P> io;
@@ -400,6 +413,7 @@ template <class T, class Op, int KIND, class P>
 __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::min_blocks : 1)
     bulk_kernel(SCANTUNE_KERNEL_PARAMS) {
   await_previous_grid();
+  init = start_value<T, Op, KIND>(init, start, flags);
   static_assert(P::algorithm == ALG_LOOKBACK_BULK, "bulk_kernel runs lookback_bulk");
   const int S = P::stages, CONSUMERS = P::block_threads / 32, VEC = P::vector_width;
   const int ROWS = P::items_per_thread / VEC, SEG = 32 * P::items_per_thread;
@@ -616,12 +630,13 @@ template <class T, class Op, int KIND, class P>
 __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
     rts_partials_kernel(SCANTUNE_KERNEL_PARAMS) {
   await_previous_grid();
+  init = start_value<T, Op, KIND>(init, start, flags);
   Op op;
   T* partials = reinterpret_cast<T*>(ws + STATUS_OFFSET_WORDS);
   T* smem = tile_smem<T, P>::get();
   const unsigned long long tiles = (n + shift + P::tile_items - 1) / P::tile_items;
   const unsigned long long chunks = (tiles + P::tile_items - 1) / P::tile_items;
-  T carry = first_prefix<T, Op, KIND>(init);
+  T carry = init;
   for (unsigned long long c = 0; c < chunks; ++c) {
     tile_scan<T, Op, KIND_EXCLUSIVE, P>::run(partials, partials, tiles, 0u, true, c, smem,
                                              [&](T aggregate) {
@@ -642,6 +657,44 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
   const T prefix = partials[blockIdx.x];
   tile_scan<T, Op, KIND, P>::run(in, out, n, shift, (flags & FLAG_OUT_VECTORS) != 0, blockIdx.x,
                                  tile_smem<T, P>::get(), [&](T) { return prefix; });
+}
+
+// Reduction into out[0] (Scanner::reduce; KIND is unused). Block b folds the tiles
+// [b * per, (b + 1) * per) in order into a partial (the partials follow the header of
+// the partials workspace, as reduce-then-scan's); the last block to finish folds the
+// partials in block order, so the result's bits do not depend on scheduling, and resets
+// the counter (word 1 of the header) for the stream's next reduction. n == 0 writes
+// the identity.
+template <class T, class Op, int KIND, class P>
+__global__ void __launch_bounds__(P::block_threads, P::min_blocks)
+    reduce_kernel(SCANTUNE_KERNEL_PARAMS) {
+  await_previous_grid();
+  Op op;
+  T* partials = reinterpret_cast<T*>(ws + STATUS_OFFSET_WORDS);
+  unsigned long long* done = ws + 1;
+  T* smem = tile_smem<T, P>::get();
+  const unsigned long long tiles = (n + shift + P::tile_items - 1) / P::tile_items;
+  const unsigned long long per = (tiles + gridDim.x - 1) / gridDim.x;
+  const unsigned long long first = blockIdx.x * per, end = min(tiles, first + per);
+  T acc = Op::identity();
+  for (unsigned long long t = first; t < end; ++t) {
+    acc = op(acc, tile_scan<T, Op, KIND, P>::reduce(in, n, shift, t, smem));
+    __syncthreads(); // the next tile's load reuses shared memory
+  }
+  __shared__ bool s_last;
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = acc;
+    __threadfence(); // the partial is visible before the count says so
+    s_last = atomicAdd(done, 1ull) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!s_last || threadIdx.x != 0) return;
+  __threadfence();
+  T total = Op::identity();
+  for (unsigned b = 0; b < gridDim.x; ++b)
+    total = op(total, *(volatile T*)&partials[b]);
+  out[0] = total;
+  *done = 0;
 }
 
 // Warp 0's part of a segmented tile (see segmented_scan.cuh): a tile holding a head
@@ -671,6 +724,7 @@ template <class T, class Op, int KIND, class P, int HEADS>
 __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
     segmented_kernel(SCANTUNE_KERNEL_PARAMS, segment_args seg) {
   await_previous_grid();
+  init = start_value<T, Op, KIND>(init, start, flags);
   static_assert(P::algorithm == ALG_LOOKBACK_WARP && P::block_scan == BS_WARP_SCANS,
                 "segmented_kernel runs lookback_warp with warp_scans");
   const bool by_block = (flags & FLAG_TILES_BY_BLOCK) != 0;
@@ -692,6 +746,7 @@ template <class T, class Op, int KIND, class P>
 __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
     axis_kernel(SCANTUNE_KERNEL_PARAMS, segment_args shape) {
   await_previous_grid();
+  init = start_value<T, Op, KIND>(init, start, flags);
   typedef axis_tile<T, Op, KIND, P> at;
   const bool by_block = (flags & FLAG_TILES_BY_BLOCK) != 0;
   const bool vectors = (flags & FLAG_AXIS_VECTORS) != 0;
@@ -737,12 +792,12 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
       }
       const bool known = p.chunk == 0;
       tile_status<T>::publish(slots, first + v, make_flag(gen, known),
-                              known ? op(first_prefix<T, Op, KIND>(init), total[v]) : total[v]);
+                              known ? op(init, total[v]) : total[v]);
     }
 #pragma unroll
     for (int v = 0; v < at::VEC; ++v) {
       const unsigned column = lane * at::VEC + v;
-      T carry = first_prefix<T, Op, KIND>(init);
+      T carry = init;
       if (p.chunk > 0) {
         carry = at::lookback_column(slots, tile, p.chunk, column, gen, op);
         tile_status<T>::publish(slots, first + v, make_flag(gen, true), op(carry, total[v]));

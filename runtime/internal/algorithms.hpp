@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "policy.hpp"
+#include "segments.hpp"
 
 namespace scantune::detail {
 
@@ -55,6 +56,9 @@ struct AlgorithmDesc {
   /// The axis scan's kernel (templates/axis_scan.cuh), one tile per block; empty where
   /// the algorithm has none.
   std::string_view axis_entry = {};
+  /// The reduction's kernel (Heads::Reduce), a grid of resident blocks; empty where the
+  /// algorithm has none.
+  std::string_view reduce_entry = {};
 };
 
 inline constexpr std::size_t kAlgorithmCount = 8;
@@ -67,6 +71,12 @@ const AlgorithmDesc& describe(Algorithm a);
 /// Why `p` cannot run a segmented scan (an algorithm with a segmented kernel, the
 /// pair block scan warp_scans, no tile loop), or nothing when it can.
 std::optional<std::string> segmented_invalid_reason(const Policy& p);
+/// Why `p` cannot run a problem with `heads` other than a flat scan (segmented, axis,
+/// reduction), or nothing when it can.
+std::optional<std::string> problem_invalid_reason(const Policy& p, Heads heads);
+/// The reduction's policy for a flat scan's: the same tile shape on lookback_warp (which
+/// has the reduction kernel), its tile staged through shared memory.
+Policy reduce_policy_of(const Policy& flat, DataType type);
 
 /// Dynamic shared memory of a launch: the tile stages of stages_tiles algorithms.
 std::size_t dynamic_shared_bytes(const Policy& p, std::size_t size);

@@ -24,6 +24,11 @@ struct ScanRequest {
   struct Axis {
     std::size_t len = 0, inner = 0; ///< inner == 0: not an axis scan
   } axis;
+  /// A start value in device memory, read when the kernel runs (Scanner::run_from_device):
+  /// an exclusive scan's init, or with `seeded` an inclusive scan's seed; null = `init`.
+  const void* start = nullptr;
+  bool seeded = false; ///< inclusive scans: out[i] = start op in[0] op ... op in[i]
+  bool reduce = false; ///< not a scan: out[0] = in[0] op ... op in[n-1] (Scanner::run_reduce)
 };
 
 namespace detail {
@@ -44,7 +49,8 @@ struct ScannerAccess {
 template <class T>
 ScanRequest make_request(ScanKind kind, const T* in, T* out, std::size_t n, OpRef op, const T* init,
                          cudaStream_t stream, const Policy* policy) {
-  return {data_type_of<T>(), kind, op, in, out, n, init, stream, policy, {}, {}, {}};
+  return {data_type_of<T>(), kind, op, in, out, n, init, stream, policy, {}, {}, {}, nullptr, false,
+          false};
 }
 
 /// Runs an explicit policy: Scanner::scan_with without parsing a key.

@@ -27,8 +27,11 @@ enum class Heads {
   /// Not a head source: a scan along the middle axis of outer x len x inner (its own
   /// kernel, axis_scan.cuh), a problem kind beside the segmented ones.
   Axis,
+  /// Not a scan: a reduction into one element (reduce_kernel), the local step of
+  /// distributed scans; its tile shape comes from the flat scan's dispatch.
+  Reduce,
 };
-inline constexpr std::size_t kHeadsCount = 8;
+inline constexpr std::size_t kHeadsCount = 9;
 
 /// The heads a Segments describes (None when it describes none).
 inline Heads heads_of(const Segments& s) {
@@ -62,7 +65,7 @@ void check_segments_on_device_data(const ScanRequest& r);
 /// "" (flat), "flags", "rows", "keys32", ...: the problem's suffix in keys and labels.
 inline std::string_view to_string(Heads h) {
   constexpr std::string_view names[kHeadsCount] = {"",       "flags",     "rows",      "keys32",
-                                                   "keys64", "offsets32", "offsets64", "axis"};
+                                                   "keys64", "offsets32", "offsets64", "axis",      "reduce"};
   return names[static_cast<std::size_t>(h)];
 }
 
@@ -82,6 +85,7 @@ inline std::string_view device_heads_name(Heads h) {
                                                    "scantune::HEADS_KEYS64",
                                                    "scantune::HEADS_OFFSETS32",
                                                    "scantune::HEADS_OFFSETS64",
+                                                   "",
                                                    ""};
   return names[static_cast<std::size_t>(h)];
 }

@@ -101,7 +101,7 @@ const std::array<AlgorithmDesc, kAlgorithmCount> kAlgorithms{{
      false, false, 80, 0, 0, {{kOnePerTile}}, 1, tile_shared, no_constraint},
     {Algorithm::LookbackWarp, "lookback_warp", "ALG_LOOKBACK_WARP", true, true, true, false, true,
      false, 80, 0, 0, {{kOnePerTile}}, 1, tile_shared, no_constraint, "segmented_kernel",
-     "axis_kernel"},
+     "axis_kernel", "reduce_kernel"},
     {Algorithm::LookbackPipelined, "lookback_pipelined", "ALG_LOOKBACK_PIPELINED", true, true,
      false, true, true, false, 80, 0, 0, {{{"pipelined_kernel", "", Grid::ResidentWave}}}, 1,
      pipelined_shared, pipelined_constraint},
@@ -128,6 +128,25 @@ std::optional<std::string> segmented_invalid_reason(const Policy& p) {
   if (p.block_scan != BlockScan::WarpScans || p.tile_loop)
     return std::string("segmented scans take the warp_scans block scan without a tile loop");
   return std::nullopt;
+}
+
+std::optional<std::string> problem_invalid_reason(const Policy& p, Heads heads) {
+  if (heads != Heads::Reduce) return segmented_invalid_reason(p);
+  if (describe(p.algorithm).reduce_entry.empty())
+    return fmt::format("{} has no reduction kernel", describe(p.algorithm).name);
+  return std::nullopt;
+}
+
+Policy reduce_policy_of(const Policy& flat, DataType type) {
+  Policy p;
+  p.block_threads = flat.block_threads;
+  p.items_per_thread = flat.items_per_thread;
+  p.vector_width = flat.vector_width;
+  p.streaming = flat.streaming;
+  // lookback_bulk's 32-item tiles fit its dynamic stages, not static shared memory.
+  while (p.tile_items() * size_of(type) > 32768 && (p.items_per_thread / 2) % p.vector_width == 0)
+    p.items_per_thread /= 2;
+  return p;
 }
 
 std::size_t dynamic_shared_bytes(const Policy& p, std::size_t size) {

@@ -85,7 +85,10 @@ scantune::ScanRequest request(scantune_scanner_t s, scantune_dtype_t type, int e
           nullptr,
           {},
           {},
-          {}};
+          {},
+          nullptr,
+          false,
+          false};
 }
 
 scantune::Op to_op(scantune_op_t op) {
@@ -251,6 +254,30 @@ scantune_status_t scantune_axis_scan(scantune_scanner_t s, scantune_dtype_t type
     auto r = request(s, type, exclusive, d_in, d_out, 0, init, stream);
     r.op = to_op(op);
     scantune::detail::set_axis(r, outer, len, inner);
+    scantune::detail::ScannerAccess::scan(s->scanner, r);
+  });
+}
+
+scantune_status_t scantune_scan_from_device(scantune_scanner_t s, scantune_dtype_t type,
+                                            scantune_op_t op, int exclusive, const void* d_in,
+                                            void* d_out, size_t n, const void* d_start,
+                                            cudaStream_t stream) {
+  return guarded([&] {
+    auto r = request(s, type, exclusive, d_in, d_out, n, nullptr, stream);
+    if (!d_start) scantune::detail::fail("null device pointer for the scan's start value");
+    r.op = to_op(op);
+    r.start = d_start;
+    r.seeded = !exclusive;
+    scantune::detail::ScannerAccess::scan(s->scanner, r);
+  });
+}
+
+scantune_status_t scantune_reduce(scantune_scanner_t s, scantune_dtype_t type, scantune_op_t op,
+                                  const void* d_in, void* d_result, size_t n, cudaStream_t stream) {
+  return guarded([&] {
+    auto r = request(s, type, 0, d_in, d_result, n, nullptr, stream);
+    r.op = to_op(op);
+    r.reduce = true;
     scantune::detail::ScannerAccess::scan(s->scanner, r);
   });
 }

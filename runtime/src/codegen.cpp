@@ -78,8 +78,9 @@ std::vector<std::string> kernel_names(const KernelSpec& s) {
       fmt::format("{}, {}, {}", device_type_name(s.type), op_type(s.op, s.type), kind);
   if (a.tiles) args += ", " + policy_type(s.policy);
   std::vector<std::string> names;
-  if (s.heads == Heads::Axis) {
-    names.push_back(fmt::format("&scantune::{}<{}>", a.axis_entry, args));
+  if (s.heads == Heads::Axis || s.heads == Heads::Reduce) {
+    names.push_back(fmt::format("&scantune::{}<{}>",
+                                s.heads == Heads::Axis ? a.axis_entry : a.reduce_entry, args));
     return names;
   }
   if (s.heads != Heads::None) { // one kernel (segmented_invalid_reason)

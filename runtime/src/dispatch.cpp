@@ -56,7 +56,8 @@ DispatchTable::DispatchTable(int arch, std::string model, const std::vector<Tune
   for (const TunedEntry& e : db_entries) {
     if (e.arch != arch_) continue; // never another compute capability's winner
     auto why = e.policy.invalid_reason(e.problem.type);
-    if (!why && e.problem.heads != Heads::None) why = segmented_invalid_reason(e.policy);
+    if (!why && e.problem.heads != Heads::None)
+      why = problem_invalid_reason(e.policy, e.problem.heads);
     if (why) {
       log(LogLevel::Warn, "tuning DB {}: ignoring {} for {} on {}: {}", db_path_, e.policy.key(),
           e.problem.label(), e.model, *why);
@@ -139,6 +140,14 @@ const DispatchTable::Entries* DispatchTable::most_similar_builtin(const ProblemN
 }
 
 Choice DispatchTable::resolve(const ProblemName& problem, std::uint64_t n) const {
+  if (problem.heads == Heads::Reduce) { // untuned as a problem: the flat scan's tile shape
+    ProblemName flat = problem;
+    flat.heads = Heads::None;
+    Choice plan = resolve(flat, n);
+    plan.policy = reduce_policy_of(plan.policy, problem.type);
+    plan.source += " (its tile shape, for the reduction)";
+    return plan;
+  }
   Choice plan;
   if (auto it = db_.find(key_of(problem)); it != db_.end()) {
     if (const TunedEntry* e = nearest(it->second, n, Models::Own)) {

@@ -168,9 +168,11 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
   unsigned flags = axis                                        ? axis_flags(policy, r)
                    : misalignment(r.out, size, align) == shift ? kFlagOutVectors
                                                                : 0u;
+  if (r.seeded) flags |= kFlagSeeded;
+  if (r.start) flags |= kFlagStartOnDevice;
   unsigned long long n = r.n;
   alignas(8) unsigned char init[8] = {};
-  if (r.kind == ScanKind::Exclusive) std::memcpy(init, r.init, size);
+  if ((r.kind == ScanKind::Exclusive || r.seeded) && r.init) std::memcpy(init, r.init, size);
   const AxisTiles at = axis ? axis_tiles(policy, r) : AxisTiles{};
   const std::size_t tiles = axis                               ? at.tiles
                             : describe(policy.algorithm).tiles ? tile_count(policy, r.n, shift)
@@ -183,12 +185,19 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
   const std::size_t dynamic_bytes = policy.dynamic_shared_bytes(r.type);
   if (dynamic_bytes) opt_in_shared(kernels, policy, r.type, dynamic_bytes);
 
-  const bool single_pass = policy.uses_tile_status();
-  const bool rts = describe(policy.algorithm).uses_partials;
+  // A reduction: one grid of resident blocks, each folding a run of tiles into a partial.
+  const std::size_t reduce_grid =
+      r.reduce ? std::max<std::size_t>(
+                     1, std::min(tiles, resident_blocks(kernels, policy.launch_threads(), 0,
+                                                        target.sm_count)))
+               : 0;
+  const bool single_pass = !r.reduce && policy.uses_tile_status();
+  const bool rts = r.reduce || describe(policy.algorithm).uses_partials;
   // An axis scan keeps one status slot per tile and column.
   const std::size_t status_bytes =
       single_pass ? WorkspacePool::status_bytes(axis ? tiles * at.columns : tiles) : 0;
-  const std::size_t partial_bytes = rts ? WorkspacePool::partial_bytes(tiles, size) : 0;
+  const std::size_t partial_bytes =
+      rts ? WorkspacePool::partial_bytes(r.reduce ? reduce_grid : tiles, size) : 0;
   void* ws = nullptr;
   WorkspacePool::Lease lease;
   const bool captured = !r.workspace.ptr && capturing(r.stream);
@@ -212,7 +221,7 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
   }
   const void* in = r.in;
   void* out = r.out;
-  // templates/segmented_scan.cuh's segment_args; flat kernels take only the first seven
+  // templates/segmented_scan.cuh's segment_args; flat kernels take only the first eight
   // arguments (a launch reads as many as the kernel declares).
   struct {
     const void* flags;
@@ -223,7 +232,9 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
   } segments{r.segments.head_flags, r.segments.row_length,   r.segments.keys,
              r.segments.offsets,    r.segments.num_segments, r.axis.len,
              r.axis.inner};
-  void* args[] = {&in, &out, &n, init, const_cast<unsigned*>(&shift), &flags, &ws, &segments};
+  const void* start = r.start;
+  void* args[] = {&in,  &out,   &n,       init, const_cast<unsigned*>(&shift), &flags,
+                  &ws,  &start, &segments};
 
   // Every kernel waits for the stream's previous grid before touching memory, so the
   // attribute only lets its launch overlap that grid's tail (scan_kernels.cuh).
@@ -244,6 +255,11 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
       fail<CudaError>("launch of {} ({} blocks x {} threads) failed: {}", policy.key(), grid, block,
                       cudaGetErrorString(e));
   };
+  if (r.reduce) {
+    launch(0, static_cast<unsigned>(reduce_grid), static_cast<unsigned>(policy.block_threads));
+    if (captured && ws) SCANTUNE_CUDA_TRY(cudaFreeAsync(ws, r.stream));
+    return;
+  }
   const std::size_t resident =
       geometry_needs_resident(policy, target.tiles_by_block)
           ? resident_blocks(kernels, policy.launch_threads(), dynamic_bytes, target.sm_count)

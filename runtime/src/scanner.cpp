@@ -48,8 +48,12 @@ private:
 void check_request(const ScanRequest& r) {
   using detail::fail;
   detail::check_op(r.type, r.op);
-  if (r.n == 0) return;
   const std::size_t size = size_of(r.type);
+  if (r.reduce && !r.out) fail("null result pointer for a reduction");
+  if (r.start && reinterpret_cast<std::uintptr_t>(r.start) % size)
+    fail("start value pointer {} is not aligned to its {}-byte {} element", r.start, size,
+         to_string(r.type));
+  if (r.n == 0) return;
   if (!r.in) fail("null input pointer with n = {}", r.n);
   if (!r.out) fail("null output pointer with n = {}", r.n);
   if (reinterpret_cast<std::uintptr_t>(r.in) % size)
@@ -58,11 +62,17 @@ void check_request(const ScanRequest& r) {
   if (reinterpret_cast<std::uintptr_t>(r.out) % size)
     fail("output pointer {} is not aligned to its {}-byte {} elements", r.out, size,
          to_string(r.type));
-  if (r.kind == ScanKind::Exclusive && !r.init) fail("exclusive scan without an init value");
+  if ((r.kind == ScanKind::Exclusive || r.seeded) && !r.init && !r.start)
+    fail("{} scan without {}", to_string(r.kind), r.seeded ? "a seed" : "an init value");
   if (!r.workspace.ptr && r.workspace.bytes)
     fail("a workspace of {} bytes with a null pointer", r.workspace.bytes);
   const auto out = reinterpret_cast<std::uintptr_t>(r.out);
   const std::uintptr_t bytes = r.n * size;
+  if (r.reduce) {
+    const auto a = reinterpret_cast<std::uintptr_t>(r.in);
+    if (a < out + size && out < a + bytes) fail("the reduction's result overlaps its input");
+    return;
+  }
   if (r.in != r.out) {
     const auto a = reinterpret_cast<std::uintptr_t>(r.in);
     if (a < out + bytes && out < a + bytes)
@@ -206,7 +216,7 @@ void Scanner::prepare(DataType type, OpRef op, ScanKind kind, std::size_t n) {
   detail::check_op(type, op);
   if (im.device < 0) detail::fail<detail::NoDevice>("{}", im.device_error);
   DeviceScope scope(im.device);
-  const ScanRequest r{type, kind, op, nullptr, nullptr, n, nullptr, nullptr, nullptr, {}, {}, {}};
+  const ScanRequest r{type, kind, op, nullptr, nullptr, n, nullptr, nullptr, nullptr, {}, {}, {}, nullptr, false, false};
   detail::RouteCache& cache = im.current_routes();
   im.route_kernels(cache, cache.route(type, op, kind, n), r);
 }
@@ -232,7 +242,7 @@ void Scanner::run_segmented(DataType type, ScanKind kind, OpRef op, const void* 
                             std::size_t n, const void* init, Segments segments, cudaStream_t stream,
                             std::string_view policy_key) {
   detail::check_segments(segments);
-  ScanRequest r{type, kind, op, in, out, n, init, stream, nullptr, {}, segments, {}};
+  ScanRequest r{type, kind, op, in, out, n, init, stream, nullptr, {}, segments, {}, nullptr, false, false};
   std::optional<Policy> policy;
   if (!policy_key.empty()) r.policy = &policy.emplace(Policy::parse(policy_key));
   detail::ScannerAccess::scan(*this, r);
@@ -241,15 +251,30 @@ void Scanner::run_segmented(DataType type, ScanKind kind, OpRef op, const void* 
 void Scanner::run_axis(DataType type, ScanKind kind, OpRef op, const void* in, void* out,
                        std::size_t outer, std::size_t len, std::size_t inner, const void* init,
                        cudaStream_t stream) {
-  ScanRequest r{type, kind, op, in, out, 0, init, stream, nullptr, {}, {}, {}};
+  ScanRequest r{type, kind, op, in, out, 0, init, stream, nullptr, {}, {}, {}, nullptr, false, false};
   detail::set_axis(r, outer, len, inner);
+  detail::ScannerAccess::scan(*this, r);
+}
+
+void Scanner::run_from_device(DataType type, ScanKind kind, OpRef op, const void* in, void* out,
+                              std::size_t n, const void* start, cudaStream_t stream) {
+  if (!start) detail::fail("null device pointer for the {} scan's start value", to_string(kind));
+  ScanRequest r{type, kind, op, in, out, n, nullptr, stream, nullptr, {}, {}, {}, start,
+                kind == ScanKind::Inclusive, false};
+  detail::ScannerAccess::scan(*this, r);
+}
+
+void Scanner::run_reduce(DataType type, OpRef op, const void* in, void* result, std::size_t n,
+                         cudaStream_t stream) {
+  ScanRequest r{type,    ScanKind::Inclusive, op, in, result, n, nullptr, stream, nullptr, {}, {},
+                {},      nullptr,             false, true};
   detail::ScannerAccess::scan(*this, r);
 }
 
 void Scanner::run(DataType type, ScanKind kind, OpRef op, const void* in, void* out, std::size_t n,
                   const void* init, cudaStream_t stream, Workspace workspace,
                   std::string_view policy_key) {
-  ScanRequest r{type, kind, op, in, out, n, init, stream, nullptr, workspace, {}, {}};
+  ScanRequest r{type, kind, op, in, out, n, init, stream, nullptr, workspace, {}, {}, nullptr, false, false};
   std::optional<Policy> policy;
   if (!policy_key.empty()) r.policy = &policy.emplace(Policy::parse(policy_key));
   detail::ScannerAccess::scan(*this, r);
@@ -269,6 +294,7 @@ void set_axis(ScanRequest& r, std::size_t outer, std::size_t len, std::size_t in
 }
 
 Heads problem_of(const ScanRequest& r) {
+  if (r.reduce) return Heads::Reduce;
   return r.axis.inner ? Heads::Axis : heads_of(r.segments);
 }
 
@@ -298,14 +324,15 @@ Policy ScannerAccess::choose(const Scanner& s, DataType type, OpRef op, ScanKind
 
 void ScannerAccess::scan(Scanner& s, const ScanRequest& r) {
   check_request(r);
-  if (r.n == 0) return;
+  if (r.n == 0 && !r.reduce) return; // a reduction of nothing still writes the identity
   Scanner::Impl& im = *s.impl_;
   const Heads heads = problem_of(r);
   if (r.policy) {
     if (auto why = r.policy->invalid_reason(r.type))
       fail("policy {} cannot run on {}: {}", r.policy->key(), to_string(r.type), *why);
-    if (auto why = heads != Heads::None ? segmented_invalid_reason(*r.policy) : std::nullopt)
-      fail("policy {} cannot run a segmented scan: {}", r.policy->key(), *why);
+    if (auto why = heads != Heads::None ? problem_invalid_reason(*r.policy, heads) : std::nullopt)
+      fail("policy {} cannot run a {}: {}", r.policy->key(),
+           heads == Heads::Reduce ? "reduction" : "segmented scan", *why);
   }
   if (im.device < 0 || !im.workspaces) fail<NoDevice>("{}", im.device_error);
 

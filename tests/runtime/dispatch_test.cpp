@@ -203,6 +203,15 @@ TEST_F(Dispatch, SegmentedProblemsHaveTheirOwnWinners) {
   EXPECT_NE(of(Heads::None).policy.key(), "lookback_warp.tpb128.ipt8.vec4.warp_scans");
   // Axis scans untuned: their own heuristic (8 rows x a 16-byte vector per thread).
   EXPECT_EQ(of(Heads::Axis).policy.key(), "lookback_warp.tpb256.ipt8.vec4.warp_scans");
+  // Reductions: the flat scan's tile shape on lookback_warp, which has the kernel.
+  const Choice flat = of(Heads::None), reduce = of(Heads::Reduce);
+  EXPECT_EQ(reduce.policy.algorithm, Algorithm::LookbackWarp);
+  EXPECT_EQ(reduce.policy.block_threads, flat.policy.block_threads);
+  EXPECT_EQ(reduce.policy.vector_width, flat.policy.vector_width);
+  EXPECT_LE(reduce.policy.tile_items() * 4, 32768u);
+  EXPECT_FALSE(problem_invalid_reason(reduce.policy, Heads::Reduce));
+  EXPECT_TRUE(problem_invalid_reason(Policy::parse("lookback_bulk.tpb256.ipt16.vec4.warp_scans.st4"),
+                                     Heads::Reduce));
 }
 
 TEST(DispatchDb, MissingDatabaseIsNoneAndABrokenOneThrows) {

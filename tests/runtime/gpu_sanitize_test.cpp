@@ -52,6 +52,24 @@ TEST_F(GpuSanitize, EveryAlgorithmAndBlockScanAtSmallSizes) {
       }
 }
 
+// Reductions (several blocks meet at the last one's fold) and scans from a device start
+// value written by the reduction just before them.
+TEST_F(GpuSanitize, ReductionsAndDeviceStartValues) {
+  Scanner scanner;
+  for (std::size_t n : {0ul, 1ul, 1000ul, 70001ul}) {
+    auto in = make_input<std::int32_t>(n, Op::Sum, n);
+    DeviceBuffer<std::int32_t> d_in(n), d_out(n), d_total(1);
+    d_in.upload(in);
+    scanner.reduce(d_in.ptr, d_total.ptr, n, Op::Sum);
+    std::int32_t total = 0;
+    for (std::int32_t x : in)
+      total = static_cast<std::int32_t>(static_cast<std::uint32_t>(total) + x);
+    ASSERT_EQ(d_total.download(1)[0], total) << "n=" << n;
+    scanner.exclusive_scan(d_in.ptr, d_out.ptr, n, Op::Sum, DeviceValue<std::int32_t>{d_total.ptr});
+    ASSERT_EQ(d_out.download(n), reference_scan(in, Op::Sum, ScanKind::Exclusive, total));
+  }
+}
+
 // One-warp blocks (the warp-scan block scan's one-warp path), and with a tile loop
 // several tiles per block of a full wave: 12501 tiles of 32.
 TEST_F(GpuSanitize, OneWarpBlocksAndTileLoops) {

@@ -239,6 +239,44 @@ TEST(CApi, SegmentedScanArguments) {
   EXPECT_EQ(scantune_scanner_destroy(s), SCANTUNE_SUCCESS);
 }
 
+TEST(Misuse, DeviceStartValuesAndReductions) {
+  Scanner s;
+  EXPECT_EQ(error_of([&] {
+              s.inclusive_scan(fake_ptr<int>(), fake_ptr<int>(0x40000), 4, Op::Sum,
+                               DeviceValue<int>{nullptr});
+            }),
+            "null device pointer for the inclusive scan's start value");
+  EXPECT_NE(error_of([&] {
+              s.exclusive_scan(fake_ptr<double>(), fake_ptr<double>(0x40000), 4, Op::Sum,
+                               DeviceValue<double>{fake_ptr<double>(0x90004)});
+            }).find("start value pointer"),
+            std::string::npos);
+  EXPECT_EQ(error_of([&] { s.reduce<int>(fake_ptr<int>(), nullptr, 4, Op::Max); }),
+            "null result pointer for a reduction");
+  EXPECT_EQ(error_of([&] { s.reduce(fake_ptr<int>(0x10000), fake_ptr<int>(0x10008), 4, Op::Max); }),
+            "the reduction's result overlaps its input");
+  EXPECT_EQ(error_of([&] { s.reduce(fake_ptr<float>(), fake_ptr<float>(0x40000), 4, Op::BitOr); }),
+            "operator bit_or applies to integer types only, not float32");
+}
+
+TEST(CApi, DeviceStartAndReduceArguments) {
+  scantune_scanner_t s = nullptr;
+  ASSERT_EQ(scantune_scanner_create(&s, -1, "off", nullptr), SCANTUNE_SUCCESS)
+      << scantune_last_error();
+  EXPECT_EQ(scantune_scan_from_device(s, SCANTUNE_INT32, SCANTUNE_OP_SUM, 1, fake_ptr<int>(),
+                                      fake_ptr<int>(0x40000), 4, nullptr, nullptr),
+            SCANTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(scantune_last_error(), "null device pointer for the scan's start value");
+  EXPECT_EQ(scantune_reduce(s, SCANTUNE_INT64, SCANTUNE_OP_SUM, fake_ptr<long long>(), nullptr, 4,
+                            nullptr),
+            SCANTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(scantune_last_error(), "null result pointer for a reduction");
+  EXPECT_EQ(scantune_reduce(s, SCANTUNE_INT64, static_cast<scantune_op_t>(9), fake_ptr<long long>(),
+                            fake_ptr<long long>(0x40000), 4, nullptr),
+            SCANTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(scantune_scanner_destroy(s), SCANTUNE_SUCCESS);
+}
+
 TEST(CApi, StatusCodesAndMessages) {
   scantune_scanner_t s = nullptr;
   ASSERT_EQ(scantune_scanner_create(&s, -1, nullptr, nullptr), SCANTUNE_SUCCESS)

@@ -113,7 +113,7 @@ std::vector<KernelSpec> segmented_paths() {
   const CustomOp absmax{"absmax", "return fabs(a) > fabs(b) ? a : b;", "0.0"};
   std::vector<KernelSpec> v;
   for (Heads h : {Heads::Flags, Heads::Periodic, Heads::Keys32, Heads::Keys64, Heads::Offsets32,
-                  Heads::Offsets64, Heads::Axis}) {
+                  Heads::Offsets64, Heads::Axis, Heads::Reduce}) {
     for (DataType t : all_types()) // every operator with flags, sums with the other sources
       for (Op op : ops_for(t))
         for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive}) {
