@@ -21,6 +21,15 @@ endif()
 install(EXPORT scantuneTargets NAMESPACE scantune:: DESTINATION ${SCANTUNE_INSTALL_CMAKEDIR}
         COMPONENT Development)
 
+# The optional NCCL component: its own export set, loaded by scantuneConfig.cmake when
+# a consumer asks for COMPONENTS nccl, with the NCCL finder that defines NCCL::nccl.
+if(TARGET scantune_nccl)
+  install(EXPORT scantuneNcclTargets NAMESPACE scantune:: FILE scantuneNcclTargets.cmake
+          DESTINATION ${SCANTUNE_INSTALL_CMAKEDIR} COMPONENT Development)
+  install(FILES ${CMAKE_CURRENT_LIST_DIR}/scantuneNccl.cmake
+          DESTINATION ${SCANTUNE_INSTALL_CMAKEDIR} COMPONENT Development)
+endif()
+
 set(SCANTUNE_CUDA_VERSION_MAJOR ${CUDAToolkit_VERSION_MAJOR})
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/scantuneConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/scantuneConfig.cmake

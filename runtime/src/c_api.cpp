@@ -8,6 +8,8 @@
 #include "scan_request.hpp"
 #include "segments.hpp"
 
+// runtime/nccl/c_api.cpp (libscantune_nccl) declares the same struct to reach the
+// Scanner of a handle: keep the Scanner its only member.
 struct scantune_scanner_s {
   scantune::Scanner scanner;
 };
