@@ -111,7 +111,7 @@ TEST(CliTune, HelpListsEveryOption) {
   std::istringstream options(
       "--type --op --kind --custom-op --sizes --strategy --algorithms --block-threads "
       "--items-per-thread --vector-bytes --backoff --budget --db --resume --dry-run --hot "
-      "--simulate --time-limit --device --seed --progress");
+      "--simulate --time-limit --device --seed --progress --all --force");
   for (std::string option; options >> option;)
     EXPECT_NE(r.output.find(option), std::string::npos) << option << " missing in\n" << r.output;
   EXPECT_NE(r.output.find("scantune tune --type int32 --op sum --kind inclusive"),
@@ -140,6 +140,12 @@ TEST(CliTune, BadValuesAreUsageErrors) {
       {"--block-threads 64,x", "64,x"},
       {"--no-such-option", "--no-such-option"},
       {"--device", "--device"},
+      {"--all --type int32", "--type"},
+      {"--all --op max", "--op"},
+      {"--all --kind exclusive", "--kind"},
+      {"--all --custom-op absmax", "--custom-op"},
+      {"--all --segments rows:1024", "--segments"},
+      {"--force", "--force"}, // only with --all
   };
   for (const auto& [args, named] : cases) {
     auto r = run(std::string("tune ") + args + " --dry-run");
@@ -158,8 +164,8 @@ TEST_F(Cli, TuneDryRunPrintsTheSizeOfTheSearch) {
   EXPECT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("21 sizes (2^10 .. 2^30), strategy halving"), std::string::npos)
       << r.output;
-  EXPECT_NE(r.output.find("int32 sum inclusive: 31912 candidates"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("395240 candidate-sizes"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("int32 sum inclusive: 33128 candidates"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("405576 candidate-sizes"), std::string::npos) << r.output;
   r = run("tune --dry-run --type int64,float32 --op sum,bit_and --kind all --strategy exhaustive");
   EXPECT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("skipping bit_and on float32"), std::string::npos) << r.output;
@@ -196,6 +202,21 @@ TEST_F(Cli, TuneWithoutAGpuExits77) {
   EXPECT_EQ(r.code, 77) << r.output;
   EXPECT_NE(r.output.find("no CUDA device found"), std::string::npos) << r.output;
   EXPECT_FALSE(fs::exists(dir / "t.db")); // nothing created
+}
+
+TEST(CliTune, AllTunesTheStandardMatrix) {
+  auto r = run("tune --all --dry-run");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("total: 36 problems"), std::string::npos) << r.output;
+  for (const char* p : {"int32 sum inclusive:", "uint32 min exclusive:", "uint64 max inclusive:",
+                        "float64 max exclusive:", "int64 min inclusive:", "float32 sum exclusive:"})
+    EXPECT_NE(r.output.find(p), std::string::npos) << p << " missing in\n" << r.output;
+  EXPECT_EQ(r.output.find(" product "), std::string::npos) << r.output;
+  // The grid options still apply to every problem of the matrix.
+  r = run("tune --all --force --dry-run --algorithms lookback_warp --block-threads 256");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("total: 36 problems"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("lookback_pipelined"), std::string::npos) << r.output;
 }
 
 TEST_F(Cli, TuneSimulatesARecordedRun) {

@@ -1,6 +1,7 @@
 // Progress reporting: durations, and what each mode writes.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -14,6 +15,7 @@ using scantune::tuner::format_duration;
 using scantune::tuner::parse_duration;
 using scantune::tuner::Progress;
 using scantune::tuner::Result;
+using scantune::tuner::seconds_left;
 
 /// Everything written to `f` so far.
 std::string contents(std::FILE* f) {
@@ -125,6 +127,54 @@ TEST(Progress, EtaNeverGoesNegativePastThePlan) {
   for (int i = 0; i < 3; ++i)
     p.step(ok_result(1024, 100));
   EXPECT_EQ(p.eta(), "0.0 s");
+  std::fclose(f);
+}
+
+TEST(Progress, SecondsLeftIsThePaceTimesWhatRemains) {
+  EXPECT_DOUBLE_EQ(seconds_left(10.0, 5, 20), 30.0); // 2 s a measurement, 15 left
+  EXPECT_DOUBLE_EQ(seconds_left(3.0, 3, 3), 0.0);
+  EXPECT_DOUBLE_EQ(seconds_left(8.0, 4, 2), 0.0); // past an adaptive strategy's plan
+  EXPECT_TRUE(std::isinf(seconds_left(1.0, 0, 10)));
+  EXPECT_EQ(format_duration(seconds_left(1.0, 0, 10)), "?");
+  // 36 problems of 900 measurements at 50 ms each: 27 min for the whole run.
+  EXPECT_EQ(format_duration(seconds_left(0.05 * 900, 900, 36 * 900)), "26 min 15 s");
+}
+
+TEST(Progress, APlannedRunShowsTheProblemNumberAndTheRunEta) {
+  std::FILE* f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  {
+    Progress p(f, Progress::Mode::Lines);
+    EXPECT_EQ(p.run_eta(), "?"); // no plan
+    p.plan_run(2, 4);
+    p.begin("int32 sum inclusive", 2);
+    p.step(ok_result(1024, 100));
+    p.step(ok_result(2048, 100));
+    p.end();
+    p.begin("int32 sum exclusive", 2);
+    p.end();
+  }
+  const std::string out = contents(f);
+  EXPECT_NE(out.find("problem 1/2: int32 sum inclusive (2 measurements planned); run ETA ?\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("problem 2/2: int32 sum exclusive (2 measurements planned); run ETA "),
+            std::string::npos)
+      << out;
+  std::fclose(f);
+
+  f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  {
+    Progress p(f, Progress::Mode::Bar);
+    p.plan_run(3, 30);
+    p.begin("int64 max exclusive", 10);
+    p.step(ok_result(1024, 100));
+    p.end();
+  }
+  const std::string bar = contents(f);
+  EXPECT_NE(bar.find("] 1/30  run ETA "), std::string::npos) << bar;
+  EXPECT_NE(bar.find("  problem 1/3 int64 max exclusive"), std::string::npos) << bar;
   std::fclose(f);
 }
 

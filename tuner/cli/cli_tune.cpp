@@ -19,6 +19,7 @@
 #include "tuner/cli/cli_shared.hpp"
 #include "tuner/run/bench_run.hpp"
 #include "tuner/run/tune.hpp"
+#include "tuner/run/tune_matrix.hpp"
 #include "tuner/search/strategy.hpp"
 
 namespace scantune::cli {
@@ -34,7 +35,7 @@ struct RawOptions {
   std::string sizes, strategy = "halving", algorithms;
   std::map<std::string, std::string> grid; ///< the search-space lists, by option name
   std::string budget, db, simulate, against, progress = "auto", segments;
-  bool resume = false, dry_run = false, hot = false;
+  bool resume = false, dry_run = false, hot = false, all = false, force = false;
   double time_limit = 2.5;
   int device = -1;
   std::uint64_t seed = 1;
@@ -46,6 +47,12 @@ TuneOptions build_options(const RawOptions& raw) {
   o.types = parse_names(raw.types, kAllTypes, parse_data_type);
   o.ops = parse_names(raw.ops, kAllOps, parse_op);
   o.kinds = parse_names(raw.kinds, kAllKinds, parse_scan_kind);
+  if (raw.all) {
+    const tuner::StandardMatrix m = tuner::standard_matrix();
+    o.types = m.types;
+    o.ops = m.ops;
+    o.kinds = m.kinds;
+  }
 
   for (const auto& text : raw.custom_ops) {
     CustomOp op = parse_custom_op(text);
@@ -114,7 +121,10 @@ TuneOptions build_options(const RawOptions& raw) {
       throw Exit(kExitUsage, fmt::format("--against: no such file '{}'", raw.against));
     o.against_db = raw.against;
   }
-  o.resume = raw.resume;
+  // --all picks up where an interrupted --all stopped: the interrupted run's
+  // measurements replay, and the buckets with a winner are skipped (--force: redone).
+  o.resume = raw.resume || raw.all;
+  o.skip_tuned = raw.all && !raw.force;
   o.dry_run = raw.dry_run;
   o.hot = raw.hot;
   // !(x > 1) also rejects NaN.
@@ -208,13 +218,15 @@ void run(const RawOptions& raw) {
 const char* const kFooter = R"(Examples:
   scantune tune --type int32 --op sum --kind inclusive
       Tune inclusive int32 sums at every size (2^10..2^30) into the default database.
+  scantune tune --all
+      Tune the standard matrix (36 problems); after Ctrl-C, the same command resumes.
   scantune tune --type all --op sum,max --kind all --budget 2h --progress lines
       Tune 24 problems within two hours, one line per measurement (logs, CI).
   scantune tune --type float32 --custom-op 'absmax:fabsf(a) > fabsf(b) ? a : b:0.0f' --dry-run
       Show how many measurements a custom operator would take, without a GPU.
 
 Ctrl-C stops after the current measurement and keeps what was measured (exit 130);
---resume continues the run. A second Ctrl-C kills the process.
+--resume (implied by --all) continues the run. A second Ctrl-C kills the process.
 Exit codes: 0 done, 1 failed, 2 bad usage, 77 no usable GPU, 130 interrupted.)";
 
 } // namespace
@@ -227,11 +239,23 @@ void register_tune_command(CLI::App& app) {
   tune->footer(kFooter);
 
   const char* problem = "What to tune";
+  CLI::Option* all =
+      tune->add_flag("--all", raw->all,
+                     "The standard matrix: int32, uint32, int64, uint64, float32,\n"
+                     "float64 x sum, min, max x inclusive, exclusive (36 problems).\n"
+                     "Skips the size buckets this GPU model already has winners for\n"
+                     "and resumes an interrupted run: after Ctrl-C, run it again")
+          ->group(problem);
+  tune->add_flag("--force", raw->force,
+                 "With --all: tune the buckets that already have winners too")
+      ->needs(all)
+      ->group(problem);
   tune->add_option("--type", raw->types,
                    "Element types, comma-separated, or 'all': int32, uint32, int64,\n"
                    "uint64, float32, float64. Default: int32.\n"
                    "Example: --type int32,float32")
       ->type_name("LIST")
+      ->excludes(all)
       ->group(problem);
   tune->add_option_function<std::string>(
           "--op",
@@ -243,11 +267,13 @@ void register_tune_command(CLI::App& app) {
           "max, bit_and, bit_or, bit_xor (integer types only). Default: sum\n"
           "(none when --custom-op is given). Example: --op sum,max")
       ->type_name("LIST")
+      ->excludes(all)
       ->group(problem);
   tune->add_option("--kind", raw->kinds,
                    "Scan kinds, comma-separated, or 'all': inclusive, exclusive.\n"
                    "Default: inclusive. Example: --kind all")
       ->type_name("LIST")
+      ->excludes(all)
       ->group(problem);
   tune->add_option("--custom-op", raw->custom_ops,
                    "A custom operator, repeatable: NAME:BODY:IDENTITY, tuned for every\n"
@@ -259,6 +285,7 @@ void register_tune_command(CLI::App& app) {
       ->type_name("NAME:BODY:IDENTITY")
       ->expected(1) // one operator per occurrence: bodies contain spaces
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->excludes(all)
       ->group(problem);
   tune->add_option("--sizes", raw->sizes,
                    "Input sizes: 2^A:2^B:STEP (powers of two, STEP in the exponent),\n"
@@ -349,6 +376,7 @@ void register_tune_command(CLI::App& app) {
                    "rows:L (batched rows of L elements), flags:L or flags:random (as in\n"
                    "`scantune bench --segments`). Candidates: lookback_warp with warp_scans")
       ->type_name("SPEC")
+      ->excludes(all)
       ->group(run_group);
   tune->add_option("--progress", raw->progress,
                    "auto: a bar on a terminal, else lines; bar; lines: one line per\n"

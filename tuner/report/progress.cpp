@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -73,12 +74,25 @@ Progress::~Progress() {
   }
 }
 
+void Progress::plan_run(std::size_t problems, std::size_t planned) {
+  run_problems_ = problems;
+  run_problem_ = run_done_ = 0;
+  run_planned_ = planned;
+  run_start_ = Clock::now();
+}
+
 void Progress::begin(std::string label, std::size_t planned) {
   if (bar_open_) end();
   label_ = std::move(label);
   planned_ = planned;
   done_ = 0;
   problem_start_ = Clock::now();
+  if (run_problems_ > 0) {
+    ++run_problem_;
+    if (mode_ == Mode::Lines)
+      note(fmt::format("problem {}/{}: {} ({} measurements planned); run ETA {}", run_problem_,
+                       run_problems_, label_, planned_, run_eta()));
+  }
   if (mode_ == Mode::Bar) {
     bar_open_ = true;
     draw();
@@ -87,6 +101,7 @@ void Progress::begin(std::string label, std::size_t planned) {
 
 void Progress::step(const Result& r) {
   ++done_;
+  ++run_done_;
   label_ = fmt::format("{}{}{}", problem_of(label_), kSizeSep, size_label(r.size));
   if (mode_ == Mode::Quiet) return;
   if (mode_ == Mode::Bar) {
@@ -134,30 +149,48 @@ void Progress::end() {
 }
 
 std::string Progress::eta() const {
-  if (done_ == 0) return "?";
-  const double elapsed = seconds_between(problem_start_, Clock::now());
-  // planned_ is an estimate for adaptive strategies: past it, say 0 rather than
-  // a negative time.
-  const double left = planned_ > done_ ? static_cast<double>(planned_ - done_) : 0.0;
-  return format_duration(elapsed / static_cast<double>(done_) * left);
+  return format_duration(
+      seconds_left(seconds_between(problem_start_, Clock::now()), done_, planned_));
+}
+
+std::string Progress::run_eta() const {
+  if (run_problems_ == 0) return "?";
+  return format_duration(
+      seconds_left(seconds_between(run_start_, Clock::now()), run_done_, run_planned_));
 }
 
 void Progress::draw() {
   last_draw_ = Clock::now();
-  const std::size_t total = std::max(planned_, done_);
-  const double frac = total == 0 ? 0.0 : static_cast<double>(done_) / static_cast<double>(total);
+  // A planned run (--all) fills the bar with the whole run, its ETA first: the
+  // tail of a line wider than the terminal is cut.
+  const bool run = run_problems_ > 0;
+  const std::size_t done = run ? run_done_ : done_;
+  const std::size_t total = std::max(run ? run_planned_ : planned_, done);
+  const double frac = total == 0 ? 0.0 : static_cast<double>(done) / static_cast<double>(total);
   const int filled = static_cast<int>(frac * kBarWidth);
   std::string bar(kBarWidth, ' ');
   std::fill_n(bar.begin(), filled, '=');
-  if (filled < kBarWidth && done_ > 0) bar[static_cast<std::size_t>(filled)] = '>';
-  std::string line = fmt::format("[{}] {}/{}  {}", bar, done_, total, problem_of(label_));
+  if (filled < kBarWidth && done > 0) bar[static_cast<std::size_t>(filled)] = '>';
+  std::string line = fmt::format("[{}] {}/{}  ", bar, done, total);
+  if (run)
+    line += fmt::format("run ETA {}  problem {}/{} {}", run_eta(), run_problem_, run_problems_,
+                        problem_of(label_));
+  else
+    line += problem_of(label_);
   auto size = size_of_label(label_);
   if (!size.empty()) line += fmt::format("  {}", size);
-  line += fmt::format("  ETA {}", eta());
+  if (!run) line += fmt::format("  ETA {}", eta());
   const std::size_t cols = terminal_columns(out_);
   if (line.size() >= cols) line.resize(cols - 1);
   fmt::print(out_, "\r{}\033[K", line);
   std::fflush(out_);
+}
+
+double seconds_left(double elapsed_s, std::size_t done, std::size_t planned) {
+  if (done == 0) return std::numeric_limits<double>::infinity();
+  // Past the plan, say 0 rather than a negative time.
+  const double left = planned > done ? static_cast<double>(planned - done) : 0.0;
+  return elapsed_s / static_cast<double>(done) * left;
 }
 
 std::string format_duration(double seconds) {

@@ -24,6 +24,10 @@ public:
   Progress& operator=(const Progress&) = delete;
   ~Progress(); ///< ends a bar line that is still open
 
+  /// A run of several problems (`scantune tune --all`): `problems` of them and
+  /// `planned` measurements in all. Each begin() then counts as the next problem,
+  /// and the bar (or, in Lines mode, a line per problem) shows the run's ETA.
+  void plan_run(std::size_t problems, std::size_t planned);
   /// Starts a problem ("int32 sum inclusive") expected to take `planned` measurements.
   void begin(std::string label, std::size_t planned);
   /// One measurement done (a line in Lines mode: time, problem, size, policy,
@@ -38,6 +42,9 @@ public:
   /// "1 min 05 s" style: the estimate of the time left for the current problem
   /// from the pace so far, or "?" before the first measurement.
   std::string eta() const;
+  /// The estimate of the time left for the whole planned run ("?" without a plan
+  /// or before its first measurement).
+  std::string run_eta() const;
 
 private:
   void draw();
@@ -45,11 +52,19 @@ private:
   Mode mode_;
   std::string label_;
   std::size_t planned_ = 0, done_ = 0;
+  std::size_t run_problems_ = 0, run_problem_ = 0; ///< plan_run's count; begin()s since
+  std::size_t run_planned_ = 0, run_done_ = 0;
+  std::chrono::steady_clock::time_point run_start_{};
   bool bar_open_ = false;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point problem_start_ = start_;
   std::chrono::steady_clock::time_point last_draw_{};
 };
+
+/// The time left at the pace so far: elapsed / done x (planned - done); 0 once
+/// done reaches planned (an estimate for adaptive strategies), infinity before
+/// the first measurement (format_duration prints "?").
+double seconds_left(double elapsed_s, std::size_t done, std::size_t planned);
 
 /// "1 min 05 s", "42.0 s", "2 h 03 min".
 std::string format_duration(double seconds);

@@ -25,6 +25,7 @@
 #include "tuner/gpu/gpu_evaluator.hpp"
 #include "tuner/gpu/type_dispatch.hpp"
 #include "tuner/run/recorder.hpp"
+#include "tuner/run/tune_matrix.hpp"
 #include "tuner/run/winner.hpp"
 #include "tuner/search/simulated_evaluator.hpp"
 #include "tuner/search/strategy.hpp"
@@ -151,6 +152,18 @@ void compare_against(const db::TuningDb& other, const std::string& model, const 
   fmt::print(out, "\nworst ratio: {:.3f}\n", worst);
 }
 
+/// The search of problem `p` over `sizes`, without an evaluator or deadline yet.
+SearchContext search_context(const TuneOptions& o, const Problem& p,
+                             const std::vector<std::uint64_t>& sizes) {
+  SearchContext ctx;
+  ctx.problem = p;
+  ctx.space = o.space;
+  ctx.candidates = candidates_for(p, o.space);
+  ctx.sizes = sizes;
+  ctx.time_limit_factor = o.time_limit_factor;
+  return ctx;
+}
+
 void print_dry_run(const TuneOptions& o, const std::vector<Problem>& problems,
                    const std::vector<std::uint64_t>& sizes, std::FILE* out) {
   const auto strategy = make_strategy(o.strategy);
@@ -159,11 +172,7 @@ void print_dry_run(const TuneOptions& o, const std::vector<Problem>& problems,
              size_label(sizes.front()), size_label(sizes.back()), strategy->name());
   std::size_t total = 0;
   for (const Problem& p : problems) {
-    SearchContext ctx;
-    ctx.problem = p;
-    ctx.space = o.space;
-    ctx.candidates = candidates_for(p, o.space);
-    ctx.sizes = sizes;
+    const SearchContext ctx = search_context(o, p, sizes);
     std::map<Algorithm, std::size_t> per_alg;
     for (const Policy& c : ctx.candidates)
       ++per_alg[c.algorithm];
@@ -451,13 +460,8 @@ void tune_problem(Tuning& t, const Problem& p, const std::vector<std::uint64_t>&
   Recorder recorder(ev.get(), *t.st.db, t.st.run_id, t.st.device_id, p, t.progress,
                     t.st.memo[p.label()]);
 
-  SearchContext ctx;
-  ctx.problem = p;
-  ctx.space = t.o.space;
-  ctx.candidates = candidates_for(p, t.o.space);
-  ctx.sizes = sizes;
+  SearchContext ctx = search_context(t.o, p, sizes);
   ctx.evaluator = &recorder;
-  ctx.time_limit_factor = t.o.time_limit_factor;
   ctx.out_of_time = [deadline] { return clock_type::now() >= deadline; };
   const auto strategy = make_strategy(t.o.strategy);
   t.progress.begin(p.label(), strategy->planned_measurements(ctx) + sizes.size());
@@ -477,20 +481,56 @@ void tune_problem(Tuning& t, const Problem& p, const std::vector<std::uint64_t>&
   std::fflush(t.out);
 }
 
+/// The sizes each problem tunes: all of `requested`, or with skip_tuned those whose
+/// bucket has no winner for this GPU model yet (an --all run picking up where it stopped).
+std::vector<std::vector<std::uint64_t>> sizes_to_tune(Tuning& t,
+                                                      const std::vector<Problem>& problems,
+                                                      const std::vector<std::uint64_t>& requested) {
+  std::vector<std::vector<std::uint64_t>> out;
+  for (const Problem& p : problems) {
+    out.push_back(t.o.skip_tuned ? untuned_sizes(*t.st.db, t.st.model, p, requested) : requested);
+    if (out.back().size() < requested.size())
+      t.progress.note(fmt::format("{}: {} of {} size buckets already tuned on {}{}", p.label(),
+                                  requested.size() - out.back().size(), requested.size(),
+                                  t.st.model, out.back().empty() ? "; skipped" : ""));
+  }
+  return out;
+}
+
+/// Several problems: the progress of the whole run, planned with each problem's
+/// strategy over its sizes (the ETA of `scantune tune --all`).
+void plan_progress(Tuning& t, const std::vector<Problem>& problems,
+                   const std::vector<std::vector<std::uint64_t>>& sizes) {
+  const auto strategy = make_strategy(t.o.strategy);
+  std::size_t count = 0, planned = 0;
+  for (std::size_t pi = 0; pi < problems.size(); ++pi) {
+    if (sizes[pi].empty()) continue;
+    ++count;
+    planned += strategy->planned_measurements(search_context(t.o, problems[pi], sizes[pi])) +
+               sizes[pi].size();
+  }
+  if (count > 1) t.progress.plan_run(count, planned);
+}
+
 /// Every problem in turn; on Ctrl-C the run is marked interrupted (exit 130).
 int tune_problems(Tuning& t, const std::vector<Problem>& problems,
                   const std::vector<std::uint64_t>& requested) {
   db::TuningDb& db = *t.st.db;
+  const auto sizes = sizes_to_tune(t, problems, requested);
+  plan_progress(t, problems, sizes);
+  std::size_t left = 0;
+  for (const auto& s : sizes)
+    left += !s.empty();
   try {
     for (std::size_t pi = 0; pi < problems.size(); ++pi)
-      tune_problem(t, problems[pi], requested, problem_deadline(t, problems.size() - pi));
+      if (!sizes[pi].empty()) tune_problem(t, problems[pi], sizes[pi], problem_deadline(t, left--));
   } catch (const Interrupted&) {
     t.progress.end();
     db.end_run(t.st.run_id, db::RunStatus::Interrupted);
     fmt::print(stderr,
                "scantune tune: interrupted; the measurements so far are stored in run {} of {}. "
-               "Run the same command with --resume to continue.\n",
-               t.st.run_id, db.path().string());
+               "Run the same command{} to continue.\n",
+               t.st.run_id, db.path().string(), t.o.resume ? " again" : " with --resume");
     return 130;
   }
   db.end_run(t.st.run_id, db::RunStatus::Complete);

@@ -34,8 +34,11 @@ struct TuneOptions {
   std::string simulate_db; ///< non-empty: replay this recorded DB instead of timing
   std::string against_db;  ///< non-empty: duel each winner with this DB's winner
   bool resume = false;     ///< continue the last interrupted run on this device
-  bool dry_run = false;    ///< print the size of the search space, measure nothing
-  bool hot = false;        ///< time on a hot L2 (no input rotation)
+  /// Skip the size buckets that already have a winner for this GPU model (`--all`
+  /// without --force): running the same command again picks up where it stopped.
+  bool skip_tuned = false;
+  bool dry_run = false; ///< print the size of the search space, measure nothing
+  bool hot = false;     ///< time on a hot L2 (no input rotation)
   double time_limit_factor = 2.5;
   int device = -1;          ///< CUDA ordinal; -1 = current
   std::uint64_t seed = 1;   ///< input data

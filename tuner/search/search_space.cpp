@@ -65,6 +65,15 @@ std::vector<int> vector_widths(DataType type, const SpaceOptions& space,
   return {widths.begin(), widths.end()};
 }
 
+// A dimension's list, and for lookback_pipelined its own extra values after it.
+std::vector<int> with_pipelined(std::vector<int> list, const std::vector<int>& extra,
+                                Algorithm algorithm) {
+  if (algorithm != Algorithm::LookbackPipelined) return list;
+  for (int v : extra)
+    if (std::find(list.begin(), list.end(), v) == list.end()) list.push_back(v);
+  return list;
+}
+
 // The values of a dimension next to `value` (one step down and up in the sorted list).
 std::vector<int> adjacent(std::vector<int> list, int value) {
   std::sort(list.begin(), list.end());
@@ -120,17 +129,24 @@ std::vector<int> other_values(const SpaceOptions& space, std::string_view field)
 // clang-format off
 const std::vector<SpaceField> kSpaceFields{
     {"block_scan", SCANTUNE_SPACE_VALUES(space.block_scans), false, 3, "", "", nullptr, {}},
-    {"block_threads", SCANTUNE_SPACE_VALUES(space.block_threads), true, 0, "--block-threads",
+    {"block_threads",
+     SCANTUNE_SPACE_VALUES(with_pipelined(space.block_threads, space.pipelined_block_threads,
+                                          algorithm)),
+     true, 0, "--block-threads",
      "Threads per block: A,B,C or A:B (every value) or A:B:x2\n"
-     "(geometric). Default: 64,128,256,512,1024.\n"
-     "Example: --block-threads 128:512:x2",
-     SCANTUNE_SPACE_PARSE(space.block_threads = parse_int_list(text, option)), {}},
-    {"items_per_thread", SCANTUNE_SPACE_VALUES(space.items_per_thread), true, 1,
-     "--items-per-thread",
+     "(geometric). Default: 64,128,256,512,1024 (and 384 for\n"
+     "lookback_pipelined). Example: --block-threads 128:512:x2",
+     SCANTUNE_SPACE_PARSE(space.block_threads = parse_int_list(text, option);
+                          space.pipelined_block_threads.clear()), {}},
+    {"items_per_thread",
+     SCANTUNE_SPACE_VALUES(with_pipelined(space.items_per_thread,
+                                          space.pipelined_items_per_thread, algorithm)),
+     true, 1, "--items-per-thread",
      "Items per thread (1..32), same syntax.\n"
-     "Default: 1,2,4,6,8,12,16,20,24,32.\n"
+     "Default: 1,2,4,6,8,12,16,20,24,32 (and 10 for lookback_pipelined).\n"
      "Example: --items-per-thread 8,12,16",
-     SCANTUNE_SPACE_PARSE(space.items_per_thread = parse_int_list(text, option)), {}},
+     SCANTUNE_SPACE_PARSE(space.items_per_thread = parse_int_list(text, option);
+                          space.pipelined_items_per_thread.clear()), {}},
     {"vector_width", SCANTUNE_SPACE_VALUES(vector_widths(type, space, algorithm)), true, 2,
      "--vector-bytes",
      "Bytes per vector load/store (lookback_bulk: always 16).\n"
@@ -210,6 +226,8 @@ SpaceOptions default_space() {
   s.block_scans = {kAllBlockScans.begin(), kAllBlockScans.end()};
   s.block_threads = {64, 128, 256, 512, 1024};
   s.items_per_thread = {1, 2, 4, 6, 8, 12, 16, 20, 24, 32};
+  s.pipelined_block_threads = {384};
+  s.pipelined_items_per_thread = {10};
   s.vector_bytes = {4, 8, 16};
   s.ios = {TileIO::Transpose, TileIO::Direct, TileIO::WarpTranspose};
   s.streaming = {false, true};

@@ -1,0 +1,71 @@
+// The default search covers the built-in table: every policy the shipped table
+// dispatches is a candidate of the default space at the size it won, so a
+// from-scratch tune on a new GPU model can reach what the hand-tuned table reaches.
+#include <map>
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "builtin_table.hpp"
+#include "policy.hpp"
+#include "scantune/scantune.hpp"
+#include "tuner/search/search_space.hpp"
+
+namespace scantune::tuner {
+namespace {
+
+// The candidate keys of the default space, per element type (enumerated once).
+const std::set<std::string>& default_keys(DataType type) {
+  static std::map<DataType, std::set<std::string>> cache;
+  auto [it, fresh] = cache.try_emplace(type);
+  if (fresh)
+    for (const Policy& p : enumerate(type, default_space()))
+      it->second.insert(p.key());
+  return it->second;
+}
+
+TEST(SearchCoverage, DefaultSearchReachesEveryBuiltinPolicy) {
+  const SpaceOptions space = default_space();
+  std::size_t entries = 0;
+  for (const detail::BuiltinEntry& e : detail::builtin_table()) {
+    ++entries;
+    const Policy p = Policy::parse(e.policy);
+    const std::string where = std::string(to_string(e.type)) + " " + std::string(to_string(e.op)) +
+                              " " + std::string(to_string(e.kind)) +
+                              " n=" + std::to_string(e.size) + " (" + e.model + "): " + e.policy;
+    EXPECT_EQ(p.key(), e.policy) << where;
+    EXPECT_TRUE(default_keys(e.type).count(p.key())) << "not in the default space: " << where;
+    EXPECT_TRUE(applies_at(p, e.size, space)) << "not timed at its size: " << where;
+  }
+  // A table that failed to embed would pass vacuously.
+  EXPECT_GT(entries, 200u);
+}
+
+TEST(SearchCoverage, PipelinedShapesAreLookbackPipelinedOnly) {
+  const auto pipelined_only = [](const Policy& p) {
+    return p.block_threads == 384 || p.items_per_thread == 10;
+  };
+  std::size_t pipelined = 0;
+  for (const Policy& p : enumerate(DataType::Int64, default_space()))
+    if (pipelined_only(p)) {
+      EXPECT_EQ(p.algorithm, Algorithm::LookbackPipelined) << p.key();
+      ++pipelined;
+    }
+  EXPECT_GT(pipelined, 0u);
+}
+
+TEST(SearchCoverage, AGivenListReplacesThePipelinedShapes) {
+  SpaceOptions space = default_space();
+  for (const SpaceField& f : space_fields()) {
+    if (f.option == "--block-threads") f.apply(space, "256,512", f.option);
+    if (f.option == "--items-per-thread") f.apply(space, "6,12", f.option);
+  }
+  for (const Policy& p : enumerate(DataType::Float32, space)) {
+    EXPECT_TRUE(p.block_threads == 256 || p.block_threads == 512) << p.key();
+    EXPECT_TRUE(p.items_per_thread == 6 || p.items_per_thread == 12) << p.key();
+  }
+}
+
+} // namespace
+} // namespace scantune::tuner
