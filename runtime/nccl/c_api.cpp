@@ -5,15 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "c_status.hpp"
 #include "scantune/nccl.hpp"
-
-// libscantune's handle (runtime/src/c_api.cpp, which must keep this layout): the
-// public C++ Scanner behind a scantune_scanner_t, so that the C API reaches the same
-// scanner, kernels and workspaces as the caller's other C calls.
-struct scantune_scanner_s {
-  scantune::Scanner scanner;
-};
 
 namespace {
 
@@ -27,7 +19,7 @@ scantune_status_t guarded(F&& f) {
     return SCANTUNE_SUCCESS;
   } catch (const scantune::Error& e) {
     g_last_error = e.what();
-    return scantune::nccl::detail::status_of(e.kind());
+    return static_cast<scantune_status_t>(scantune::status_code(e.kind()));
   } catch (const std::exception& e) {
     g_last_error = e.what();
     return SCANTUNE_ERROR_INTERNAL;
@@ -49,10 +41,6 @@ scantune::Op builtin_op(scantune_op_t o) {
   return static_cast<scantune::Op>(o);
 }
 
-scantune::Scanner* scanner_of(scantune_scanner_t s) {
-  return s ? &s->scanner : nullptr; // null: scantune::nccl::scan names it
-}
-
 void run(const scantune_nccl_rank_t* ranks, size_t num_ranks, scantune_dtype_t type,
          scantune_op_t op, const char* name, const char* body, const char* identity, int exclusive,
          const void* init, unsigned flags) {
@@ -68,7 +56,7 @@ void run(const scantune_nccl_rank_t* ranks, size_t num_ranks, scantune_dtype_t t
   std::vector<scantune::nccl::RankArgs> args;
   for (size_t i = 0; i < num_ranks; ++i) {
     const scantune_nccl_rank_t& r = ranks[i];
-    args.push_back({scanner_of(r.scanner), r.comm, r.d_in, r.d_out, r.n, r.stream});
+    args.push_back({scantune::scanner_of(r.scanner), r.comm, r.d_in, r.d_out, r.n, r.stream});
   }
   scantune::nccl::Options options;
   options.check = (flags & SCANTUNE_NCCL_NO_CHECK) == 0;

@@ -8,8 +8,6 @@
 #include "scan_request.hpp"
 #include "segments.hpp"
 
-// runtime/nccl/c_api.cpp (libscantune_nccl) declares the same struct to reach the
-// Scanner of a handle: keep the Scanner its only member.
 struct scantune_scanner_s {
   scantune::Scanner scanner;
 };
@@ -315,3 +313,15 @@ const char* scantune_last_error_log(void) {
 }
 
 } // extern "C"
+
+namespace scantune {
+
+Scanner* scanner_of(scantune_scanner_s* handle) {
+  return handle ? &handle->scanner : nullptr;
+}
+
+int status_code(ErrorKind kind) {
+  return status_of(kind);
+}
+
+} // namespace scantune

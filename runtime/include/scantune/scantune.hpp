@@ -89,6 +89,8 @@
 
 #include "scantune/types.hpp"
 
+struct scantune_scanner_s; // the C API's handle (scantune.h)
+
 namespace scantune {
 
 namespace detail {
@@ -277,6 +279,13 @@ private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+/// For C++ libraries on libscantune with a C API of their own (libscantune_nccl): the
+/// Scanner behind a C handle (scantune.h's scantune_scanner_t; nullptr for a null
+/// handle), and the scantune_status_t code of an error kind, so that their C calls
+/// share the caller's scanner and report errors as libscantune's do.
+SCANTUNE_API Scanner* scanner_of(scantune_scanner_s* handle);
+SCANTUNE_API int status_code(ErrorKind kind);
 
 /// The process-wide Scanner of the current device (created on first use).
 SCANTUNE_API Scanner& default_scanner();
