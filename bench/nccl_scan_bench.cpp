@@ -129,6 +129,34 @@ double single_gpu_scan(const Rank& r, const Config& c, std::size_t n) {
       time_reps(alone, c, [&] { r.scanner->inclusive_scan(a.in, a.out, n, Op::Sum, r.stream); }));
 }
 
+/// The single-GPU steps of the distributed scan beside the plain scan and a copy of the
+/// same bytes: the reduction (reads n) and the scan seeded from device memory (reads and
+/// writes n, as the plain scan).
+template <class T>
+void single_gpu_steps(const Rank& r, const Config& c, std::size_t n, double scan_ms) {
+  Arrays<T> a(n, 1, r.stream);
+  T* d_value = nullptr;
+  cuda_try(cudaMalloc(&d_value, sizeof(T)), "cudaMalloc");
+  Rank alone = r;
+  alone.comm = nullptr;
+  const double copy = median(time_reps(alone, c, [&] {
+    cuda_try(cudaMemcpyAsync(a.out, a.in, n * sizeof(T), cudaMemcpyDeviceToDevice, r.stream),
+             "cudaMemcpyAsync");
+  }));
+  const double reduce = median(
+      time_reps(alone, c, [&] { r.scanner->reduce(a.in, d_value, n, Op::Sum, r.stream); }));
+  const double seeded = median(time_reps(alone, c, [&] {
+    r.scanner->inclusive_scan(a.in, a.out, n, Op::Sum, DeviceValue<T>{d_value}, r.stream);
+  }));
+  cudaFree(d_value);
+  const double gb = double(n) * sizeof(T) / 1e9;
+  std::printf("\nOne GPU, n = %zu: copy %.3f ms (%.0f GB/s read + written); reduction %.3f ms "
+              "(%.0f GB/s read, %.2fx the copy's GB/s); inclusive scan %.3f ms; seeded from "
+              "device memory %.3f ms (%.3fx)\n",
+              n, copy, 2 * gb / copy * 1e3, reduce, gb / reduce * 1e3,
+              (gb / reduce) / (2 * gb / copy), scan_ms, seeded, seeded / scan_ms);
+}
+
 template <class T>
 double distributed(const Rank& r, const Config& c, std::size_t n, bool check) {
   Arrays<T> a(n, 7 + r.rank, r.stream);
@@ -206,6 +234,7 @@ void run_rank(const Config& c, const ncclUniqueId& id, int rank, int g) {
   if (rank == 0) {
     weak_base = single_gpu_scan<T>(r, c, weak_n);
     if (c.strong_log2n > 0) strong_base = single_gpu_scan<T>(r, c, strong_n);
+    single_gpu_steps<T>(r, c, weak_n, weak_base);
   }
   nccl_try(ncclCommInitRank(&r.comm, g, id, rank), "ncclCommInitRank");
   const double gather = small_allgather<T>(r, c);

@@ -659,41 +659,103 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
                                  tile_smem<T, P>::get(), [&](T) { return prefix; });
 }
 
-// Reduction into out[0] (Scanner::reduce; KIND is unused). Block b folds the tiles
-// [b * per, (b + 1) * per) in order into a partial (the partials follow the header of
-// the partials workspace, as reduce-then-scan's); the last block to finish folds the
-// partials in block order, so the result's bits do not depend on scheduling, and resets
-// the counter (word 1 of the header) for the stream's next reduction. n == 0 writes
-// the identity.
+// Reduction into out[0] (Scanner::reduce; KIND is unused). The vector-aligned body is
+// cut into one contiguous run of vectors per block, and that into one per warp; a warp
+// folds its run in steps of 32 x U coalesced vectors (each vector's 32 lanes combined in
+// lane order), the block its warps' results in warp order into partials[block] (after the
+// partials workspace's header, as reduce-then-scan's). The last block to finish folds the
+// unaligned head, the partials in block order and the tail: a fixed combination order,
+// so the result's bits do not depend on scheduling. It also resets the counter (header
+// word 1) for the stream's next reduction. n == 0 writes the identity.
+template <class T, class Op, class P>
+__device__ __forceinline__ T reduce_run(const T* in, unsigned long long first,
+                                        unsigned long long end, Op op) {
+  typedef tile_io<T, P> io;
+  const int VEC = P::vector_width, U = P::items_per_thread / P::vector_width;
+  const typename io::V* body = reinterpret_cast<const typename io::V*>(in);
+  const unsigned lane = lane_id();
+  T acc = Op::identity();
+  for (unsigned long long s = first; s < end; s += 32 * U) {
+    typename io::V v[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) // every load in flight before the first combine
+      if (s + u * 32 + lane < end) v[u] = io::load_global(body + s + u * 32 + lane);
+    T x[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const T* e = reinterpret_cast<const T*>(&v[u]);
+      x[u] = Op::identity();
+      if (s + u * 32 + lane < end) {
+        x[u] = e[0];
+#pragma unroll
+        for (int k = 1; k < VEC; ++k)
+          x[u] = op(x[u], e[k]);
+      }
+    }
+    warp_reduce_ascending<U>(x, op);
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      acc = op(acc, x[u]); // lane 0's is the run's
+  }
+  return acc;
+}
+
+// Lane order within each warp, then warp order: thread 0 gets the block's fold of x.
+template <class T, class Op, int TPB>
+__device__ __forceinline__ T block_reduce_ascending(T x, Op op) {
+  __shared__ T s_warp[TPB / 32];
+  x = warp_reduce_ascending(x, op);
+  if (lane_id() == 0) s_warp[threadIdx.x >> 5] = x;
+  __syncthreads();
+  T total = Op::identity();
+  if (threadIdx.x == 0)
+    for (int w = 0; w < TPB / 32; ++w)
+      total = op(total, s_warp[w]);
+  return total;
+}
+
 template <class T, class Op, int KIND, class P>
 __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
     reduce_kernel(SCANTUNE_KERNEL_PARAMS) {
   await_previous_grid();
+  const int VEC = P::vector_width, TPB = P::block_threads, WARPS = TPB / 32;
   Op op;
   T* partials = reinterpret_cast<T*>(ws + STATUS_OFFSET_WORDS);
   unsigned long long* done = ws + 1;
-  T* smem = tile_smem<T, P>::get();
-  const unsigned long long tiles = (n + shift + P::tile_items - 1) / P::tile_items;
-  const unsigned long long per = (tiles + gridDim.x - 1) / gridDim.x;
-  const unsigned long long first = blockIdx.x * per, end = min(tiles, first + per);
-  T acc = Op::identity();
-  for (unsigned long long t = first; t < end; ++t) {
-    acc = op(acc, tile_scan<T, Op, KIND, P>::reduce(in, n, shift, t, smem));
-    __syncthreads(); // the next tile's load reuses shared memory
-  }
+  const unsigned long long head = min(n, (unsigned long long)((VEC - shift) % VEC));
+  const unsigned long long vecs = (n - head) / VEC;
+  const unsigned long long per_block = (vecs + gridDim.x - 1) / gridDim.x;
+  const unsigned long long b0 = min(vecs, blockIdx.x * per_block);
+  const unsigned long long b1 = min(vecs, b0 + per_block);
+  const unsigned long long per_warp = (b1 - b0 + WARPS - 1) / WARPS, w = threadIdx.x >> 5;
+  const unsigned long long w0 = min(b1, b0 + w * per_warp), w1 = min(b1, w0 + per_warp);
+  const T mine = reduce_run<T, Op, P>(in + head, w0, w1, op);
+  // Lane 0 of each warp holds its run's fold; the others' join as the identity.
+  const T block = block_reduce_ascending<T, Op, TPB>(lane_id() == 0 ? mine : Op::identity(), op);
   __shared__ bool s_last;
   if (threadIdx.x == 0) {
-    partials[blockIdx.x] = acc;
+    partials[blockIdx.x] = block;
     __threadfence(); // the partial is visible before the count says so
     s_last = atomicAdd(done, 1ull) == gridDim.x - 1;
   }
   __syncthreads();
-  if (!s_last || threadIdx.x != 0) return;
+  if (!s_last) return;
   __threadfence();
-  T total = Op::identity();
-  for (unsigned b = 0; b < gridDim.x; ++b)
-    total = op(total, *(volatile T*)&partials[b]);
-  out[0] = total;
+  // Thread t folds a contiguous run of the partials; the runs meet in thread order.
+  const unsigned long long per_thread = (gridDim.x + TPB - 1) / TPB;
+  T run = Op::identity();
+  for (unsigned long long i = threadIdx.x * per_thread;
+       i < min((unsigned long long)gridDim.x, (threadIdx.x + 1) * per_thread); ++i)
+    run = op(run, *(volatile T*)&partials[i]);
+  __syncthreads(); // s_warp is reused
+  const T total = block_reduce_ascending<T, Op, TPB>(run, op);
+  if (threadIdx.x != 0) return;
+  T first = Op::identity(), last = Op::identity();
+  for (unsigned long long i = 0; i < head; ++i)
+    first = op(first, in[i]);
+  for (unsigned long long i = head + vecs * VEC; i < n; ++i)
+    last = op(last, in[i]);
+  out[0] = op(op(first, total), last);
   *done = 0;
 }
 

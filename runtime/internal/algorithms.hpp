@@ -74,9 +74,10 @@ std::optional<std::string> segmented_invalid_reason(const Policy& p);
 /// Why `p` cannot run a problem with `heads` other than a flat scan (segmented, axis,
 /// reduction), or nothing when it can.
 std::optional<std::string> problem_invalid_reason(const Policy& p, Heads heads);
-/// The reduction's policy for a flat scan's: the same tile shape on lookback_warp (which
-/// has the reduction kernel), its tile staged through shared memory.
-Policy reduce_policy_of(const Policy& flat, DataType type);
+/// The reduction's policy for a flat scan's: its block size, vector width and items per
+/// thread (vectors per lane in flight: at most 8) on lookback_warp, which has the
+/// reduction kernel.
+Policy reduce_policy_of(const Policy& flat);
 
 /// Dynamic shared memory of a launch: the tile stages of stages_tiles algorithms.
 std::size_t dynamic_shared_bytes(const Policy& p, std::size_t size);

@@ -137,14 +137,15 @@ std::optional<std::string> problem_invalid_reason(const Policy& p, Heads heads) 
   return std::nullopt;
 }
 
-Policy reduce_policy_of(const Policy& flat, DataType type) {
+Policy reduce_policy_of(const Policy& flat) {
   Policy p;
   p.block_threads = flat.block_threads;
   p.items_per_thread = flat.items_per_thread;
   p.vector_width = flat.vector_width;
   p.streaming = flat.streaming;
-  // lookback_bulk's 32-item tiles fit its dynamic stages, not static shared memory.
-  while (p.tile_items() * size_of(type) > 32768 && (p.items_per_thread / 2) % p.vector_width == 0)
+  // reduce_kernel holds items_per_thread / vector_width vectors per lane in flight:
+  // at most 8 (128 bytes), as lookback_bulk's 32-item tiles would take 32 of 4 bytes.
+  while (p.items_per_thread / p.vector_width > 8 && (p.items_per_thread / 2) % p.vector_width == 0)
     p.items_per_thread /= 2;
   return p;
 }

@@ -144,7 +144,7 @@ Choice DispatchTable::resolve(const ProblemName& problem, std::uint64_t n) const
     ProblemName flat = problem;
     flat.heads = Heads::None;
     Choice plan = resolve(flat, n);
-    plan.policy = reduce_policy_of(plan.policy, problem.type);
+    plan.policy = reduce_policy_of(plan.policy);
     plan.source += " (its tile shape, for the reduction)";
     return plan;
   }

@@ -185,11 +185,13 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
   const std::size_t dynamic_bytes = policy.dynamic_shared_bytes(r.type);
   if (dynamic_bytes) opt_in_shared(kernels, policy, r.type, dynamic_bytes);
 
-  // A reduction: one grid of resident blocks, each folding a run of tiles into a partial.
+  // A reduction: one grid of resident blocks, each folding a run of vectors into a partial
+  // (at most 4 per SM: enough loads in flight, few partials for the last block to fold).
   const std::size_t reduce_grid =
       r.reduce ? std::max<std::size_t>(
-                     1, std::min(tiles, resident_blocks(kernels, policy.launch_threads(), 0,
-                                                        target.sm_count)))
+                     1, std::min({tiles, 4 * static_cast<std::size_t>(target.sm_count),
+                                  resident_blocks(kernels, policy.launch_threads(), 0,
+                                                  target.sm_count)}))
                : 0;
   const bool single_pass = !r.reduce && policy.uses_tile_status();
   const bool rts = r.reduce || describe(policy.algorithm).uses_partials;

@@ -208,7 +208,7 @@ TEST_F(Dispatch, SegmentedProblemsHaveTheirOwnWinners) {
   EXPECT_EQ(reduce.policy.algorithm, Algorithm::LookbackWarp);
   EXPECT_EQ(reduce.policy.block_threads, flat.policy.block_threads);
   EXPECT_EQ(reduce.policy.vector_width, flat.policy.vector_width);
-  EXPECT_LE(reduce.policy.tile_items() * 4, 32768u);
+  EXPECT_LE(reduce.policy.items_per_thread / reduce.policy.vector_width, 8);
   EXPECT_FALSE(problem_invalid_reason(reduce.policy, Heads::Reduce));
   EXPECT_TRUE(problem_invalid_reason(Policy::parse("lookback_bulk.tpb256.ipt16.vec4.warp_scans.st4"),
                                      Heads::Reduce));
