@@ -13,7 +13,10 @@ _TYPESTR = {
     "f2": "float16", "f4": "float32", "f8": "float64", "c8": "complex64", "c16": "complex128",
 }
 _PYTHON = {bool: "bool", int: "int64", float: "float64"}
-_ITEMSIZE = {"int32": 4, "uint32": 4, "int64": 8, "uint64": 8, "float32": 4, "float64": 8}
+# Bytes per element of every type the typestr table names (head flags and keys too).
+_ITEMSIZE = {"bool": 1, "int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "float16": 2,
+             "int32": 4, "uint32": 4, "float32": 4, "complex64": 8,
+             "int64": 8, "uint64": 8, "float64": 8, "complex128": 16}
 
 
 def from_typestr(typestr):
@@ -50,6 +53,11 @@ def code(name):
 
 def itemsize(name):
     return _ITEMSIZE[name]
+
+
+def known(name):
+    """Whether itemsize knows `name` (strides of other dtypes cannot be checked)."""
+    return name in _ITEMSIZE
 
 
 def is_float(name):

@@ -20,7 +20,7 @@ class View:
         """C-contiguous (size-1 axes may have any stride)."""
         if self.strides is None:
             return True
-        expect = _dtypes.itemsize(self.dtype) if self.dtype in _dtypes.CODES else None
+        expect = _dtypes.itemsize(self.dtype) if _dtypes.known(self.dtype) else None
         for size, stride in zip(reversed(self.shape), reversed(self.strides)):
             if size != 1 and stride != expect:
                 return False

@@ -18,12 +18,15 @@ namespace scantune::test {
 
 /// Runs /proc/self/exe --gtest_filter=`test` with `env` set (an empty value
 /// unsets), stderr to `stderr_file` if given; returns the exit status (-1: no start).
+/// The child runs that one test whatever shard its parent was (GTEST_SHARD_* unset).
 inline int run_self(const std::string& test, const std::map<std::string, std::string>& env,
                     const std::filesystem::path& stderr_file = {}) {
   std::vector<std::string> env_strings;
   for (char** e = environ; *e; ++e) {
     const std::string s = *e;
-    if (!env.count(s.substr(0, s.find('=')))) env_strings.push_back(s);
+    const std::string name = s.substr(0, s.find('='));
+    if (!env.count(name) && name != "GTEST_TOTAL_SHARDS" && name != "GTEST_SHARD_INDEX")
+      env_strings.push_back(s);
   }
   for (const auto& [k, v] : env)
     if (!v.empty()) env_strings.push_back(k + "=" + v);

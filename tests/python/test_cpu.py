@@ -171,6 +171,10 @@ def test_cai_views_and_streams():
     assert (v.ptr, v.shape, v.dtype) == (64, (2, 3), "float64") and v.dense()
     assert not fw.view(Fake((2, 3), "<f8", strides=(8, 16))).dense()
     assert fw.view(Fake((1, 3), "<f4", strides=(4, 4))).dense()  # size-1 axes: any stride
+    # head flags and keys: strides checked at their own widths
+    assert fw.view(Fake((5,), "|u1", strides=(1,))).dense()
+    assert not fw.view(Fake((5,), "|u1", strides=(2,))).dense()
+    assert fw.view(Fake((5,), "<i2", strides=(2,))).dense()
     assert fw.stream(Fake((4,))) == 0  # no stream named: the legacy default stream
     assert fw.stream(Fake((4,), stream=2)) == 2  # per-thread default, as CAI v3 says
     reshaped = fw.reshape(Fake((2, 3)), (6,))

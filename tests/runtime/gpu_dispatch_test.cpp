@@ -349,7 +349,8 @@ TEST_F(GpuDispatch, HotPathOverheadAndNoAllocation) {
   alignas(8) unsigned char init[8] = {};
   unsigned shift = 0, flags = 1;
   void* a_ws = ws.ptr;
-  void* args[] = {&a_in, &a_out, &a_n, init, &shift, &flags, &a_ws};
+  const void* a_start = nullptr; // no start value in device memory
+  void* args[] = {&a_in, &a_out, &a_n, init, &shift, &flags, &a_ws, &a_start};
   const unsigned grid = p.algorithm == Algorithm::SingleBlock ? 1 : tiles;
   const void* fn = reinterpret_cast<const void*>(kernels->kernels.at(0));
 
