@@ -123,7 +123,7 @@ __device__ __forceinline__ T finish_lookback(unsigned long long* slots, unsigned
                                              T aggregate, T init) {
   Op op;
   if (tile == 0) return init;
-  const T prefix = lookback_warp<T, Op, P::backoff_ns, P::lookback_span>(slots, tile, gen, op);
+  const T prefix = lookback_warp<T, Op, P::backoff_ns, P::lookback_span, P::reproducible>(slots, tile, gen, op);
   if (lane_id() == 0)
     tile_status<T>::publish(slots, tile, make_flag(gen, true), op(prefix, aggregate));
   return prefix;
@@ -143,7 +143,9 @@ __device__ __forceinline__ T resolve_prefix(unsigned long long* slots, unsigned 
   const bool leader = threadIdx.x == 0;
   T prefix = Op::identity();
   if (leader) {
-    if (P::algorithm == ALG_CHAINED) {
+    // A one-thread look-back folds its own way back (newest first): reproducible only
+    // as a chained wait.
+    if (P::algorithm == ALG_CHAINED || P::reproducible) {
       prefix = wait_predecessor_inclusive<T, P::backoff_ns>(slots, tile, gen);
     } else {
       tile_status<T>::publish(slots, tile, make_flag(gen, false), aggregate);
@@ -774,7 +776,7 @@ __device__ __forceinline__ T segmented_prefix(unsigned long long* ws, unsigned t
   Op op;
   if (lane_id() == 0) tile_status<T>::publish(slots, tile, make_flag(gen, has_head), aggregate);
   if (first_is_head || tile == 0) return Op::identity();
-  const T prefix = lookback_warp<T, Op, P::backoff_ns, P::lookback_span>(slots, tile, gen, op);
+  const T prefix = lookback_warp<T, Op, P::backoff_ns, P::lookback_span, P::reproducible>(slots, tile, gen, op);
   if (!has_head && lane_id() == 0)
     tile_status<T>::publish(slots, tile, make_flag(gen, true), op(prefix, aggregate));
   return prefix;

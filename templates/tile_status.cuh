@@ -163,16 +163,42 @@ __device__ T lookback_one_thread(const unsigned long long* slots, unsigned tile,
   }
 }
 
+// REPRO's fold (see lookback_warp): the nearest inclusive prefix (lane `first`, its
+// slot r0) then every newer aggregate, one at a time from the oldest, lane by lane.
+template <class T, class Op, int SPAN>
+__device__ __forceinline__ T fold_from_inclusive(const T (&v)[SPAN], unsigned first, int r0,
+                                                 Op op) {
+  const unsigned lane = lane_id();
+  T acc = Op::identity();
+  for (int k = int(first); k >= 0; --k) {
+    const T carry = __shfl_sync(FULL_WARP, acc, unsigned(k + 1) & 31u);
+    if (lane == unsigned(k)) {
+      acc = carry;
+#pragma unroll
+      for (int r = SPAN - 1; r >= 0; --r) {
+        if (k == int(first) && r > r0) continue; // older than the inclusive prefix
+        acc = (k == int(first) && r == r0) ? v[r] : op(acc, v[r]);
+      }
+    }
+  }
+  return __shfl_sync(FULL_WARP, acc, 0);
+}
+
 // Decoupled look-back by a full warp: lane l inspects the SPAN tiles
 // base - l*SPAN - r (r = 0..SPAN-1), so one step covers 32*SPAN predecessors
 // with one round trip to L2; the window is folded up to the nearest inclusive
 // prefix. Wider steps shorten long walks (many tiles in flight), at the cost of
 // more loads per step.
-template <class T, class Op, int BACKOFF_NS, int SPAN>
+// REPRO: the prefix's bits must not depend on timing. A tree over whatever window
+// was found associates differently from run to run, so instead the warp waits until
+// its first window holds an inclusive prefix (every tile publishes one eventually)
+// and folds from it forward, one aggregate at a time: each inclusive prefix is then
+// the left fold of all aggregates before it, whichever tile computed it.
+template <class T, class Op, int BACKOFF_NS, int SPAN, int REPRO = 0>
 __device__ T lookback_warp(const unsigned long long* slots, unsigned tile, unsigned gen, Op op) {
   const unsigned lane = lane_id();
   T acc = Op::identity();
-  for (long long base = (long long)tile - 1;; base -= 32 * SPAN) {
+  for (long long base = (long long)tile - 1;; base -= REPRO ? 0 : 32 * SPAN) {
     T v[SPAN];
     unsigned f[SPAN];
     bool ready = true;
@@ -197,6 +223,19 @@ __device__ T lookback_warp(const unsigned long long* slots, unsigned tile, unsig
           ready = ready && (f[r] >> 1) == gen;
         }
       }
+    }
+    if (REPRO) {
+      int r0 = SPAN; // this lane's newest inclusive slot
+#pragma unroll
+      for (int r = SPAN - 1; r >= 0; --r)
+        if (f[r] & 1u) r0 = r;
+      const unsigned found = __ballot_sync(FULL_WARP, r0 < SPAN);
+      if (!found) { // no inclusive prefix yet: look at the same window again
+        poll_backoff<BACKOFF_NS>();
+        continue;
+      }
+      const unsigned first = unsigned(__ffs(found) - 1);
+      return fold_from_inclusive<T, Op, SPAN>(v, first, __shfl_sync(FULL_WARP, r0, first), op);
     }
     // This lane's fold, newest slot last (earlier tiles on the left), stopping
     // at its first inclusive slot.

@@ -107,6 +107,10 @@ struct Policy {
   /// Minimum resident blocks per SM the compiler budgets registers for (the second
   /// argument of `__launch_bounds__`), [0, 32]; 0 leaves it to the compiler.
   int min_blocks = 0;
+  /// Look-back algorithms: combine every tile's prefix in one fixed order (a left fold
+  /// from the nearest inclusive prefix, always within one look-back window), so float
+  /// scans give the same bits on every run (ScannerOptions::reproducible).
+  bool reproducible = false;
 
   /// The policy of the one-thread baseline (its key is "sequential").
   static Policy sequential();

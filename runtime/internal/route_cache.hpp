@@ -25,7 +25,10 @@ struct Route {
 
 class RouteCache {
 public:
-  explicit RouteCache(std::shared_ptr<const DispatchTable> table) : table_(std::move(table)) {}
+  /// `reproducible`: floating-point problems get their policy's reproducible form
+  /// (ScannerOptions::reproducible).
+  explicit RouteCache(std::shared_ptr<const DispatchTable> table, bool reproducible = false)
+      : table_(std::move(table)), reproducible_(reproducible) {}
   RouteCache(const RouteCache&) = delete;
   RouteCache& operator=(const RouteCache&) = delete;
 
@@ -53,6 +56,7 @@ private:
   };
 
   std::shared_ptr<const DispatchTable> table_;
+  bool reproducible_ = false;
   std::array<std::atomic<RouteSet*>, kHeadsCount * 6 * 7 * 2> builtin_{}; // [heads][type][op][kind]
   std::shared_mutex custom_mutex_;
   std::vector<CustomRoutes> custom_;

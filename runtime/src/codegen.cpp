@@ -54,6 +54,11 @@ std::string policy_type(const Policy& p) {
     if (args.size() <= static_cast<std::size_t>(f.template_slot)) args.resize(f.template_slot + 1);
     args[f.template_slot] = device_value(f, v);
   }
+  // An omitted default argument before a given one is written out.
+  for (const FieldDesc& f : policy_fields())
+    if (f.template_slot > 0 && static_cast<std::size_t>(f.template_slot) < args.size() &&
+        args[f.template_slot].empty())
+      args[f.template_slot] = device_value(f, f.default_value);
   return fmt::format("scantune::policy<{}>", fmt::join(args, ", "));
 }
 

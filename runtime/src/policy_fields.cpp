@@ -114,6 +114,10 @@ const std::vector<FieldDesc> kFields{
      nullptr, nullptr, 0, 0, 0, 32, "minimum blocks per SM {} is outside [0, 32]",
      tiles, "",
      min_blocks_rule, 10, true, true, false, SCANTUNE_FIELD_ACCESS(min_blocks, int)},
+    {"reproducible", "reproducible combination order", KeyForm::Flag, "repro", "[.repro]",
+     nullptr, nullptr, 0, 0, 0, 1, "",
+     tile_status, "a reproducible look-back applies only to chained and look-back algorithms",
+     nullptr, 11, true, true, true, SCANTUNE_FIELD_ACCESS(reproducible, bool)},
 };
 // clang-format on
 

@@ -1,6 +1,8 @@
 #include "route_cache.hpp"
 
+#include "algorithms.hpp"
 #include "base/size_bucket.hpp"
+#include "policy_fields.hpp"
 
 namespace scantune::detail {
 
@@ -8,9 +10,16 @@ std::unique_ptr<RouteCache::RouteSet> RouteCache::build(DataType type, const OpR
                                                         ScanKind kind, Heads heads) const {
   auto set = std::make_unique<RouteSet>();
   const ProblemName problem = ProblemName::of(type, op, kind, heads);
+  // Integer operators are exact in any order; float ones (built-in or custom) are not.
+  const bool repro = reproducible_ && (type == DataType::Float32 || type == DataType::Float64);
   for (int b = 0; b < kBuckets; ++b) {
     // The bucket's largest n: one-block winners must cover all of it.
-    set->by_bucket[static_cast<std::size_t>(b)].plan = table_->resolve(problem, db::bucket_size(b));
+    Choice& plan = set->by_bucket[static_cast<std::size_t>(b)].plan;
+    plan = table_->resolve(problem, db::bucket_size(b));
+    if (repro && field_named("reproducible").takes(describe(plan.policy.algorithm))) {
+      plan.policy.reproducible = true;
+      plan.source += " (reproducible)";
+    }
   }
   return set;
 }

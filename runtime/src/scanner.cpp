@@ -108,6 +108,8 @@ struct Scanner::Impl {
   std::unique_ptr<detail::Autotuner> autotuner; // last: stopped before the rest goes
 
   explicit Impl(ScannerOptions o) : options(std::move(o)) {
+    if (const char* v = std::getenv("SCANTUNE_REPRODUCIBLE"); v && std::string_view(v) == "1")
+      options.reproducible = true;
     // No device (or no driver) is not an error until a scan needs one, so
     // argument checks and compiles work on machines without a GPU.
     int count = 0;
@@ -164,7 +166,7 @@ struct Scanner::Impl {
                 model.empty() ? "no device" : model,
                 used_path.empty() ? "no tuning DB" : "tuning DB " + used_path, table->own_entries(),
                 table->same_arch_entries(), arch, table->builtin_entries());
-    auto cache = std::make_unique<detail::RouteCache>(std::move(table));
+    auto cache = std::make_unique<detail::RouteCache>(std::move(table), options.reproducible);
     std::lock_guard<std::mutex> lock(routes_mutex);
     routes.store(cache.get(), std::memory_order_release);
     route_caches.push_back(std::move(cache));

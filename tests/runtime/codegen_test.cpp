@@ -101,6 +101,14 @@ TEST(Codegen, MinBlocksReachTheTemplateOnlyWhereSet) {
             std::string::npos);
 }
 
+TEST(Codegen, ReproducibleReachesTheTemplateAfterTheDefaultMinBlocks) {
+  auto g = generate({spec("lookback_warp.tpb256.ipt12.vec4.warp_scans.repro", DataType::Float32,
+                          OpSpec::from(Op::Sum), ScanKind::Inclusive)});
+  const std::string text = g.name_expressions[0][0] + "\n" + g.source;
+  EXPECT_NE(text.find("scantune::CACHE_DEFAULT, 1, 3, 0, 1>>"), std::string::npos) << text;
+  EXPECT_NE(text.find("::reproducible == 1"), std::string::npos) << text;
+}
+
 TEST(Codegen, PipelinedStagesReachTheTemplate) {
   auto g = generate({spec("lookback_pipelined.tpb384.ipt24.vec4.warp_scans.wxpose.st4",
                           DataType::Int32, OpSpec::from(Op::Sum), ScanKind::Inclusive)});

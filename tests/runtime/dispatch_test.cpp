@@ -12,6 +12,7 @@
 #include "cache/tuning_db_test_util.hpp"
 #include "default_policies.hpp"
 #include "dispatch.hpp"
+#include "route_cache.hpp"
 
 namespace scantune::detail {
 namespace {
@@ -285,6 +286,25 @@ TEST(BuiltinTable, ServesSm90WithoutADatabase) {
   EXPECT_NE(old.resolve(ProblemName::of(DataType::Int32, Op::Sum, ScanKind::Inclusive), 1u << 20)
                 .source.find("heuristic"),
             std::string::npos);
+}
+
+// A reproducible scanner's routes: float problems get their policy's reproducible form
+// where the algorithm has one; integer problems (exact in any order) keep theirs.
+TEST(RouteCache, ReproducibleRoutesOnlyForFloatTypes) {
+  auto table = std::make_shared<const DispatchTable>(90, "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)",
+                                                     std::vector<TunedEntry>{}, "");
+  RouteCache plain(table), repro(table, true);
+  for (std::uint64_t n : {std::uint64_t{1} << 12, std::uint64_t{1} << 20, std::uint64_t{1} << 28}) {
+    const Choice& f = repro.route(DataType::Float32, Op::Sum, ScanKind::Inclusive, n).plan;
+    const Choice& f0 = plain.route(DataType::Float32, Op::Sum, ScanKind::Inclusive, n).plan;
+    EXPECT_EQ(f.policy.reproducible, f0.policy.uses_tile_status()) << f.policy.key();
+    Policy back = f.policy;
+    back.reproducible = false;
+    EXPECT_EQ(back, f0.policy);
+    EXPECT_FALSE(f.policy.invalid_reason(DataType::Float32)) << f.policy.key();
+    EXPECT_FALSE(repro.route(DataType::Int64, Op::Sum, ScanKind::Inclusive, n).plan.policy
+                     .reproducible);
+  }
 }
 
 } // namespace

@@ -34,6 +34,11 @@ TEST_F(GpuSanitize, EveryAlgorithmAndBlockScanAtSmallSizes) {
   Policy big = make_policy(Algorithm::LookbackPipelined, 1024, 8, 4, BlockScan::WarpScans,
                            TileIO::Transpose);
   policies.push_back(big); // 3 x 32 KB of dynamic shared memory
+  for (Algorithm a : tile_algorithms()) { // the reproducible look-backs
+    Policy p = make_policy(a, 64, 4, 4, BlockScan::WarpScans, TileIO::Transpose);
+    p.reproducible = p.uses_tile_status();
+    if (p.reproducible) policies.push_back(p);
+  }
   for (const Policy& p : policies)
     for (std::size_t n : {1ul, 255ul, 256ul, 1000ul, 4099ul})
       for (std::size_t offset : {0ul, 1ul}) {

@@ -60,6 +60,15 @@ std::vector<KernelSpec> algorithm_paths() {
     Policy p = make_policy(a, 128, 4, 4, BlockScan::WarpScans, TileIO::Transpose);
     p.min_blocks = 2;
     v.push_back({p, DataType::Int32, OpSpec::from(Op::Sum), ScanKind::Inclusive});
+    // The reproducible look-back, on both element sizes and with a look-back span
+    p.min_blocks = 0;
+    p.reproducible = p.uses_tile_status();
+    if (p.reproducible) {
+      v.push_back({p, DataType::Float32, OpSpec::from(Op::Sum), ScanKind::Inclusive});
+      p.vector_width = 2;
+      p.lookback_span = a == Algorithm::Chained || a == Algorithm::LookbackThread ? 1 : 2;
+      v.push_back({p, DataType::Float64, OpSpec::from(Op::Sum), ScanKind::Exclusive});
+    }
   }
   v.push_back({Policy::sequential(), DataType::Int32, OpSpec::from(Op::Sum), ScanKind::Inclusive});
   v.push_back(

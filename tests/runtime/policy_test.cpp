@@ -96,6 +96,20 @@ TEST(PolicyKey, MinBlocksAppearsOnlyWhereSet) {
             "4 blocks x 608 threads exceed the 2048 threads an SM holds");
 }
 
+TEST(PolicyKey, ReproducibleIsAFlagOfTheLookBackAlgorithms) {
+  const char* key = "lookback_pipelined.tpb256.ipt12.vec4.warp_scans.wxpose.repro";
+  Policy p = Policy::parse(key);
+  EXPECT_TRUE(p.reproducible);
+  EXPECT_EQ(p.key(), key);
+  EXPECT_FALSE(Policy::parse("chained.tpb128.ipt8.vec4.warp_scans.repro")
+                   .invalid_reason(DataType::Float32));
+  EXPECT_EQ(Policy::parse("reduce_then_scan.tpb128.ipt8.vec4.warp_scans.repro")
+                .invalid_reason(DataType::Float32)
+                .value_or("valid"),
+            "a reproducible look-back applies only to chained and look-back algorithms, not "
+            "reduce_then_scan");
+}
+
 TEST(PolicyValidation, RejectsInvalidCombinationsWithAReason) {
   auto reason = [](const char* key, DataType t) {
     return Policy::parse(key).invalid_reason(t).value_or("valid");

@@ -109,6 +109,12 @@ struct ScannerOptions {
   /// call's kernel may be launched while the stream's previous kernel finishes, and
   /// waits for it before reading or writing memory, so results never change.
   bool programmatic_launch = true;
+  /// Floating-point scans (float32, float64, built-in or custom operators) give the same
+  /// bits on every run on one GPU model and input: the look-back algorithms combine tile
+  /// prefixes in one fixed order instead of the order the timing of the run gives
+  /// (docs/performance.md has its cost). Reductions are always reproducible. Also on
+  /// with SCANTUNE_REPRODUCIBLE=1.
+  bool reproducible = false;
 };
 
 /// What a call runs and why (Scanner::plan).
