@@ -163,25 +163,59 @@ __device__ T lookback_one_thread(const unsigned long long* slots, unsigned tile,
   }
 }
 
-// REPRO's fold (see lookback_warp): the nearest inclusive prefix (lane `first`, its
-// slot r0) then every newer aggregate, one at a time from the oldest, lane by lane.
+// Reads the look-back window of SPAN slots per lane ending at `base` (lane l: tiles
+// base - l*SPAN - r, r = 0..SPAN-1; slots before tile 0 read as inclusive identities).
+// Returns whether this lane's slots all carry the launch's generation.
 template <class T, class Op, int SPAN>
-__device__ __forceinline__ T fold_from_inclusive(const T (&v)[SPAN], unsigned first, int r0,
-                                                 Op op) {
+__device__ __forceinline__ bool read_window(const unsigned long long* slots, long long base,
+                                            unsigned gen, T (&v)[SPAN], unsigned (&f)[SPAN]) {
   const unsigned lane = lane_id();
-  T acc = Op::identity();
-  for (int k = int(first); k >= 0; --k) {
-    const T carry = __shfl_sync(FULL_WARP, acc, unsigned(k + 1) & 31u);
-    if (lane == unsigned(k)) {
-      acc = carry;
+  bool ready = true;
 #pragma unroll
-      for (int r = SPAN - 1; r >= 0; --r) {
-        if (k == int(first) && r > r0) continue; // older than the inclusive prefix
-        acc = (k == int(first) && r == r0) ? v[r] : op(acc, v[r]);
-      }
+  for (int r = 0; r < SPAN; ++r) {
+    const long long j = base - (long long)lane * SPAN - r;
+    if (j < 0) {
+      v[r] = Op::identity();
+      f[r] = 1u;
+    } else if ((f[r] >> 1) != gen) { // not yet seen ready (f starts at 0)
+      f[r] = tile_status<T>::read(slots, unsigned(j), v[r]);
+      ready = ready && (f[r] >> 1) == gen;
     }
   }
-  return __shfl_sync(FULL_WARP, acc, 0);
+  return ready;
+}
+
+// The reproducible look-back's fold of one window, in tile order: from `acc` (when
+// `started`) or from the window's newest inclusive prefix (lane `first`, slot r0) over
+// every newer slot, one at a time. Lane k's slots reach every lane by broadcast
+// shuffles that do not wait on the fold, and every lane folds the same values, so the
+// result is in all lanes.
+template <class T, class Op, int SPAN>
+__device__ __forceinline__ T fold_window(T acc, bool started, const T (&v)[SPAN], int first,
+                                         int r0, Op op) {
+#pragma unroll
+  for (int k = 31; k >= 0; --k)
+#pragma unroll
+    for (int r = SPAN - 1; r >= 0; --r) {
+      const T y = __shfl_sync(FULL_WARP, v[r], unsigned(k));
+      if (k < first || (k == first && r <= r0)) { // warp-uniform
+        acc = started ? op(acc, y) : y;
+        started = true;
+      }
+    }
+  return acc;
+}
+
+// Where a window's newest inclusive prefix is: its lane (32 if none) and slot.
+template <int SPAN>
+__device__ __forceinline__ void newest_inclusive(const unsigned (&f)[SPAN], int& first, int& r0) {
+  int mine = SPAN;
+#pragma unroll
+  for (int r = SPAN - 1; r >= 0; --r)
+    if (f[r] & 1u) mine = r;
+  const unsigned found = __ballot_sync(FULL_WARP, mine < SPAN);
+  first = found ? __ffs(found) - 1 : 32;
+  r0 = __shfl_sync(FULL_WARP, mine, unsigned(first) & 31u);
 }
 
 // Decoupled look-back by a full warp: lane l inspects the SPAN tiles
@@ -189,53 +223,40 @@ __device__ __forceinline__ T fold_from_inclusive(const T (&v)[SPAN], unsigned fi
 // with one round trip to L2; the window is folded up to the nearest inclusive
 // prefix. Wider steps shorten long walks (many tiles in flight), at the cost of
 // more loads per step.
-// REPRO: the prefix's bits must not depend on timing. A tree over whatever window
-// was found associates differently from run to run, so instead the warp waits until
-// its first window holds an inclusive prefix (every tile publishes one eventually)
-// and folds from it forward, one aggregate at a time: each inclusive prefix is then
+// REPRO: the prefix's bits must not depend on timing, but a tree over whatever
+// windows were walked associates differently from run to run. So the walk back
+// only finds the nearest inclusive prefix; the warp then folds forward from it, one
+// aggregate at a time, rereading the newer windows (their slots may have become
+// inclusive meanwhile: it restarts from the newest). Every inclusive prefix is then
 // the left fold of all aggregates before it, whichever tile computed it.
 template <class T, class Op, int BACKOFF_NS, int SPAN, int REPRO = 0>
 __device__ T lookback_warp(const unsigned long long* slots, unsigned tile, unsigned gen, Op op) {
   const unsigned lane = lane_id();
   T acc = Op::identity();
-  for (long long base = (long long)tile - 1;; base -= REPRO ? 0 : 32 * SPAN) {
+  for (long long base = (long long)tile - 1;; base -= 32 * SPAN) {
     T v[SPAN];
     unsigned f[SPAN];
-    bool ready = true;
 #pragma unroll
-    for (int r = 0; r < SPAN; ++r) {
-      const long long j = base - (long long)lane * SPAN - r;
-      v[r] = Op::identity();
-      f[r] = 1u; // slots before tile 0: an inclusive identity
-      if (j >= 0) {
-        f[r] = tile_status<T>::read(slots, unsigned(j), v[r]);
-        ready = ready && (f[r] >> 1) == gen;
-      }
-    }
-    while (!__all_sync(FULL_WARP, ready)) {
+    for (int r = 0; r < SPAN; ++r)
+      f[r] = 0u;
+    while (!__all_sync(FULL_WARP, read_window<T, Op, SPAN>(slots, base, gen, v, f)))
       poll_backoff<BACKOFF_NS>();
-      ready = true;
-#pragma unroll
-      for (int r = 0; r < SPAN; ++r) {
-        const long long j = base - (long long)lane * SPAN - r;
-        if (j >= 0 && (f[r] >> 1) != gen) {
-          f[r] = tile_status<T>::read(slots, unsigned(j), v[r]);
-          ready = ready && (f[r] >> 1) == gen;
-        }
-      }
-    }
     if (REPRO) {
-      int r0 = SPAN; // this lane's newest inclusive slot
+      int first, r0;
+      newest_inclusive<SPAN>(f, first, r0);
+      if (first == 32) continue; // no inclusive prefix here: walk further back
+      acc = fold_window<T, Op, SPAN>(acc, false, v, first, r0, op);
+      for (base += 32 * SPAN; base <= (long long)tile - 1; base += 32 * SPAN) {
 #pragma unroll
-      for (int r = SPAN - 1; r >= 0; --r)
-        if (f[r] & 1u) r0 = r;
-      const unsigned found = __ballot_sync(FULL_WARP, r0 < SPAN);
-      if (!found) { // no inclusive prefix yet: look at the same window again
-        poll_backoff<BACKOFF_NS>();
-        continue;
+        for (int r = 0; r < SPAN; ++r) // read every slot again, as it is now (a torn
+          f[r] = 0u;                   // 8-byte read is retried)
+        while (!__all_sync(FULL_WARP, read_window<T, Op, SPAN>(slots, base, gen, v, f)))
+          ;
+        newest_inclusive<SPAN>(f, first, r0);
+        acc = first < 32 ? fold_window<T, Op, SPAN>(acc, false, v, first, r0, op)
+                         : fold_window<T, Op, SPAN>(acc, true, v, 31, SPAN - 1, op);
       }
-      const unsigned first = unsigned(__ffs(found) - 1);
-      return fold_from_inclusive<T, Op, SPAN>(v, first, __shfl_sync(FULL_WARP, r0, first), op);
+      return acc;
     }
     // This lane's fold, newest slot last (earlier tiles on the left), stopping
     // at its first inclusive slot.
