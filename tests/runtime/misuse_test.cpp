@@ -318,11 +318,6 @@ TEST(Misuse, CompactionArguments) {
                            fake_ptr<int>(0x40000), 4, count, nullptr);
             }),
             "null predicate for a select_if");
-  // In place is fine for selections and unique: only the device is missing here.
-  EXPECT_EQ(kind_of([&] { s.unique(fake_ptr<int>(), fake_ptr<int>(), 4, count); }),
-            ErrorKind::NoDevice);
-  EXPECT_EQ(kind_of([&] { s.select_flagged(fake_ptr<int>(), flags, fake_ptr<int>(), 4, count); }),
-            ErrorKind::NoDevice);
 }
 
 TEST(CApi, CompactionArguments) {
