@@ -81,22 +81,31 @@ struct select_tile {
       io::load_partial(in, g_start, n, items, smem, T());
   }
 
-  // Flags of the elements g0 .. g0 + IPT - 1; whole 4-byte words where aligned.
-  static __device__ __forceinline__ unsigned flag_bits(const unsigned char* flags, long long g0,
-                                                       unsigned long long n) {
+  // Flags of the elements g0 .. g0 + IPT - 1: one vector load per FLAG_BYTES where the
+  // thread's flags lie inside [0, n) and are aligned to them, else byte by byte.
+  static const int FLAG_BYTES = IPT % 16 == 0 ? 16 : IPT % 8 == 0 ? 8 : 4;
+  static __device__ __forceinline__ unsigned flag_vectors(const unsigned char* flags) {
+    typedef typename raw_vector<FLAG_BYTES>::type V;
+    const V* src = reinterpret_cast<const V*>(flags);
     unsigned bits = 0;
-    if (IPT % 4 == 0 && g0 >= 0 && (unsigned long long)g0 + IPT <= n &&
-        (reinterpret_cast<unsigned long long>(flags + g0) & 3ull) == 0) {
-      const unsigned* words = reinterpret_cast<const unsigned*>(flags + g0);
 #pragma unroll
-      for (int k = 0; k < IPT / 4; ++k) {
-        const unsigned w = io::load_global(words + k);
+    for (int k = 0; k < IPT / FLAG_BYTES; ++k) {
+      const V v = io::load_global(src + k);
+      const unsigned* words = reinterpret_cast<const unsigned*>(&v);
+#pragma unroll
+      for (int j = 0; j < FLAG_BYTES / 4; ++j)
 #pragma unroll
         for (int b = 0; b < 4; ++b)
-          if ((w >> (8 * b)) & 0xffu) bits |= 1u << (4 * k + b);
-      }
-      return bits;
+          if ((words[j] >> (8 * b)) & 0xffu) bits |= 1u << (k * FLAG_BYTES + j * 4 + b);
     }
+    return bits;
+  }
+  static __device__ __forceinline__ unsigned flag_bits(const unsigned char* flags, long long g0,
+                                                       unsigned long long n) {
+    if (IPT % 4 == 0 && g0 >= 0 && (unsigned long long)g0 + IPT <= n &&
+        (reinterpret_cast<unsigned long long>(flags + g0) % FLAG_BYTES) == 0)
+      return flag_vectors(flags + g0);
+    unsigned bits = 0;
 #pragma unroll
     for (int i = 0; i < IPT; ++i)
       if (valid(g0 + i, n) && flags[g0 + i] != 0) bits |= 1u << i;
