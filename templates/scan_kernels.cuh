@@ -16,6 +16,7 @@
 #include "scantune/bulk_copy.cuh"
 #include "scantune/operators.cuh"
 #include "scantune/segmented_scan.cuh"
+#include "scantune/select.cuh"
 #include "scantune/tile_scan.cuh"
 #include "scantune/tile_status.cuh"
 
@@ -887,6 +888,81 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
     }
   }
   at::store(out + offset, p, len, inner, vectors, x);
+}
+
+// Compaction (see select.cuh), one tile per block, tiles by blockIdx or by ticket as
+// single_pass_kernel; Op is the predicate of SELECT_IF and PARTITION_IF. The tile's
+// selected items before it come from look-back over 64-bit counts (the block scan
+// counts in 32 bits: a tile holds at most 32K items). The last tile writes the total
+// to *seg.num_selected, except in a partition, whose count kernel wrote it before:
+// there its rejected items start at that total.
+template <class T, class Op, int KIND, class P, int MODE>
+__global__ void __launch_bounds__(P::block_threads, P::min_blocks)
+    select_kernel(SCANTUNE_KERNEL_PARAMS, segment_args seg) {
+  await_previous_grid();
+  typedef select_tile<T, Op, P, MODE> st;
+  typedef unsigned long long count_t;
+  const int TILE = P::tile_items, IPT = P::items_per_thread;
+  const bool by_block = (flags & FLAG_TILES_BY_BLOCK) != 0;
+  __shared__ unsigned s_ticket, s_gen, s_count;
+  __shared__ count_t s_before;
+  const unsigned long long drawn = draw_ticket(ws, by_block, s_ticket, s_gen);
+  const unsigned tile = by_block ? blockIdx.x : s_ticket;
+  const count_t total = select_mode<MODE>::partition ? *seg.num_selected : 0ull;
+  T* smem = select_smem<T, P>::get();
+  const long long g_start = (long long)tile * TILE - (long long)shift;
+  const long long g0 = g_start + (long long)threadIdx.x * IPT;
+  T items[P::items_per_thread];
+  st::load(in, n, g_start, items, smem);
+  const unsigned bits = st::select_bits(in, g0, n, items, seg);
+  typedef block_scan<unsigned, op_sum<unsigned>, P::block_threads, P::block_scan> bscan;
+  const unsigned rank =
+      bscan::exclusive_then(__popc(bits), op_sum<unsigned>(), [&](unsigned count) {
+        unsigned gen = by_block ? 0u : s_gen;
+        const count_t before = single_pass_prefix<count_t, op_sum<count_t>, KIND_INCLUSIVE, P>(
+            ws, tile, gen, by_block, drawn, count_t(count), 0ull);
+        if (threadIdx.x == 0) {
+          s_before = before;
+          s_count = count;
+        }
+      });
+  const count_t before = s_before;
+  const unsigned count = s_count;
+  const long long g_first = g_start < 0 ? 0 : g_start;
+  const long long g_end = min(g_start + TILE, (long long)n);
+  const unsigned long long tiles = (n + shift + TILE - 1) / TILE;
+  if (!select_mode<MODE>::partition && threadIdx.x == 0 && tile == tiles - 1)
+    *seg.num_selected = before + count;
+  st::store(out, items, bits, g0, g_first, g_end, rank, count, before,
+            total + (count_t(g_first) - before), smem);
+}
+
+// A partition's first pass: the count of selected items into *seg.num_selected, which
+// select_kernel reads when it starts. One block per tile; blocks add their counts into
+// status-workspace word 1 and count themselves done in word 2; the last block writes
+// the total and zeroes both for the stream's next call.
+template <class T, class Op, int KIND, class P, int MODE>
+__global__ void __launch_bounds__(P::block_threads, P::min_blocks)
+    select_count_kernel(SCANTUNE_KERNEL_PARAMS, segment_args seg) {
+  await_previous_grid();
+  typedef select_tile<T, Op, P, MODE> st;
+  const int TILE = P::tile_items, IPT = P::items_per_thread;
+  const long long g_start = (long long)blockIdx.x * TILE - (long long)shift;
+  const long long g0 = g_start + (long long)threadIdx.x * IPT;
+  T items[P::items_per_thread];
+  if (!select_mode<MODE>::flags) st::load(in, n, g_start, items, select_smem<T, P>::get());
+  const unsigned bits = st::select_bits(in, g0, n, items, seg);
+  const unsigned count = block_reduce_ascending<unsigned, op_sum<unsigned>, P::block_threads>(
+      __popc(bits), op_sum<unsigned>());
+  if (threadIdx.x != 0) return;
+  unsigned long long* sum = ws + 1;
+  unsigned long long* done = ws + 2;
+  atomicAdd(sum, (unsigned long long)count);
+  __threadfence(); // the count is in before this block counts as done
+  if (atomicAdd(done, 1ull) != gridDim.x - 1) return;
+  __threadfence();
+  *seg.num_selected = atomicExch(sum, 0ull);
+  atomicExch(done, 0ull);
 }
 
 } // namespace scantune

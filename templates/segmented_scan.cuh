@@ -35,8 +35,9 @@ struct segment_args {
   const void* keys;           // HEADS_KEYS*: one key per element
   const void* offsets;        // HEADS_OFFSETS*: num_segments + 1 begin offsets
   unsigned long long num_segments;
-  unsigned long long axis_len;   // axis scans (axis_scan.cuh): elements per column
-  unsigned long long axis_inner; // axis scans: columns, the stride of a column's elements
+  unsigned long long axis_len;      // axis scans (axis_scan.cuh): elements per column
+  unsigned long long axis_inner;    // axis scans: columns, the stride of a column's elements
+  unsigned long long* num_selected; // compaction (select.cuh): the count of selected items
 };
 
 // The word type of 32- or 64-bit keys and offsets.

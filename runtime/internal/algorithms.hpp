@@ -59,6 +59,10 @@ struct AlgorithmDesc {
   /// The reduction's kernel (Heads::Reduce), a grid of resident blocks; empty where the
   /// algorithm has none.
   std::string_view reduce_entry = {};
+  /// The compaction's kernel (templates/select.cuh), one tile per block, and the
+  /// partitions' counting kernel launched before it; empty where the algorithm has none.
+  std::string_view select_entry = {};
+  std::string_view select_count_entry = {};
 };
 
 inline constexpr std::size_t kAlgorithmCount = 8;
@@ -72,7 +76,7 @@ const AlgorithmDesc& describe(Algorithm a);
 /// pair block scan warp_scans, no tile loop), or nothing when it can.
 std::optional<std::string> segmented_invalid_reason(const Policy& p);
 /// Why `p` cannot run a problem with `heads` other than a flat scan (segmented, axis,
-/// reduction), or nothing when it can.
+/// reduction, compaction), or nothing when it can.
 std::optional<std::string> problem_invalid_reason(const Policy& p, Heads heads);
 /// The reduction's policy for a flat scan's: its block size, vector width and items per
 /// thread (vectors per lane in flight: at most 8) on lookback_warp, which has the

@@ -44,6 +44,9 @@ struct KernelSpec {
 /// custom operator is malformed; policy problems are checked separately.
 /// Allocation-free (the scan hot path calls it).
 void check_op(DataType type, const OpRef& op);
+/// Throws InvalidArgument when a compaction's predicate (carried as a CustomOp, see
+/// ScanRequest::compaction) is malformed: a name that is not an identifier, an empty body.
+void check_predicate(const CustomOp& predicate);
 inline void check_op(DataType type, const OpSpec& op) {
   check_op(type, op.ref());
 }

@@ -14,4 +14,8 @@ Policy default_policy(DataType type, std::size_t n);
 /// x 4-byte items, which would hold 96 values in registers.
 Policy default_axis_policy(DataType type);
 
+/// The same for compaction (select_kernel), untuned: 16-byte vectors, 4096 4-byte or
+/// 2048 8-byte items per tile (16 KB of shared memory for the gathered tile).
+Policy default_select_policy(DataType type);
+
 } // namespace scantune::detail

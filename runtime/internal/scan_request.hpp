@@ -29,6 +29,11 @@ struct ScanRequest {
   const void* start = nullptr;
   bool seeded = false; ///< inclusive scans: out[i] = start op in[0] op ... op in[i]
   bool reduce = false; ///< not a scan: out[0] = in[0] op ... op in[n-1] (Scanner::run_reduce)
+  /// Not a scan: a compaction (Heads::SelectFlags ...; Scanner::run_select). Its flags are
+  /// segments.head_flags, a predicate is `op` (a CustomOp whose identity is unused), and
+  /// the count of selected items goes to `num_selected` (device memory).
+  detail::Heads compaction = detail::Heads::None;
+  std::uint64_t* num_selected = nullptr;
 };
 
 namespace detail {

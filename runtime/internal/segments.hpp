@@ -30,8 +30,28 @@ enum class Heads {
   /// Not a scan: a reduction into one element (reduce_kernel), the local step of
   /// distributed scans; its tile shape comes from the flat scan's dispatch.
   Reduce,
+  /// Not scans either: stream compaction (templates/select.cuh's select_mode_id), each
+  /// a problem kind of its own. Select by a flag byte per element, select by a predicate
+  /// (compiled from source like a custom operator), unique (drop consecutive
+  /// duplicates), stable two-way partition by flags or by a predicate.
+  SelectFlags,
+  SelectIf,
+  Unique,
+  PartitionFlags,
+  PartitionIf,
 };
-inline constexpr std::size_t kHeadsCount = 9;
+inline constexpr std::size_t kHeadsCount = 14;
+
+/// Whether `h` is a compaction (select_kernel), one that takes a predicate, or a partition.
+inline bool is_compaction(Heads h) {
+  return h >= Heads::SelectFlags;
+}
+inline bool takes_predicate(Heads h) {
+  return h == Heads::SelectIf || h == Heads::PartitionIf;
+}
+inline bool is_partition(Heads h) {
+  return h == Heads::PartitionFlags || h == Heads::PartitionIf;
+}
 
 /// The heads a Segments describes (None when it describes none).
 inline Heads heads_of(const Segments& s) {
@@ -50,7 +70,7 @@ void check_segments(const Segments& s);
 /// segmented scan); throws InvalidArgument when the count overflows.
 void set_axis(ScanRequest& r, std::size_t outer, std::size_t len, std::size_t inner);
 
-/// The problem kind of a request: Axis for an axis scan, else its head source.
+/// The problem kind of a request: its compaction, Reduce, Axis, else its head source.
 Heads problem_of(const ScanRequest& r);
 
 /// SCANTUNE_CHECK=1 asks for the checks below (debugging; they synchronize).
@@ -64,8 +84,9 @@ void check_segments_on_device_data(const ScanRequest& r);
 
 /// "" (flat), "flags", "rows", "keys32", ...: the problem's suffix in keys and labels.
 inline std::string_view to_string(Heads h) {
-  constexpr std::string_view names[kHeadsCount] = {"",       "flags",     "rows",      "keys32",
-                                                   "keys64", "offsets32", "offsets64", "axis",      "reduce"};
+  constexpr std::string_view names[kHeadsCount] = {
+      "",     "flags",  "rows",         "keys32",    "keys64", "offsets32",       "offsets64",
+      "axis", "reduce", "select_flags", "select_if", "unique", "partition_flags", "partition_if"};
   return names[static_cast<std::size_t>(h)];
 }
 
@@ -76,7 +97,8 @@ inline std::optional<Heads> parse_heads(std::string_view text) {
   return std::nullopt;
 }
 
-/// The template argument naming the heads ("scantune::HEADS_FLAGS").
+/// The template argument naming the heads ("scantune::HEADS_FLAGS") or the compaction
+/// ("scantune::SELECT_FLAGS").
 inline std::string_view device_heads_name(Heads h) {
   constexpr std::string_view names[kHeadsCount] = {"",
                                                    "scantune::HEADS_FLAGS",
@@ -86,7 +108,12 @@ inline std::string_view device_heads_name(Heads h) {
                                                    "scantune::HEADS_OFFSETS32",
                                                    "scantune::HEADS_OFFSETS64",
                                                    "",
-                                                   ""};
+                                                   "",
+                                                   "scantune::SELECT_FLAGS",
+                                                   "scantune::SELECT_IF",
+                                                   "scantune::SELECT_UNIQUE",
+                                                   "scantune::PARTITION_FLAGS",
+                                                   "scantune::PARTITION_IF"};
   return names[static_cast<std::size_t>(h)];
 }
 

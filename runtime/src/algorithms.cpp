@@ -101,7 +101,7 @@ const std::array<AlgorithmDesc, kAlgorithmCount> kAlgorithms{{
      false, false, 80, 0, 0, {{kOnePerTile}}, 1, tile_shared, no_constraint},
     {Algorithm::LookbackWarp, "lookback_warp", "ALG_LOOKBACK_WARP", true, true, true, false, true,
      false, 80, 0, 0, {{kOnePerTile}}, 1, tile_shared, no_constraint, "segmented_kernel",
-     "axis_kernel", "reduce_kernel"},
+     "axis_kernel", "reduce_kernel", "select_kernel", "select_count_kernel"},
     {Algorithm::LookbackPipelined, "lookback_pipelined", "ALG_LOOKBACK_PIPELINED", true, true,
      false, true, true, false, 80, 0, 0, {{{"pipelined_kernel", "", Grid::ResidentWave}}}, 1,
      pipelined_shared, pipelined_constraint},
@@ -130,7 +130,18 @@ std::optional<std::string> segmented_invalid_reason(const Policy& p) {
   return std::nullopt;
 }
 
+// Compaction gathers its selected items in a shared-memory tile: the staged tile I/Os,
+// whose tile the policy's shared-memory check counts, keep it within the limit.
+std::optional<std::string> select_invalid_reason(const Policy& p) {
+  if (describe(p.algorithm).select_entry.empty())
+    return fmt::format("{} has no compaction kernel", describe(p.algorithm).name);
+  if (p.tile_loop || p.io == TileIO::Direct)
+    return std::string("compaction takes a staged tile I/O (xpose or wxpose) without a tile loop");
+  return std::nullopt;
+}
+
 std::optional<std::string> problem_invalid_reason(const Policy& p, Heads heads) {
+  if (is_compaction(heads)) return select_invalid_reason(p);
   if (heads != Heads::Reduce) return segmented_invalid_reason(p);
   if (describe(p.algorithm).reduce_entry.empty())
     return fmt::format("{} has no reduction kernel", describe(p.algorithm).name);

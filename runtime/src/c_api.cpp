@@ -282,6 +282,39 @@ scantune_status_t scantune_reduce(scantune_scanner_t s, scantune_dtype_t type, s
   });
 }
 
+static_assert(static_cast<int>(scantune::Compaction::PartitionIf) == SCANTUNE_PARTITION_IF,
+              "scantune_compaction_t follows scantune::Compaction");
+
+scantune_status_t scantune_compact(scantune_scanner_t s, scantune_compaction_t how,
+                                   scantune_dtype_t type, const void* d_in, const void* d_flags,
+                                   const char* predicate_name, const char* predicate_body,
+                                   void* d_out, size_t n, uint64_t* d_num_selected,
+                                   cudaStream_t stream) {
+  return guarded([&] {
+    using scantune::detail::fail;
+    if (!s) fail("null scanner handle");
+    if (!valid_dtype(type)) fail("unknown element type code {}", static_cast<int>(type));
+    if (how < SCANTUNE_SELECT_FLAGGED || how > SCANTUNE_PARTITION_IF)
+      fail("unknown compaction code {}", static_cast<int>(how));
+    const auto mode = static_cast<scantune::Compaction>(how);
+    const bool by_predicate =
+        mode == scantune::Compaction::SelectIf || mode == scantune::Compaction::PartitionIf;
+    const scantune::Predicate predicate{predicate_name ? predicate_name : "",
+                                        predicate_body ? predicate_body : ""};
+    s->scanner.run_select(static_cast<scantune::DataType>(type), mode, d_in,
+                          static_cast<const std::uint8_t*>(d_flags),
+                          by_predicate ? &predicate : nullptr, d_out, n, d_num_selected, stream);
+  });
+}
+
+scantune_status_t scantune_selected_count(const uint64_t* d_num_selected, cudaStream_t stream,
+                                          uint64_t* count) {
+  return guarded([&] {
+    if (!count) scantune::detail::fail("null result pointer for the count");
+    *count = scantune::selected_count(d_num_selected, stream);
+  });
+}
+
 const char* scantune_status_string(scantune_status_t status) {
   switch (status) {
   case SCANTUNE_SUCCESS:

@@ -35,14 +35,43 @@ bool is_identifier(const std::string& s) {
   return true;
 }
 
-std::string custom_struct_name(const OpSpec& op, DataType t) {
-  return fmt::format("{}_{}_{}", op.custom.name, to_string(t),
-                     op.id().substr(op.id().rfind(':') + 1));
+// A predicate's struct is not an operator's of the same name and text: "pred_" first.
+std::string custom_struct_name(const OpSpec& op, DataType t, Heads heads) {
+  return fmt::format("{}{}_{}_{}", takes_predicate(heads) ? "pred_" : "", op.custom.name,
+                     to_string(t), op.id().substr(op.id().rfind(':') + 1));
 }
 
-std::string op_type(const OpSpec& op, DataType t) {
-  if (op.is_custom) return "scantune_user::" + custom_struct_name(op, t);
+std::string op_type(const OpSpec& op, DataType t, Heads heads) {
+  if (op.is_custom) return "scantune_user::" + custom_struct_name(op, t, heads);
   return fmt::format("scantune::op_{}<{}>", to_string(op.op), device_type_name(t));
+}
+
+// A custom operator's functor, or a compaction's predicate (the body tests `x`).
+std::string custom_struct(const KernelSpec& s, const std::string& name) {
+  const char* t = device_type_name(s.type);
+  const CustomOp& c = s.op.custom;
+  if (takes_predicate(s.heads))
+    return fmt::format("namespace scantune_user {{\n"
+                       "// predicate '{}' on {}\n"
+                       "struct {} {{\n"
+                       "  __device__ __forceinline__ bool operator()({} x) const {{\n"
+                       "#line 1 \"predicate {}\"\n"
+                       "{}\n"
+                       "  }}\n"
+                       "}};\n"
+                       "}}  // namespace scantune_user\n\n",
+                       c.name, to_string(s.type), name, t, c.name, c.body);
+  return fmt::format("namespace scantune_user {{\n"
+                     "// custom operator '{}' on {}\n"
+                     "struct {} {{\n"
+                     "  static __device__ __forceinline__ {} identity() {{ return ({})({}); }}\n"
+                     "  __device__ __forceinline__ {} operator()({} a, {} b) const {{\n"
+                     "#line 1 \"custom operator {}\"\n"
+                     "{}\n"
+                     "  }}\n"
+                     "}};\n"
+                     "}}  // namespace scantune_user\n\n",
+                     c.name, to_string(s.type), name, t, t, c.identity, t, t, t, c.name, c.body);
 }
 
 // "scantune::policy<scantune::ALG_..., 256, 12, ...>": each field at its template slot.
@@ -80,12 +109,19 @@ std::vector<std::string> kernel_names(const KernelSpec& s) {
   const std::string kind =
       s.kind == ScanKind::Exclusive ? "scantune::KIND_EXCLUSIVE" : "scantune::KIND_INCLUSIVE";
   std::string args =
-      fmt::format("{}, {}, {}", device_type_name(s.type), op_type(s.op, s.type), kind);
+      fmt::format("{}, {}, {}", device_type_name(s.type), op_type(s.op, s.type, s.heads), kind);
   if (a.tiles) args += ", " + policy_type(s.policy);
   std::vector<std::string> names;
   if (s.heads == Heads::Axis || s.heads == Heads::Reduce) {
     names.push_back(fmt::format("&scantune::{}<{}>",
                                 s.heads == Heads::Axis ? a.axis_entry : a.reduce_entry, args));
+    return names;
+  }
+  if (is_compaction(s.heads)) { // select_kernel first: the launch sizes its grid by it
+    const std::string_view mode = device_heads_name(s.heads);
+    names.push_back(fmt::format("&scantune::{}<{}, {}>", a.select_entry, args, mode));
+    if (is_partition(s.heads))
+      names.push_back(fmt::format("&scantune::{}<{}, {}>", a.select_count_entry, args, mode));
     return names;
   }
   if (s.heads != Heads::None) { // one kernel (segmented_invalid_reason)
@@ -174,6 +210,13 @@ void check_op(DataType type, const OpRef& op) {
                       to_string(type));
 }
 
+void check_predicate(const CustomOp& p) {
+  if (!is_identifier(p.name))
+    fail("predicate name '{}' is not a C identifier (letters, digits, '_', at most 64)", p.name);
+  if (p.body.find_first_not_of(" \t\r\n") == std::string::npos)
+    fail("predicate '{}' has an empty body", p.name);
+}
+
 GeneratedSource generate(const std::vector<KernelSpec>& specs) {
   GeneratedSource g;
   g.name = specs.size() == 1 ? specs[0].id() : fmt::format("scantune_batch_{}", specs.size());
@@ -184,24 +227,11 @@ GeneratedSource generate(const std::vector<KernelSpec>& specs) {
     src += fmt::format("// kernel: {}\n", s.id());
   src += "#include \"scantune/scan_kernels.cuh\"\n\n";
 
-  std::set<std::string> emitted; // custom functors, once per (operator, type)
+  std::set<std::string> emitted; // custom functors and predicates, once per (name, type)
   for (const auto& s : specs) {
     if (!s.op.is_custom) continue;
-    const std::string name = custom_struct_name(s.op, s.type);
-    if (!emitted.insert(name).second) continue;
-    const char* t = device_type_name(s.type);
-    src += fmt::format("namespace scantune_user {{\n"
-                       "// custom operator '{}' on {}\n"
-                       "struct {} {{\n"
-                       "  static __device__ __forceinline__ {} identity() {{ return ({})({}); }}\n"
-                       "  __device__ __forceinline__ {} operator()({} a, {} b) const {{\n"
-                       "#line 1 \"custom operator {}\"\n"
-                       "{}\n"
-                       "  }}\n"
-                       "}};\n"
-                       "}}  // namespace scantune_user\n\n",
-                       s.op.custom.name, to_string(s.type), name, t, t, s.op.custom.identity, t, t,
-                       t, s.op.custom.name, s.op.custom.body);
+    const std::string name = custom_struct_name(s.op, s.type, s.heads);
+    if (emitted.insert(name).second) src += custom_struct(s, name);
   }
 
   std::set<std::string> asserted;

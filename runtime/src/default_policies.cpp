@@ -33,4 +33,13 @@ Policy default_axis_policy(DataType type) {
   return p;
 }
 
+Policy default_select_policy(DataType type) {
+  Policy p;
+  p.algorithm = Algorithm::LookbackWarp;
+  p.block_threads = 256;
+  p.items_per_thread = size_of(type) == 4 ? 16 : 8;
+  p.vector_width = size_of(type) == 4 ? 4 : 2;
+  return p;
+}
+
 } // namespace scantune::detail

@@ -178,8 +178,9 @@ Choice DispatchTable::resolve(const ProblemName& problem, std::uint64_t n) const
                                 db::size_label(e->size));
       return plan;
     }
-  plan.policy = problem.heads == Heads::Axis ? default_axis_policy(problem.type)
-                                             : default_policy(problem.type, n);
+  plan.policy = problem.heads == Heads::Axis   ? default_axis_policy(problem.type)
+                : is_compaction(problem.heads) ? default_select_policy(problem.type)
+                                               : default_policy(problem.type, n);
   plan.source = fmt::format("built-in heuristic (nothing tuned for sm_{})", arch_);
   return plan;
 }

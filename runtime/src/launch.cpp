@@ -231,9 +231,10 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
     const void* keys;
     const void* offsets;
     unsigned long long num_segments, axis_len, axis_inner;
+    void* num_selected;
   } segments{r.segments.head_flags, r.segments.row_length,   r.segments.keys,
              r.segments.offsets,    r.segments.num_segments, r.axis.len,
-             r.axis.inner};
+             r.axis.inner,          r.num_selected};
   const void* start = r.start;
   void* args[] = {&in,  &out,   &n,       init, const_cast<unsigned*>(&shift), &flags,
                   &ws,  &start, &segments};
@@ -268,6 +269,10 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
           : 0;
   const LaunchGeometry geometry = launch_geometry(policy, tiles, resident, target.tiles_by_block);
   flags |= geometry.flags;
+  // A partition counts its selected items first (its second kernel, codegen.cpp): its
+  // rejected items are stored after all the selected ones.
+  if (is_partition(r.compaction))
+    launch(1, static_cast<unsigned>(tiles), static_cast<unsigned>(policy.block_threads));
   for (int k = 0; k < geometry.count; ++k)
     launch(static_cast<std::size_t>(k), geometry.launches[k].grid, geometry.launches[k].block);
   if (captured && ws) SCANTUNE_CUDA_TRY(cudaFreeAsync(ws, r.stream));

@@ -45,9 +45,35 @@ private:
   bool restore_ = false;
 };
 
+// A compaction's own arguments (the shared ones are check_request's).
+void check_compaction(const ScanRequest& r) {
+  using detail::fail;
+  const detail::Heads h = r.compaction;
+  if (detail::takes_predicate(h))
+    detail::check_predicate(*r.op.custom);
+  else
+    detail::check_op(r.type, r.op);
+  if (!r.num_selected) fail("null device pointer for the count of selected items");
+  if (reinterpret_cast<std::uintptr_t>(r.num_selected) % sizeof(std::uint64_t))
+    fail("the count pointer {} is not aligned to 8 bytes", static_cast<void*>(r.num_selected));
+  if (r.n == 0) return;
+  if ((h == detail::Heads::SelectFlags || h == detail::Heads::PartitionFlags) &&
+      !r.segments.head_flags)
+    fail("null flags pointer with n = {}", r.n);
+  if (detail::is_partition(h) && r.in == r.out)
+    fail("a partition cannot run in place (it stores rejected items past their own index)");
+  const auto c = reinterpret_cast<std::uintptr_t>(r.num_selected);
+  const auto out = reinterpret_cast<std::uintptr_t>(r.out);
+  if (c < out + r.n * size_of(r.type) && out < c + sizeof(std::uint64_t))
+    fail("the count of selected items overlaps the output");
+}
+
 void check_request(const ScanRequest& r) {
   using detail::fail;
-  detail::check_op(r.type, r.op);
+  if (r.compaction != detail::Heads::None)
+    check_compaction(r);
+  else
+    detail::check_op(r.type, r.op);
   const std::size_t size = size_of(r.type);
   if (r.reduce && !r.out) fail("null result pointer for a reduction");
   if (r.start && reinterpret_cast<std::uintptr_t>(r.start) % size)
@@ -273,6 +299,41 @@ void Scanner::run_reduce(DataType type, OpRef op, const void* in, void* result, 
   detail::ScannerAccess::scan(*this, r);
 }
 
+void Scanner::run_select(DataType type, Compaction how, const void* in, const std::uint8_t* flags,
+                         const Predicate* predicate, void* out, std::size_t n,
+                         std::uint64_t* d_num_selected, cudaStream_t stream) {
+  using detail::Heads;
+  constexpr Heads kinds[] = {Heads::SelectFlags, Heads::SelectIf, Heads::Unique,
+                             Heads::PartitionFlags, Heads::PartitionIf};
+  ScanRequest r;
+  r.type = type;
+  r.in = in;
+  r.out = out;
+  r.n = n;
+  r.stream = stream;
+  r.compaction = kinds[static_cast<std::size_t>(how)];
+  r.num_selected = d_num_selected;
+  r.segments.head_flags = flags;
+  // A predicate travels as a custom operator (routes and kernel specs key on it);
+  // its identity is never used.
+  CustomOp as_op;
+  if (detail::takes_predicate(r.compaction)) {
+    if (!predicate) detail::fail("null predicate for a {}", detail::to_string(r.compaction));
+    as_op = {predicate->name, predicate->body, "false"};
+    r.op = as_op;
+  }
+  detail::ScannerAccess::scan(*this, r);
+}
+
+std::uint64_t selected_count(const std::uint64_t* d_num_selected, cudaStream_t stream) {
+  if (!d_num_selected) detail::fail("null device pointer for the count of selected items");
+  std::uint64_t count = 0;
+  SCANTUNE_CUDA_TRY(
+      cudaMemcpyAsync(&count, d_num_selected, sizeof count, cudaMemcpyDeviceToHost, stream));
+  SCANTUNE_CUDA_TRY(cudaStreamSynchronize(stream));
+  return count;
+}
+
 void Scanner::run(DataType type, ScanKind kind, OpRef op, const void* in, void* out, std::size_t n,
                   const void* init, cudaStream_t stream, Workspace workspace,
                   std::string_view policy_key) {
@@ -296,6 +357,7 @@ void set_axis(ScanRequest& r, std::size_t outer, std::size_t len, std::size_t in
 }
 
 Heads problem_of(const ScanRequest& r) {
+  if (r.compaction != Heads::None) return r.compaction;
   if (r.reduce) return Heads::Reduce;
   return r.axis.inner ? Heads::Axis : heads_of(r.segments);
 }
@@ -326,7 +388,8 @@ Policy ScannerAccess::choose(const Scanner& s, DataType type, OpRef op, ScanKind
 
 void ScannerAccess::scan(Scanner& s, const ScanRequest& r) {
   check_request(r);
-  if (r.n == 0 && !r.reduce) return; // a reduction of nothing still writes the identity
+  // A reduction of nothing still writes the identity, a compaction its count of 0.
+  if (r.n == 0 && !r.reduce && r.compaction == Heads::None) return;
   Scanner::Impl& im = *s.impl_;
   const Heads heads = problem_of(r);
   if (r.policy) {
@@ -334,11 +397,18 @@ void ScannerAccess::scan(Scanner& s, const ScanRequest& r) {
       fail("policy {} cannot run on {}: {}", r.policy->key(), to_string(r.type), *why);
     if (auto why = heads != Heads::None ? problem_invalid_reason(*r.policy, heads) : std::nullopt)
       fail("policy {} cannot run a {}: {}", r.policy->key(),
-           heads == Heads::Reduce ? "reduction" : "segmented scan", *why);
+           heads == Heads::Reduce ? "reduction"
+           : is_compaction(heads) ? "compaction"
+                                  : "segmented scan",
+           *why);
   }
   if (im.device < 0 || !im.workspaces) fail<NoDevice>("{}", im.device_error);
 
   DeviceScope scope(im.device);
+  if (r.n == 0 && r.compaction != Heads::None) { // a compaction of nothing: its count only
+    SCANTUNE_CUDA_TRY(cudaMemsetAsync(r.num_selected, 0, sizeof(std::uint64_t), r.stream));
+    return;
+  }
   check_segments_on_device_data(r);
   if (r.policy) { // explicit configuration (tuner, tests): no route
     launch_scan(*im.kernels_for(*r.policy, r), *r.policy, r, *im.workspaces, im.target);

@@ -152,6 +152,40 @@ TEST(Codegen, CustomOperatorBecomesAFunctor) {
   EXPECT_NE(OpSpec::from(other).id(), op.id());
 }
 
+TEST(Codegen, CompactionKernelsAndPredicates) {
+  const CustomOp positive{"positive", "return x > 0;", "false"};
+  KernelSpec s = spec("lookback_warp.tpb256.ipt16.vec4.warp_scans", DataType::Int32,
+                      OpSpec::from(positive), ScanKind::Inclusive);
+  s.heads = Heads::SelectIf;
+  auto g = generate({s});
+  ASSERT_EQ(g.name_expressions[0].size(), 1u);
+  EXPECT_NE(g.name_expressions[0][0].find("select_kernel<int, scantune_user::pred_positive_int32_"),
+            std::string::npos)
+      << g.name_expressions[0][0];
+  EXPECT_NE(g.name_expressions[0][0].find("scantune::SELECT_IF>"), std::string::npos);
+  EXPECT_NE(g.source.find("__device__ __forceinline__ bool operator()(int x) const {\n"
+                          "#line 1 \"predicate positive\"\nreturn x > 0;"),
+            std::string::npos)
+      << g.source;
+  EXPECT_EQ(g.source.find("identity()"), std::string::npos); // a predicate has none
+  EXPECT_EQ(s.id().substr(s.id().rfind('|')), "|select_if");
+  // A partition counts first: its count kernel follows select_kernel (kernel 0 sizes grids).
+  s.heads = Heads::PartitionIf;
+  g = generate({s});
+  ASSERT_EQ(g.name_expressions[0].size(), 2u);
+  EXPECT_NE(g.name_expressions[0][0].find("select_kernel<"), std::string::npos);
+  EXPECT_NE(g.name_expressions[0][1].find("select_count_kernel<"), std::string::npos);
+  KernelSpec u = spec("lookback_warp.tpb256.ipt8.vec2.warp_scans", DataType::Float64,
+                      OpSpec::from(Op::Sum), ScanKind::Inclusive);
+  u.heads = Heads::Unique;
+  EXPECT_NE(generate({u}).name_expressions[0][0].find(
+                "select_kernel<double, scantune::op_sum<double>, scantune::KIND_INCLUSIVE"),
+            std::string::npos);
+  EXPECT_THROW(check_predicate(CustomOp{"2bad", "return x;", "false"}), InvalidArgument);
+  EXPECT_THROW(check_predicate(CustomOp{"ok", " \n ", "false"}), InvalidArgument);
+  EXPECT_NO_THROW(check_predicate(positive));
+}
+
 TEST(Codegen, RejectsBadOperators) {
   EXPECT_THROW(check_op(DataType::Float32, OpSpec::from(Op::BitXor)), Unsupported);
   EXPECT_NO_THROW(check_op(DataType::UInt64, OpSpec::from(Op::BitXor)));

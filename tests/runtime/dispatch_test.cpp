@@ -211,8 +211,24 @@ TEST_F(Dispatch, SegmentedProblemsHaveTheirOwnWinners) {
   EXPECT_EQ(reduce.policy.vector_width, flat.policy.vector_width);
   EXPECT_LE(reduce.policy.items_per_thread / reduce.policy.vector_width, 8);
   EXPECT_FALSE(problem_invalid_reason(reduce.policy, Heads::Reduce));
-  EXPECT_TRUE(problem_invalid_reason(Policy::parse("lookback_bulk.tpb256.ipt16.vec4.warp_scans.st4"),
-                                     Heads::Reduce));
+  EXPECT_TRUE(problem_invalid_reason(
+      Policy::parse("lookback_bulk.tpb256.ipt16.vec4.warp_scans.st4"), Heads::Reduce));
+  // Compactions untuned: their own heuristic on lookback_warp, a problem kind each.
+  for (Heads h : {Heads::SelectFlags, Heads::SelectIf, Heads::Unique, Heads::PartitionFlags,
+                  Heads::PartitionIf}) {
+    EXPECT_EQ(of(h).policy.key(), "lookback_warp.tpb256.ipt16.vec4.warp_scans") << to_string(h);
+    EXPECT_FALSE(problem_invalid_reason(of(h).policy, h));
+    EXPECT_EQ(parse_heads(to_string(h)), h);
+  }
+  EXPECT_EQ(
+      t.resolve(ProblemName::of(DataType::Float64, Op::Sum, ScanKind::Inclusive, Heads::Unique),
+                1u << 24)
+          .policy.key(),
+      "lookback_warp.tpb256.ipt8.vec2.warp_scans");
+  EXPECT_TRUE(problem_invalid_reason(
+      Policy::parse("lookback_warp.tpb256.ipt16.vec4.warp_scans.direct"), Heads::SelectFlags));
+  EXPECT_TRUE(
+      problem_invalid_reason(Policy::parse("chained.tpb256.ipt16.vec4.warp_scans"), Heads::Unique));
 }
 
 TEST(DispatchDb, MissingDatabaseIsNoneAndABrokenOneThrows) {

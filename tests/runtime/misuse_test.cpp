@@ -259,6 +259,96 @@ TEST(Misuse, DeviceStartValuesAndReductions) {
             "operator bit_or applies to integer types only, not float32");
 }
 
+TEST(Misuse, CompactionArguments) {
+  Scanner s;
+  auto* count = fake_ptr<std::uint64_t>(0x90000);
+  auto* flags = fake_ptr<std::uint8_t>(0xa0000);
+  const Predicate positive{"positive", "return x > 0;"};
+  EXPECT_EQ(error_of([&] {
+              s.select_flagged(fake_ptr<int>(), flags, fake_ptr<int>(0x40000), 4, nullptr);
+            }),
+            "null device pointer for the count of selected items");
+  EXPECT_EQ(error_of([&] {
+              s.unique(fake_ptr<int>(), fake_ptr<int>(0x40000), 0,
+                       fake_ptr<std::uint64_t>(0x90004));
+            }),
+            "the count pointer 0x90004 is not aligned to 8 bytes");
+  EXPECT_EQ(error_of([&] {
+              s.select_flagged<float>(fake_ptr<float>(), nullptr, fake_ptr<float>(0x40000), 4,
+                                      count);
+            }),
+            "null flags pointer with n = 4");
+  EXPECT_EQ(error_of([&] {
+              s.partition_flagged<double>(fake_ptr<double>(), nullptr, fake_ptr<double>(0x40000), 4,
+                                          count);
+            }),
+            "null flags pointer with n = 4");
+  EXPECT_EQ(
+      error_of([&] { s.select_if<int>(nullptr, fake_ptr<int>(0x40000), 4, positive, count); }),
+      "null input pointer with n = 4");
+  EXPECT_EQ(error_of([&] { s.unique<long long>(fake_ptr<long long>(), nullptr, 4, count); }),
+            "null output pointer with n = 4");
+  EXPECT_EQ(error_of([&] { s.partition_if(fake_ptr<int>(), fake_ptr<int>(), 4, positive, count); }),
+            "a partition cannot run in place (it stores rejected items past their own index)");
+  EXPECT_EQ(error_of([&] {
+              s.select_flagged(fake_ptr<int>(), fake_ptr<std::uint8_t>(0x40002),
+                               fake_ptr<int>(0x40000), 4, count);
+            }),
+            "the head flags overlap the output");
+  EXPECT_EQ(error_of([&] {
+              s.select_if(fake_ptr<int>(), fake_ptr<int>(0x40000), 4, positive,
+                          fake_ptr<std::uint64_t>(0x40008));
+            }),
+            "the count of selected items overlaps the output");
+  EXPECT_EQ(
+      error_of([&] { s.select_if(fake_ptr<int>(), fake_ptr<int>(0x10004), 4, positive, count); }),
+      "input and output ranges overlap without being identical");
+  EXPECT_EQ(error_of([&] {
+              s.select_if(fake_ptr<int>(), fake_ptr<int>(0x40000), 4, Predicate{"1x", "return 1;"},
+                          count);
+            }),
+            "predicate name '1x' is not a C identifier (letters, digits, '_', at most 64)");
+  EXPECT_EQ(
+      error_of([&] {
+        s.partition_if(fake_ptr<int>(), fake_ptr<int>(0x40000), 4, Predicate{"p", " "}, count);
+      }),
+      "predicate 'p' has an empty body");
+  EXPECT_EQ(error_of([&] {
+              s.run_select(DataType::Int32, Compaction::SelectIf, fake_ptr<int>(), nullptr, nullptr,
+                           fake_ptr<int>(0x40000), 4, count, nullptr);
+            }),
+            "null predicate for a select_if");
+}
+
+TEST(CApi, CompactionArguments) {
+  scantune_scanner_t s = nullptr;
+  ASSERT_EQ(scantune_scanner_create(&s, -1, "off", nullptr), SCANTUNE_SUCCESS)
+      << scantune_last_error();
+  auto* count = fake_ptr<std::uint64_t>(0x90000);
+  EXPECT_EQ(scantune_compact(s, static_cast<scantune_compaction_t>(7), SCANTUNE_INT32,
+                             fake_ptr<int>(), nullptr, nullptr, nullptr, fake_ptr<int>(0x40000), 4,
+                             count, nullptr),
+            SCANTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(scantune_last_error(), "unknown compaction code 7");
+  EXPECT_EQ(scantune_compact(s, SCANTUNE_SELECT_IF, SCANTUNE_INT32, fake_ptr<int>(), nullptr,
+                             nullptr, "return x > 0;", fake_ptr<int>(0x40000), 4, count, nullptr),
+            SCANTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(scantune_last_error(),
+               "predicate name '' is not a C identifier (letters, digits, '_', at most 64)");
+  EXPECT_EQ(scantune_compact(s, SCANTUNE_PARTITION_FLAGGED, SCANTUNE_FLOAT64, fake_ptr<double>(),
+                             nullptr, nullptr, nullptr, fake_ptr<double>(0x40000), 4, count,
+                             nullptr),
+            SCANTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(scantune_last_error(), "null flags pointer with n = 4");
+  EXPECT_EQ(scantune_compact(nullptr, SCANTUNE_UNIQUE, SCANTUNE_INT32, fake_ptr<int>(), nullptr,
+                             nullptr, nullptr, fake_ptr<int>(0x40000), 4, count, nullptr),
+            SCANTUNE_ERROR_INVALID_ARGUMENT);
+  std::uint64_t host = 0;
+  EXPECT_EQ(scantune_selected_count(nullptr, nullptr, &host), SCANTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(scantune_last_error(), "null device pointer for the count of selected items");
+  EXPECT_EQ(scantune_scanner_destroy(s), SCANTUNE_SUCCESS);
+}
+
 TEST(CApi, DeviceStartAndReduceArguments) {
   scantune_scanner_t s = nullptr;
   ASSERT_EQ(scantune_scanner_create(&s, -1, "off", nullptr), SCANTUNE_SUCCESS)

@@ -140,7 +140,31 @@ std::vector<KernelSpec> segmented_paths() {
   return v;
 }
 
+// Compaction: every mode x type on the default shape, the other block scans and tile
+// I/Os, a predicate per type.
+std::vector<KernelSpec> compaction_paths() {
+  const CustomOp positive{"positive", "return x > 0;", "false"};
+  std::vector<KernelSpec> v;
+  for (Heads h : {Heads::SelectFlags, Heads::SelectIf, Heads::Unique, Heads::PartitionFlags,
+                  Heads::PartitionIf})
+    for (DataType t : all_types()) {
+      const OpSpec op = takes_predicate(h) ? OpSpec::from(positive) : OpSpec::from(Op::Sum);
+      const int vec = size_of(t) == 8 ? 2 : 4;
+      v.push_back({make_policy(Algorithm::LookbackWarp, 256, size_of(t) == 8 ? 8 : 16, vec,
+                               BlockScan::WarpScans, TileIO::Transpose),
+                   t, op, ScanKind::Inclusive, h});
+      v.push_back({make_policy(Algorithm::LookbackWarp, 128, 7, 1, BlockScan::BlellochPadded,
+                               TileIO::WarpTranspose, 100, true),
+                   t, op, ScanKind::Inclusive, h});
+    }
+  return v;
+}
+
 class NvrtcCompile : public ::testing::TestWithParam<int> {};
+
+TEST_P(NvrtcCompile, CompactionModesAndTypes) {
+  compile_all(compaction_paths(), GetParam());
+}
 
 TEST_P(NvrtcCompile, SegmentedHeadSourcesTypesOperatorsAndKinds) {
   compile_all(segmented_paths(), GetParam());
@@ -175,6 +199,22 @@ TEST(NvrtcCompileErrors, BrokenCustomOperatorCarriesTheNvrtcLog) {
     EXPECT_EQ(e.kind(), ErrorKind::Compile);
     EXPECT_NE(e.log().find("error"), std::string::npos);
     EXPECT_NE(e.log().find("--gpu-architecture=sm_90"), std::string::npos) << e.log();
+  }
+}
+
+TEST(NvrtcCompileErrors, BrokenPredicateCarriesTheNvrtcLog) {
+  const CustomOp broken{"broken_pred", "return undefined_thing(x);", "false"};
+  const KernelSpec s{Policy{}, DataType::Float32, OpSpec::from(broken), ScanKind::Inclusive,
+                     Heads::SelectIf};
+  auto g = generate({s});
+  try {
+    nvrtc_compile(g.name, g.source, g.name_expressions[0], 90);
+    FAIL() << "compile should fail";
+  } catch (const CompileError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("undefined_thing"), std::string::npos) << what;
+    EXPECT_NE(what.find("predicate broken_pred"), std::string::npos) << what;
+    EXPECT_EQ(e.kind(), ErrorKind::Compile);
   }
 }
 

@@ -269,6 +269,10 @@ TEST_F(CliInspect, UsageErrorsExitTwoNamingTheProblem) {
       {"bench --segments flags:random --type float64 --custom-op absmax", "custom operator"},
       {"bench --segments rows:8 --policy reduce_then_scan.tpb256.ipt8.vec2.warp_scans",
        "cannot run a segmented scan"},
+      {"bench --select flags:0.5,bogus:1", "bogus:1"},
+      {"bench --select flags:2", "flags:2"},
+      {"bench --select flags:0.5 --segments rows:4", "--segments"},
+      {"bench --select clustered:0.5 --types int32,int65", "int65"},
   };
   for (const auto& [args, named] : cases) {
     auto r = run_cli(args, "2>&1", "cd " + dir.path().string() + " &&");
@@ -363,6 +367,23 @@ TEST(GpuCliBench, SegmentedRunsTimeDispatchCubAndMemcpy) {
           << "a missing time: " << row;
     EXPECT_EQ(nlohmann::json::parse(slurp(dir / "s.json"))["segments"], spec);
   }
+}
+
+// Compaction: one row per (type, pattern, size), each checked against CUB before timing.
+TEST(GpuCliBench, SelectRunsTimeScantuneCubAndMemcpy) {
+  if (!scantune::test::has_gpu()) GTEST_SKIP() << "no CUDA device";
+  TempDir dir;
+  const std::string env = "SCANTUNE_DB=" + (dir / "none.db").string() + " ";
+  auto r = run_cli("bench --select flags:0.5,clustered:0.05 --types int32,float64 --sizes "
+                   "2^12,2^20",
+                   "2>/dev/null", env);
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::istringstream in(r.output);
+  int rows = 0;
+  for (std::string line; std::getline(in, line);)
+    rows += line.rfind("| int32 | ", 0) == 0 || line.rfind("| float64 | ", 0) == 0;
+  EXPECT_EQ(rows, 8) << r.output;
+  EXPECT_NE(r.output.find("| float64 | clustered:0.05 | 1048576 |"), std::string::npos) << r.output;
 }
 
 } // namespace

@@ -16,6 +16,7 @@
 #include "tuner/gpu/gpu_device.hpp"
 #include "tuner/report/plots.hpp"
 #include "tuner/run/bench_run.hpp"
+#include "tuner/run/select_bench.hpp"
 #include "tuner/run/tune.hpp"
 #include "tuner/search/search_space.hpp"
 
@@ -24,7 +25,7 @@ namespace {
 
 struct BenchCliOptions {
   std::string types = "int32", op, kind = "inclusive", custom_op;
-  std::string sizes = "2^10:2^30:2", algorithms, segments, json, csv, plot, db;
+  std::string sizes = "2^10:2^30:2", algorithms, segments, select, json, csv, plot, db;
   std::vector<std::string> policies; ///< KEY or TYPE=KEY
   bool hot = false, quiet = false;
   std::uint64_t seed = 1;
@@ -86,7 +87,41 @@ std::vector<tuner::BenchOptions> build_bench_options(const BenchCliOptions& raw)
   return runs;
 }
 
+// --select: compaction against CUB DeviceSelect::Flagged and memcpy, a table of its own.
+void run_select_command(const BenchCliOptions& raw) {
+  if (!raw.segments.empty() || !raw.algorithms.empty() || !raw.policies.empty() ||
+      !raw.op.empty() || !raw.custom_op.empty() || !raw.json.empty() || !raw.csv.empty() ||
+      !raw.plot.empty())
+    fail(kExitUsage, "bench",
+         "--select times compaction alone: not with --segments, --algorithms, --policy, --op, "
+         "--custom-op, --json, --csv or --plot");
+  std::vector<tuner::SelectPattern> patterns;
+  std::vector<std::uint64_t> sizes;
+  std::vector<DataType> types;
+  try {
+    patterns = tuner::parse_select_patterns(raw.select);
+    sizes = tuner::parse_sizes(raw.sizes);
+    types = parse_names(raw.types, kAllTypes, parse_data_type);
+  } catch (const Error& e) {
+    fail(kExitUsage, "bench", e.what());
+  }
+  const tuner::GpuCount gpus = tuner::count_gpus();
+  if (gpus.count == 0)
+    fail(kExitNoGpu, "bench", fmt::format("no CUDA device found ({})", gpus.why_none));
+  try {
+    tuner::use_device(raw.device, gpus.count);
+    const auto rows = tuner::run_select_bench(types, patterns, sizes, raw.db,
+                                              [quiet = raw.quiet](const std::string& line) {
+                                                if (!quiet) fmt::print(stderr, "{}\n", line);
+                                              });
+    fmt::print("{}", tuner::select_bench_markdown(rows));
+  } catch (const std::runtime_error& e) {
+    fail(kExitFailure, "bench", e.what());
+  }
+}
+
 void run_bench_command(const BenchCliOptions& raw) {
+  if (!raw.select.empty()) return run_select_command(raw);
   std::vector<tuner::BenchOptions> runs = build_bench_options(raw);
   const tuner::GpuCount gpus = tuner::count_gpus();
   if (gpus.count == 0)
@@ -209,6 +244,13 @@ void register_bench_commands(CLI::App& app) {
                    "Also time this policy (series 'policy'): KEY for every type, or\n"
                    "TYPE=KEY for one type (repeatable)")
       ->type_name("KEY|TYPE=KEY");
+  bench
+      ->add_option("--select", bo->select,
+                   "Stream compaction instead: flag patterns flags:P (each item with\n"
+                   "probability P) or clustered:P (runs), comma-separated. Times\n"
+                   "select_flagged, CUB DeviceSelect::Flagged and a memcpy of the bytes\n"
+                   "moved (n values and flags read, the selected values written)")
+      ->type_name("LIST");
   bench->add_flag("--hot", bo->hot, "Time on one buffer pair (small sizes then run from L2)");
   bench->add_option("--seed", bo->seed, "Seed of the random input. Default: 1")->type_name("N");
   bench

@@ -16,6 +16,7 @@
 #define SCANTUNE_SCANTUNE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <cuda_runtime_api.h>
 
@@ -156,6 +157,28 @@ SCANTUNE_API scantune_status_t scantune_scan_from_device(scantune_scanner_t scan
 SCANTUNE_API scantune_status_t scantune_reduce(scantune_scanner_t scanner, scantune_dtype_t type,
                                                scantune_op_t op, const void* d_in, void* d_result,
                                                size_t n, cudaStream_t stream);
+
+/* Stream compaction (scantune::Scanner::select_flagged ...): the selected items in input
+ * order to d_out, their count to *d_num_selected (device memory). d_flags (n bytes,
+ * nonzero = selected) for the FLAGGED ones; predicate_name and predicate_body (a function
+ * body of x returning bool, e.g. "return x > 0;") for the IF ones; partitions store the
+ * rejected items after the selected ones. Selections and unique may run in place. */
+typedef enum {
+  SCANTUNE_SELECT_FLAGGED = 0,
+  SCANTUNE_SELECT_IF = 1,
+  SCANTUNE_UNIQUE = 2,
+  SCANTUNE_PARTITION_FLAGGED = 3,
+  SCANTUNE_PARTITION_IF = 4
+} scantune_compaction_t;
+SCANTUNE_API scantune_status_t scantune_compact(scantune_scanner_t scanner,
+                                                scantune_compaction_t how, scantune_dtype_t type,
+                                                const void* d_in, const void* d_flags,
+                                                const char* predicate_name,
+                                                const char* predicate_body, void* d_out, size_t n,
+                                                uint64_t* d_num_selected, cudaStream_t stream);
+/* Reads a compaction's count back once the stream's work is done (synchronizes it). */
+SCANTUNE_API scantune_status_t scantune_selected_count(const uint64_t* d_num_selected,
+                                                       cudaStream_t stream, uint64_t* count);
 
 /* Static text for a status. */
 SCANTUNE_API const char* scantune_status_string(scantune_status_t status);

@@ -136,6 +136,14 @@ struct Workspace {
   std::size_t bytes = 0;
 };
 
+/// The stream compactions (Scanner::select_flagged ...).
+enum class Compaction { SelectFlagged, SelectIf, Unique, PartitionFlagged, PartitionIf };
+
+/// A compaction's count, read back from device memory once `stream`'s work is done
+/// (synchronizes the stream).
+SCANTUNE_API std::uint64_t selected_count(const std::uint64_t* d_num_selected,
+                                          cudaStream_t stream = nullptr);
+
 /// Owns compiled kernels and per-stream workspaces for one device. Thread-safe:
 /// one Scanner may be used from many host threads and streams at once.
 class Scanner {
@@ -184,6 +192,56 @@ public:
   void reduce(const T* d_in, T* d_result, std::size_t n, OpRef op, cudaStream_t stream = nullptr) {
     run_reduce(data_type_of<T>(), op, d_in, d_result, n, stream);
   }
+
+  /// Stream compaction, on the same single-pass engine (one launch; partitions two):
+  /// the selected items, in input order, to d_out[0 .. count), and the count to
+  /// *d_num_selected (device memory, written when the kernel runs, so calls stay
+  /// asynchronous; selected_count() reads it back). Every element type.
+  ///   select_flagged: keeps d_in[i] where d_flags[i] != 0 (CUB DeviceSelect::Flagged)
+  ///   select_if:      keeps d_in[i] where the predicate holds (DeviceSelect::If)
+  ///   unique:         keeps d_in[0] and each d_in[i] != d_in[i - 1] (DeviceSelect::Unique)
+  ///   partition_*:    a stable two-way partition of all n items: the selected ones
+  ///                   first, then the others, both in input order (std::stable_partition)
+  /// Selections and unique may run in place (d_in == d_out); partitions may not. The
+  /// flags may not overlap the output.
+  ///   scanner.select_if(d_x, d_y, n, scantune::Predicate{"positive", "return x > 0;"},
+  ///                     d_count, stream);
+  template <class T>
+  void select_flagged(const T* d_in, const std::uint8_t* d_flags, T* d_out, std::size_t n,
+                      std::uint64_t* d_num_selected, cudaStream_t stream = nullptr) {
+    run_select(data_type_of<T>(), Compaction::SelectFlagged, d_in, d_flags, nullptr, d_out, n,
+               d_num_selected, stream);
+  }
+  template <class T>
+  void select_if(const T* d_in, T* d_out, std::size_t n, const Predicate& predicate,
+                 std::uint64_t* d_num_selected, cudaStream_t stream = nullptr) {
+    run_select(data_type_of<T>(), Compaction::SelectIf, d_in, nullptr, &predicate, d_out, n,
+               d_num_selected, stream);
+  }
+  template <class T>
+  void unique(const T* d_in, T* d_out, std::size_t n, std::uint64_t* d_num_selected,
+              cudaStream_t stream = nullptr) {
+    run_select(data_type_of<T>(), Compaction::Unique, d_in, nullptr, nullptr, d_out, n,
+               d_num_selected, stream);
+  }
+  template <class T>
+  void partition_flagged(const T* d_in, const std::uint8_t* d_flags, T* d_out, std::size_t n,
+                         std::uint64_t* d_num_selected, cudaStream_t stream = nullptr) {
+    run_select(data_type_of<T>(), Compaction::PartitionFlagged, d_in, d_flags, nullptr, d_out, n,
+               d_num_selected, stream);
+  }
+  template <class T>
+  void partition_if(const T* d_in, T* d_out, std::size_t n, const Predicate& predicate,
+                    std::uint64_t* d_num_selected, cudaStream_t stream = nullptr) {
+    run_select(data_type_of<T>(), Compaction::PartitionIf, d_in, nullptr, &predicate, d_out, n,
+               d_num_selected, stream);
+  }
+
+  /// The compactions' type-erased entry (and the C API's): `flags` for the flagged
+  /// ones, `predicate` for the _if ones, null otherwise.
+  SCANTUNE_API void run_select(DataType type, Compaction how, const void* in,
+                               const std::uint8_t* flags, const Predicate* predicate, void* out,
+                               std::size_t n, std::uint64_t* d_num_selected, cudaStream_t stream);
 
   /// Segmented scans: the scan restarts at every segment (see Segments). Exclusive
   /// scans start every segment at `init`. In place allowed; the flags may not

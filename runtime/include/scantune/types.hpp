@@ -44,6 +44,13 @@ struct CustomOp {
   std::string identity; ///< expression for the identity element, e.g. "0.0"
 };
 
+/// A compaction's predicate given as CUDA source at run time (Scanner::select_if,
+/// partition_if), compiled with NVRTC like a custom operator.
+struct Predicate {
+  std::string name; ///< identifier, e.g. "positive"
+  std::string body; ///< body of a function of `x` (the element type) returning bool
+};
+
 /// The operator of a scan: a built-in Op or a CustomOp (not owned).
 struct OpRef {
   Op op = Op::Sum;

@@ -1,0 +1,188 @@
+#include "tuner/run/select_bench.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "cuda_check.hpp"
+#include "tuner/gpu/cub_baseline_select.cuh"
+#include "tuner/gpu/gpu_support.hpp"
+#include "tuner/gpu/input_values.hpp"
+#include "tuner/gpu/timing.hpp"
+#include "tuner/run/tune.hpp"
+
+namespace scantune::tuner {
+namespace {
+
+SelectPattern parse_pattern(std::string_view spec) {
+  SelectPattern p;
+  p.text = std::string(spec);
+  const std::size_t colon = spec.find(':');
+  const std::string_view kind = spec.substr(0, colon);
+  char* end = nullptr;
+  const std::string number(colon == std::string_view::npos ? "" : spec.substr(colon + 1));
+  p.fraction = std::strtod(number.c_str(), &end);
+  if ((kind != "flags" && kind != "clustered") || number.empty() || *end != '\0' ||
+      !(p.fraction >= 0 && p.fraction <= 1))
+    throw UsageError(
+        fmt::format("--select {}: expected flags:P or clustered:P with P in [0, 1]", spec));
+  p.clustered = kind == "clustered";
+  return p;
+}
+
+// Flags of items [first, first + count): a counter hash, so any chunk is reproducible.
+void make_flags(const SelectPattern& p, std::uint64_t first, std::vector<std::uint8_t>& out) {
+  const auto threshold = static_cast<std::uint64_t>(p.fraction * 18446744073709551615.0);
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    const std::uint64_t i = first + k;
+    // clustered: runs of 256 items, split at a hashed point, each part drawn once
+    const std::uint64_t key = p.clustered ? (i >> 8) * 2 + ((i & 255) < mix64(i >> 8) % 256) : i;
+    out[k] = mix64(key ^ 0x5E1EC7ull) < threshold ? 1 : 0;
+  }
+}
+
+template <class T>
+struct Device {
+  T* ptr = nullptr;
+  explicit Device(std::size_t count) {
+    SCANTUNE_CUDA_TRY(
+        cudaMalloc(reinterpret_cast<void**>(&ptr), std::max<std::size_t>(count, 1) * sizeof(T)));
+  }
+  ~Device() { cudaFree(ptr); }
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+};
+
+// The median ns of one call, from back-to-back calls between CUDA events.
+double time_call(const std::function<void()>& call, cudaStream_t stream) {
+  cudaEvent_t start, stop;
+  SCANTUNE_CUDA_TRY(cudaEventCreate(&start));
+  SCANTUNE_CUDA_TRY(cudaEventCreate(&stop));
+  auto sample = [&](int calls) {
+    SCANTUNE_CUDA_TRY(cudaEventRecord(start, stream));
+    for (int c = 0; c < calls; ++c)
+      call();
+    SCANTUNE_CUDA_TRY(cudaEventRecord(stop, stream));
+    SCANTUNE_CUDA_TRY(cudaEventSynchronize(stop));
+    float ms = 0;
+    SCANTUNE_CUDA_TRY(cudaEventElapsedTime(&ms, start, stop));
+    return static_cast<double>(ms) * 1e6 / calls;
+  };
+  sample(1); // warm: compiles, workspaces
+  const int calls = calls_per_sample(sample(1));
+  std::vector<double> samples;
+  for (int s = 0; s < 9; ++s)
+    samples.push_back(sample(calls));
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  return summarize(samples).median_ns;
+}
+
+SelectBenchRow run_case(Scanner& scanner, DataType type, const SelectPattern& pattern,
+                        std::uint64_t n, cudaStream_t stream) {
+  const std::size_t w = size_of(type);
+  // Outputs hold n items plus n bytes: the memcpy moves up to n * w + n / 2 bytes each way.
+  Device<std::uint8_t> in(n * w), flags(n), out(n * w + n), cub_out(n * w + n);
+  Device<std::uint64_t> counts(2);
+  gpu::fill_input(type, ValueSet::Walk, 1, 0, n, in.ptr, stream);
+  std::vector<std::uint8_t> chunk;
+  for (std::uint64_t first = 0; first < n; first += chunk.size()) {
+    chunk.resize(std::min<std::uint64_t>(n - first, 1u << 24));
+    make_flags(pattern, first, chunk);
+    SCANTUNE_CUDA_TRY(
+        cudaMemcpy(flags.ptr + first, chunk.data(), chunk.size(), cudaMemcpyHostToDevice));
+  }
+  std::size_t temp_bytes = 0;
+  SCANTUNE_CUDA_TRY(gpu::cub_baseline::select_flagged(
+      w, in.ptr, flags.ptr, cub_out.ptr, counts.ptr + 1, n, nullptr, temp_bytes, stream));
+  Device<std::uint8_t> temp(temp_bytes);
+  auto ours = [&] {
+    scanner.run_select(type, Compaction::SelectFlagged, in.ptr, flags.ptr, nullptr, out.ptr, n,
+                       counts.ptr, stream);
+  };
+  auto cub = [&] {
+    SCANTUNE_CUDA_TRY(gpu::cub_baseline::select_flagged(
+        w, in.ptr, flags.ptr, cub_out.ptr, counts.ptr + 1, n, temp.ptr, temp_bytes, stream));
+  };
+  ours();
+  cub();
+  std::uint64_t got[2] = {};
+  SCANTUNE_CUDA_TRY(cudaMemcpyAsync(got, counts.ptr, sizeof got, cudaMemcpyDeviceToHost, stream));
+  SCANTUNE_CUDA_TRY(cudaStreamSynchronize(stream));
+  if (got[0] != got[1])
+    throw Error(fmt::format("select_flagged {} {} n = {}: {} selected, CUB {}", to_string(type),
+                            pattern.text, n, got[0], got[1]));
+  const gpu::CompareResult cmp = gpu::compare(type, out.ptr, cub_out.ptr, got[0], 0.0, stream);
+  if (cmp.mismatches)
+    throw Error(fmt::format("select_flagged {} {} n = {}: {} items differ from CUB's, the first "
+                            "at {}",
+                            to_string(type), pattern.text, n, cmp.mismatches, cmp.first));
+  SelectBenchRow row{type, pattern.text, n, got[0], 0, 0, 0};
+  const std::size_t half_moved = (n * w + n + got[0] * w) / 2;
+  row.scantune_ns = time_call(ours, stream);
+  row.cub_ns = time_call(cub, stream);
+  row.memcpy_ns = time_call(
+      [&] {
+        SCANTUNE_CUDA_TRY(
+            cudaMemcpyAsync(cub_out.ptr, out.ptr, half_moved, cudaMemcpyDeviceToDevice, stream));
+      },
+      stream);
+  return row;
+}
+
+} // namespace
+
+std::vector<SelectPattern> parse_select_patterns(std::string_view list) {
+  std::vector<SelectPattern> v;
+  while (!list.empty()) {
+    const std::size_t comma = list.find(',');
+    v.push_back(parse_pattern(list.substr(0, comma)));
+    list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+  }
+  if (v.empty()) throw UsageError("--select: expected flags:P or clustered:P, comma-separated");
+  return v;
+}
+
+std::vector<SelectBenchRow> run_select_bench(const std::vector<DataType>& types,
+                                             const std::vector<SelectPattern>& patterns,
+                                             const std::vector<std::uint64_t>& sizes,
+                                             const std::string& db_path,
+                                             const std::function<void(const std::string&)>& log) {
+  ScannerOptions options;
+  options.database = db_path;
+  Scanner scanner(options);
+  cudaStream_t stream;
+  SCANTUNE_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  std::vector<SelectBenchRow> rows;
+  try {
+    for (DataType type : types)
+      for (const SelectPattern& p : patterns)
+        for (std::uint64_t n : sizes) {
+          log(fmt::format("select_flagged {} {} n = {}", to_string(type), p.text, n));
+          rows.push_back(run_case(scanner, type, p, n, stream));
+        }
+  } catch (...) {
+    cudaStreamDestroy(stream);
+    throw;
+  }
+  cudaStreamDestroy(stream);
+  return rows;
+}
+
+std::string select_bench_markdown(const std::vector<SelectBenchRow>& rows) {
+  std::string s = "| type | flags | n | selected | scantune us | CUB us | memcpy us | vs CUB | "
+                  "of memcpy | scantune GB/s |\n|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const SelectBenchRow& r : rows) {
+    const double moved =
+        static_cast<double>(r.n * size_of(r.type) + r.n + r.selected * size_of(r.type));
+    s += fmt::format(
+        "| {} | {} | {} | {} | {:.2f} | {:.2f} | {:.2f} | {:.2f}x | {:.2f}x | {:.1f} |\n",
+        to_string(r.type), r.pattern, r.n, r.selected, r.scantune_ns / 1e3, r.cub_ns / 1e3,
+        r.memcpy_ns / 1e3, r.cub_ns / r.scantune_ns, r.memcpy_ns / r.scantune_ns,
+        moved / r.scantune_ns);
+  }
+  return s;
+}
+
+} // namespace scantune::tuner

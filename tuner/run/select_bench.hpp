@@ -1,0 +1,47 @@
+// `scantune bench --select`: stream compaction on this GPU now. Per element type, flag
+// pattern and size: the scanner's select_flagged (its dispatch), CUB's
+// DeviceSelect::Flagged, and a device memcpy moving the bytes the compaction moves
+// (n values and n flags read, the selected values written). Both compactions are
+// checked against each other once, then timed like the tuner times its baselines.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "scantune/scantune.hpp"
+
+namespace scantune::tuner {
+
+/// Which items are flagged: "flags:P" (each with probability P, independently) or
+/// "clustered:P" (each block of 256 items split at a hashed point into two runs, each run
+/// flagged with probability P).
+struct SelectPattern {
+  bool clustered = false;
+  double fraction = 0.5;
+  std::string text;
+};
+/// A comma-separated list of patterns; throws UsageError (tune.hpp) naming a bad one.
+std::vector<SelectPattern> parse_select_patterns(std::string_view list);
+
+struct SelectBenchRow {
+  DataType type = DataType::Int32;
+  std::string pattern;
+  std::uint64_t n = 0, selected = 0;
+  double scantune_ns = 0, cub_ns = 0, memcpy_ns = 0;
+};
+
+/// Runs the benchmark on the current device (the scanner reads `db_path`, empty = the
+/// default database); `log` hears progress lines.
+std::vector<SelectBenchRow> run_select_bench(const std::vector<DataType>& types,
+                                             const std::vector<SelectPattern>& patterns,
+                                             const std::vector<std::uint64_t>& sizes,
+                                             const std::string& db_path,
+                                             const std::function<void(const std::string&)>& log);
+
+/// A markdown table of the rows: times, scantune's speed against CUB's and memcpy's.
+std::string select_bench_markdown(const std::vector<SelectBenchRow>& rows);
+
+} // namespace scantune::tuner
