@@ -93,6 +93,9 @@ SelectBenchRow run_case(Scanner& scanner, DataType type, const SelectPattern& pa
     SCANTUNE_CUDA_TRY(
         cudaMemcpy(flags.ptr + first, chunk.data(), chunk.size(), cudaMemcpyHostToDevice));
   }
+  // A copy from pageable memory may return before it lands, and it is not ordered with
+  // `stream` (non-blocking): without this the first calls read half-copied flags.
+  SCANTUNE_CUDA_TRY(cudaDeviceSynchronize());
   std::size_t temp_bytes = 0;
   SCANTUNE_CUDA_TRY(gpu::cub_baseline::select_flagged(
       w, in.ptr, flags.ptr, cub_out.ptr, counts.ptr + 1, n, nullptr, temp_bytes, stream));
