@@ -143,8 +143,8 @@ void single_gpu_steps(const Rank& r, const Config& c, std::size_t n, double scan
     cuda_try(cudaMemcpyAsync(a.out, a.in, n * sizeof(T), cudaMemcpyDeviceToDevice, r.stream),
              "cudaMemcpyAsync");
   }));
-  const double reduce = median(
-      time_reps(alone, c, [&] { r.scanner->reduce(a.in, d_value, n, Op::Sum, r.stream); }));
+  const double reduce =
+      median(time_reps(alone, c, [&] { r.scanner->reduce(a.in, d_value, n, Op::Sum, r.stream); }));
   const double seeded = median(time_reps(alone, c, [&] {
     r.scanner->inclusive_scan(a.in, a.out, n, Op::Sum, DeviceValue<T>{d_value}, r.stream);
   }));

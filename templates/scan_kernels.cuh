@@ -29,8 +29,8 @@ namespace scantune {
 // Bits of the kernels' `flags` (the host's launch.cpp sets them).
 static const unsigned FLAG_OUT_VECTORS = 1u;
 static const unsigned FLAG_TILES_BY_BLOCK = 2u;
-static const unsigned FLAG_AXIS_VECTORS = 4u; // axis_kernel: vector accesses along rows
-static const unsigned FLAG_SEEDED = 8u;        // an inclusive scan starts from init
+static const unsigned FLAG_AXIS_VECTORS = 4u;     // axis_kernel: vector accesses along rows
+static const unsigned FLAG_SEEDED = 8u;           // an inclusive scan starts from init
 static const unsigned FLAG_START_ON_DEVICE = 16u; // init is *start
 
 template <class T, class P>
@@ -124,7 +124,8 @@ __device__ __forceinline__ T finish_lookback(unsigned long long* slots, unsigned
                                              T aggregate, T init) {
   Op op;
   if (tile == 0) return init;
-  const T prefix = lookback_warp<T, Op, P::backoff_ns, P::lookback_span, P::reproducible>(slots, tile, gen, op);
+  const T prefix =
+      lookback_warp<T, Op, P::backoff_ns, P::lookback_span, P::reproducible>(slots, tile, gen, op);
   if (lane_id() == 0)
     tile_status<T>::publish(slots, tile, make_flag(gen, true), op(prefix, aggregate));
   return prefix;
@@ -777,7 +778,8 @@ __device__ __forceinline__ T segmented_prefix(unsigned long long* ws, unsigned t
   Op op;
   if (lane_id() == 0) tile_status<T>::publish(slots, tile, make_flag(gen, has_head), aggregate);
   if (first_is_head || tile == 0) return Op::identity();
-  const T prefix = lookback_warp<T, Op, P::backoff_ns, P::lookback_span, P::reproducible>(slots, tile, gen, op);
+  const T prefix =
+      lookback_warp<T, Op, P::backoff_ns, P::lookback_span, P::reproducible>(slots, tile, gen, op);
   if (!has_head && lane_id() == 0)
     tile_status<T>::publish(slots, tile, make_flag(gen, true), op(prefix, aggregate));
   return prefix;

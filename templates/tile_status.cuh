@@ -191,8 +191,8 @@ __device__ __forceinline__ bool read_window(const unsigned long long* slots, lon
 // shuffles that do not wait on the fold, and every lane folds the same values, so the
 // result is in all lanes.
 template <class T, class Op, int SPAN>
-__device__ __forceinline__ T fold_window(T acc, bool started, const T (&v)[SPAN], int first,
-                                         int r0, Op op) {
+__device__ __forceinline__ T fold_window(T acc, bool started, const T (&v)[SPAN], int first, int r0,
+                                         Op op) {
 #pragma unroll
   for (int k = 31; k >= 0; --k)
 #pragma unroll

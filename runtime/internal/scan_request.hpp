@@ -54,8 +54,8 @@ struct ScannerAccess {
 template <class T>
 ScanRequest make_request(ScanKind kind, const T* in, T* out, std::size_t n, OpRef op, const T* init,
                          cudaStream_t stream, const Policy* policy) {
-  return {data_type_of<T>(), kind, op, in, out, n, init, stream, policy, {}, {}, {}, nullptr, false,
-          false};
+  return {data_type_of<T>(), kind,  op,   in, out, n, init, stream, policy, {}, {}, {},
+          nullptr,           false, false};
 }
 
 /// Runs an explicit policy: Scanner::scan_with without parsing a key.

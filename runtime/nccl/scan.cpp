@@ -39,26 +39,6 @@ private:
   int saved_ = 0;
 };
 
-/// Calls f with a value of the C++ type of `t`.
-template <class F>
-void with_type(DataType t, F&& f) {
-  switch (t) {
-  case DataType::Int32:
-    return f(std::int32_t{});
-  case DataType::UInt32:
-    return f(std::uint32_t{});
-  case DataType::Int64:
-    return f(std::int64_t{});
-  case DataType::UInt64:
-    return f(std::uint64_t{});
-  case DataType::Float32:
-    return f(float{});
-  case DataType::Float64:
-    return f(double{});
-  }
-  throw Error("scantune::nccl: unknown element type code " + std::to_string(static_cast<int>(t)));
-}
-
 Rank describe(const RankArgs& a) {
   Rank r;
   r.args = &a;
@@ -164,7 +144,7 @@ void scan_chunk(const Rank& r, ScanKind kind, OpRef op, const void* init) {
 void run_data_path(std::vector<Rank>& ranks, DataType type, ScanKind kind, OpRef op,
                    const void* init) {
   const std::size_t bytes = size_of(type);
-  with_type(type, [&](auto t) {
+  visit_type(type, [&](auto t) {
     using T = decltype(t);
     for (Rank& r : ranks) {
       check_cuda(cudaSetDevice(r.device), "cudaSetDevice");

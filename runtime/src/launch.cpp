@@ -188,11 +188,11 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
   // A reduction: one grid of resident blocks, each folding a run of vectors into a partial
   // (at most 4 per SM: enough loads in flight, few partials for the last block to fold).
   const std::size_t reduce_grid =
-      r.reduce ? std::max<std::size_t>(
-                     1, std::min({tiles, 4 * static_cast<std::size_t>(target.sm_count),
-                                  resident_blocks(kernels, policy.launch_threads(), 0,
-                                                  target.sm_count)}))
-               : 0;
+      r.reduce
+          ? std::max<std::size_t>(1, std::min({tiles, 4 * static_cast<std::size_t>(target.sm_count),
+                                               resident_blocks(kernels, policy.launch_threads(), 0,
+                                                               target.sm_count)}))
+          : 0;
   const bool single_pass = !r.reduce && policy.uses_tile_status();
   const bool rts = r.reduce || describe(policy.algorithm).uses_partials;
   // An axis scan keeps one status slot per tile and column.
@@ -236,8 +236,8 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
              r.segments.offsets,    r.segments.num_segments, r.axis.len,
              r.axis.inner,          r.num_selected};
   const void* start = r.start;
-  void* args[] = {&in,  &out,   &n,       init, const_cast<unsigned*>(&shift), &flags,
-                  &ws,  &start, &segments};
+  void* args[] = {&in,    &out, &n,     init,     const_cast<unsigned*>(&shift),
+                  &flags, &ws,  &start, &segments};
 
   // Every kernel waits for the stream's previous grid before touching memory, so the
   // attribute only lets its launch overlap that grid's tail (scan_kernels.cuh).

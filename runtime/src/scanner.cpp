@@ -244,7 +244,8 @@ void Scanner::prepare(DataType type, OpRef op, ScanKind kind, std::size_t n) {
   detail::check_op(type, op);
   if (im.device < 0) detail::fail<detail::NoDevice>("{}", im.device_error);
   DeviceScope scope(im.device);
-  const ScanRequest r{type, kind, op, nullptr, nullptr, n, nullptr, nullptr, nullptr, {}, {}, {}, nullptr, false, false};
+  const ScanRequest r{type,    kind, op, nullptr, nullptr, n,     nullptr, nullptr,
+                      nullptr, {},   {}, {},      nullptr, false, false};
   detail::RouteCache& cache = im.current_routes();
   im.route_kernels(cache, cache.route(type, op, kind, n), r);
 }
@@ -270,7 +271,8 @@ void Scanner::run_segmented(DataType type, ScanKind kind, OpRef op, const void* 
                             std::size_t n, const void* init, Segments segments, cudaStream_t stream,
                             std::string_view policy_key) {
   detail::check_segments(segments);
-  ScanRequest r{type, kind, op, in, out, n, init, stream, nullptr, {}, segments, {}, nullptr, false, false};
+  ScanRequest r{type,    kind, op,       in, out,     n,     init, stream,
+                nullptr, {},   segments, {}, nullptr, false, false};
   std::optional<Policy> policy;
   if (!policy_key.empty()) r.policy = &policy.emplace(Policy::parse(policy_key));
   detail::ScannerAccess::scan(*this, r);
@@ -279,7 +281,8 @@ void Scanner::run_segmented(DataType type, ScanKind kind, OpRef op, const void* 
 void Scanner::run_axis(DataType type, ScanKind kind, OpRef op, const void* in, void* out,
                        std::size_t outer, std::size_t len, std::size_t inner, const void* init,
                        cudaStream_t stream) {
-  ScanRequest r{type, kind, op, in, out, 0, init, stream, nullptr, {}, {}, {}, nullptr, false, false};
+  ScanRequest r{type,    kind, op, in, out,     0,     init, stream,
+                nullptr, {},   {}, {}, nullptr, false, false};
   detail::set_axis(r, outer, len, inner);
   detail::ScannerAccess::scan(*this, r);
 }
@@ -287,15 +290,22 @@ void Scanner::run_axis(DataType type, ScanKind kind, OpRef op, const void* in, v
 void Scanner::run_from_device(DataType type, ScanKind kind, OpRef op, const void* in, void* out,
                               std::size_t n, const void* start, cudaStream_t stream) {
   if (!start) detail::fail("null device pointer for the {} scan's start value", to_string(kind));
-  ScanRequest r{type, kind, op, in, out, n, nullptr, stream, nullptr, {}, {}, {}, start,
-                kind == ScanKind::Inclusive, false};
+  ScanRequest r{type,   kind,    op, in, out, n,     nullptr,
+                stream, nullptr, {}, {}, {},  start, kind == ScanKind::Inclusive,
+                false};
   detail::ScannerAccess::scan(*this, r);
 }
 
 void Scanner::run_reduce(DataType type, OpRef op, const void* in, void* result, std::size_t n,
                          cudaStream_t stream) {
-  ScanRequest r{type,    ScanKind::Inclusive, op, in, result, n, nullptr, stream, nullptr, {}, {},
-                {},      nullptr,             false, true};
+  ScanRequest r{type,    ScanKind::Inclusive,
+                op,      in,
+                result,  n,
+                nullptr, stream,
+                nullptr, {},
+                {},      {},
+                nullptr, false,
+                true};
   detail::ScannerAccess::scan(*this, r);
 }
 
@@ -337,7 +347,8 @@ std::uint64_t selected_count(const std::uint64_t* d_num_selected, cudaStream_t s
 void Scanner::run(DataType type, ScanKind kind, OpRef op, const void* in, void* out, std::size_t n,
                   const void* init, cudaStream_t stream, Workspace workspace,
                   std::string_view policy_key) {
-  ScanRequest r{type, kind, op, in, out, n, init, stream, nullptr, workspace, {}, {}, nullptr, false, false};
+  ScanRequest r{type,    kind,      op, in, out,     n,     init, stream,
+                nullptr, workspace, {}, {}, nullptr, false, false};
   std::optional<Policy> policy;
   if (!policy_key.empty()) r.policy = &policy.emplace(Policy::parse(policy_key));
   detail::ScannerAccess::scan(*this, r);

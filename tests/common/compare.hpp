@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -31,29 +32,10 @@ std::vector<T> as_values(const std::vector<unsigned char>& bytes) {
   return v;
 }
 
-/// Calls f with a value of the C++ type of `t`.
+/// Calls f with a value of the C++ type of `t` (scantune::visit_type).
 template <class F>
 void for_type(DataType t, F&& f) {
-  switch (t) {
-  case DataType::Int32:
-    f(std::int32_t{});
-    break;
-  case DataType::UInt32:
-    f(std::uint32_t{});
-    break;
-  case DataType::Int64:
-    f(std::int64_t{});
-    break;
-  case DataType::UInt64:
-    f(std::uint64_t{});
-    break;
-  case DataType::Float32:
-    f(float{});
-    break;
-  case DataType::Float64:
-    f(double{});
-    break;
-  }
+  visit_type(t, std::forward<F>(f));
 }
 
 } // namespace scantune::test

@@ -318,8 +318,8 @@ TEST(RouteCache, ReproducibleRoutesOnlyForFloatTypes) {
     back.reproducible = false;
     EXPECT_EQ(back, f0.policy);
     EXPECT_FALSE(f.policy.invalid_reason(DataType::Float32)) << f.policy.key();
-    EXPECT_FALSE(repro.route(DataType::Int64, Op::Sum, ScanKind::Inclusive, n).plan.policy
-                     .reproducible);
+    EXPECT_FALSE(
+        repro.route(DataType::Int64, Op::Sum, ScanKind::Inclusive, n).plan.policy.reproducible);
   }
 }
 

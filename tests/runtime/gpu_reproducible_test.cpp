@@ -66,26 +66,27 @@ void check_runs(ScanKind kind, std::size_t n, std::size_t tile, int runs, const 
 
 TEST_F(GpuTest, ReproducibleLookBacksGiveTheSameBitsOnEveryRun) {
   Scanner scanner;
-  const std::vector<const char*> keys{
-      "lookback_warp.tpb128.ipt8.vec4.warp_scans.repro",
-      "lookback_warp.tpb256.ipt8.vec2.warp_scans.span2.loop.repro",
-      "lookback_pipelined.tpb256.ipt8.vec4.warp_scans.wxpose.repro",
-      "lookback_bulk.tpb256.ipt16.vec4.warp_scans.st4.repro",
-      "lookback_thread.tpb128.ipt8.vec4.warp_scans.repro",
-      "chained.tpb256.ipt8.vec4.warp_scans.repro"};
+  const std::vector<const char*> keys{"lookback_warp.tpb128.ipt8.vec4.warp_scans.repro",
+                                      "lookback_warp.tpb256.ipt8.vec2.warp_scans.span2.loop.repro",
+                                      "lookback_pipelined.tpb256.ipt8.vec4.warp_scans.wxpose.repro",
+                                      "lookback_bulk.tpb256.ipt16.vec4.warp_scans.st4.repro",
+                                      "lookback_thread.tpb128.ipt8.vec4.warp_scans.repro",
+                                      "chained.tpb256.ipt8.vec4.warp_scans.repro"};
   for (const char* key : keys) {
     const Policy p = Policy::parse(key);
     for (std::size_t n : {std::size_t{100003}, (std::size_t{1} << 22) + 1}) {
-      check_runs<float>(ScanKind::Inclusive, n, p.tile_items(), 20, key, [&](const float* in, float* out,
-                                                        std::size_t m) {
-        scantune::detail::scan_with(scanner, p, ScanKind::Inclusive, in, out, m, Op::Sum);
-      });
+      check_runs<float>(ScanKind::Inclusive, n, p.tile_items(), 20, key,
+                        [&](const float* in, float* out, std::size_t m) {
+                          scantune::detail::scan_with(scanner, p, ScanKind::Inclusive, in, out, m,
+                                                      Op::Sum);
+                        });
       Policy wide = p; // the same 16-byte vectors of 8-byte elements
       if (wide.vector_width == 4) wide.vector_width = 2;
-      check_runs<double>(ScanKind::Exclusive, n, wide.tile_items(), 5, wide.key(), [&](const double* in, double* out,
-                                                                  std::size_t m) {
-        scantune::detail::scan_with(scanner, wide, ScanKind::Exclusive, in, out, m, Op::Sum, 0.0);
-      });
+      check_runs<double>(ScanKind::Exclusive, n, wide.tile_items(), 5, wide.key(),
+                         [&](const double* in, double* out, std::size_t m) {
+                           scantune::detail::scan_with(scanner, wide, ScanKind::Exclusive, in, out,
+                                                       m, Op::Sum, 0.0);
+                         });
     }
   }
 }
@@ -102,10 +103,10 @@ TEST_F(GpuTest, ReproducibleScannerDispatch) {
     const Policy p =
         detail::ScannerAccess::choose(scanner, DataType::Float32, Op::Sum, ScanKind::Inclusive, n);
     EXPECT_EQ(p.reproducible, p.uses_tile_status()) << p.key();
-    check_runs<float>(ScanKind::Inclusive, n, p.tile_items(), 20, p.key(), [&](const float* in, float* out,
-                                                         std::size_t m) {
-      scanner.inclusive_scan(in, out, m, Op::Sum);
-    });
+    check_runs<float>(ScanKind::Inclusive, n, p.tile_items(), 20, p.key(),
+                      [&](const float* in, float* out, std::size_t m) {
+                        scanner.inclusive_scan(in, out, m, Op::Sum);
+                      });
   }
 }
 

@@ -33,7 +33,7 @@ TEST_F(GpuSanitize, EveryAlgorithmAndBlockScanAtSmallSizes) {
   policies.push_back(deep);
   Policy big = make_policy(Algorithm::LookbackPipelined, 1024, 8, 4, BlockScan::WarpScans,
                            TileIO::Transpose);
-  policies.push_back(big); // 3 x 32 KB of dynamic shared memory
+  policies.push_back(big);                // 3 x 32 KB of dynamic shared memory
   for (Algorithm a : tile_algorithms()) { // the reproducible look-backs
     Policy p = make_policy(a, 64, 4, 4, BlockScan::WarpScans, TileIO::Transpose);
     p.reproducible = p.uses_tile_status();

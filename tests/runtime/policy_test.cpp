@@ -101,8 +101,8 @@ TEST(PolicyKey, ReproducibleIsAFlagOfTheLookBackAlgorithms) {
   Policy p = Policy::parse(key);
   EXPECT_TRUE(p.reproducible);
   EXPECT_EQ(p.key(), key);
-  EXPECT_FALSE(Policy::parse("chained.tpb128.ipt8.vec4.warp_scans.repro")
-                   .invalid_reason(DataType::Float32));
+  EXPECT_FALSE(
+      Policy::parse("chained.tpb128.ipt8.vec4.warp_scans.repro").invalid_reason(DataType::Float32));
   EXPECT_EQ(Policy::parse("reduce_then_scan.tpb128.ipt8.vec4.warp_scans.repro")
                 .invalid_reason(DataType::Float32)
                 .value_or("valid"),

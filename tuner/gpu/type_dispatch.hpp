@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "policy.hpp"
 #include "scantune/scantune.hpp"
@@ -21,24 +22,10 @@ inline bool op_applies(DataType type, Op op) {
   return !(is_bitwise(op) && is_floating(type));
 }
 
-/// Calls f(T{}) with the C++ element type of `type`.
+/// Calls f(T{}) with the C++ element type of `type` (scantune::visit_type).
 template <class F>
 decltype(auto) with_type(DataType type, F&& f) {
-  switch (type) {
-  case DataType::Int32:
-    return f(std::int32_t{});
-  case DataType::UInt32:
-    return f(std::uint32_t{});
-  case DataType::Int64:
-    return f(std::int64_t{});
-  case DataType::UInt64:
-    return f(std::uint64_t{});
-  case DataType::Float32:
-    return f(float{});
-  case DataType::Float64:
-    return f(double{});
-  }
-  throw Error("scantune tuner: unknown data type " + std::to_string(static_cast<int>(type)));
+  return visit_type(type, std::forward<F>(f));
 }
 
 } // namespace scantune::tuner

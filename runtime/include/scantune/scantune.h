@@ -151,8 +151,8 @@ SCANTUNE_API scantune_status_t scantune_axis_scan(scantune_scanner_t scanner, sc
 SCANTUNE_API scantune_status_t scantune_scan_from_device(scantune_scanner_t scanner,
                                                          scantune_dtype_t type, scantune_op_t op,
                                                          int exclusive, const void* d_in,
-                                                         void* d_out, size_t n,
-                                                         const void* d_start, cudaStream_t stream);
+                                                         void* d_out, size_t n, const void* d_start,
+                                                         cudaStream_t stream);
 /* *d_result = in[0] op ... op in[n-1] (the identity when n == 0), on the device. */
 SCANTUNE_API scantune_status_t scantune_reduce(scantune_scanner_t scanner, scantune_dtype_t type,
                                                scantune_op_t op, const void* d_in, void* d_result,

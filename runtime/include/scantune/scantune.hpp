@@ -328,8 +328,8 @@ private:
                                     void* out, std::size_t n, const void* start,
                                     cudaStream_t stream);
   /// The reduction's type-erased entry.
-  SCANTUNE_API void run_reduce(DataType type, OpRef op, const void* in, void* result,
-                               std::size_t n, cudaStream_t stream);
+  SCANTUNE_API void run_reduce(DataType type, OpRef op, const void* in, void* result, std::size_t n,
+                               cudaStream_t stream);
 
   /// The axis scans' type-erased entry.
   SCANTUNE_API void run_axis(DataType type, ScanKind kind, OpRef op, const void* in, void* out,

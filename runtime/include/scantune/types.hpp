@@ -189,4 +189,27 @@ constexpr DataType data_type_of() {
   }
 }
 
+/// Calls f(T{}) with the C++ element type T of `t` (int32_t ... double) and returns what
+/// it returns: one switch for code that handles every DataType generically, e.g.
+///   scantune::visit_type(t, [&](auto tag) { using T = decltype(tag); ... });
+/// Throws Error (InvalidArgument) for a value outside the enumeration.
+template <class F>
+decltype(auto) visit_type(DataType t, F&& f) {
+  switch (t) {
+  case DataType::Int32:
+    return f(std::int32_t{});
+  case DataType::UInt32:
+    return f(std::uint32_t{});
+  case DataType::Int64:
+    return f(std::int64_t{});
+  case DataType::UInt64:
+    return f(std::uint64_t{});
+  case DataType::Float32:
+    return f(float{});
+  case DataType::Float64:
+    return f(double{});
+  }
+  throw Error("unknown element type code " + std::to_string(static_cast<int>(t)));
+}
+
 } // namespace scantune
