@@ -183,39 +183,40 @@ TEST_P(NvrtcCompile, CustomOperators) {
 INSTANTIATE_TEST_SUITE_P(Archs, NvrtcCompile, ::testing::Values(80, 90),
                          [](const auto& info) { return "sm_" + std::to_string(info.param); });
 
-TEST(NvrtcCompileErrors, BrokenCustomOperatorCarriesTheNvrtcLog) {
-  const CustomOp broken{"broken", "return a + undefined_thing(b);", "0"};
-  const KernelSpec s{Policy{}, DataType::Int32, OpSpec::from(broken), ScanKind::Inclusive};
+// The CompileError of a spec whose user source does not compile for sm_90.
+CompileError compile_failure(const KernelSpec& s) {
   auto g = generate({s});
   try {
     nvrtc_compile(g.name, g.source, g.name_expressions[0], 90);
-    FAIL() << "compile should fail";
   } catch (const CompileError& e) {
-    const std::string what = e.what();
-    EXPECT_NE(what.find("undefined_thing"), std::string::npos) << what;
-    EXPECT_NE(what.find("custom operator broken"), std::string::npos)
-        << what; // #line points at the user's code
-    EXPECT_NE(what.find("--gpu-architecture=sm_90"), std::string::npos) << what;
-    EXPECT_EQ(e.kind(), ErrorKind::Compile);
-    EXPECT_NE(e.log().find("error"), std::string::npos);
-    EXPECT_NE(e.log().find("--gpu-architecture=sm_90"), std::string::npos) << e.log();
+    return e;
   }
+  ADD_FAILURE() << "compile should fail";
+  return CompileError("no error", "");
+}
+
+TEST(NvrtcCompileErrors, BrokenCustomOperatorCarriesTheNvrtcLog) {
+  const CustomOp broken{"broken", "return a + undefined_thing(b);", "0"};
+  const CompileError e =
+      compile_failure({Policy{}, DataType::Int32, OpSpec::from(broken), ScanKind::Inclusive});
+  const std::string what = e.what();
+  EXPECT_NE(what.find("undefined_thing"), std::string::npos) << what;
+  EXPECT_NE(what.find("custom operator broken"), std::string::npos)
+      << what; // #line points at the user's code
+  EXPECT_NE(what.find("--gpu-architecture=sm_90"), std::string::npos) << what;
+  EXPECT_EQ(e.kind(), ErrorKind::Compile);
+  EXPECT_NE(e.log().find("error"), std::string::npos);
+  EXPECT_NE(e.log().find("--gpu-architecture=sm_90"), std::string::npos) << e.log();
 }
 
 TEST(NvrtcCompileErrors, BrokenPredicateCarriesTheNvrtcLog) {
   const CustomOp broken{"broken_pred", "return undefined_thing(x);", "false"};
-  const KernelSpec s{Policy{}, DataType::Float32, OpSpec::from(broken), ScanKind::Inclusive,
-                     Heads::SelectIf};
-  auto g = generate({s});
-  try {
-    nvrtc_compile(g.name, g.source, g.name_expressions[0], 90);
-    FAIL() << "compile should fail";
-  } catch (const CompileError& e) {
-    const std::string what = e.what();
-    EXPECT_NE(what.find("undefined_thing"), std::string::npos) << what;
-    EXPECT_NE(what.find("predicate broken_pred"), std::string::npos) << what;
-    EXPECT_EQ(e.kind(), ErrorKind::Compile);
-  }
+  const CompileError e = compile_failure(
+      {Policy{}, DataType::Float32, OpSpec::from(broken), ScanKind::Inclusive, Heads::SelectIf});
+  const std::string what = e.what();
+  EXPECT_NE(what.find("undefined_thing"), std::string::npos) << what;
+  EXPECT_NE(what.find("predicate broken_pred"), std::string::npos) << what;
+  EXPECT_EQ(e.kind(), ErrorKind::Compile);
 }
 
 // Bulk copies need sm_90: the registry refuses before compiling (no GPU needed).
