@@ -61,7 +61,9 @@ typedef enum {
 
 typedef struct scantune_scanner_s* scantune_scanner_t;
 
-/* device: -1 = current device; database, kernel_cache: NULL = defaults. */
+/* device: -1 = current device; database, kernel_cache: NULL = defaults. With the
+ * environment variable SCANTUNE_REPRODUCIBLE=1, float scans give the same bits on every
+ * run (ScannerOptions::reproducible of the C++ API). */
 SCANTUNE_API scantune_status_t scantune_scanner_create(scantune_scanner_t* scanner, int device,
                                                        const char* database,
                                                        const char* kernel_cache);

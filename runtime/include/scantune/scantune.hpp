@@ -14,6 +14,14 @@
 //   scantune::CustomOp absmax{"absmax", "return fabs(a) > fabs(b) ? a : b;", "0.0"};
 //   scanner.inclusive_scan(d_fin, d_fout, n, absmax, stream);   // float or double
 //
+//   scanner.reduce(d_in, d_total, n, scantune::Op::Sum, stream);  // into device memory
+//   scanner.exclusive_scan(d_in, d_out, n, scantune::Op::Sum,      // init read on the device
+//                          scantune::DeviceValue<int>{d_total}, stream);
+//
+//   scantune::ScannerOptions o;                                   // float scans with the same
+//   o.reproducible = true;                                        // bits on every run
+//   scantune::Scanner reproducible(o);
+//
 //   scantune::Plan p = scanner.plan(scantune::DataType::Int32, scantune::Op::Sum,
 //                                   scantune::ScanKind::Inclusive, n);
 //   std::printf("%s (%s)\n", p.policy.c_str(), std::string(to_string(p.match)).c_str());
