@@ -9,18 +9,29 @@ the input's device, computed on the framework's current stream::
     >>> scantune.cumsum(x)
     tensor([ 1,  3,  6, 10, 15], device='cuda:0')
 
+Besides scans: ``reduce``, and the stream compactions ``masked_select``,
+``unique_consecutive`` and ``partition`` (which synchronize the stream to read
+their count back).
+
+Reproducible floating-point results: with the environment variable
+``SCANTUNE_REPRODUCIBLE=1`` set before the first call (it is read when the
+device's scanner is created), float scans give the same bits on every run on one
+GPU model (at some cost in speed; see docs/performance.md); there is no per-call
+parameter. Reductions are always reproducible.
+
 The binding is ctypes over libscantune's C API, so the package is pure Python and
 works with any Python 3 version; importing it needs neither CUDA nor a GPU (the
 library is loaded on the first call; see ``scantune.library_path``).
 """
 
-from . import _api, _dtypes, _loader, _segmented
+from . import _api, _compact, _dtypes, _loader, _segmented
 from ._errors import (ScantuneError, ScantuneRuntimeError, ScantuneTypeError,
                       ScantuneValueError)
 from ._api import OPS
 
 __version__ = "0.1.0"
-__all__ = ["cumsum", "cumprod", "cummax", "cummin", "scan", "segmented_scan", "OPS", "SUPPORTED_DTYPES",
+__all__ = ["cumsum", "cumprod", "cummax", "cummin", "scan", "segmented_scan", "reduce",
+           "masked_select", "unique_consecutive", "partition", "OPS", "SUPPORTED_DTYPES",
            "ScantuneError", "ScantuneValueError", "ScantuneTypeError", "ScantuneRuntimeError",
            "library_path"]
 SUPPORTED_DTYPES = _dtypes.SUPPORTED
@@ -158,3 +169,67 @@ def segmented_scan(x, op="sum", *, flags=None, keys=None, offsets=None, exclusiv
         tensor([ 1,  3,  3,  7, 12], device='cuda:0', dtype=torch.int32)
     """
     return _segmented.run(x, _op_code(op), flags, keys, offsets, exclusive, init, out)
+
+
+def reduce(x, op="sum", *, out=None):
+    """``x[0] op x[1] op ...`` over every element of ``x``, as a 0-d array on the
+    device (no host round trip, no synchronization; ``out=``: 0-d or 1 element).
+
+    ``op`` as in ``scan``. The result has ``x``'s dtype: unlike ``torch.sum``,
+    integers do not widen (cast the input first for that). An empty input gives the
+    operator's identity. Non-contiguous inputs are first copied by the framework.
+
+    Example:
+        >>> scantune.reduce(torch.arange(5, device="cuda"), "max")
+        tensor(4, device='cuda:0')
+    """
+    return _compact.reduce(x, _op_code(op), out)
+
+
+def masked_select(x, mask, *, out=None):
+    """The elements of the dense 1-d ``x`` where ``mask`` (bool or uint8, nonzero =
+    selected, ``x``'s length) is set, in order, as ``torch.masked_select`` on 1-d
+    input (no broadcasting).
+
+    The count is read back to size the result, which synchronizes the stream (the
+    call is not asynchronous and cannot be captured in a CUDA graph). The result is
+    the first ``count`` elements of a buffer of ``len(x)`` (a view; JAX: a copy);
+    ``out=``, of ``x``'s shape and dtype and dense, is that buffer, and may be ``x``
+    itself. Needs a torch, cupy, numba or JAX array (the count lives in device
+    memory the framework allocates).
+
+    Example:
+        >>> x = torch.tensor([5, 6, 7, 8], device="cuda", dtype=torch.int32)
+        >>> scantune.masked_select(x, x % 2 == 0)
+        tensor([6, 8], device='cuda:0', dtype=torch.int32)
+    """
+    return _compact.select(_compact.SELECT_FLAGGED, x, mask, out)
+
+
+def unique_consecutive(x, *, out=None):
+    """The dense 1-d ``x`` with each run of equal consecutive elements reduced to
+    its first, as ``torch.unique_consecutive`` (no counts or inverse indices).
+    Synchronizes the stream to read the count back; ``out=`` as in ``masked_select``.
+    Floats compare with ``!=`` (each NaN is its own run).
+
+    Example:
+        >>> scantune.unique_consecutive(torch.tensor([1, 1, 2, 2, 3, 1], device="cuda"))
+        tensor([1, 2, 3, 1], device='cuda:0')
+    """
+    return _compact.select(_compact.UNIQUE, x, None, out)
+
+
+def partition(x, mask, *, out=None):
+    """A stable two-way partition of the dense 1-d ``x``: the elements where
+    ``mask`` (bool or uint8, ``x``'s length) is set, then the others, each in input
+    order. Returns ``(out, num_selected)`` with ``num_selected`` a Python int, read
+    back by synchronizing the stream. ``out=`` (``x``'s shape and dtype, dense) may
+    not overlap ``x`` or ``mask``.
+
+    Example:
+        >>> x = torch.tensor([5, 6, 7, 8], device="cuda")
+        >>> scantune.partition(x, x % 2 == 0)
+        (tensor([6, 8, 5, 7], device='cuda:0'), 2)
+    """
+    _, y, count = _compact.run(_compact.PARTITION_FLAGGED, x, mask, out)
+    return y, count

@@ -27,6 +27,11 @@ class View:
             expect = expect * size
         return True
 
+    def describe(self):
+        """'shape (8,)', with the strides where they are not dense, for messages."""
+        text = f"shape {self.shape}"
+        return text if self.dense() else f"{text} with strides {self.strides} (bytes)"
+
 
 def _cai_view(obj):
     cai = obj.__cuda_array_interface__
@@ -48,6 +53,7 @@ class _Framework:
 
     rule = "numpy"
     name = "__cuda_array_interface__"
+    allocates = False  # empty() works: compactions need it for their device-side count
 
     def view(self, x):
         return _cai_view(x)
@@ -93,6 +99,10 @@ class _Framework:
     def flip(self, x, axis):
         self._needs_framework("a reverse scan")
 
+    def prefix(self, x, count):
+        """The first count elements of the dense 1-d x (no copy)."""
+        return _Reshaped(x, (count,))
+
 
 class _Reshaped:
     """A dense CAI array seen with another shape (no copy)."""
@@ -104,8 +114,14 @@ class _Reshaped:
         self.base = base
 
 
+def _slice(self, x, count):
+    return x[:count]
+
+
 class _Numba(_Framework):
     name = "numba"
+    allocates = True
+    prefix = _slice
 
     def empty(self, shape, dtype, like):
         import numba.cuda
@@ -115,6 +131,8 @@ class _Numba(_Framework):
 class _Torch(_Framework):
     rule = "torch"
     name = "torch"
+    allocates = True
+    prefix = _slice
 
     def __init__(self):
         import torch
@@ -163,6 +181,8 @@ class _Torch(_Framework):
 
 class _Cupy(_Framework):
     name = "cupy"
+    allocates = True
+    prefix = _slice
 
     def __init__(self):
         import cupy
@@ -214,6 +234,8 @@ class _Jax(_Framework):
     since JAX arrays are immutable."""
 
     name = "jax"
+    allocates = True
+    prefix = _slice  # a copy: JAX slices are new arrays
 
     def __init__(self):
         import jax

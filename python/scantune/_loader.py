@@ -35,6 +35,10 @@ _SIGNATURES = {
     "scantune_segmented_scan_offsets": (_p, _int, _int, _int, _p, _p, _size, _p, _int, _size,
                                         _p, _p),
     "scantune_axis_scan": (_p, _int, _int, _int, _p, _p, _size, _size, _size, _p, _p),
+    "scantune_reduce": (_p, _int, _int, _p, _p, _size, _p),
+    "scantune_compact": (_p, _int, _int, _p, _p, ctypes.c_char_p, ctypes.c_char_p, _p, _size, _p,
+                         _p),
+    "scantune_selected_count": (_p, _p, ctypes.POINTER(ctypes.c_uint64)),
 }
 
 
@@ -149,6 +153,13 @@ def stream_synchronize(stream):
     rc = cudart().cudaStreamSynchronize(ctypes.c_void_p(stream))
     if rc != 0:
         raise ScantuneRuntimeError(f"cudaStreamSynchronize failed with error {rc}", "cuda")
+
+
+def selected_count(d_count, stream):
+    """A compaction's count, read back once the stream's work is done (synchronizes it)."""
+    count = ctypes.c_uint64()
+    check(library().scantune_selected_count(d_count, stream, ctypes.byref(count)))
+    return count.value
 
 
 _scanners = {}

@@ -9,12 +9,12 @@ _KEY_DTYPES = ("int32", "uint32", "int64", "uint64")
 _FLAG_DTYPES = ("uint8", "bool", "int8")
 
 
-def _dense_1d(fw, a, what, dtypes):
+def dense_1d(fw, a, what, dtypes):
     if _frameworks.of(a) is not fw:
         raise bad_argument(f"{what} must be an array of the input's framework ({fw.name})")
     v = fw.view(a)
     if len(v.shape) != 1 or not v.dense():
-        raise bad_argument(f"{what} must be a dense 1-d array, got shape {v.shape}")
+        raise bad_argument(f"{what} must be a dense 1-d array, got {v.describe()}")
     if v.dtype not in dtypes:
         raise bad_argument(f"{what} of dtype {v.dtype}: one of {', '.join(dtypes)} expected")
     return v
@@ -30,22 +30,22 @@ def run(x, op, flags, keys, offsets, exclusive, init, out):
     fw = _frameworks.of(x)
     v = fw.view(x)
     if len(v.shape) != 1 or not v.dense():
-        raise bad_argument(f"segmented_scan scans a dense 1-d array, got shape {v.shape}")
+        raise bad_argument(f"segmented_scan scans a dense 1-d array, got {v.describe()}")
     t = _dtypes.code(v.dtype)
     n = v.shape[0]
     _api.check_out(fw, out, v.shape, v.dtype)
     c_init = _api.init_value(_api.identity(op, v.dtype) if init is None else init, v.dtype) \
         if exclusive else None
     if flags is not None:
-        h = _dense_1d(fw, flags, "flags", _FLAG_DTYPES)
+        h = dense_1d(fw, flags, "flags", _FLAG_DTYPES)
         if h.shape[0] != n:
             raise bad_argument(f"flags has {h.shape[0]} elements, the input {n}")
     elif keys is not None:
-        h = _dense_1d(fw, keys, "keys", _KEY_DTYPES)
+        h = dense_1d(fw, keys, "keys", _KEY_DTYPES)
         if h.shape[0] != n:
             raise bad_argument(f"keys has {h.shape[0]} elements, the input {n}")
     else:
-        h = _dense_1d(fw, offsets, "offsets", _KEY_DTYPES[::2])
+        h = dense_1d(fw, offsets, "offsets", _KEY_DTYPES[::2])
         if h.shape[0] < 1:
             raise bad_argument("offsets needs num_segments + 1 >= 1 entries")
     y = out if out is not None else fw.empty(v.shape, v.dtype, x)

@@ -1,0 +1,109 @@
+"""masked_select, unique_consecutive, partition (the C API's stream compactions) and
+reduce, over CUDA arrays of any framework."""
+
+import math
+
+from . import _api, _dtypes, _frameworks, _loader
+from ._errors import bad_argument
+from ._segmented import dense_1d
+
+# scantune_compaction_t codes.
+SELECT_FLAGGED, UNIQUE, PARTITION_FLAGGED = 0, 2, 3
+_NAMES = {SELECT_FLAGGED: "masked_select", UNIQUE: "unique_consecutive",
+          PARTITION_FLAGGED: "partition"}
+_MASK_DTYPES = ("bool", "uint8")
+
+
+def _span(v):
+    start = v.ptr
+    return start, start + math.prod(v.shape) * _dtypes.itemsize(v.dtype)
+
+
+def _overlap(a, b):
+    (a0, a1), (b0, b1) = _span(a), _span(b)
+    return a0 < b1 and b0 < a1
+
+
+def _check_out(fw, name, how, out, v, m):
+    """out=: x's shape and dtype, dense; it may be x itself (not for a partition),
+    never overlap it otherwise, nor the mask."""
+    if out is None:
+        return
+    _api.check_out(fw, out, v.shape, v.dtype)
+    o = fw.view(out)
+    if not o.dense():
+        raise bad_argument(f"out= must be dense, got {o.describe()}")
+    if m is not None and _overlap(o, m):
+        raise bad_argument(f"{name}: out= overlaps the mask")
+    if _overlap(o, v):
+        if how == PARTITION_FLAGGED:
+            raise bad_argument("partition cannot run in place: out= overlaps the input")
+        if o.ptr != v.ptr:
+            raise bad_argument(f"{name}: out= partly overlaps the input (only out=x, "
+                               "exactly in place, is allowed)")
+
+
+def run(how, x, mask, out):
+    """Validates, runs one scantune_compact and reads the count back, which
+    synchronizes the stream. Returns (framework, result of len(x) elements, count)."""
+    name = _NAMES[how]
+    fw = _frameworks.of(x)
+    v = fw.view(x)
+    if len(v.shape) != 1 or not v.dense():
+        raise bad_argument(f"{name} takes a dense 1-d array, got {v.describe()}")
+    t = _dtypes.code(v.dtype)
+    n = v.shape[0]
+    m = None
+    if how != UNIQUE:
+        m = dense_1d(fw, mask, "mask", _MASK_DTYPES)
+        if m.shape[0] != n:
+            raise bad_argument(f"mask has {m.shape[0]} elements, the input {n}")
+    _check_out(fw, name, how, out, v, m)
+    if not fw.allocates:
+        raise bad_argument(f"{name} needs a torch, cupy, numba or JAX array: its count of "
+                           "selected items goes through device memory the framework allocates")
+    y = out if out is not None else fw.empty((n,), v.dtype, x)
+    if n == 0:
+        return fw, y, 0
+    # 8 bytes for the C API's uint64 count, as two int32: every framework has int32
+    # (JAX without x64 has no 64-bit types); fresh allocations are 8-byte aligned.
+    count = fw.empty((2,), "int32", x)
+    lib = _loader.library()
+    stream = fw.stream(x)
+    c = fw.view(count).ptr
+    _loader.check(lib.scantune_compact(_loader.scanner(fw.device(x)), how, t, v.ptr,
+                                       m.ptr if m is not None else None, None, None,
+                                       fw.view(y).ptr, n, c, stream))
+    return fw, y, _loader.selected_count(c, stream)
+
+
+def select(how, x, mask, out):
+    """masked_select and unique_consecutive: the first count elements of the result."""
+    fw, y, count = run(how, x, mask, out)
+    return fw.prefix(y, count)
+
+
+def reduce(x, op, out):
+    """Validates, then one scantune_reduce into a 0-d array (or out=)."""
+    fw = _frameworks.of(x)
+    v = fw.view(x)
+    t = _dtypes.code(v.dtype)
+    if out is not None:
+        shape = fw.view(out).shape if _frameworks.of(out) is fw else ()
+        if shape not in ((), (1,)):
+            raise bad_argument(f"out= has shape {shape}, the result is 0-d (or 1 element)")
+        _api.check_out(fw, out, shape, v.dtype)
+    if not v.dense():
+        if fw.move_last.__func__ is _frameworks._Framework.move_last:
+            raise bad_argument(f"reduce of a non-contiguous input ({v.describe()}) needs a "
+                               f"copy, which {fw.name} arrays cannot make: pass a torch, "
+                               "cupy or JAX array, or a contiguous one")
+        x = fw.move_last(x, len(v.shape) - 1)  # the framework's dense copy
+        v = fw.view(x)
+    y = out if out is not None else fw.empty((), v.dtype, x)
+    lib = _loader.library()
+    stream = fw.stream(x)
+    _loader.check(lib.scantune_reduce(_loader.scanner(fw.device(x)), t, op, v.ptr,
+                                      fw.view(y).ptr, math.prod(v.shape), stream))
+    fw.finish(stream)
+    return y
