@@ -190,3 +190,16 @@ def test_library_checks_compaction_arguments():
                                            None))
     with pytest.raises(ValueError, match="null device pointer for the count"):
         _loader.selected_count(None, None)
+
+
+def test_no_gpu_gives_a_clear_runtime_error():
+    try:
+        _loader.library()
+        _loader.current_device()
+        pytest.skip("a GPU is present")
+    except scantune.ScantuneError as e:
+        if e.kind == "library":
+            pytest.skip(f"libscantune not loadable here ({e}); set SCANTUNE_LIBRARY")
+    with pytest.raises(RuntimeError, match="no usable CUDA device") as e:
+        scantune.reduce(Fake((8,)), out=Fake((), ptr=0x40000))
+    assert e.value.kind == "no_device"
