@@ -1,6 +1,6 @@
 """masked_select, unique_consecutive, partition and reduce without a GPU: every
-argument check, and the C calls they make (against a recording stand-in for the
-library and a framework that allocates fakes)."""
+argument check. The calls themselves run against the real library and torch in
+test_gpu_select.py."""
 
 import pytest
 
@@ -86,98 +86,6 @@ def test_argument_errors(call, error, match):
     with pytest.raises(error, match=match) as e:
         call()
     assert isinstance(e.value, scantune.ScantuneError)
-
-
-class AllocatingFake(Fake):
-    """An array of a framework that allocates (as torch would), at made-up addresses."""
-
-
-class _Allocating(_frameworks._Framework):
-    allocates = True
-    next_ptr = 0x100000
-
-    def empty(self, shape, dtype, like):
-        _Allocating.next_ptr += 0x10000
-        typestr = {"int32": "<i4", "float32": "<f4", "int64": "<i8"}[dtype]
-        return AllocatingFake(shape, typestr, ptr=_Allocating.next_ptr)
-
-
-class RecordingLibrary:
-    """Records the C calls; compactions select 3 items."""
-
-    def __init__(self):
-        self.calls = []
-
-    def __getattr__(self, name):
-        def call(*args):
-            self.calls.append((name, args))
-            return 0
-        return call
-
-
-@pytest.fixture
-def lib(monkeypatch):
-    recorder = RecordingLibrary()
-    monkeypatch.setitem(_frameworks._cache, AllocatingFake, _Allocating())
-    monkeypatch.setattr(_loader, "library", lambda: recorder)
-    monkeypatch.setattr(_loader, "scanner", lambda device: "scanner")
-    monkeypatch.setattr(_loader, "current_device", lambda: 0)
-    monkeypatch.setattr(_loader, "selected_count", lambda d_count, stream: 3)
-    return recorder
-
-
-def compact_args(lib):
-    ((name, args),) = lib.calls
-    assert name == "scantune_compact"
-    return args
-
-
-def test_masked_select_call(lib):
-    x, m = AllocatingFake((8,), "<i4", stream=7), AllocatingFake((8,), B, ptr=0x20000)
-    y = ms(x, m)
-    s, how, t, d_in, flags, pname, pbody, d_out, n, count, stream = compact_args(lib)
-    assert (s, how, t, d_in, flags, pname, pbody, n, stream) == (
-        "scanner", 0, 0, 0x10000, 0x20000, None, None, 8, 7)
-    assert count % 8 == 0 and count != d_out
-    assert y.__cuda_array_interface__["shape"] == (3,)
-    assert y.__cuda_array_interface__["data"][0] == d_out
-
-
-def test_masked_select_in_place(lib):
-    x = AllocatingFake((8,), "<f4")
-    y = ms(x, AllocatingFake((8,), U8, ptr=0x20000), out=x)
-    assert compact_args(lib)[7] == 0x10000
-    assert y.__cuda_array_interface__["shape"] == (3,) and y.base is x
-
-
-def test_unique_consecutive_call(lib):
-    uc(AllocatingFake((5,), "<i8"))
-    args = compact_args(lib)
-    assert (args[1], args[2], args[4]) == (2, 2, None)  # SCANTUNE_UNIQUE, int64, no flags
-
-
-def test_partition_call(lib):
-    x, out = AllocatingFake((8,), "<f4"), AllocatingFake((8,), "<f4", ptr=0x30000)
-    y, count = part(x, AllocatingFake((8,), B, ptr=0x20000), out=out)
-    assert y is out and count == 3
-    assert compact_args(lib)[1] == 3  # SCANTUNE_PARTITION_FLAGGED
-
-
-def test_empty_input_makes_no_call(lib):
-    y = ms(AllocatingFake((0,), "<i4"), AllocatingFake((0,), B))
-    assert y.__cuda_array_interface__["shape"] == (0,) and not lib.calls
-    assert part(AllocatingFake((0,), "<i4"), AllocatingFake((0,), B))[1] == 0
-
-
-def test_reduce_call(lib):
-    y = scantune.reduce(AllocatingFake((2, 4), "<i4", stream=5), "max")
-    ((name, (s, t, op, d_in, d_out, n, stream)),) = lib.calls
-    assert (name, s, t, op, d_in, n, stream) == ("scantune_reduce", "scanner", 0, 3, 0x10000,
-                                                  8, 5)
-    assert y.__cuda_array_interface__["shape"] == ()
-    assert y.__cuda_array_interface__["data"][0] == d_out
-    out = AllocatingFake((1,), "<i4", ptr=0x40000)
-    assert scantune.reduce(AllocatingFake((8,), "<i4"), out=out) is out
 
 
 def test_library_checks_compaction_arguments():
