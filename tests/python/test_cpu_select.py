@@ -5,7 +5,7 @@ test_gpu_select.py."""
 import pytest
 
 import scantune
-from scantune import _frameworks, _loader
+from scantune import _loader
 
 from fakes import FakeCudaArray as Fake
 
