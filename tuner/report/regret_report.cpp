@@ -16,6 +16,12 @@ std::optional<double> us_of(const std::optional<double>& ns) {
   return *ns / 1e3;
 }
 
+/// The fastest candidate's key, "(same)" when that is the dispatched one.
+std::string best_cell(const RegretPoint& p) {
+  if (p.best.empty()) return "-";
+  return p.best == p.dispatched ? "(same)" : p.best;
+}
+
 } // namespace
 
 std::optional<double> RegretPoint::regret_percent() const {
@@ -51,9 +57,8 @@ std::string regret_markdown(const RegretReport& r) {
     const std::string regret = p.regret_percent() ? fmt::format("{:.1f}", *p.regret_percent())
                                : p.note.empty()   ? "-"
                                                   : "- (" + p.note + ")";
-    t.add({n, p.dispatched, p.best == p.dispatched ? "(same)" : p.best,
-           fixed_or_dash(us_of(p.dispatched_ns), 2), fixed_or_dash(us_of(p.best_ns), 2), regret,
-           std::to_string(p.candidates)});
+    t.add({n, p.dispatched, best_cell(p), fixed_or_dash(us_of(p.dispatched_ns), 2),
+           fixed_or_dash(us_of(p.best_ns), 2), regret, std::to_string(p.candidates)});
   }
   return fmt::format("# Dispatcher regret: {} on {}\n\n{}\n{}\n", r.problem, r.device, t.markdown(),
                      regret_summary(r));
