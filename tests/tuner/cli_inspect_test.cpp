@@ -409,8 +409,8 @@ TEST(GpuCliBench, RegretComparesTheDispatchWithTheTunedCandidates) {
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("worst regret"), std::string::npos) << r.output;
   const auto doc = nlohmann::json::parse(slurp(dir / "r.json"));
-  ASSERT_EQ(doc["points"].size(), 4u) << doc.dump(2); // 2^16, 81920, 114688, 2^18
-  EXPECT_EQ(doc["points"][1]["n"], 81920);
+  ASSERT_EQ(doc["points"].size(), 4u) << doc.dump(2); // 2^16, 114688, 212992, 2^18
+  EXPECT_EQ(doc["points"][1]["n"], 114688);
   for (const auto& p : doc["points"]) {
     EXPECT_FALSE(p["regret_percent"].is_null()) << p.dump();
     EXPECT_GE(p["regret_percent"].get<double>(), 0.0) << p.dump();
