@@ -270,6 +270,14 @@ TEST_F(CliInspect, UsageErrorsExitTwoNamingTheProblem) {
       {"bench --segments rows:8 --policy reduce_then_scan.tpb256.ipt8.vec2.warp_scans",
        "cannot run a segmented scan"},
       {"bench --select flags:0.5,bogus:1", "bogus:1"},
+      {"bench --top 2", "--regret"},
+      {"bench --regret --top -1", "--top -1"},
+      {"bench --regret --types int32,float64", "one --type"},
+      {"bench --regret --segments rows:8", "--segments"},
+      {"bench --regret --algorithms all", "--algorithms"},
+      {"bench --regret --csv r.csv", "--csv"},
+      {"bench --regret --sizes 2^10:nope", "2^10:nope"},
+      {"bench --regret --op max --custom-op absmax", "not both"},
       {"bench --select flags:2", "flags:2"},
       {"bench --select flags:0.5 --segments rows:4", "--segments"},
       {"bench --select clustered:0.5 --types int32,int65", "int65"},
@@ -288,7 +296,9 @@ TEST_F(CliInspect, BenchWithoutAGpuExits77) {
                            "bench --types int32,float64 --policy int64=lookback_warp.tpb256.ipt12."
                            "vec2.warp_scans --hot --seed 7 --csv b.csv -q",
                            "bench --type uint32 --custom-op 'g:a > b ? a : b:0'",
-                           "bench --types int32,float64 --segments flags:random --sizes 2^20"}) {
+                           "bench --types int32,float64 --segments flags:random --sizes 2^20",
+                           "bench --regret --type float64 --op max --top 1 --sizes 2^20,3000000 "
+                           "--json r.json --plot r.svg"}) {
     auto r = run_cli(args);
     EXPECT_EQ(r.code, 77) << args << ": " << r.output; // the options parsed
     EXPECT_NE(r.output.find("scantune bench: no CUDA device found"), std::string::npos) << r.output;
@@ -384,6 +394,31 @@ TEST(GpuCliBench, SelectRunsTimeScantuneCubAndMemcpy) {
     rows += line.rfind("| int32 | ", 0) == 0 || line.rfind("| float64 | ", 0) == 0;
   EXPECT_EQ(rows, 8) << r.output;
   EXPECT_NE(r.output.find("| float64 | clustered:0.05 | 1048576 |"), std::string::npos) << r.output;
+}
+
+// Regret: a tiny tune into a fresh database, then the dispatch against its candidates.
+TEST(GpuCliBench, RegretComparesTheDispatchWithTheTunedCandidates) {
+  if (!scantune::test::has_gpu()) GTEST_SKIP() << "no CUDA device";
+  TempDir dir;
+  const std::string db = (dir / "t.db").string();
+  auto r = run_cli("tune --sizes 2^16,2^18 --db " + db, "2>/dev/null");
+  ASSERT_EQ(r.code, 0) << r.output;
+  r = run_cli("bench --regret --top 2 --db " + db + " --json " + (dir / "r.json").string() +
+                  " --plot " + (dir / "r.svg").string(),
+              "2>/dev/null");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("worst regret"), std::string::npos) << r.output;
+  const auto doc = nlohmann::json::parse(slurp(dir / "r.json"));
+  ASSERT_EQ(doc["points"].size(), 4u) << doc.dump(2); // 2^16, 114688, 212992, 2^18
+  EXPECT_EQ(doc["points"][1]["n"], 114688);
+  for (const auto& p : doc["points"]) {
+    EXPECT_FALSE(p["regret_percent"].is_null()) << p.dump();
+    EXPECT_GE(p["regret_percent"].get<double>(), 0.0) << p.dump();
+  }
+  EXPECT_NE(slurp(dir / "r.svg").find("</svg>"), std::string::npos);
+  r = run_cli("bench --regret --op max --db " + db, "2>&1");
+  EXPECT_EQ(r.code, 2) << r.output; // nothing tuned for max
+  EXPECT_NE(r.output.find("no tuned entries"), std::string::npos) << r.output;
 }
 
 } // namespace

@@ -16,6 +16,7 @@
 #include "tuner/gpu/gpu_device.hpp"
 #include "tuner/report/plots.hpp"
 #include "tuner/run/bench_run.hpp"
+#include "tuner/run/regret_run.hpp"
 #include "tuner/run/select_bench.hpp"
 #include "tuner/run/tune.hpp"
 #include "tuner/search/search_space.hpp"
@@ -25,12 +26,17 @@ namespace {
 
 struct BenchCliOptions {
   std::string types = "int32", op, kind = "inclusive", custom_op;
-  std::string sizes = "2^10:2^30:2", algorithms, segments, select, json, csv, plot, db;
+  std::string sizes, algorithms, segments, select, json, csv, plot, db;
   std::vector<std::string> policies; ///< KEY or TYPE=KEY
-  bool hot = false, quiet = false;
+  bool hot = false, quiet = false, regret = false;
   std::uint64_t seed = 1;
-  int device = -1;
+  int device = -1, top = 3;
 };
+
+/// --sizes, else bench's default sweep.
+std::vector<std::uint64_t> sizes_of(const BenchCliOptions& raw) {
+  return tuner::parse_sizes(raw.sizes.empty() ? "2^10:2^30:2" : raw.sizes);
+}
 
 /// The --policy for `type`: its TYPE=KEY, else the KEY for every type, else none.
 std::optional<Policy> policy_for(const std::vector<std::string>& given, DataType type) {
@@ -65,7 +71,7 @@ std::vector<tuner::BenchOptions> build_bench_options(const BenchCliOptions& raw)
     o.op = parse_op(raw.op.empty() ? "sum" : raw.op);
     if (!raw.custom_op.empty()) o.custom = parse_custom_op(raw.custom_op);
     o.kind = parse_scan_kind(raw.kind);
-    o.sizes = tuner::parse_sizes(raw.sizes);
+    o.sizes = sizes_of(raw);
     if (!raw.algorithms.empty()) o.algorithms = tuner::parse_bench_algorithms(raw.algorithms);
     o.segments = tuner::parse_segments(raw.segments);
     o.device = raw.device;
@@ -100,7 +106,7 @@ void run_select_command(const BenchCliOptions& raw) {
   std::vector<DataType> types;
   try {
     patterns = tuner::parse_select_patterns(raw.select);
-    sizes = tuner::parse_sizes(raw.sizes);
+    sizes = sizes_of(raw);
     types = parse_names(raw.types, kAllTypes, parse_data_type);
   } catch (const Error& e) {
     fail(kExitUsage, "bench", e.what());
@@ -120,7 +126,65 @@ void run_select_command(const BenchCliOptions& raw) {
   }
 }
 
+/// --regret: the options of the run, or a usage error (exit 2).
+tuner::RegretOptions regret_options(const BenchCliOptions& raw) {
+  if (!raw.segments.empty() || !raw.algorithms.empty() || !raw.policies.empty() ||
+      !raw.select.empty() || !raw.csv.empty())
+    fail(kExitUsage, "bench",
+         "--regret times the dispatch against the tuned candidates: not with --segments, "
+         "--algorithms, --policy, --select or --csv");
+  if (raw.top < 0) fail(kExitUsage, "bench", fmt::format("--top {}: expected 0 or more", raw.top));
+  if (raw.device < -1)
+    fail(kExitUsage, "bench",
+         fmt::format("--device {}: expected a device ordinal (0, 1, ...)", raw.device));
+  tuner::RegretOptions o;
+  try {
+    if (!raw.op.empty() && !raw.custom_op.empty())
+      fail(kExitUsage, "bench", "give --op or --custom-op, not both");
+    const std::vector<DataType> types = parse_names(raw.types, kAllTypes, parse_data_type);
+    if (types.size() != 1) fail(kExitUsage, "bench", "--regret measures one problem: one --type");
+    const OpRef op = raw.custom_op.empty() ? OpRef(parse_op(raw.op.empty() ? "sum" : raw.op))
+                                           : OpRef(parse_custom_op(raw.custom_op));
+    detail::check_op(types.front(), detail::OpSpec::from(op));
+    o.problem = tuner::Problem{types.front(), detail::OpSpec::from(op), parse_scan_kind(raw.kind)};
+    if (!raw.sizes.empty()) o.sizes = tuner::parse_sizes(raw.sizes);
+  } catch (const Error& e) {
+    fail(kExitUsage, "bench", e.what());
+  }
+  o.top = raw.top;
+  o.device = raw.device;
+  o.db_path = raw.db;
+  o.hot = raw.hot;
+  o.seed = raw.seed;
+  return o;
+}
+
+// --regret: the dispatched policy against the tuned candidates, between the buckets.
+void run_regret_command(const BenchCliOptions& raw) {
+  tuner::RegretOptions o = regret_options(raw);
+  const tuner::GpuCount gpus = tuner::count_gpus();
+  if (gpus.count == 0)
+    fail(kExitNoGpu, "bench", fmt::format("no CUDA device found ({})", gpus.why_none));
+  tuner::RegretReport report;
+  try {
+    o.device = tuner::use_device(raw.device, gpus.count);
+    report = tuner::run_regret(o, [quiet = raw.quiet](const std::string& line) {
+      if (!quiet) fmt::print(stderr, "{}\n", line);
+    });
+  } catch (const tuner::UsageError& e) {
+    fail(kExitUsage, "bench", e.what());
+  } catch (const std::runtime_error& e) {
+    fail(kExitFailure, "bench", e.what());
+  }
+  fmt::print("{}", tuner::regret_markdown(report));
+  if (!raw.json.empty())
+    write_file("bench", raw.json, tuner::regret_to_json(report).dump(2) + "\n");
+  if (!raw.plot.empty())
+    write_file("bench", raw.plot, tuner::render_svg(tuner::regret_plot(report)));
+}
+
 void run_bench_command(const BenchCliOptions& raw) {
+  if (raw.regret) return run_regret_command(raw);
   if (!raw.select.empty()) return run_select_command(raw);
   std::vector<tuner::BenchOptions> runs = build_bench_options(raw);
   const tuner::GpuCount gpus = tuner::count_gpus();
@@ -222,7 +286,8 @@ void register_bench_commands(CLI::App& app) {
   bench
       ->add_option("--sizes", bo->sizes,
                    "Input sizes: 2^A:2^B:STEP, 2^K, N or a comma-separated list.\n"
-                   "Default: 2^10:2^30:2, bounded by free device memory")
+                   "Default: 2^10:2^30:2 (--regret: the tuned sizes and between them),\n"
+                   "bounded by free device memory")
       ->type_name("SPEC");
   bench
       ->add_option("--algorithms", bo->algorithms,
@@ -251,6 +316,19 @@ void register_bench_commands(CLI::App& app) {
                    "select_flagged, CUB DeviceSelect::Flagged and a memcpy of the bytes\n"
                    "moved (n values and flags read, the selected values written)")
       ->type_name("LIST");
+  bench->add_flag("--regret", bo->regret,
+                  "Dispatcher regret instead: at the tuned sizes and a quarter and three\n"
+                  "quarters of the way between consecutive ones (or --sizes), the\n"
+                  "dispatched policy against the tuned candidates there (the winners of\n"
+                  "the nearest tuned sizes on either side and their --top measured\n"
+                  "policies), timed in alternation; regret = dispatched / best - 1.\n"
+                  "One problem; --json and --plot (regret % against n) as usual");
+  bench
+      ->add_option("--top", bo->top,
+                   "With --regret: measured policies per neighbouring tuned size that\n"
+                   "join the candidates. Default: 3")
+      ->type_name("K")
+      ->needs("--regret");
   bench->add_flag("--hot", bo->hot, "Time on one buffer pair (small sizes then run from L2)");
   bench->add_option("--seed", bo->seed, "Seed of the random input. Default: 1")->type_name("N");
   bench
@@ -268,8 +346,9 @@ void register_bench_commands(CLI::App& app) {
   bench->footer("Each size: the scanner's own choice (scanner.inclusive_scan(...) without a\n"
                 "policy), CUB DeviceScan and cudaMemcpy device to device, each verified once,\n"
                 "then timed with CUDA events (warm-up, cold L2, median of samples).\n\n"
-                "Example:\n  scantune bench --sizes 2^10:2^30:2 --algorithms all --json b.json "
-                "--plot b.svg\n\nExit codes: 0 done, 1 failed, 2 bad usage, 77 no GPU.");
+                "Examples:\n  scantune bench --sizes 2^10:2^30:2 --algorithms all --json b.json "
+                "--plot b.svg\n  scantune bench --regret --type int32 --op sum --json r.json "
+                "--plot r.svg\n\nExit codes: 0 done, 1 failed, 2 bad usage, 77 no GPU.");
   bench->callback([bo] { run_bench_command(*bo); });
 
   auto po = std::make_shared<PlotCliOptions>();
