@@ -38,8 +38,9 @@ def cupy_case(cp, x, out):
     return run
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def setup(description):
+    """The options every benchmark here takes, and cupy (None where it is missing)."""
+    p = argparse.ArgumentParser(description=description)
     p.add_argument("--repeats", type=int, default=50)
     p.add_argument("--sizes", default="16,20,24,28", help="log2 of n")
     args = p.parse_args()
@@ -48,6 +49,11 @@ def main():
     except ImportError:
         cp = None
     print(f"device: {torch.cuda.get_device_name()}")
+    return args, cp
+
+
+def main():
+    args, cp = setup(__doc__.splitlines()[0])
     print("| dtype | n | scantune ms | torch ms | torch/scantune | cupy ms | cupy/scantune |")
     print("|---|---|---|---|---|---|---|")
     for dtype in (torch.float32, torch.int32, torch.int64):

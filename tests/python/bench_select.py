@@ -7,12 +7,10 @@ is faster.
     python3 tests/python/bench_select.py [--repeats 50] [--sizes 16,20,24,28]
 """
 
-import argparse
-
 import torch
 
 import scantune
-from bench_cumsum import time_ms
+from bench_cumsum import setup, time_ms
 
 
 def cupy_case(cp, x, mask):
@@ -39,15 +37,7 @@ def row(cp, x, mask, repeats):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--repeats", type=int, default=50)
-    p.add_argument("--sizes", default="16,20,24,28", help="log2 of n")
-    args = p.parse_args()
-    try:
-        import cupy as cp
-    except ImportError:
-        cp = None
-    print(f"device: {torch.cuda.get_device_name()}")
+    args, cp = setup(__doc__.splitlines()[0])
     print("| dtype | n | selected | scantune ms | torch ms | torch/scantune | cupy ms "
           "| cupy/scantune |")
     print("|---|---|---|---|---|---|---|---|")
