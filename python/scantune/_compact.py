@@ -5,7 +5,7 @@ import math
 
 from . import _api, _dtypes, _frameworks, _loader
 from ._errors import bad_argument
-from ._segmented import dense_1d
+from ._segmented import dense_1d, input_view
 
 # scantune_compaction_t codes.
 SELECT_FLAGGED, UNIQUE, PARTITION_FLAGGED = 0, 2, 3
@@ -47,10 +47,7 @@ def run(how, x, mask, out):
     """Validates, runs one scantune_compact and reads the count back, which
     synchronizes the stream. Returns (framework, result of len(x) elements, count)."""
     name = _NAMES[how]
-    fw = _frameworks.of(x)
-    v = fw.view(x)
-    if len(v.shape) != 1 or not v.dense():
-        raise bad_argument(f"{name} takes a dense 1-d array, got {v.describe()}")
+    fw, v = input_view(x, f"{name} takes")
     t = _dtypes.code(v.dtype)
     n = v.shape[0]
     m = None

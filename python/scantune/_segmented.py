@@ -20,6 +20,16 @@ def dense_1d(fw, a, what, dtypes):
     return v
 
 
+def input_view(x, does):
+    """The framework and view of a call's input, which must be a dense 1-d array;
+    `does`: the call and its verb for the message ("segmented_scan scans")."""
+    fw = _frameworks.of(x)
+    v = fw.view(x)
+    if len(v.shape) != 1 or not v.dense():
+        raise bad_argument(f"{does} a dense 1-d array, got {v.describe()}")
+    return fw, v
+
+
 def run(x, op, flags, keys, offsets, exclusive, init, out):
     """Validates, then runs one C call (see scantune.segmented_scan)."""
     given = [name for name, a in (("flags", flags), ("keys", keys), ("offsets", offsets))
@@ -27,10 +37,7 @@ def run(x, op, flags, keys, offsets, exclusive, init, out):
     if len(given) != 1:
         raise bad_argument("give exactly one of flags=, keys=, offsets= "
                            f"({', '.join(given) if given else 'none'} given)")
-    fw = _frameworks.of(x)
-    v = fw.view(x)
-    if len(v.shape) != 1 or not v.dense():
-        raise bad_argument(f"segmented_scan scans a dense 1-d array, got {v.describe()}")
+    fw, v = input_view(x, "segmented_scan scans")
     t = _dtypes.code(v.dtype)
     n = v.shape[0]
     _api.check_out(fw, out, v.shape, v.dtype)
