@@ -109,4 +109,15 @@ struct op_bit_xor {
   __device__ __forceinline__ T operator()(T a, T b) const { return T(a ^ b); }
 };
 
+// A reverse scan is a forward scan of the reversed sequence under op'(a, b) = op(b, a)
+// (associative when op is): every fold keeps the elements in their left-to-right order.
+template <class Op>
+struct reversed_op {
+  template <class T>
+  __device__ __forceinline__ T operator()(T a, T b) const {
+    return Op()(b, a);
+  }
+  static __device__ __forceinline__ decltype(Op::identity()) identity() { return Op::identity(); }
+};
+
 } // namespace scantune

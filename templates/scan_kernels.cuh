@@ -305,7 +305,7 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
   };
   auto stage = [&](unsigned k) { return stages + (k % S) * TILE; };
   auto prefetch = [&](unsigned t, T* to) {
-    if (is_full(t)) io::prefetch_full(in + start_of(t), to);
+    if (is_full(t)) io::prefetch_full(in + io::tile_offset(start_of(t), n), to);
     io::commit_prefetch();
   };
   // The landed (or, for a partial tile, freshly loaded) tile's thread partial.
@@ -437,6 +437,26 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
   auto is_full = [&](unsigned t) {
     return start_of(t) >= 0 && (unsigned long long)(start_of(t) + TILE) <= n;
   };
+  // Reversed (P::reverse), a stage holds its tile in memory order (tile_io.cuh): the
+  // virtual segment c is the mirror of segment seg_of(c), vector q of a segment the
+  // mirror of vector NV - 1 - q, its elements reversed.
+  const bool REV = P::reverse != 0;
+  const int NV = 32 * ROWS;
+  auto at_of = [&](unsigned t) { return tile_io<T, P>::tile_offset(start_of(t), n); };
+  auto seg_of = [&](int c) { return REV ? CONSUMERS - 1 - c : c; };
+  auto flip = [&](T(&x)[VEC]) {
+    if (REV)
+#pragma unroll
+      for (int e = 0; e < VEC / 2; ++e) {
+        const T y = x[e];
+        x[e] = x[VEC - 1 - e];
+        x[VEC - 1 - e] = y;
+      }
+  };
+  auto vec_at = [&](const V* seg, int q, T(&x)[VEC]) {
+    *reinterpret_cast<V*>(x) = seg[REV ? NV - 1 - q : q];
+    flip(x);
+  };
   if (threadIdx.x == 0) {
     for (int s = 0; s < S; ++s) {
       mbar_init(&full[s], 32); // every producer lane arrives
@@ -465,12 +485,12 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
       }
       if (is_full(t) && lane == 0) {
         mbar_arrive_expect_tx(&full[s], unsigned(TILE * sizeof(T)));
-        bulk_load(stage(s), in + start_of(t), unsigned(TILE * sizeof(T)), &full[s]);
+        bulk_load(stage(s), in + at_of(t), unsigned(TILE * sizeof(T)), &full[s]);
       } else {
         if (!is_full(t)) {
           T* to = stage(s);
           for (long long i = lane; i < TILE; i += 32) {
-            const long long g = start_of(t) + i;
+            const long long g = at_of(t) + i;
             to[i] = g >= 0 && (unsigned long long)g < n ? in[g] : Op::identity();
           }
           fence_shared_to_async(); // a later bulk load into this stage comes after these writes
@@ -496,11 +516,11 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
       T part[CONSUMERS];
 #pragma unroll
       for (int c = 0; c < CONSUMERS; ++c) {
-        const V* chunk = reinterpret_cast<const V*>(stage(s) + c * SEG) + lane * ROWS;
+        const V* seg = reinterpret_cast<const V*>(stage(s) + seg_of(c) * SEG);
         T x[ROWS][VEC]; // in the order read: positions rot, rot+1, ..., then 0 .. rot-1
 #pragma unroll
         for (int j = 0; j < ROWS; ++j)
-          *reinterpret_cast<V*>(x[j]) = chunk[j + rot < ROWS ? j + rot : j + rot - ROWS];
+          vec_at(seg, lane * ROWS + (j + rot < ROWS ? j + rot : j + rot - ROWS), x[j]);
         T acc[ROWS];
 #pragma unroll
         for (int j = 0; j < ROWS; ++j) {
@@ -551,12 +571,12 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
     const unsigned t = s_tile[s];
     if (t >= tiles) break;
     T carry = op(s_prefix[s], s_seg[s][warp]);
-    T* seg = stage(s) + warp * SEG;
+    T* seg = stage(s) + seg_of(warp) * SEG;
     V* vseg = reinterpret_cast<V*>(seg);
     T x[ROWS][VEC], lane_incl[ROWS];
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
-      *reinterpret_cast<V*>(x[r]) = vseg[r * 32 + lane];
+      vec_at(vseg, r * 32 + lane, x[r]);
       T acc = x[r][0];
 #pragma unroll
       for (int e = 1; e < VEC; ++e)
@@ -582,12 +602,13 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
         }
       }
       if (bulk) {
-        vseg[r * 32 + lane] = *reinterpret_cast<V*>(x[r]);
+        flip(x[r]); // x[r] is dead after the store
+        vseg[REV ? NV - 1 - (r * 32 + lane) : r * 32 + lane] = *reinterpret_cast<V*>(x[r]);
       } else {
 #pragma unroll
         for (int e = 0; e < VEC; ++e) {
           const long long g = g_seg + (r * 32 + lane) * VEC + e;
-          if (g >= 0 && (unsigned long long)g < n) out[g] = x[r][e];
+          if (g >= 0 && (unsigned long long)g < n) out[REV ? (long long)n - 1 - g : g] = x[r][e];
         }
       }
     }
@@ -595,7 +616,7 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
       fence_shared_to_async();
       __syncwarp();
       if (lane == 0) {
-        bulk_store(out + g_seg, seg, unsigned(SEG * sizeof(T)));
+        bulk_store(out + at_of(t) + seg_of(warp) * SEG, seg, unsigned(SEG * sizeof(T)));
         bulk_commit();
         if (pending >= 0) {
           bulk_wait_read<1>();

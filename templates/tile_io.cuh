@@ -10,6 +10,11 @@
 //  - IO_DIRECT: each thread moves its own blocked items with vector accesses.
 // Partial tiles use guarded scalar accesses and pad with the operator's identity,
 // so the operator never sees uninitialised elements.
+// P::reverse (suffix scans): tile t holds the elements [n - (t+1)*TILE + shift,
+// n - t*TILE + shift), read back to front (the host aligns the end of the input).
+// Memory is still read and written forward, with vectors; only the blocked items
+// are reversed: a thread's items are the mirror of a chunk in the mirrored group
+// segment, reversed in registers.
 // CACHE_STREAMING marks full-tile accesses evict-first (ld/st.global.cs): every
 // element is touched once, so the tile should not displace the status words.
 // Precondition for stores (transposes): a barrier separates the load's
@@ -36,6 +41,8 @@ struct tile_io {
   static const bool STREAMING = P::cache == CACHE_STREAMING;
   // Threads that stripe one staged segment: the whole block, or one warp.
   static const int GROUP = WARP_XPOSE ? 32 : TPB;
+  static const bool REV = P::reverse != 0;
+  static const int TILE = P::tile_items, SEG = GROUP * IPT;
 
   // Staged tiles held at once, and the static shared bytes this layer needs
   // (lookback_pipelined's stages are dynamic shared memory, sized by the host).
@@ -49,6 +56,29 @@ struct tile_io {
   }
   static __device__ __forceinline__ int group_rank() {
     return WARP_XPOSE ? int(threadIdx.x & 31u) : int(threadIdx.x);
+  }
+  // The segment this thread's group moves in memory order (mirrored when reversed),
+  // and this thread's blocked chunk there.
+  static __device__ __forceinline__ int seg_base() {
+    return REV ? TILE - SEG - group_base() : group_base();
+  }
+  static __device__ __forceinline__ int chunk_base() {
+    return seg_base() + (REV ? SEG - (group_rank() + 1) * IPT : group_rank() * IPT);
+  }
+  // Position of blocked item i inside the chunk.
+  static __device__ __forceinline__ int chunk_pos(int i) { return REV ? IPT - 1 - i : i; }
+  // Memory offset of the tile whose first (virtual) element is g_start.
+  static __device__ __forceinline__ long long tile_offset(long long g_start, unsigned long long n) {
+    return REV ? (long long)n - g_start - TILE : g_start;
+  }
+  static __device__ __forceinline__ void mirror(T (&items)[IPT]) {
+    if (!REV) return;
+#pragma unroll
+    for (int i = 0; i < IPT / 2; ++i) {
+      const T x = items[i];
+      items[i] = items[IPT - 1 - i];
+      items[IPT - 1 - i] = x;
+    }
   }
   static __device__ __forceinline__ void group_sync() {
     if (WARP_XPOSE)
@@ -72,7 +102,7 @@ struct tile_io {
   static __device__ __forceinline__ void load_full(const T* in_tile, T (&items)[IPT], T* smem) {
     V* vitems = reinterpret_cast<V*>(items);
     if (STAGED) {
-      const int base = group_base(), rank = group_rank();
+      const int base = seg_base(), rank = group_rank();
       const V* src = reinterpret_cast<const V*>(in_tile + base);
       V staged[VECS];
 #pragma unroll
@@ -83,21 +113,19 @@ struct tile_io {
       for (int k = 0; k < VECS; ++k)
         dst[k * GROUP + rank] = staged[k];
       group_sync();
-      const V* mine = reinterpret_cast<const V*>(smem + base + rank * IPT);
-#pragma unroll
-      for (int k = 0; k < VECS; ++k)
-        vitems[k] = mine[k];
+      read_staged(items, smem);
     } else {
-      const V* src = reinterpret_cast<const V*>(in_tile + threadIdx.x * IPT);
+      const V* src = reinterpret_cast<const V*>(in_tile + chunk_base());
 #pragma unroll
       for (int k = 0; k < VECS; ++k)
         vitems[k] = load_global(src + k);
+      mirror(items);
     }
   }
 
   // Starts copying a full tile into `stage` (striped); completes with wait_prefetch.
   static __device__ __forceinline__ void prefetch_full(const T* in_tile, T* stage) {
-    const int base = group_base(), rank = group_rank();
+    const int base = seg_base(), rank = group_rank();
     const V* src = reinterpret_cast<const V*>(in_tile + base);
     V* dst = reinterpret_cast<V*>(stage + base);
 #pragma unroll
@@ -135,33 +163,37 @@ struct tile_io {
   // This thread's blocked items of a staged full tile.
   static __device__ __forceinline__ void read_staged(T (&items)[IPT], const T* stage) {
     V* vitems = reinterpret_cast<V*>(items);
-    const V* mine = reinterpret_cast<const V*>(stage + group_base() + group_rank() * IPT);
+    const V* mine = reinterpret_cast<const V*>(stage + chunk_base());
 #pragma unroll
     for (int k = 0; k < VECS; ++k)
       vitems[k] = mine[k];
+    mirror(items);
   }
 
-  // g_start: global index of the tile's first slot (may be negative for the
-  // first tile of a misaligned input).
+  // g_start: virtual index of the tile's first slot (may be negative for the
+  // first tile of a misaligned input). Shared memory holds the tile in memory
+  // order, as the full tiles' path does (the pipelined kernel reads both alike).
   static __device__ __forceinline__ void load_partial(const T* in, long long g_start,
                                                       unsigned long long n, T (&items)[IPT],
                                                       T* smem, T pad) {
+    const long long at = tile_offset(g_start, n);
     if (STAGED) {
-      const int base = group_base(), rank = group_rank();
+      const int base = seg_base(), rank = group_rank();
 #pragma unroll
       for (int e = 0; e < IPT; ++e) {
         const int local = base + e * GROUP + rank;
-        const long long g = g_start + local;
+        const long long g = at + local;
         smem[local] = (g >= 0 && (unsigned long long)g < n) ? in[g] : pad;
       }
       group_sync();
+      T* mine = smem + chunk_base();
 #pragma unroll
       for (int i = 0; i < IPT; ++i)
-        items[i] = smem[base + rank * IPT + i];
+        items[i] = mine[chunk_pos(i)];
     } else {
 #pragma unroll
       for (int i = 0; i < IPT; ++i) {
-        const long long g = g_start + threadIdx.x * IPT + i;
+        const long long g = at + chunk_base() + chunk_pos(i);
         items[i] = (g >= 0 && (unsigned long long)g < n) ? in[g] : pad;
       }
     }
@@ -170,10 +202,11 @@ struct tile_io {
   // vec_ok: the output has the input's misalignment, so full tiles are aligned there too.
   static __device__ __forceinline__ void store_full(T* out_tile, T (&items)[IPT], T* smem,
                                                     bool vec_ok) {
+    mirror(items); // the caller's items are dead after the store
     const V* vitems = reinterpret_cast<const V*>(items);
     if (STAGED) {
-      const int base = group_base(), rank = group_rank();
-      V* mine = reinterpret_cast<V*>(smem + base + rank * IPT);
+      const int base = seg_base(), rank = group_rank();
+      V* mine = reinterpret_cast<V*>(smem + chunk_base());
 #pragma unroll
       for (int k = 0; k < VECS; ++k)
         mine[k] = vitems[k];
@@ -190,35 +223,37 @@ struct tile_io {
           store_global(out_tile + base + e * GROUP + rank, smem[base + e * GROUP + rank]);
       }
     } else if (vec_ok) {
-      V* dst = reinterpret_cast<V*>(out_tile + threadIdx.x * IPT);
+      V* dst = reinterpret_cast<V*>(out_tile + chunk_base());
 #pragma unroll
       for (int k = 0; k < VECS; ++k)
         store_global(dst + k, vitems[k]);
     } else {
 #pragma unroll
       for (int i = 0; i < IPT; ++i)
-        store_global(out_tile + threadIdx.x * IPT + i, items[i]);
+        store_global(out_tile + chunk_base() + i, items[i]);
     }
   }
 
   static __device__ __forceinline__ void
   store_partial(T* out, long long g_start, unsigned long long n, T (&items)[IPT], T* smem) {
+    const long long at = tile_offset(g_start, n);
     if (STAGED) {
-      const int base = group_base(), rank = group_rank();
+      const int base = seg_base(), rank = group_rank();
+      T* mine = smem + chunk_base();
 #pragma unroll
       for (int i = 0; i < IPT; ++i)
-        smem[base + rank * IPT + i] = items[i];
+        mine[chunk_pos(i)] = items[i];
       group_sync();
 #pragma unroll
       for (int e = 0; e < IPT; ++e) {
         const int local = base + e * GROUP + rank;
-        const long long g = g_start + local;
+        const long long g = at + local;
         if (g >= 0 && (unsigned long long)g < n) out[g] = smem[local];
       }
     } else {
 #pragma unroll
       for (int i = 0; i < IPT; ++i) {
-        const long long g = g_start + threadIdx.x * IPT + i;
+        const long long g = at + chunk_base() + chunk_pos(i);
         if (g >= 0 && (unsigned long long)g < n) out[g] = items[i];
       }
     }

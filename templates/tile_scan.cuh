@@ -4,7 +4,8 @@
 //
 // Tiles are laid over a "virtual" index space shifted by the input's misalignment
 // (`shift` elements), so that every full tile starts on a vector boundary: tile t
-// holds global elements [t*TILE - shift, (t+1)*TILE - shift) clipped to [0, n).
+// holds global elements [t*TILE - shift, (t+1)*TILE - shift) clipped to [0, n)
+// (reversed: their mirror images, n - 1 - i; tile_io.cuh).
 #pragma once
 
 #include "scantune/block_scan.cuh"
@@ -22,7 +23,7 @@ struct tile_scan {
                                               T (&items)[IPT], T* smem) {
     const bool full = g_start >= 0 && (unsigned long long)g_start + TILE <= n;
     if (full)
-      io::load_full(in + g_start, items, smem);
+      io::load_full(in + io::tile_offset(g_start, n), items, smem);
     else
       io::load_partial(in, g_start, n, items, smem, Op::identity());
     return full;
@@ -94,7 +95,7 @@ struct tile_scan {
                                                bool full, bool out_vec_ok, T (&items)[IPT],
                                                T* smem) {
     if (full)
-      io::store_full(out + g_start, items, smem, out_vec_ok);
+      io::store_full(out + io::tile_offset(g_start, n), items, smem, out_vec_ok);
     else
       io::store_partial(out, g_start, n, items, smem);
   }

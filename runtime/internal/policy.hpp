@@ -111,6 +111,10 @@ struct Policy {
   /// from the nearest inclusive prefix, always within one look-back window), so float
   /// scans give the same bits on every run (ScannerOptions::reproducible).
   bool reproducible = false;
+  /// Suffix scan (Scanner::reverse_inclusive_scan): tiles run from the end of the input,
+  /// each read back to front, under the operator with its operands swapped. The route
+  /// cache sets it on a forward scan's tuned policy: reverse scans reuse forward shapes.
+  bool reverse = false;
 
   /// The policy of the one-thread baseline (its key is "sequential").
   static Policy sequential();

@@ -33,8 +33,9 @@ public:
   RouteCache& operator=(const RouteCache&) = delete;
 
   /// The route of a call (builds the problem's route set on first use).
+  /// `reverse`: a suffix scan, the forward problem's tuned shape run reversed.
   Route& route(DataType type, const OpRef& op, ScanKind kind, std::uint64_t n,
-               Heads heads = Heads::None);
+               Heads heads = Heads::None, bool reverse = false);
   const DispatchTable& table() const { return *table_; }
 
   /// Keeps `set` alive as long as this cache (routes point at it) and returns it.
@@ -45,19 +46,22 @@ private:
   struct RouteSet {
     std::array<Route, kBuckets> by_bucket;
   };
-  std::unique_ptr<RouteSet> build(DataType type, const OpRef& op, ScanKind kind, Heads heads) const;
+  std::unique_ptr<RouteSet> build(DataType type, const OpRef& op, ScanKind kind, Heads heads,
+                                  bool reverse) const;
 
   struct CustomRoutes {
     DataType type;
     ScanKind kind;
     Heads heads;
+    bool reverse;
     CustomOp op; // a copy: the caller's object may change or die
     std::unique_ptr<RouteSet> routes;
   };
 
   std::shared_ptr<const DispatchTable> table_;
   bool reproducible_ = false;
-  std::array<std::atomic<RouteSet*>, kHeadsCount * 6 * 7 * 2> builtin_{}; // [heads][type][op][kind]
+  // [heads][type][op][kind][reverse]
+  std::array<std::atomic<RouteSet*>, kHeadsCount * 6 * 7 * 2 * 2> builtin_{};
   std::shared_mutex custom_mutex_;
   std::vector<CustomRoutes> custom_;
   std::mutex mutex_; // owned_ and kept_

@@ -27,8 +27,9 @@ struct ScanRequest {
   /// A start value in device memory, read when the kernel runs (Scanner::run_from_device):
   /// an exclusive scan's init, or with `seeded` an inclusive scan's seed; null = `init`.
   const void* start = nullptr;
-  bool seeded = false; ///< inclusive scans: out[i] = start op in[0] op ... op in[i]
-  bool reduce = false; ///< not a scan: out[0] = in[0] op ... op in[n-1] (Scanner::run_reduce)
+  bool seeded = false;  ///< inclusive scans: out[i] = start op in[0] op ... op in[i]
+  bool reduce = false;  ///< not a scan: out[0] = in[0] op ... op in[n-1] (Scanner::run_reduce)
+  bool reverse = false; ///< a suffix scan (Scanner::reverse_inclusive_scan)
   /// Not a scan: a compaction (Heads::SelectFlags ...; Scanner::run_select). Its flags are
   /// segments.head_flags, a predicate is `op` (a CustomOp whose identity is unused), and
   /// the count of selected items goes to `num_selected` (device memory).

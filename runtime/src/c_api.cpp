@@ -272,6 +272,18 @@ scantune_status_t scantune_scan_from_device(scantune_scanner_t s, scantune_dtype
   });
 }
 
+scantune_status_t scantune_reverse_scan(scantune_scanner_t s, scantune_dtype_t type,
+                                        scantune_op_t op, int exclusive, const void* d_in,
+                                        void* d_out, size_t n, const void* init,
+                                        cudaStream_t stream) {
+  return guarded([&] {
+    auto r = request(s, type, exclusive, d_in, d_out, n, init, stream);
+    r.op = to_op(op);
+    r.reverse = true;
+    scantune::detail::ScannerAccess::scan(s->scanner, r);
+  });
+}
+
 scantune_status_t scantune_reduce(scantune_scanner_t s, scantune_dtype_t type, scantune_op_t op,
                                   const void* d_in, void* d_result, size_t n, cudaStream_t stream) {
   return guarded([&] {

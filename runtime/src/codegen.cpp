@@ -108,8 +108,9 @@ std::vector<std::string> kernel_names(const KernelSpec& s) {
   const AlgorithmDesc& a = describe(s.policy.algorithm);
   const std::string kind =
       s.kind == ScanKind::Exclusive ? "scantune::KIND_EXCLUSIVE" : "scantune::KIND_INCLUSIVE";
-  std::string args =
-      fmt::format("{}, {}, {}", device_type_name(s.type), op_type(s.op, s.type, s.heads), kind);
+  std::string op = op_type(s.op, s.type, s.heads);
+  if (s.policy.reverse) op = fmt::format("scantune::reversed_op<{} >", op);
+  std::string args = fmt::format("{}, {}, {}", device_type_name(s.type), op, kind);
   if (a.tiles) args += ", " + policy_type(s.policy);
   std::vector<std::string> names;
   if (s.heads == Heads::Axis || s.heads == Heads::Reduce) {

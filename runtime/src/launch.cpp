@@ -164,10 +164,15 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
   const std::size_t size = size_of(r.type);
   const int align = tile_alignment(policy, r.type);
   const bool axis = r.axis.inner != 0;
-  const unsigned shift = axis ? 0u : misalignment(r.in, size, align);
-  unsigned flags = axis                                        ? axis_flags(policy, r)
-                   : misalignment(r.out, size, align) == shift ? kFlagOutVectors
-                                                               : 0u;
+  // Reversed, full tiles end on a vector boundary: the tiling is shifted by what
+  // the end of the input lacks to reach one.
+  const unsigned in_mis = misalignment(r.in, size, align);
+  const auto a = static_cast<unsigned>(align);
+  const unsigned end_gap = (a - (in_mis + static_cast<unsigned>(r.n % a)) % a) % a;
+  const unsigned shift = axis ? 0u : policy.reverse ? end_gap : in_mis;
+  unsigned flags = axis                                         ? axis_flags(policy, r)
+                   : misalignment(r.out, size, align) == in_mis ? kFlagOutVectors
+                                                                : 0u;
   if (r.seeded) flags |= kFlagSeeded;
   if (r.start) flags |= kFlagStartOnDevice;
   unsigned long long n = r.n;

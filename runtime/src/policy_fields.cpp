@@ -19,6 +19,10 @@ constexpr std::string_view kCacheDevice[] = {"CACHE_DEFAULT", "CACHE_STREAMING"}
 bool tiles(const AlgorithmDesc& a) {
   return a.tiles;
 }
+// Reduce-then-scan scans its partials with the same tile code, which must stay forward.
+bool reverses(const AlgorithmDesc& a) {
+  return a.tiles && !a.uses_partials;
+}
 bool tile_status(const AlgorithmDesc& a) {
   return a.uses_tile_status;
 }
@@ -118,6 +122,10 @@ const std::vector<FieldDesc> kFields{
      nullptr, nullptr, 0, 0, 0, 1, "",
      tile_status, "a reproducible look-back applies only to chained and look-back algorithms",
      nullptr, 11, true, true, true, SCANTUNE_FIELD_ACCESS(reproducible, bool)},
+    {"reverse", "reverse (suffix) scan", KeyForm::Flag, "rev", "[.rev]",
+     nullptr, nullptr, 0, 0, 0, 1, "",
+     reverses, "a reverse scan applies only to single-block, chained and look-back algorithms",
+     nullptr, 12, true, true, true, SCANTUNE_FIELD_ACCESS(reverse, bool)},
 };
 // clang-format on
 

@@ -2,12 +2,27 @@
 
 #include "algorithms.hpp"
 #include "base/size_bucket.hpp"
+#include "default_policies.hpp"
 #include "policy_fields.hpp"
 
 namespace scantune::detail {
 
-std::unique_ptr<RouteCache::RouteSet> RouteCache::build(DataType type, const OpRef& op,
-                                                        ScanKind kind, Heads heads) const {
+namespace {
+
+// A suffix scan runs the forward plan's shape reversed; the algorithms that cannot run
+// reversed (sequential, reduce-then-scan) give way to the default single-pass policy.
+void reverse_plan(Choice& plan, DataType type) {
+  if (!field_named("reverse").takes(describe(plan.policy.algorithm))) {
+    plan.policy = default_policy(type, 0);
+    plan.source += " (reverse: default single-pass policy)";
+  }
+  plan.policy.reverse = true;
+}
+
+} // namespace
+
+std::unique_ptr<RouteCache::RouteSet>
+RouteCache::build(DataType type, const OpRef& op, ScanKind kind, Heads heads, bool reverse) const {
   auto set = std::make_unique<RouteSet>();
   const ProblemName problem = ProblemName::of(type, op, kind, heads);
   // Integer operators are exact in any order; float ones (built-in or custom) are not.
@@ -20,38 +35,38 @@ std::unique_ptr<RouteCache::RouteSet> RouteCache::build(DataType type, const OpR
       plan.policy.reproducible = true;
       plan.source += " (reproducible)";
     }
+    if (reverse) reverse_plan(plan, type);
   }
   return set;
 }
 
 Route& RouteCache::route(DataType type, const OpRef& op, ScanKind kind, std::uint64_t n,
-                         Heads heads) {
+                         Heads heads, bool reverse) {
   const auto bucket = static_cast<std::size_t>(db::size_bucket(n));
   if (const CustomOp* c = op.custom) {
     auto same = [&](const CustomRoutes& r) {
-      return r.type == type && r.kind == kind && r.heads == heads && r.op.name == c->name &&
-             r.op.body == c->body && r.op.identity == c->identity;
+      return r.type == type && r.kind == kind && r.heads == heads && r.reverse == reverse &&
+             r.op.name == c->name && r.op.body == c->body && r.op.identity == c->identity;
     };
     {
       std::shared_lock<std::shared_mutex> lock(custom_mutex_);
       for (auto& r : custom_)
         if (same(r)) return r.routes->by_bucket[bucket];
     }
-    auto built = build(type, op, kind, heads);
+    auto built = build(type, op, kind, heads, reverse);
     std::unique_lock<std::shared_mutex> lock(custom_mutex_);
     for (auto& r : custom_)
       if (same(r)) return r.routes->by_bucket[bucket];
-    custom_.push_back({type, kind, heads, *c, std::move(built)});
+    custom_.push_back({type, kind, heads, reverse, *c, std::move(built)});
     return custom_.back().routes->by_bucket[bucket];
   }
-  const std::size_t slot =
-      ((static_cast<std::size_t>(heads) * 6 + static_cast<std::size_t>(type)) * 7 +
-       static_cast<std::size_t>(op.op)) *
-          2 +
-      static_cast<std::size_t>(kind);
+  const std::size_t by_op =
+      (static_cast<std::size_t>(heads) * 6 + static_cast<std::size_t>(type)) * 7 +
+      static_cast<std::size_t>(op.op);
+  const std::size_t slot = (by_op * 2 + static_cast<std::size_t>(kind)) * 2 + (reverse ? 1 : 0);
   RouteSet* set = builtin_[slot].load(std::memory_order_acquire);
   if (!set) {
-    auto built = build(type, op, kind, heads);
+    auto built = build(type, op, kind, heads, reverse);
     std::lock_guard<std::mutex> lock(mutex_);
     set = builtin_[slot].load(std::memory_order_acquire);
     if (!set) {

@@ -296,6 +296,14 @@ void Scanner::run_from_device(DataType type, ScanKind kind, OpRef op, const void
   detail::ScannerAccess::scan(*this, r);
 }
 
+void Scanner::run_reverse(DataType type, ScanKind kind, OpRef op, const void* in, void* out,
+                          std::size_t n, const void* init, cudaStream_t stream) {
+  ScanRequest r{type,    kind, op, in, out,     n,     init, stream,
+                nullptr, {},   {}, {}, nullptr, false, false};
+  r.reverse = true;
+  detail::ScannerAccess::scan(*this, r);
+}
+
 void Scanner::run_reduce(DataType type, OpRef op, const void* in, void* result, std::size_t n,
                          cudaStream_t stream) {
   ScanRequest r{type,    ScanKind::Inclusive,
@@ -399,6 +407,11 @@ Policy ScannerAccess::choose(const Scanner& s, DataType type, OpRef op, ScanKind
 
 void ScannerAccess::scan(Scanner& s, const ScanRequest& r) {
   check_request(r);
+  if (r.reverse && problem_of(r) != Heads::None)
+    fail("a reverse scan runs only on flat scans, not a {}", to_string(problem_of(r)));
+  if (r.policy && r.policy->reverse != r.reverse)
+    fail("policy {} is {} reverse policy for a {} scan", r.policy->key(),
+         r.policy->reverse ? "a" : "not a", r.reverse ? "reverse" : "forward");
   // A reduction of nothing still writes the identity, a compaction its count of 0.
   if (r.n == 0 && !r.reduce && r.compaction == Heads::None) return;
   Scanner::Impl& im = *s.impl_;
@@ -426,7 +439,7 @@ void ScannerAccess::scan(Scanner& s, const ScanRequest& r) {
     return;
   }
   RouteCache& cache = im.current_routes();
-  Route& route = cache.route(r.type, r.op, r.kind, r.n, heads);
+  Route& route = cache.route(r.type, r.op, r.kind, r.n, heads, r.reverse);
   const KernelSet& kernels = im.route_kernels(cache, route, r);
   if (!route.reported.load(std::memory_order_relaxed) && !route.reported.exchange(true))
     im.report(route, r);

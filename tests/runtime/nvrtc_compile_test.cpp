@@ -160,7 +160,40 @@ std::vector<KernelSpec> compaction_paths() {
   return v;
 }
 
+// Reverse scans: every algorithm that runs reversed x tile I/O x kind, with a built-in
+// and a non-commutative custom operator, and every type x operator on lookback_warp.
+std::vector<KernelSpec> reverse_paths() {
+  const CustomOp first{"first_nonzero", "return a != 0 ? a : b;", "0"};
+  std::vector<KernelSpec> v;
+  for (Algorithm a : tile_algorithms()) {
+    if (a == Algorithm::ReduceThenScan) continue;
+    for (TileIO io : test::all_tile_ios())
+      for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive}) {
+        Policy p = make_policy(a, 128, 8, 4, BlockScan::WarpScans, io);
+        p.reverse = true;
+        if (p.invalid_reason(DataType::Int32)) continue;
+        v.push_back({p, DataType::Int32, OpSpec::from(Op::Sum), k});
+        v.push_back({p, DataType::Int32, OpSpec::from(first), k});
+        p.vector_width = 2;
+        v.push_back({p, DataType::Float64, OpSpec::from(Op::Max), k});
+      }
+  }
+  for (DataType t : all_types())
+    for (Op op : ops_for(t))
+      for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive}) {
+        Policy p = make_policy(Algorithm::LookbackWarp, 256, 8, size_of(t) == 8 ? 2 : 4,
+                               BlockScan::WarpScans, TileIO::WarpTranspose);
+        p.reverse = true;
+        v.push_back({p, t, OpSpec::from(op), k});
+      }
+  return v;
+}
+
 class NvrtcCompile : public ::testing::TestWithParam<int> {};
+
+TEST_P(NvrtcCompile, ReverseScans) {
+  compile_all(reverse_paths(), GetParam());
+}
 
 TEST_P(NvrtcCompile, CompactionModesAndTypes) {
   compile_all(compaction_paths(), GetParam());

@@ -147,6 +147,15 @@ SCANTUNE_API scantune_status_t scantune_axis_scan(scantune_scanner_t scanner, sc
                                                   size_t inner, const void* init,
                                                   cudaStream_t stream);
 
+/* A reverse (suffix) scan with a built-in operator: inclusive, out[i] = in[i] op ... op
+ * in[n-1]; exclusive, out[i] = in[i+1] op ... op in[n-1] op *init (out[n-1] = *init).
+ * Scanner::reverse_inclusive_scan documents the order of the operands. */
+SCANTUNE_API scantune_status_t scantune_reverse_scan(scantune_scanner_t scanner,
+                                                     scantune_dtype_t type, scantune_op_t op,
+                                                     int exclusive, const void* d_in, void* d_out,
+                                                     size_t n, const void* init,
+                                                     cudaStream_t stream);
+
 /* A scan that starts from one element of `type` in device memory at d_start, read when
  * the kernel runs (an earlier kernel on `stream` may write it): an exclusive scan's init,
  * or an inclusive scan's seed (out[i] = seed op in[0] op ... op in[i]). */

@@ -174,6 +174,25 @@ public:
     run(data_type_of<T>(), ScanKind::Exclusive, op, d_in, d_out, n, &init, stream, workspace, {});
   }
 
+  /// Reverse (suffix) scans, in one pass and without a copy (in place allowed):
+  ///   inclusive: out[i] = in[i] op in[i+1] op ... op in[n-1]
+  ///   exclusive: out[i] = in[i+1] op ... op in[n-1] op init, so out[n-1] = init
+  /// The elements keep their left-to-right order inside every fold (init at the right
+  /// end), which matters only for non-commutative custom operators. For sum this is
+  /// what torch.flip(torch.cumsum(torch.flip(x, [0]), 0), [0]) and cupy's flip-cumsum-
+  /// flip give; for a non-commutative operator flip-scan-flip would fold right to left
+  /// instead. Same configurations and speed as the forward scans.
+  template <class T>
+  void reverse_inclusive_scan(const T* d_in, T* d_out, std::size_t n, OpRef op,
+                              cudaStream_t stream = nullptr) {
+    run_reverse(data_type_of<T>(), ScanKind::Inclusive, op, d_in, d_out, n, nullptr, stream);
+  }
+  template <class T>
+  void reverse_exclusive_scan(const T* d_in, T* d_out, std::size_t n, OpRef op, T init,
+                              cudaStream_t stream = nullptr) {
+    run_reverse(data_type_of<T>(), ScanKind::Exclusive, op, d_in, d_out, n, &init, stream);
+  }
+
   /// Scans that start from a value in device memory, read when the kernel runs (CUB's
   /// future value): an exclusive scan's init, or an inclusive scan's seed (out[i] =
   /// seed op in[0] op ... op in[i]). An earlier kernel on `stream` may compute it, so
@@ -335,6 +354,9 @@ private:
   SCANTUNE_API void run_from_device(DataType type, ScanKind kind, OpRef op, const void* in,
                                     void* out, std::size_t n, const void* start,
                                     cudaStream_t stream);
+  /// The reverse scans' type-erased entry (and the C API's).
+  SCANTUNE_API void run_reverse(DataType type, ScanKind kind, OpRef op, const void* in, void* out,
+                                std::size_t n, const void* init, cudaStream_t stream);
   /// The reduction's type-erased entry.
   SCANTUNE_API void run_reduce(DataType type, OpRef op, const void* in, void* result, std::size_t n,
                                cudaStream_t stream);
