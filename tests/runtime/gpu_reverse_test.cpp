@@ -3,6 +3,8 @@
 // buffers, against a host reference that folds left to right.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <functional>
 
 #include "common/compare.hpp"
@@ -136,6 +138,58 @@ TEST_F(GpuTest, ReversePublicApiMatchesFlipScanFlipForSums) {
     ASSERT_EQ(got[i], acc) << i;
     acc += in[i];
   }
+}
+
+// Median ms of `reps` timed calls of `f` on the default stream, after warm-ups.
+template <class F>
+double median_ms(F f, int reps) {
+  for (int i = 0; i < 3; ++i)
+    f();
+  cudaEvent_t a, b;
+  SCANTUNE_CUDA_TRY(cudaEventCreate(&a));
+  SCANTUNE_CUDA_TRY(cudaEventCreate(&b));
+  std::vector<float> ms;
+  for (int i = 0; i < reps; ++i) {
+    SCANTUNE_CUDA_TRY(cudaEventRecord(a));
+    f();
+    SCANTUNE_CUDA_TRY(cudaEventRecord(b));
+    SCANTUNE_CUDA_TRY(cudaEventSynchronize(b));
+    float t = 0;
+    SCANTUNE_CUDA_TRY(cudaEventElapsedTime(&t, a, b));
+    ms.push_back(t);
+  }
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+// The suffix scan runs the forward scan's tuned shape: its time at 2^28 is printed
+// beside the forward scan's (docs/performance.md) and must stay within 10% of it.
+template <class T>
+void time_reverse_against_forward() {
+  const std::size_t n = std::size_t{1} << 28;
+  std::vector<T> in(n);
+  for (std::size_t i = 0; i < n; ++i)
+    in[i] = T(int(i * 2654435761u >> 27) - 15);
+  DeviceBuffer<T> d_in(n), d_out(n);
+  d_in.upload(in);
+  Scanner s;
+  double fwd = 0, rev = 0;
+  for (int round = 0; round < 2; ++round) { // alternating, so that clocks drift alike
+    fwd = median_ms([&] { s.inclusive_scan(d_in.ptr, d_out.ptr, n, Op::Sum); }, 20);
+    rev = median_ms([&] { s.reverse_inclusive_scan(d_in.ptr, d_out.ptr, n, Op::Sum); }, 20);
+  }
+  std::printf("reverse timing %s n=2^28 (%s): forward %.4f ms, reverse %.4f ms: %.3fx\n",
+              std::string(to_string(data_type_of<T>())).c_str(),
+              s.plan(data_type_of<T>(), Op::Sum, ScanKind::Inclusive, n).policy.c_str(), fwd, rev,
+              rev / fwd);
+  EXPECT_LT(rev / fwd, 1.10);
+}
+
+TEST_F(GpuTest, ReverseTimeAgainstForward) {
+  time_reverse_against_forward<int>();
+  time_reverse_against_forward<double>();
 }
 
 } // namespace
