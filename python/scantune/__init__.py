@@ -177,7 +177,8 @@ def reduce(x, op="sum", *, out=None):
 
     ``op`` as in ``scan``. The result has ``x``'s dtype: unlike ``torch.sum``,
     integers do not widen (cast the input first for that). An empty input gives the
-    operator's identity. Non-contiguous inputs are first copied by the framework.
+    operator's identity (for float min and max, which skip NaN, that is NaN).
+    Non-contiguous inputs are first copied by the framework.
 
     Example:
         >>> scantune.reduce(torch.arange(5, device="cuda"), "max")
