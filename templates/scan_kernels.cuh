@@ -1,6 +1,7 @@
 // Kernel layer: the __global__ entry points, one per inter-block algorithm.
 // Every kernel takes the same parameters so the host launches them uniformly:
-//   in, out   element pointers (in == out for in-place scans)
+//   in, out   element pointers (in == out for in-place scans), of the types In and Out
+//             for the flat scans (by default the accumulator type T)
 //   n         element count
 //   init      exclusive scans' initial value; inclusive scans' seed under FLAG_SEEDED
 //             (out[i] = init op x0 op ... op xi); otherwise ignored by inclusive scans
@@ -20,9 +21,13 @@
 #include "scantune/tile_scan.cuh"
 #include "scantune/tile_status.cuh"
 
-#define SCANTUNE_KERNEL_PARAMS                                                                     \
-  const T *in, T *out, unsigned long long n, T init, unsigned shift, unsigned flags,               \
+#define SCANTUNE_KERNEL_PARAMS_OF(IN, OUT)                                                         \
+  const IN *in, OUT *out, unsigned long long n, T init, unsigned shift, unsigned flags,            \
       unsigned long long *ws, const T *start
+#define SCANTUNE_KERNEL_PARAMS SCANTUNE_KERNEL_PARAMS_OF(T, T)
+// The flat scans' kernels: In and Out, the element types in memory, may differ from
+// the accumulator T (converted on load and store; codegen names them when they do).
+#define SCANTUNE_IO_KERNEL_PARAMS SCANTUNE_KERNEL_PARAMS_OF(In, Out)
 
 namespace scantune {
 
@@ -36,7 +41,7 @@ static const unsigned FLAG_START_ON_DEVICE = 16u; // init is *start
 template <class T, class P>
 struct tile_smem {
   __device__ __forceinline__ static T* get() {
-    __shared__ __align__(16) unsigned char raw[tile_io<T, P>::SHARED_BYTES];
+    __shared__ __align__(16) unsigned char raw[tile_footprint<T, P>::SHARED_BYTES];
     return reinterpret_cast<T*>(raw);
   }
 };
@@ -64,29 +69,29 @@ __device__ __forceinline__ T start_value(T init, const T* start, unsigned flags)
 }
 
 // One thread walks every element: the baseline.
-template <class T, class Op, int KIND>
-__global__ void __launch_bounds__(32) sequential_kernel(SCANTUNE_KERNEL_PARAMS) {
+template <class T, class Op, int KIND, class In = T, class Out = T>
+__global__ void __launch_bounds__(32) sequential_kernel(SCANTUNE_IO_KERNEL_PARAMS) {
   await_previous_grid();
   init = start_value<T, Op, KIND>(init, start, flags);
   if (threadIdx.x != 0 || blockIdx.x != 0) return;
   Op op;
   T acc = init;
   for (unsigned long long i = 0; i < n; ++i) {
-    const T x = in[i];
+    const T x = convert<T>(in[i]);
     if (KIND == KIND_EXCLUSIVE) {
-      out[i] = acc;
+      out[i] = convert<Out>(acc);
       acc = op(acc, x);
     } else {
       acc = op(acc, x);
-      out[i] = acc;
+      out[i] = convert<Out>(acc);
     }
   }
 }
 
 // One block scans every tile in order; warp 0 carries the prefix in registers.
-template <class T, class Op, int KIND, class P>
+template <class T, class Op, int KIND, class P, class In = T, class Out = T>
 __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
-    single_block_kernel(SCANTUNE_KERNEL_PARAMS) {
+    single_block_kernel(SCANTUNE_IO_KERNEL_PARAMS) {
   await_previous_grid();
   init = start_value<T, Op, KIND>(init, start, flags);
   Op op;
@@ -94,12 +99,12 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
   const unsigned long long tiles = (n + shift + P::tile_items - 1) / P::tile_items;
   T carry = init;
   for (unsigned long long t = 0; t < tiles; ++t) {
-    tile_scan<T, Op, KIND, P>::run(in, out, n, shift, (flags & FLAG_OUT_VECTORS) != 0, t, smem,
-                                   [&](T aggregate) {
-                                     const T prefix = carry;
-                                     carry = op(carry, aggregate);
-                                     return prefix;
-                                   });
+    tile_scan<T, Op, KIND, P, In, Out>::run(in, out, n, shift, (flags & FLAG_OUT_VECTORS) != 0, t,
+                                            smem, [&](T aggregate) {
+                                              const T prefix = carry;
+                                              carry = op(carry, aggregate);
+                                              return prefix;
+                                            });
     __syncthreads(); // the next tile's load reuses shared memory
   }
 }
@@ -190,9 +195,9 @@ __device__ __forceinline__ T single_pass_prefix(unsigned long long* ws, unsigned
 
 // Single pass over the input, one tile per block: chained scan or decoupled
 // look-back (thread/warp).
-template <class T, class Op, int KIND, class P>
+template <class T, class Op, int KIND, class P, class In = T, class Out = T>
 __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
-    single_pass_kernel(SCANTUNE_KERNEL_PARAMS) {
+    single_pass_kernel(SCANTUNE_IO_KERNEL_PARAMS) {
   await_previous_grid();
   init = start_value<T, Op, KIND>(init, start, flags);
   static_assert(P::algorithm == ALG_CHAINED || P::algorithm == ALG_LOOKBACK_THREAD ||
@@ -208,12 +213,12 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
   __shared__ unsigned s_ticket, s_gen;
   const unsigned long long drawn = draw_ticket(ws, by_block, s_ticket, s_gen);
   const unsigned tile = by_block ? blockIdx.x : s_ticket;
-  tile_scan<T, Op, KIND, P>::run(in, out, n, shift, (flags & FLAG_OUT_VECTORS) != 0, tile,
-                                 tile_smem<T, P>::get(), [&](T aggregate) {
-                                   unsigned gen = by_block ? 0u : s_gen;
-                                   return single_pass_prefix<T, Op, KIND, P>(
-                                       ws, tile, gen, by_block, drawn, aggregate, init);
-                                 });
+  tile_scan<T, Op, KIND, P, In, Out>::run(in, out, n, shift, (flags & FLAG_OUT_VECTORS) != 0, tile,
+                                          tile_smem<T, P>::get(), [&](T aggregate) {
+                                            unsigned gen = by_block ? 0u : s_gen;
+                                            return single_pass_prefix<T, Op, KIND, P>(
+                                                ws, tile, gen, by_block, drawn, aggregate, init);
+                                          });
 }
 
 // Policy key ".loop": single_pass_kernel's algorithms in a grid of at most one wave
@@ -221,9 +226,9 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
 // in order, so the lowest unfinished tile never waits on a later one and no block
 // waits for a ticket; otherwise (SCANTUNE_TICKETS=1) one tile per block, its ticket.
 // Its own kernel: one-tile shapes keep their code (the loop takes more registers).
-template <class T, class Op, int KIND, class P>
+template <class T, class Op, int KIND, class P, class In = T, class Out = T>
 __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
-    single_pass_loop_kernel(SCANTUNE_KERNEL_PARAMS) {
+    single_pass_loop_kernel(SCANTUNE_IO_KERNEL_PARAMS) {
   await_previous_grid();
   init = start_value<T, Op, KIND>(init, start, flags);
   const bool by_block = (flags & FLAG_TILES_BY_BLOCK) != 0;
@@ -235,12 +240,12 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
   for (unsigned long long t = by_block ? blockIdx.x : s_ticket; t < tiles;
        t += by_block ? gridDim.x : tiles) {
     const unsigned tile = unsigned(t);
-    tile_scan<T, Op, KIND, P>::run(in, out, n, shift, (flags & FLAG_OUT_VECTORS) != 0, tile,
-                                   tile_smem<T, P>::get(), [&](T aggregate) {
-                                     return single_pass_prefix<T, Op, KIND, P>(
-                                         ws, tile, gen, by_block && gen == 0u, drawn, aggregate,
-                                         init);
-                                   });
+    tile_scan<T, Op, KIND, P, In, Out>::run(in, out, n, shift, (flags & FLAG_OUT_VECTORS) != 0,
+                                            tile, tile_smem<T, P>::get(), [&](T aggregate) {
+                                              return single_pass_prefix<T, Op, KIND, P>(
+                                                  ws, tile, gen, by_block && gen == 0u, drawn,
+                                                  aggregate, init);
+                                            });
     __syncthreads(); // the next tile's loads reuse shared memory
   }
 }
@@ -256,15 +261,15 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
 // look-back, and while it waits S - 2 tile copies are in flight.
 // Tickets are taken in order by running blocks and each block finishes its
 // tiles in order, so the lowest unfinished tile never waits on a later one.
-template <class T, class Op, int KIND, class P>
+template <class T, class Op, int KIND, class P, class In = T, class Out = T>
 __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
-    pipelined_kernel(SCANTUNE_KERNEL_PARAMS) {
+    pipelined_kernel(SCANTUNE_IO_KERNEL_PARAMS) {
   await_previous_grid();
   init = start_value<T, Op, KIND>(init, start, flags);
   static_assert(P::algorithm == ALG_LOOKBACK_PIPELINED && P::tile_io != IO_DIRECT,
                 "pipelined_kernel stages tiles in shared memory");
-  typedef tile_io<T, P> io;
-  typedef tile_scan<T, Op, KIND, P> ts;
+  typedef tile_io<T, P, In, Out> io;
+  typedef tile_scan<T, Op, KIND, P, In, Out> ts;
   typedef block_scan<T, Op, P::block_threads, P::block_scan> bscan;
   const unsigned S = io::STAGES;
   static_assert(io::STAGES >= 3, "T0, T1 and at least one copy in flight each have a stage");
@@ -640,20 +645,20 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
 }
 
 // Reduce-then-scan, pass 1: each block reduces its tile into partials[tile].
-template <class T, class Op, int KIND, class P>
+template <class T, class Op, int KIND, class P, class In = T, class Out = T>
 __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
-    rts_reduce_kernel(SCANTUNE_KERNEL_PARAMS) {
+    rts_reduce_kernel(SCANTUNE_IO_KERNEL_PARAMS) {
   await_previous_grid();
   T* partials = reinterpret_cast<T*>(ws + STATUS_OFFSET_WORDS);
   const T aggregate =
-      tile_scan<T, Op, KIND, P>::reduce(in, n, shift, blockIdx.x, tile_smem<T, P>::get());
+      tile_scan<T, Op, KIND, P, In, Out>::reduce(in, n, shift, blockIdx.x, tile_smem<T, P>::get());
   if (threadIdx.x == 0) partials[blockIdx.x] = aggregate;
 }
 
 // Pass 2: one block turns the partials into exclusive tile prefixes, in place.
-template <class T, class Op, int KIND, class P>
+template <class T, class Op, int KIND, class P, class In = T, class Out = T>
 __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
-    rts_partials_kernel(SCANTUNE_KERNEL_PARAMS) {
+    rts_partials_kernel(SCANTUNE_IO_KERNEL_PARAMS) {
   await_previous_grid();
   init = start_value<T, Op, KIND>(init, start, flags);
   Op op;
@@ -674,14 +679,15 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
 }
 
 // Pass 3: each block scans its tile from its prefix.
-template <class T, class Op, int KIND, class P>
+template <class T, class Op, int KIND, class P, class In = T, class Out = T>
 __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
-    rts_downsweep_kernel(SCANTUNE_KERNEL_PARAMS) {
+    rts_downsweep_kernel(SCANTUNE_IO_KERNEL_PARAMS) {
   await_previous_grid();
   const T* partials = reinterpret_cast<const T*>(ws + STATUS_OFFSET_WORDS);
   const T prefix = partials[blockIdx.x];
-  tile_scan<T, Op, KIND, P>::run(in, out, n, shift, (flags & FLAG_OUT_VECTORS) != 0, blockIdx.x,
-                                 tile_smem<T, P>::get(), [&](T) { return prefix; });
+  tile_scan<T, Op, KIND, P, In, Out>::run(in, out, n, shift, (flags & FLAG_OUT_VECTORS) != 0,
+                                          blockIdx.x, tile_smem<T, P>::get(),
+                                          [&](T) { return prefix; });
 }
 
 // Reduction into out[0] (Scanner::reduce; KIND is unused). The vector-aligned body is

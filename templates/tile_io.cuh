@@ -31,11 +31,31 @@
 
 namespace scantune {
 
+// The static shared memory the tile layer needs for items of T: a staged tile
+// (lookback_pipelined's stages are dynamic shared memory, sized by the host).
 template <class T, class P>
+struct tile_footprint {
+  static const bool STAGED = P::tile_io == IO_TRANSPOSE || P::tile_io == IO_WARP_TRANSPOSE;
+  static const bool PIPELINED = P::algorithm == ALG_LOOKBACK_PIPELINED;
+  static const int SHARED_BYTES = STAGED && !PIPELINED ? P::tile_items * int(sizeof(T)) : 16;
+};
+
+// T: the items' (accumulator) type in registers; In and Out: the element types in
+// memory, converted on the way in and out (at most sizeof(T) bytes each: a staged
+// tile of T fits either). Vectors move VEC elements of the type in memory.
+template <class T, class P, class In = T, class Out = T>
 struct tile_io {
   static const int TPB = P::block_threads, IPT = P::items_per_thread, VEC = P::vector_width;
-  static const int VECS = IPT / VEC; // vectors per thread
-  typedef typename raw_vector<VEC * sizeof(T)>::type V;
+  // A vector moves VEC elements, or 16 bytes of them where VEC elements are more (a
+  // converting scan's policy sizes VEC for its wider side; tiles align to VEC elements).
+  static const int IN_BYTES = VEC * sizeof(In) < 16 ? VEC * sizeof(In) : 16;
+  static const int OUT_BYTES = VEC * sizeof(Out) < 16 ? VEC * sizeof(Out) : 16;
+  static const int VECS = IPT * sizeof(In) / IN_BYTES;      // input vectors per thread
+  static const int VECS_OUT = IPT * sizeof(Out) / OUT_BYTES; // output vectors per thread
+  typedef typename raw_vector<IN_BYTES>::type V;
+  typedef typename raw_vector<OUT_BYTES>::type VO;
+  static_assert(sizeof(In) <= sizeof(T) && sizeof(Out) <= sizeof(T),
+                "a staged tile of accumulators holds the input and the output elements");
   static const bool WARP_XPOSE = P::tile_io == IO_WARP_TRANSPOSE;
   static const bool STAGED = P::tile_io == IO_TRANSPOSE || WARP_XPOSE;
   static const bool STREAMING = P::cache == CACHE_STREAMING;
@@ -44,11 +64,8 @@ struct tile_io {
   static const bool REV = P::reverse != 0;
   static const int TILE = P::tile_items, SEG = GROUP * IPT;
 
-  // Staged tiles held at once, and the static shared bytes this layer needs
-  // (lookback_pipelined's stages are dynamic shared memory, sized by the host).
-  static const bool PIPELINED = P::algorithm == ALG_LOOKBACK_PIPELINED;
-  static const int STAGES = PIPELINED ? P::stages : 1;
-  static const int SHARED_BYTES = STAGED && !PIPELINED ? P::tile_items * int(sizeof(T)) : 16;
+  // Staged tiles held at once.
+  static const int STAGES = tile_footprint<T, P>::PIPELINED ? P::stages : 1;
 
   // First element of this thread's segment within the tile, and its rank there.
   static __device__ __forceinline__ int group_base() {
@@ -71,14 +88,17 @@ struct tile_io {
   static __device__ __forceinline__ long long tile_offset(long long g_start, unsigned long long n) {
     return REV ? (long long)n - g_start - TILE : g_start;
   }
-  static __device__ __forceinline__ void mirror(T (&items)[IPT]) {
-    if (!REV) return;
+  // Converted items, mirrored when reversed (a load's last step).
+  static __device__ __forceinline__ void take(const In (&raw)[IPT], T (&items)[IPT]) {
 #pragma unroll
-    for (int i = 0; i < IPT / 2; ++i) {
-      const T x = items[i];
-      items[i] = items[IPT - 1 - i];
-      items[IPT - 1 - i] = x;
-    }
+    for (int i = 0; i < IPT; ++i)
+      items[i] = convert<T>(raw[REV ? IPT - 1 - i : i]);
+  }
+  // The output elements of the items in memory order (a store's first step).
+  static __device__ __forceinline__ void give(const T (&items)[IPT], Out (&outs)[IPT]) {
+#pragma unroll
+    for (int i = 0; i < IPT; ++i)
+      outs[i] = convert<Out>(items[REV ? IPT - 1 - i : i]);
   }
   static __device__ __forceinline__ void group_sync() {
     if (WARP_XPOSE)
@@ -91,16 +111,17 @@ struct tile_io {
   static __device__ __forceinline__ U load_global(const U* p) {
     return STREAMING ? __ldcs(p) : *p;
   }
+  // Any element or vector type: the hinted store takes its bits (half_t is a struct).
   template <class U>
   static __device__ __forceinline__ void store_global(U* p, U v) {
+    typedef typename raw_vector<sizeof(U)>::type R;
     if (STREAMING)
-      __stcs(p, v);
+      __stcs(reinterpret_cast<R*>(p), *reinterpret_cast<const R*>(&v));
     else
       *p = v;
   }
 
-  static __device__ __forceinline__ void load_full(const T* in_tile, T (&items)[IPT], T* smem) {
-    V* vitems = reinterpret_cast<V*>(items);
+  static __device__ __forceinline__ void load_full(const In* in_tile, T (&items)[IPT], T* smem) {
     if (STAGED) {
       const int base = seg_base(), rank = group_rank();
       const V* src = reinterpret_cast<const V*>(in_tile + base);
@@ -108,26 +129,28 @@ struct tile_io {
 #pragma unroll
       for (int k = 0; k < VECS; ++k)
         staged[k] = load_global(src + k * GROUP + rank);
-      V* dst = reinterpret_cast<V*>(smem + base);
+      V* dst = reinterpret_cast<V*>(reinterpret_cast<In*>(smem) + base);
 #pragma unroll
       for (int k = 0; k < VECS; ++k)
         dst[k * GROUP + rank] = staged[k];
       group_sync();
       read_staged(items, smem);
     } else {
+      In raw[IPT];
+      V* vraw = reinterpret_cast<V*>(raw);
       const V* src = reinterpret_cast<const V*>(in_tile + chunk_base());
 #pragma unroll
       for (int k = 0; k < VECS; ++k)
-        vitems[k] = load_global(src + k);
-      mirror(items);
+        vraw[k] = load_global(src + k);
+      take(raw, items);
     }
   }
 
   // Starts copying a full tile into `stage` (striped); completes with wait_prefetch.
-  static __device__ __forceinline__ void prefetch_full(const T* in_tile, T* stage) {
+  static __device__ __forceinline__ void prefetch_full(const In* in_tile, T* stage) {
     const int base = seg_base(), rank = group_rank();
     const V* src = reinterpret_cast<const V*>(in_tile + base);
-    V* dst = reinterpret_cast<V*>(stage + base);
+    V* dst = reinterpret_cast<V*>(reinterpret_cast<In*>(stage) + base);
 #pragma unroll
     for (int k = 0; k < VECS; ++k) {
 #if __CUDA_ARCH__ >= 800
@@ -162,18 +185,19 @@ struct tile_io {
   }
   // This thread's blocked items of a staged full tile.
   static __device__ __forceinline__ void read_staged(T (&items)[IPT], const T* stage) {
-    V* vitems = reinterpret_cast<V*>(items);
-    const V* mine = reinterpret_cast<const V*>(stage + chunk_base());
+    In raw[IPT];
+    V* vraw = reinterpret_cast<V*>(raw);
+    const V* mine = reinterpret_cast<const V*>(reinterpret_cast<const In*>(stage) + chunk_base());
 #pragma unroll
     for (int k = 0; k < VECS; ++k)
-      vitems[k] = mine[k];
-    mirror(items);
+      vraw[k] = mine[k];
+    take(raw, items);
   }
 
   // g_start: virtual index of the tile's first slot (may be negative for the
   // first tile of a misaligned input). Shared memory holds the tile in memory
   // order, as the full tiles' path does (the pipelined kernel reads both alike).
-  static __device__ __forceinline__ void load_partial(const T* in, long long g_start,
+  static __device__ __forceinline__ void load_partial(const In* in, long long g_start,
                                                       unsigned long long n, T (&items)[IPT],
                                                       T* smem, T pad) {
     const long long at = tile_offset(g_start, n);
@@ -183,7 +207,7 @@ struct tile_io {
       for (int e = 0; e < IPT; ++e) {
         const int local = base + e * GROUP + rank;
         const long long g = at + local;
-        smem[local] = (g >= 0 && (unsigned long long)g < n) ? in[g] : pad;
+        smem[local] = (g >= 0 && (unsigned long long)g < n) ? convert<T>(in[g]) : pad;
       }
       group_sync();
       T* mine = smem + chunk_base();
@@ -194,48 +218,50 @@ struct tile_io {
 #pragma unroll
       for (int i = 0; i < IPT; ++i) {
         const long long g = at + chunk_base() + chunk_pos(i);
-        items[i] = (g >= 0 && (unsigned long long)g < n) ? in[g] : pad;
+        items[i] = (g >= 0 && (unsigned long long)g < n) ? convert<T>(in[g]) : pad;
       }
     }
   }
 
   // vec_ok: the output has the input's misalignment, so full tiles are aligned there too.
-  static __device__ __forceinline__ void store_full(T* out_tile, T (&items)[IPT], T* smem,
+  static __device__ __forceinline__ void store_full(Out* out_tile, T (&items)[IPT], T* smem,
                                                     bool vec_ok) {
-    mirror(items); // the caller's items are dead after the store
-    const V* vitems = reinterpret_cast<const V*>(items);
+    Out outs[IPT];
+    give(items, outs);
+    const VO* vouts = reinterpret_cast<const VO*>(outs);
+    Out* staged = reinterpret_cast<Out*>(smem);
     if (STAGED) {
       const int base = seg_base(), rank = group_rank();
-      V* mine = reinterpret_cast<V*>(smem + chunk_base());
+      VO* mine = reinterpret_cast<VO*>(staged + chunk_base());
 #pragma unroll
-      for (int k = 0; k < VECS; ++k)
-        mine[k] = vitems[k];
+      for (int k = 0; k < VECS_OUT; ++k)
+        mine[k] = vouts[k];
       group_sync();
       if (vec_ok) {
-        V* dst = reinterpret_cast<V*>(out_tile + base);
-        const V* src = reinterpret_cast<const V*>(smem + base);
+        VO* dst = reinterpret_cast<VO*>(out_tile + base);
+        const VO* src = reinterpret_cast<const VO*>(staged + base);
 #pragma unroll
-        for (int k = 0; k < VECS; ++k)
+        for (int k = 0; k < VECS_OUT; ++k)
           store_global(dst + k * GROUP + rank, src[k * GROUP + rank]);
       } else {
 #pragma unroll
         for (int e = 0; e < IPT; ++e)
-          store_global(out_tile + base + e * GROUP + rank, smem[base + e * GROUP + rank]);
+          store_global(out_tile + base + e * GROUP + rank, staged[base + e * GROUP + rank]);
       }
     } else if (vec_ok) {
-      V* dst = reinterpret_cast<V*>(out_tile + chunk_base());
+      VO* dst = reinterpret_cast<VO*>(out_tile + chunk_base());
 #pragma unroll
-      for (int k = 0; k < VECS; ++k)
-        store_global(dst + k, vitems[k]);
+      for (int k = 0; k < VECS_OUT; ++k)
+        store_global(dst + k, vouts[k]);
     } else {
 #pragma unroll
       for (int i = 0; i < IPT; ++i)
-        store_global(out_tile + chunk_base() + i, items[i]);
+        store_global(out_tile + chunk_base() + i, outs[i]);
     }
   }
 
   static __device__ __forceinline__ void
-  store_partial(T* out, long long g_start, unsigned long long n, T (&items)[IPT], T* smem) {
+  store_partial(Out* out, long long g_start, unsigned long long n, T (&items)[IPT], T* smem) {
     const long long at = tile_offset(g_start, n);
     if (STAGED) {
       const int base = seg_base(), rank = group_rank();
@@ -248,13 +274,13 @@ struct tile_io {
       for (int e = 0; e < IPT; ++e) {
         const int local = base + e * GROUP + rank;
         const long long g = at + local;
-        if (g >= 0 && (unsigned long long)g < n) out[g] = smem[local];
+        if (g >= 0 && (unsigned long long)g < n) out[g] = convert<Out>(smem[local]);
       }
     } else {
 #pragma unroll
       for (int i = 0; i < IPT; ++i) {
         const long long g = at + chunk_base() + chunk_pos(i);
-        if (g >= 0 && (unsigned long long)g < n) out[g] = items[i];
+        if (g >= 0 && (unsigned long long)g < n) out[g] = convert<Out>(items[i]);
       }
     }
   }

@@ -13,13 +13,14 @@
 
 namespace scantune {
 
-template <class T, class Op, int KIND, class P>
+// T: the accumulator; In and Out: the element types in memory (tile_io.cuh).
+template <class T, class Op, int KIND, class P, class In = T, class Out = T>
 struct tile_scan {
   static const int TPB = P::block_threads, IPT = P::items_per_thread, TILE = P::tile_items;
-  typedef tile_io<T, P> io;
+  typedef tile_io<T, P, In, Out> io;
   typedef block_scan<T, Op, TPB, P::block_scan> bscan;
 
-  static __device__ __forceinline__ bool load(const T* in, unsigned long long n, long long g_start,
+  static __device__ __forceinline__ bool load(const In* in, unsigned long long n, long long g_start,
                                               T (&items)[IPT], T* smem) {
     const bool full = g_start >= 0 && (unsigned long long)g_start + TILE <= n;
     if (full)
@@ -38,7 +39,7 @@ struct tile_scan {
   }
 
   // Block aggregate of tile t (for reduce-then-scan's first pass).
-  static __device__ T reduce(const T* in, unsigned long long n, unsigned shift,
+  static __device__ T reduce(const In* in, unsigned long long n, unsigned shift,
                              unsigned long long t, T* smem) {
     Op op;
     T items[IPT];
@@ -52,7 +53,7 @@ struct tile_scan {
   // block_scan::scan_with_prefix) and returns the tile's exclusive prefix (for
   // exclusive scans it already includes init).
   template <class PrefixFn>
-  static __device__ __forceinline__ void run(const T* in, T* out, unsigned long long n,
+  static __device__ __forceinline__ void run(const In* in, Out* out, unsigned long long n,
                                              unsigned shift, bool out_vec_ok, unsigned long long t,
                                              T* smem, PrefixFn prefix_of) {
     const long long g_start = (long long)(t * TILE) - (long long)shift;
@@ -63,16 +64,16 @@ struct tile_scan {
 
   // The second half of run(): scans loaded items and stores them.
   template <class PrefixFn>
-  static __device__ __forceinline__ void scan_store(T* out, unsigned long long n, long long g_start,
-                                                    bool full, bool out_vec_ok, T (&items)[IPT],
-                                                    T* smem, PrefixFn prefix_of) {
+  static __device__ __forceinline__ void scan_store(Out* out, unsigned long long n,
+                                                    long long g_start, bool full, bool out_vec_ok,
+                                                    T (&items)[IPT], T* smem, PrefixFn prefix_of) {
     Op op;
     const T running = bscan::scan_with_prefix(thread_reduce(items, op), op, prefix_of);
     apply_store(out, n, g_start, full, out_vec_ok, items, running, smem);
   }
 
   // Scans the thread's items from its exclusive prefix `running` and stores the tile.
-  static __device__ __forceinline__ void apply_store(T* out, unsigned long long n,
+  static __device__ __forceinline__ void apply_store(Out* out, unsigned long long n,
                                                      long long g_start, bool full, bool out_vec_ok,
                                                      T (&items)[IPT], T running, T* smem) {
     Op op;
@@ -91,7 +92,7 @@ struct tile_scan {
   }
 
   // Stores a scanned tile (the full tiles' vector path, or the guarded partial one).
-  static __device__ __forceinline__ void store(T* out, unsigned long long n, long long g_start,
+  static __device__ __forceinline__ void store(Out* out, unsigned long long n, long long g_start,
                                                bool full, bool out_vec_ok, T (&items)[IPT],
                                                T* smem) {
     if (full)

@@ -55,9 +55,17 @@ struct is_integer<double> {
   static const bool value = false;
 };
 
-// Raw vector type moving `BYTES` bytes in one instruction (4, 8 or 16).
+// Raw vector type moving `BYTES` bytes in one instruction (1 to 16).
 template <int BYTES>
 struct raw_vector;
+template <>
+struct raw_vector<1> {
+  typedef unsigned char type;
+};
+template <>
+struct raw_vector<2> {
+  typedef unsigned short type;
+};
 template <>
 struct raw_vector<4> {
   typedef unsigned int type;
@@ -70,5 +78,79 @@ template <>
 struct raw_vector<16> {
   typedef uint4 type;
 };
+
+// Storage-only element types of inputs and outputs: IEEE half and bfloat16, as bits.
+// Scans accumulate them in float (the host's default accumulator), so they need no
+// arithmetic here and no toolkit header under NVRTC, only conversions.
+struct __align__(2) half_t {
+  unsigned short bits;
+};
+struct __align__(2) bfloat16_t {
+  unsigned short bits;
+};
+
+__device__ __forceinline__ float to_float(half_t x) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(x.bits));
+  return f;
+}
+__device__ __forceinline__ float to_float(bfloat16_t x) {
+  return __uint_as_float(unsigned(x.bits) << 16);
+}
+__device__ __forceinline__ half_t to_half(float f) {
+  half_t h;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h.bits) : "f"(f));
+  return h;
+}
+__device__ __forceinline__ bfloat16_t to_bfloat16(float f) {
+  bfloat16_t h;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h.bits) : "f"(f));
+  return h;
+}
+
+// Element conversions between an input, the accumulator and an output type: C++'s
+// (integers wrap to a narrower output, as integer scans do at their own width);
+// half and bfloat16 go through float.
+template <class To, class From>
+struct convert_to {
+  static __device__ __forceinline__ To from(From x) { return To(x); }
+};
+template <class To>
+struct convert_to<To, half_t> {
+  static __device__ __forceinline__ To from(half_t x) { return To(to_float(x)); }
+};
+template <class To>
+struct convert_to<To, bfloat16_t> {
+  static __device__ __forceinline__ To from(bfloat16_t x) { return To(to_float(x)); }
+};
+template <class From>
+struct convert_to<half_t, From> {
+  static __device__ __forceinline__ half_t from(From x) { return to_half(float(x)); }
+};
+template <class From>
+struct convert_to<bfloat16_t, From> {
+  static __device__ __forceinline__ bfloat16_t from(From x) { return to_bfloat16(float(x)); }
+};
+template <>
+struct convert_to<half_t, half_t> {
+  static __device__ __forceinline__ half_t from(half_t x) { return x; }
+};
+template <>
+struct convert_to<bfloat16_t, bfloat16_t> {
+  static __device__ __forceinline__ bfloat16_t from(bfloat16_t x) { return x; }
+};
+template <>
+struct convert_to<half_t, bfloat16_t> {
+  static __device__ __forceinline__ half_t from(bfloat16_t x) { return to_half(to_float(x)); }
+};
+template <>
+struct convert_to<bfloat16_t, half_t> {
+  static __device__ __forceinline__ bfloat16_t from(half_t x) { return to_bfloat16(to_float(x)); }
+};
+
+template <class To, class From>
+__device__ __forceinline__ To convert(From x) {
+  return convert_to<To, From>::from(x);
+}
 
 } // namespace scantune

@@ -2,6 +2,7 @@
 // kernel specializations (type, operator, kind, policy).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,8 @@ struct KernelSpec {
   OpSpec op;
   ScanKind kind = ScanKind::Inclusive;
   Heads heads = Heads::None; ///< segmented scans: the segmented entry point
+  /// A converting flat scan's types (acc == type): its kernels name In and Out.
+  std::optional<ScanTypes> converts = std::nullopt;
 
   /// Stable text naming the specialization (used in cache keys and logs).
   std::string id() const;

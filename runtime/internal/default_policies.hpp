@@ -18,4 +18,8 @@ Policy default_axis_policy(DataType type);
 /// 2048 8-byte items per tile (16 KB of shared memory for the gathered tile).
 Policy default_select_policy(DataType type);
 
+/// A converting scan's policy from its accumulator's (`tuned`): vectors of up to 16
+/// bytes of the wider of input and output, and a shape that can run `types`.
+Policy converted_policy(const Policy& tuned, const ScanTypes& types, std::size_t n);
+
 } // namespace scantune::detail

@@ -25,9 +25,18 @@ struct ProblemName {
   ScanKind kind = ScanKind::Inclusive;
   bool custom = false;
   Heads heads = Heads::None; ///< segmented scans: a problem kind of its own
+  /// A converting flat scan's types (acc == type): a problem of its own. The database
+  /// stores its accumulator as `type` and problem_text() as `problem`.
+  std::optional<ScanTypes> converts = std::nullopt;
 
   static ProblemName of(DataType type, const OpRef& op, ScanKind kind, Heads heads = Heads::None);
-  std::string label() const; ///< "int32 sum inclusive", "int32 sum inclusive rows"
+  static ProblemName of(const ScanTypes& types, const OpRef& op, ScanKind kind);
+  /// "int32 sum inclusive", "int32 sum inclusive rows", "uint8:int32 sum inclusive"
+  std::string label() const;
+  /// The database's `problem` text: "" (flat), "rows", ..., "@uint8:int32" (converting).
+  std::string problem_text() const;
+  /// Sets heads and converts from a database `problem` text; false for an unknown one.
+  bool set_problem_text(std::string_view text);
 };
 
 /// One tuned winner.

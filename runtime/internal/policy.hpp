@@ -138,6 +138,10 @@ struct Policy {
   int min_arch() const;
   /// Why this policy cannot run for element type `t`, or nothing when it can.
   std::optional<std::string> invalid_reason(DataType t) const;
+  /// The same for a scan converting between types (ScanTypes): vectors move the wider
+  /// of the input and the output; lookback_bulk copies without converting, and
+  /// lookback_pipelined's copies (cp.async) move 4, 8 or 16 bytes of input.
+  std::optional<std::string> invalid_reason(const ScanTypes& t) const;
   /// True for algorithms that wait on other tiles (and therefore use status words).
   bool uses_tile_status() const;
   /// True for the single-pass algorithms that launch one block per tile unless

@@ -39,7 +39,7 @@ struct FieldDesc {
   bool (*takes)(const AlgorithmDesc& a);
   std::string_view applies_message; ///< "a backoff applies only to ...", then ", not <alg>"
   /// Further rules (multiples, vector bytes), checked after the range, or null.
-  std::optional<std::string> (*check)(const Policy& p, DataType t);
+  std::optional<std::string> (*check)(const Policy& p, const ScanTypes& t);
   /// Position among scantune::policy<ALG, ...>'s arguments (1 = right after ALG).
   int template_slot;
   /// Whether the argument is omitted at its default (a trailing defaulted parameter,
@@ -62,6 +62,6 @@ std::string key_value(const FieldDesc& f, int value);
 std::string device_value(const FieldDesc& f, int value);
 
 /// Why `p` (a tile algorithm's policy) breaks a field's rule for type `t`, or nothing.
-std::optional<std::string> field_problem(const Policy& p, DataType t);
+std::optional<std::string> field_problem(const Policy& p, const ScanTypes& t);
 
 } // namespace scantune::detail

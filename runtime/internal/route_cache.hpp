@@ -34,8 +34,10 @@ public:
 
   /// The route of a call (builds the problem's route set on first use).
   /// `reverse`: a suffix scan, the forward problem's tuned shape run reversed.
+  /// `converts`: a converting flat scan's types (acc == type), else null.
   Route& route(DataType type, const OpRef& op, ScanKind kind, std::uint64_t n,
-               Heads heads = Heads::None, bool reverse = false);
+               Heads heads = Heads::None, bool reverse = false,
+               const ScanTypes* converts = nullptr);
   const DispatchTable& table() const { return *table_; }
 
   /// Keeps `set` alive as long as this cache (routes point at it) and returns it.
@@ -47,16 +49,22 @@ private:
     std::array<Route, kBuckets> by_bucket;
   };
   std::unique_ptr<RouteSet> build(DataType type, const OpRef& op, ScanKind kind, Heads heads,
-                                  bool reverse) const;
+                                  bool reverse, const ScanTypes* converts) const;
 
+  // Custom operators and converting scans: found by a search under a shared lock.
   struct CustomRoutes {
     DataType type;
     ScanKind kind;
     Heads heads;
     bool reverse;
-    CustomOp op; // a copy: the caller's object may change or die
+    Op builtin; // when !custom
+    bool custom;
+    CustomOp op;        // a copy: the caller's object may change or die
+    ScanTypes converts; // uniform: none
     std::unique_ptr<RouteSet> routes;
   };
+  Route& searched_route(DataType type, const OpRef& op, ScanKind kind, std::size_t bucket,
+                        Heads heads, bool reverse, const ScanTypes* converts);
 
   std::shared_ptr<const DispatchTable> table_;
   bool reproducible_ = false;

@@ -2,6 +2,8 @@
 // and the tests run parsed policies without a key round trip per launch.
 #pragma once
 
+#include <optional>
+
 #include "policy.hpp"
 #include "scantune/scantune.hpp"
 #include "segments.hpp"
@@ -35,6 +37,17 @@ struct ScanRequest {
   /// the count of selected items goes to `num_selected` (device memory).
   detail::Heads compaction = detail::Heads::None;
   std::uint64_t* num_selected = nullptr;
+  /// A converting scan's types (in, acc == type, out); empty when both are `type`.
+  std::optional<ScanTypes> converts = std::nullopt;
+
+  DataType in_type() const { return converts ? converts->in : type; }
+  DataType out_type() const { return converts ? converts->out : type; }
+  /// Sets `type` and `converts` from a scan's types (a narrow type: scan_types(t)).
+  void set_types(const ScanTypes& t) {
+    type = t.acc;
+    converts.reset();
+    if (!t.uniform()) converts = t;
+  }
 };
 
 namespace detail {
@@ -47,6 +60,9 @@ struct ScannerAccess {
   /// `heads`: that of a segmented call.
   static const Choice& choice(const Scanner& s, DataType type, OpRef op, ScanKind kind,
                               std::size_t n, Heads heads = Heads::None);
+  /// The same for a flat scan of `types` (a converting one unless uniform).
+  static const Choice& choice(const Scanner& s, const ScanTypes& types, OpRef op, ScanKind kind,
+                              std::size_t n);
   /// The policy a call with these parameters runs (Scanner::plan's, parsed).
   static Policy choose(const Scanner& s, DataType type, OpRef op, ScanKind kind, std::size_t n);
 };

@@ -17,7 +17,12 @@ namespace {
 thread_local std::string g_last_error, g_last_log;
 
 bool valid_dtype(scantune_dtype_t t) {
-  return t >= SCANTUNE_INT32 && t <= SCANTUNE_FLOAT64;
+  return t >= SCANTUNE_INT32 && t <= SCANTUNE_BFLOAT16;
+}
+
+scantune::DataType to_type(scantune_dtype_t t) {
+  if (!valid_dtype(t)) scantune::detail::fail("unknown element type code {}", static_cast<int>(t));
+  return static_cast<scantune::DataType>(t);
 }
 bool valid_op(scantune_op_t o) {
   return o >= SCANTUNE_OP_SUM && o <= SCANTUNE_OP_BIT_XOR;
@@ -72,23 +77,24 @@ scantune::ScanRequest request(scantune_scanner_t s, scantune_dtype_t type, int e
                               cudaStream_t stream) {
   using scantune::detail::fail;
   if (!s) fail("null scanner handle");
-  if (!valid_dtype(type)) fail("unknown element type code {}", static_cast<int>(type));
   const auto kind = exclusive ? scantune::ScanKind::Exclusive : scantune::ScanKind::Inclusive;
-  return {static_cast<scantune::DataType>(type),
-          kind,
-          scantune::Op::Sum,
-          in,
-          out,
-          n,
-          init,
-          stream,
-          nullptr,
-          {},
-          {},
-          {},
-          nullptr,
-          false,
-          false};
+  scantune::ScanRequest r{to_type(type),
+                          kind,
+                          scantune::Op::Sum,
+                          in,
+                          out,
+                          n,
+                          init,
+                          stream,
+                          nullptr,
+                          {},
+                          {},
+                          {},
+                          nullptr,
+                          false,
+                          false};
+  r.set_types(scantune::scan_types(r.type)); // a narrow type converts through its accumulator
+  return r;
 }
 
 scantune::Op to_op(scantune_op_t op) {
@@ -280,6 +286,22 @@ scantune_status_t scantune_reverse_scan(scantune_scanner_t s, scantune_dtype_t t
     auto r = request(s, type, exclusive, d_in, d_out, n, init, stream);
     r.op = to_op(op);
     r.reverse = true;
+    scantune::detail::ScannerAccess::scan(s->scanner, r);
+  });
+}
+
+scantune_status_t scantune_scan_types(scantune_scanner_t s, scantune_dtype_t in_type,
+                                      scantune_dtype_t acc_type, scantune_dtype_t out_type,
+                                      scantune_op_t op, int exclusive, int reverse,
+                                      const void* d_in, void* d_out, size_t n, const void* init,
+                                      cudaStream_t stream) {
+  return guarded([&] {
+    auto r = request(s, out_type, exclusive, d_in, d_out, n, init, stream);
+    r.set_types(acc_type == SCANTUNE_ACC_DEFAULT
+                    ? scantune::scan_types(to_type(in_type), to_type(out_type))
+                    : scantune::ScanTypes{to_type(in_type), to_type(acc_type), to_type(out_type)});
+    r.op = to_op(op);
+    r.reverse = reverse != 0;
     scantune::detail::ScannerAccess::scan(s->scanner, r);
   });
 }

@@ -112,6 +112,9 @@ std::vector<std::string> kernel_names(const KernelSpec& s) {
   if (s.policy.reverse) op = fmt::format("scantune::reversed_op<{} >", op);
   std::string args = fmt::format("{}, {}, {}", device_type_name(s.type), op, kind);
   if (a.tiles) args += ", " + policy_type(s.policy);
+  if (s.converts) // the flat kernels' trailing In and Out
+    args += fmt::format(", {}, {}", device_type_name(s.converts->in),
+                        device_type_name(s.converts->out));
   std::vector<std::string> names;
   if (s.heads == Heads::Axis || s.heads == Heads::Reduce) {
     names.push_back(fmt::format("&scantune::{}<{}>",
@@ -166,6 +169,18 @@ const char* device_type_name(DataType t) {
     return "float";
   case DataType::Float64:
     return "double";
+  case DataType::Int8:
+    return "signed char";
+  case DataType::UInt8:
+    return "unsigned char";
+  case DataType::Int16:
+    return "short";
+  case DataType::UInt16:
+    return "unsigned short";
+  case DataType::Float16:
+    return "scantune::half_t";
+  case DataType::BFloat16:
+    return "scantune::bfloat16_t";
   }
   return "?";
 }
@@ -192,7 +207,8 @@ std::string custom_op_hash(const CustomOp& op) {
 std::string KernelSpec::id() const {
   const std::string flat =
       fmt::format("{}|{}|{}|{}", policy.key(), to_string(type), op.id(), to_string(kind));
-  return heads == Heads::None ? flat : fmt::format("{}|{}", flat, to_string(heads));
+  const std::string typed = converts ? fmt::format("{}|{}", flat, to_string(*converts)) : flat;
+  return heads == Heads::None ? typed : fmt::format("{}|{}", typed, to_string(heads));
 }
 
 void check_op(DataType type, const OpRef& op) {

@@ -1,5 +1,7 @@
 #include "default_policies.hpp"
 
+#include <algorithm>
+
 namespace scantune::detail {
 
 Policy default_policy(DataType type, std::size_t /*n*/) {
@@ -39,6 +41,34 @@ Policy default_select_policy(DataType type) {
   p.block_threads = 256;
   p.items_per_thread = size_of(type) == 4 ? 16 : 8;
   p.vector_width = size_of(type) == 4 ? 4 : 2;
+  return p;
+}
+
+} // namespace scantune::detail
+
+namespace scantune::detail {
+
+Policy converted_policy(const Policy& tuned, const ScanTypes& types, std::size_t n) {
+  // The accumulator's tuned shape, with vectors of up to 16 bytes of the wider of the
+  // input and the output, and at least one such vector per thread: its tile of 1- or
+  // 2-byte elements would otherwise move a quarter or half of the bytes per load.
+  if (tuned.algorithm == Algorithm::Sequential) return tuned;
+  const int widest = static_cast<int>(std::max(size_of(types.in), size_of(types.out)));
+  auto shaped = [&](Policy p) {
+    p.vector_width = 16 / widest;
+    p.items_per_thread =
+        std::min(32, (p.items_per_thread + p.vector_width - 1) / p.vector_width * p.vector_width);
+    return p;
+  };
+  Policy p = shaped(tuned);
+  if (p.invalid_reason(types)) { // the default shape (lookback_warp) runs every direction
+    Policy d = default_policy(types.acc, n);
+    d.reverse = tuned.reverse;
+    d.reproducible = tuned.reproducible;
+    p = shaped(d);
+  }
+  while (p.invalid_reason(types) && p.vector_width > 1)
+    p.vector_width /= 2;
   return p;
 }
 

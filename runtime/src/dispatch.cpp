@@ -13,9 +13,8 @@ namespace scantune::detail {
 namespace {
 
 std::string key_of(const ProblemName& p) {
-  const std::string flat =
-      fmt::format("{}|{}|{}|{}", to_string(p.type), p.op, p.op_hash, to_string(p.kind));
-  return p.heads == Heads::None ? flat : fmt::format("{}|{}", flat, to_string(p.heads));
+  return fmt::format("{}|{}|{}|{}|{}", to_string(p.type), p.op, p.op_hash, to_string(p.kind),
+                     p.problem_text());
 }
 
 bool is_integer_type(DataType t) {
@@ -39,9 +38,33 @@ ProblemName ProblemName::of(DataType type, const OpRef& op, ScanKind kind, Heads
   return p;
 }
 
+ProblemName ProblemName::of(const ScanTypes& types, const OpRef& op, ScanKind kind) {
+  ProblemName p = of(types.acc, op, kind);
+  if (!types.uniform()) p.converts = types;
+  return p;
+}
+
 std::string ProblemName::label() const {
-  const std::string flat = fmt::format("{} {} {}", to_string(type), op, to_string(kind));
+  const std::string flat = fmt::format(
+      "{} {} {}", converts ? to_string(*converts) : to_string(type), op, to_string(kind));
   return heads == Heads::None ? flat : fmt::format("{} {}", flat, to_string(heads));
+}
+
+std::string ProblemName::problem_text() const {
+  return converts ? "@" + to_string(*converts) : std::string(to_string(heads));
+}
+
+bool ProblemName::set_problem_text(std::string_view text) {
+  if (!text.empty() && text[0] == '@') {
+    const ScanTypes t = parse_scan_types(text.substr(1));
+    if (t.acc != type) return false;
+    heads = Heads::None;
+    converts = t;
+    return true;
+  }
+  const std::optional<Heads> h = parse_heads(text);
+  if (h) heads = *h;
+  return h.has_value();
 }
 
 bool applies_to(const Policy& p, std::uint64_t tuned_size, std::uint64_t n) {
@@ -146,6 +169,14 @@ Choice DispatchTable::resolve(const ProblemName& problem, std::uint64_t n) const
     Choice plan = resolve(flat, n);
     plan.policy = reduce_policy_of(plan.policy);
     plan.source += " (its tile shape, for the reduction)";
+    return plan;
+  }
+  if (problem.converts && !db_.count(key_of(problem))) { // untuned: the accumulator's shape
+    ProblemName same = problem;
+    same.converts.reset();
+    Choice plan = resolve(same, n);
+    plan.policy = converted_policy(plan.policy, *problem.converts, n);
+    plan.source += fmt::format(" (its shape, for {})", to_string(*problem.converts));
     return plan;
   }
   Choice plan;

@@ -19,15 +19,13 @@ std::optional<std::vector<TunedEntry>> read_tuned_entries(const std::filesystem:
   std::vector<TunedEntry> out;
   for (const db::BestEntry& b : tdb->list_best()) {
     TunedEntry e;
-    const std::optional<Heads> heads = parse_heads(b.problem);
-    if (!heads) { // a problem kind of a newer library
-      log(LogLevel::Warn, "tuning DB {}: ignoring a winner of the unknown problem '{}'",
-          path.string(), b.problem);
-      continue;
-    }
-    e.problem.heads = *heads;
     try {
       e.problem.type = parse_data_type(b.type);
+      if (!e.problem.set_problem_text(b.problem)) { // a problem kind of a newer library
+        log(LogLevel::Warn, "tuning DB {}: ignoring a winner of the unknown problem '{}'",
+            path.string(), b.problem);
+        continue;
+      }
       e.problem.kind = parse_scan_kind(b.kind);
       e.policy = Policy::parse(b.policy);
     } catch (const Error& x) {

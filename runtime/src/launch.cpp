@@ -166,13 +166,13 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
   const bool axis = r.axis.inner != 0;
   // Reversed, full tiles end on a vector boundary: the tiling is shifted by what
   // the end of the input lacks to reach one.
-  const unsigned in_mis = misalignment(r.in, size, align);
+  const unsigned in_mis = misalignment(r.in, size_of(r.in_type()), align);
   const auto a = static_cast<unsigned>(align);
   const unsigned end_gap = (a - (in_mis + static_cast<unsigned>(r.n % a)) % a) % a;
   const unsigned shift = axis ? 0u : policy.reverse ? end_gap : in_mis;
-  unsigned flags = axis                                         ? axis_flags(policy, r)
-                   : misalignment(r.out, size, align) == in_mis ? kFlagOutVectors
-                                                                : 0u;
+  unsigned flags = axis ? axis_flags(policy, r)
+                   : misalignment(r.out, size_of(r.out_type()), align) == in_mis ? kFlagOutVectors
+                                                                                 : 0u;
   if (r.seeded) flags |= kFlagSeeded;
   if (r.start) flags |= kFlagStartOnDevice;
   unsigned long long n = r.n;

@@ -58,8 +58,9 @@ E parse_enum_field(std::string_view field, std::string_view s) {
   return static_cast<E>(parse_enum_value(detail::field_named(field), s));
 }
 
-constexpr std::array<std::string_view, 6> kTypeNames{"int32",  "uint32",  "int64",
-                                                     "uint64", "float32", "float64"};
+constexpr std::array<std::string_view, 12> kTypeNames{"int32",   "uint32",  "int64",   "uint64",
+                                                      "float32", "float64", "int8",    "uint8",
+                                                      "int16",   "uint16",  "float16", "bfloat16"};
 constexpr std::array<std::string_view, 7> kOpNames{"sum",     "product", "min",    "max",
                                                    "bit_and", "bit_or",  "bit_xor"};
 constexpr std::array<std::string_view, 4> kMatchNames{"exact", "nearest_size", "same_arch",
@@ -80,7 +81,8 @@ int prefixed_int(std::string_view token, std::string_view prefix, std::string_vi
 } // namespace
 
 std::size_t size_of(DataType t) {
-  return (t == DataType::Int32 || t == DataType::UInt32 || t == DataType::Float32) ? 4 : 8;
+  constexpr std::array<std::size_t, 12> kSizes{4, 4, 8, 8, 4, 8, 1, 1, 2, 2, 2, 2};
+  return kSizes.at(static_cast<std::size_t>(t));
 }
 std::string_view to_string(DataType t) {
   return name_of(kTypeNames, t);
@@ -241,6 +243,11 @@ std::size_t Policy::dynamic_shared_bytes(DataType t) const {
 }
 
 std::optional<std::string> Policy::invalid_reason(DataType t) const {
+  return invalid_reason(ScanTypes{t, t, t});
+}
+
+std::optional<std::string> Policy::invalid_reason(const ScanTypes& types) const {
+  const DataType t = types.acc;
   const detail::AlgorithmDesc& a = detail::describe(algorithm);
   if (!a.tiles) {
     for (const detail::FieldDesc& f : detail::policy_fields())
@@ -248,8 +255,14 @@ std::optional<std::string> Policy::invalid_reason(DataType t) const {
         return fmt::format("{} takes no tile parameters (use Policy::sequential())", a.name);
     return std::nullopt;
   }
-  if (auto why = detail::field_problem(*this, t)) return why;
+  if (auto why = detail::field_problem(*this, types)) return why;
   if (auto why = a.constraint(*this)) return why;
+  if (!types.uniform() && algorithm == Algorithm::LookbackBulk)
+    return fmt::format("lookback_bulk copies elements without converting them, not {}",
+                       to_string(types));
+  if (!types.uniform() && a.stages_tiles && vector_width * size_of(types.in) < 4)
+    return fmt::format("lookback_pipelined copies vectors of 4, 8 or 16 bytes, not {} x {}",
+                       vector_width, to_string(types.in));
   if (shared_bytes(t) > kMaxStaticSharedBytes)
     return fmt::format("needs {} bytes of shared memory for {} (limit {})", shared_bytes(t),
                        to_string(t), kMaxStaticSharedBytes);

@@ -1,6 +1,7 @@
 // The policy field table and the rules that need more than a range.
 #include "policy_fields.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -36,24 +37,26 @@ bool one_tile_per_block(const AlgorithmDesc& a) {
   return a.one_tile_per_block;
 }
 
-std::optional<std::string> block_threads_rule(const Policy& p, DataType) {
+std::optional<std::string> block_threads_rule(const Policy& p, const ScanTypes&) {
   if (p.block_threads % 32 != 0)
     return fmt::format("block threads {} is not a multiple of 32 in [32, 1024]", p.block_threads);
   return std::nullopt;
 }
 
-std::optional<std::string> min_blocks_rule(const Policy& p, DataType) {
+std::optional<std::string> min_blocks_rule(const Policy& p, const ScanTypes&) {
   if (p.min_blocks * p.launch_threads() > 2048)
     return fmt::format("{} blocks x {} threads exceed the 2048 threads an SM holds", p.min_blocks,
                        p.launch_threads());
   return std::nullopt;
 }
 
-std::optional<std::string> vector_rule(const Policy& p, DataType t) {
+// Vectors move elements as they are in memory: the wider of the input and the output.
+std::optional<std::string> vector_rule(const Policy& p, const ScanTypes& t) {
   const int v = p.vector_width;
+  const std::size_t size = std::max(size_of(t.in), size_of(t.out));
   if ((v & (v - 1)) != 0) return fmt::format("vector width {} is not a power of two", v);
-  if (static_cast<std::size_t>(v) * size_of(t) > 16)
-    return fmt::format("vector width {} x {} bytes exceeds 16 bytes", v, size_of(t));
+  if (static_cast<std::size_t>(v) * size > 16)
+    return fmt::format("vector width {} x {} bytes exceeds 16 bytes", v, size);
   if (p.items_per_thread % v != 0)
     return fmt::format("items per thread {} is not a multiple of the vector width {}",
                        p.items_per_thread, v);
@@ -152,7 +155,7 @@ std::string device_value(const FieldDesc& f, int value) {
                         : std::to_string(value);
 }
 
-std::optional<std::string> field_problem(const Policy& p, DataType t) {
+std::optional<std::string> field_problem(const Policy& p, const ScanTypes& t) {
   const AlgorithmDesc& a = describe(p.algorithm);
   for (const FieldDesc& f : kFields) {
     const int v = f.get(p);

@@ -68,12 +68,38 @@ void check_compaction(const ScanRequest& r) {
     fail("the count of selected items overlaps the output");
 }
 
+// The element types of a converting scan, and where they can run.
+void check_conversion(const ScanRequest& r) {
+  check_scan_types(*r.converts);
+  if (detail::problem_of(r) != detail::Heads::None)
+    detail::fail<detail::Unsupported>(
+        "{} scans elements of the accumulator types only (int32 .. float64), not {}",
+        r.reduce ? std::string_view("a reduction") : detail::to_string(detail::problem_of(r)),
+        to_string(*r.converts));
+  if (r.in == r.out && r.n && size_of(r.converts->in) != size_of(r.converts->out))
+    detail::fail("an in-place scan from {} to {} changes the element size", to_string(r.in_type()),
+                 to_string(r.out_type()));
+}
+
+void check_pointer(const char* what, const void* p, DataType t) {
+  if (reinterpret_cast<std::uintptr_t>(p) % size_of(t))
+    detail::fail("{} pointer {} is not aligned to its {}-byte {} elements", what, p, size_of(t),
+                 to_string(t));
+}
+
+// Whether [a, a + a_bytes) and [b, b + b_bytes) overlap.
+bool overlap(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes) {
+  const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
+  return x < y + b_bytes && y < x + a_bytes;
+}
+
 void check_request(const ScanRequest& r) {
   using detail::fail;
   if (r.compaction != detail::Heads::None)
     check_compaction(r);
   else
     detail::check_op(r.type, r.op);
+  if (r.converts) check_conversion(r);
   const std::size_t size = size_of(r.type);
   if (r.reduce && !r.out) fail("null result pointer for a reduction");
   if (r.start && reinterpret_cast<std::uintptr_t>(r.start) % size)
@@ -82,33 +108,24 @@ void check_request(const ScanRequest& r) {
   if (r.n == 0) return;
   if (!r.in) fail("null input pointer with n = {}", r.n);
   if (!r.out) fail("null output pointer with n = {}", r.n);
-  if (reinterpret_cast<std::uintptr_t>(r.in) % size)
-    fail("input pointer {} is not aligned to its {}-byte {} elements", r.in, size,
-         to_string(r.type));
-  if (reinterpret_cast<std::uintptr_t>(r.out) % size)
-    fail("output pointer {} is not aligned to its {}-byte {} elements", r.out, size,
-         to_string(r.type));
+  check_pointer("input", r.in, r.in_type());
+  check_pointer("output", r.out, r.reduce ? r.type : r.out_type());
   if ((r.kind == ScanKind::Exclusive || r.seeded) && !r.init && !r.start)
     fail("{} scan without {}", to_string(r.kind), r.seeded ? "a seed" : "an init value");
   if (!r.workspace.ptr && r.workspace.bytes)
     fail("a workspace of {} bytes with a null pointer", r.workspace.bytes);
-  const auto out = reinterpret_cast<std::uintptr_t>(r.out);
-  const std::uintptr_t bytes = r.n * size;
+  const std::size_t in_bytes = r.n * size_of(r.in_type());
   if (r.reduce) {
-    const auto a = reinterpret_cast<std::uintptr_t>(r.in);
-    if (a < out + size && out < a + bytes) fail("the reduction's result overlaps its input");
+    if (overlap(r.in, in_bytes, r.out, size)) fail("the reduction's result overlaps its input");
     return;
   }
-  if (r.in != r.out) {
-    const auto a = reinterpret_cast<std::uintptr_t>(r.in);
-    if (a < out + bytes && out < a + bytes)
-      fail("input and output ranges overlap without being identical");
-  }
-  if (const auto f = reinterpret_cast<std::uintptr_t>(r.segments.head_flags);
-      f && f < out + bytes && out < f + r.n)
+  const std::size_t bytes = r.n * size_of(r.out_type());
+  if (r.in != r.out && overlap(r.in, in_bytes, r.out, bytes))
+    fail("input and output ranges overlap without being identical");
+  if (r.segments.head_flags && overlap(r.segments.head_flags, r.n, r.out, bytes))
     fail("the head flags overlap the output");
-  const auto k = reinterpret_cast<std::uintptr_t>(r.segments.keys);
-  if (k && k < out + bytes && out < k + r.n * static_cast<std::size_t>(r.segments.word_bytes))
+  if (r.segments.keys &&
+      overlap(r.segments.keys, r.n * static_cast<std::size_t>(r.segments.word_bytes), r.out, bytes))
     fail("the keys overlap the output");
 }
 
@@ -201,8 +218,8 @@ struct Scanner::Impl {
   detail::RouteCache& current_routes() const { return *routes.load(std::memory_order_acquire); }
 
   std::shared_ptr<const detail::KernelSet> kernels_for(const Policy& policy, const ScanRequest& r) {
-    const detail::KernelSpec spec{policy, r.type, detail::OpSpec::from(r.op), r.kind,
-                                  detail::problem_of(r)};
+    const detail::KernelSpec spec{
+        policy, r.type, detail::OpSpec::from(r.op), r.kind, detail::problem_of(r), r.converts};
     return detail::KernelRegistry::instance().get(spec, arch, disk_cache ? &*disk_cache : nullptr);
   }
 
@@ -220,9 +237,11 @@ struct Scanner::Impl {
     const detail::Choice& p = route.plan;
     if (p.match == Match::Exact || detail::problem_of(r) != detail::Heads::None) return;
     detail::log(detail::LogLevel::Info, "{} {} {} at n = {} on {}: {} -> {} ({})",
-                to_string(r.type), r.op.custom ? r.op.custom->name : to_string(r.op.op),
-                to_string(r.kind), r.n, model, to_string(p.match), p.policy.key(), p.source);
-    if (autotuner) autotuner->request(detail::ProblemName::of(r.type, r.op, r.kind), r.n);
+                r.converts ? to_string(*r.converts) : to_string(r.type),
+                r.op.custom ? r.op.custom->name : to_string(r.op.op), to_string(r.kind), r.n, model,
+                to_string(p.match), p.policy.key(), p.source);
+    if (autotuner && !r.converts)
+      autotuner->request(detail::ProblemName::of(r.type, r.op, r.kind), r.n);
   }
 };
 
@@ -236,23 +255,37 @@ int Scanner::device() const {
 }
 
 Plan Scanner::plan(DataType type, OpRef op, ScanKind kind, std::size_t n) const {
-  return detail::ScannerAccess::choice(*this, type, op, kind, n).plan();
+  return plan(scan_types(type), op, kind, n);
+}
+
+Plan Scanner::plan(const ScanTypes& types, OpRef op, ScanKind kind, std::size_t n) const {
+  return detail::ScannerAccess::choice(*this, types, op, kind, n).plan();
 }
 
 void Scanner::prepare(DataType type, OpRef op, ScanKind kind, std::size_t n) {
+  prepare(scan_types(type), op, kind, n);
+}
+
+void Scanner::prepare(const ScanTypes& types, OpRef op, ScanKind kind, std::size_t n) {
   Impl& im = *impl_;
-  detail::check_op(type, op);
+  ScanRequest r{types.acc, kind, op, nullptr, nullptr, n,     nullptr, nullptr,
+                nullptr,   {},   {}, {},      nullptr, false, false};
+  r.set_types(types);
+  detail::check_op(r.type, op);
+  check_scan_types(types);
   if (im.device < 0) detail::fail<detail::NoDevice>("{}", im.device_error);
   DeviceScope scope(im.device);
-  const ScanRequest r{type,    kind, op, nullptr, nullptr, n,     nullptr, nullptr,
-                      nullptr, {},   {}, {},      nullptr, false, false};
   detail::RouteCache& cache = im.current_routes();
-  im.route_kernels(cache, cache.route(type, op, kind, n), r);
+  im.route_kernels(cache,
+                   cache.route(r.type, op, kind, n, detail::Heads::None, false,
+                               r.converts ? &*r.converts : nullptr),
+                   r);
 }
 
 std::size_t Scanner::workspace_bytes(DataType type, OpRef op, ScanKind kind, std::size_t n) const {
-  return detail::workspace_bytes(detail::ScannerAccess::choice(*this, type, op, kind, n).policy,
-                                 type, n);
+  const ScanTypes types = scan_types(type);
+  return detail::workspace_bytes(detail::ScannerAccess::choice(*this, types, op, kind, n).policy,
+                                 types.acc, n);
 }
 
 void Scanner::reload_database() {
@@ -273,6 +306,7 @@ void Scanner::run_segmented(DataType type, ScanKind kind, OpRef op, const void* 
   detail::check_segments(segments);
   ScanRequest r{type,    kind, op,       in, out,     n,     init, stream,
                 nullptr, {},   segments, {}, nullptr, false, false};
+  r.set_types(scan_types(type));
   std::optional<Policy> policy;
   if (!policy_key.empty()) r.policy = &policy.emplace(Policy::parse(policy_key));
   detail::ScannerAccess::scan(*this, r);
@@ -283,6 +317,7 @@ void Scanner::run_axis(DataType type, ScanKind kind, OpRef op, const void* in, v
                        cudaStream_t stream) {
   ScanRequest r{type,    kind, op, in, out,     0,     init, stream,
                 nullptr, {},   {}, {}, nullptr, false, false};
+  r.set_types(scan_types(type));
   detail::set_axis(r, outer, len, inner);
   detail::ScannerAccess::scan(*this, r);
 }
@@ -293,6 +328,7 @@ void Scanner::run_from_device(DataType type, ScanKind kind, OpRef op, const void
   ScanRequest r{type,   kind,    op, in, out, n,     nullptr,
                 stream, nullptr, {}, {}, {},  start, kind == ScanKind::Inclusive,
                 false};
+  r.set_types(scan_types(type));
   detail::ScannerAccess::scan(*this, r);
 }
 
@@ -300,6 +336,7 @@ void Scanner::run_reverse(DataType type, ScanKind kind, OpRef op, const void* in
                           std::size_t n, const void* init, cudaStream_t stream) {
   ScanRequest r{type,    kind, op, in, out,     n,     init, stream,
                 nullptr, {},   {}, {}, nullptr, false, false};
+  r.set_types(scan_types(type));
   r.reverse = true;
   detail::ScannerAccess::scan(*this, r);
 }
@@ -314,6 +351,7 @@ void Scanner::run_reduce(DataType type, OpRef op, const void* in, void* result, 
                 {},      {},
                 nullptr, false,
                 true};
+  r.set_types(scan_types(type));
   detail::ScannerAccess::scan(*this, r);
 }
 
@@ -324,7 +362,7 @@ void Scanner::run_select(DataType type, Compaction how, const void* in, const st
   constexpr Heads kinds[] = {Heads::SelectFlags, Heads::SelectIf, Heads::Unique,
                              Heads::PartitionFlags, Heads::PartitionIf};
   ScanRequest r;
-  r.type = type;
+  r.set_types(scan_types(type));
   r.in = in;
   r.out = out;
   r.n = n;
@@ -357,8 +395,18 @@ void Scanner::run(DataType type, ScanKind kind, OpRef op, const void* in, void* 
                   std::string_view policy_key) {
   ScanRequest r{type,    kind,      op, in, out,     n,     init, stream,
                 nullptr, workspace, {}, {}, nullptr, false, false};
+  r.set_types(scan_types(type));
   std::optional<Policy> policy;
   if (!policy_key.empty()) r.policy = &policy.emplace(Policy::parse(policy_key));
+  detail::ScannerAccess::scan(*this, r);
+}
+
+void Scanner::run_types(const ScanTypes& types, ScanKind kind, OpRef op, const void* in, void* out,
+                        std::size_t n, const void* init, cudaStream_t stream, bool reverse) {
+  ScanRequest r{types.acc, kind, op, in, out,     n,     init, stream,
+                nullptr,   {},   {}, {}, nullptr, false, false};
+  r.set_types(types);
+  r.reverse = reverse;
   detail::ScannerAccess::scan(*this, r);
 }
 
@@ -396,8 +444,18 @@ void check_segments(const Segments& s) {
 
 const Choice& ScannerAccess::choice(const Scanner& s, DataType type, OpRef op, ScanKind kind,
                                     std::size_t n, Heads heads) {
+  if (heads == Heads::None) return choice(s, scan_types(type), op, kind, n);
   check_op(type, op);
   return s.impl_->current_routes().route(type, op, kind, n, heads).plan;
+}
+
+const Choice& ScannerAccess::choice(const Scanner& s, const ScanTypes& types, OpRef op,
+                                    ScanKind kind, std::size_t n) {
+  check_scan_types(types);
+  check_op(types.acc, op);
+  return s.impl_->current_routes()
+      .route(types.acc, op, kind, n, Heads::None, false, types.uniform() ? nullptr : &types)
+      .plan;
 }
 
 Policy ScannerAccess::choose(const Scanner& s, DataType type, OpRef op, ScanKind kind,
@@ -417,8 +475,9 @@ void ScannerAccess::scan(Scanner& s, const ScanRequest& r) {
   Scanner::Impl& im = *s.impl_;
   const Heads heads = problem_of(r);
   if (r.policy) {
-    if (auto why = r.policy->invalid_reason(r.type))
-      fail("policy {} cannot run on {}: {}", r.policy->key(), to_string(r.type), *why);
+    const ScanTypes types = r.converts ? *r.converts : ScanTypes{r.type, r.type, r.type};
+    if (auto why = r.policy->invalid_reason(types))
+      fail("policy {} cannot run on {}: {}", r.policy->key(), to_string(types), *why);
     if (auto why = heads != Heads::None ? problem_invalid_reason(*r.policy, heads) : std::nullopt)
       fail("policy {} cannot run a {}: {}", r.policy->key(),
            heads == Heads::Reduce ? "reduction"
@@ -439,7 +498,8 @@ void ScannerAccess::scan(Scanner& s, const ScanRequest& r) {
     return;
   }
   RouteCache& cache = im.current_routes();
-  Route& route = cache.route(r.type, r.op, r.kind, r.n, heads, r.reverse);
+  Route& route =
+      cache.route(r.type, r.op, r.kind, r.n, heads, r.reverse, r.converts ? &*r.converts : nullptr);
   const KernelSet& kernels = im.route_kernels(cache, route, r);
   if (!route.reported.load(std::memory_order_relaxed) && !route.reported.exchange(true))
     im.report(route, r);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "codegen.hpp"
@@ -11,6 +12,23 @@ namespace scantune::test {
 inline const std::vector<DataType>& all_types() {
   static const std::vector<DataType> v{DataType::Int32,  DataType::UInt32,  DataType::Int64,
                                        DataType::UInt64, DataType::Float32, DataType::Float64};
+  return v;
+}
+/// The converting types the typed calls make: narrow types alone and the widening pairs.
+inline const std::vector<ScanTypes>& converting_types() {
+  static const std::vector<ScanTypes> v = [] {
+    using D = DataType;
+    std::vector<ScanTypes> t;
+    for (D d : {D::Int8, D::UInt8, D::Int16, D::UInt16, D::Float16, D::BFloat16})
+      t.push_back(scan_types(d));
+    const std::pair<D, D> pairs[] = {
+        {D::UInt8, D::Int32},      {D::UInt8, D::Int64},     {D::Int8, D::Int64},
+        {D::Int32, D::Int64},      {D::UInt32, D::UInt64},   {D::Float16, D::Float32},
+        {D::BFloat16, D::Float32}, {D::Float32, D::Float64}, {D::Int16, D::Float32}};
+    for (auto [in, out] : pairs)
+      t.push_back(scan_types(in, out));
+    return t;
+  }();
   return v;
 }
 inline const std::vector<Algorithm>& tile_algorithms() {

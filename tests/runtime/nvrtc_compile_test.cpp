@@ -1,6 +1,7 @@
 // Every template path compiles under NVRTC for sm_80 and sm_90 (no GPU needed).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "common/spec_sets.hpp"
@@ -25,7 +26,9 @@ void compile_all(const std::vector<KernelSpec>& specs, int arch) {
                                   specs.begin() +
                                       static_cast<std::ptrdiff_t>(std::min(specs.size(), i + 48)));
     for (const auto& s : batch)
-      ASSERT_FALSE(s.policy.invalid_reason(s.type)) << s.id();
+      ASSERT_FALSE(
+          s.policy.invalid_reason(s.converts ? *s.converts : ScanTypes{s.type, s.type, s.type}))
+          << s.id();
     auto g = generate(batch);
     std::vector<std::string> names;
     for (const auto& n : g.name_expressions)
@@ -189,7 +192,41 @@ std::vector<KernelSpec> reverse_paths() {
   return v;
 }
 
+// Converting scans (narrow and mixed types): every algorithm that converts x tile I/O on
+// three pairs (1-byte, widening, half through float), and every pair the typed calls
+// make on lookback_warp forward and reversed and on the sequential kernel.
+std::vector<KernelSpec> converting_paths() {
+  using D = DataType;
+  const ScanTypes wide[] = {scan_types(D::Int8), scan_types(D::UInt8, D::Int32),
+                            scan_types(D::Float16)};
+  std::vector<KernelSpec> v;
+  auto add = [&](const ScanTypes& t, Policy p, OpRef op, ScanKind k) {
+    if (!p.invalid_reason(t)) v.push_back({p, t.acc, OpSpec::from(op), k, Heads::None, t});
+  };
+  for (const ScanTypes& t : wide) {
+    const int vec = 16 / static_cast<int>(std::max(size_of(t.in), size_of(t.out)));
+    for (Algorithm a : tile_algorithms())
+      for (TileIO io : test::all_tile_ios())
+        add(t, make_policy(a, 128, 16, vec, BlockScan::WarpScans, io), Op::Sum,
+            io == TileIO::Direct ? ScanKind::Exclusive : ScanKind::Inclusive);
+  }
+  for (const ScanTypes& t : test::converting_types()) {
+    const int vec = 16 / static_cast<int>(std::max(size_of(t.in), size_of(t.out)));
+    Policy p = make_policy(Algorithm::LookbackWarp, 256, 16, vec, BlockScan::WarpScans,
+                           TileIO::Transpose);
+    add(t, p, Op::Sum, ScanKind::Exclusive);
+    p.reverse = true;
+    add(t, p, Op::Max, ScanKind::Inclusive);
+    add(t, Policy::sequential(), Op::Min, ScanKind::Inclusive);
+  }
+  return v;
+}
+
 class NvrtcCompile : public ::testing::TestWithParam<int> {};
+
+TEST_P(NvrtcCompile, ConvertingScans) {
+  compile_all(converting_paths(), GetParam());
+}
 
 TEST_P(NvrtcCompile, ReverseScans) {
   compile_all(reverse_paths(), GetParam());

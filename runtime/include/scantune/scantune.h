@@ -40,13 +40,24 @@ typedef enum {
   SCANTUNE_ERROR_DATABASE = 7 /* the tuning database could not be read */
 } scantune_status_t;
 
+/* Element types. The narrow ones (INT8 .. BFLOAT16) are converted on load and store and
+ * combined in an accumulator: int32 for INT8 and INT16, uint32 for UINT8 and UINT16,
+ * float32 for FLOAT16 and BFLOAT16 (scantune::scan_types); an exclusive scan's `init`
+ * then points to one accumulator. */
 typedef enum {
+  SCANTUNE_ACC_DEFAULT = -1, /* scantune_scan_types: the default accumulator */
   SCANTUNE_INT32 = 0,
   SCANTUNE_UINT32 = 1,
   SCANTUNE_INT64 = 2,
   SCANTUNE_UINT64 = 3,
   SCANTUNE_FLOAT32 = 4,
-  SCANTUNE_FLOAT64 = 5
+  SCANTUNE_FLOAT64 = 5,
+  SCANTUNE_INT8 = 6,
+  SCANTUNE_UINT8 = 7,
+  SCANTUNE_INT16 = 8,
+  SCANTUNE_UINT16 = 9,
+  SCANTUNE_FLOAT16 = 10,
+  SCANTUNE_BFLOAT16 = 11
 } scantune_dtype_t;
 
 typedef enum {
@@ -155,6 +166,16 @@ SCANTUNE_API scantune_status_t scantune_reverse_scan(scantune_scanner_t scanner,
                                                      int exclusive, const void* d_in, void* d_out,
                                                      size_t n, const void* init,
                                                      cudaStream_t stream);
+
+/* A scan that converts: elements of in_type combined in acc_type (SCANTUNE_ACC_DEFAULT:
+ * the default for the pair, e.g. int32 for UINT8 into INT32) and stored as out_type; init
+ * points to one acc_type element. `reverse`: a suffix scan. Unsupported pairs (an input
+ * wider than the accumulator, a float into an integer) fail with
+ * SCANTUNE_ERROR_UNSUPPORTED. */
+SCANTUNE_API scantune_status_t
+scantune_scan_types(scantune_scanner_t scanner, scantune_dtype_t in_type, scantune_dtype_t acc_type,
+                    scantune_dtype_t out_type, scantune_op_t op, int exclusive, int reverse,
+                    const void* d_in, void* d_out, size_t n, const void* init, cudaStream_t stream);
 
 /* A scan that starts from one element of `type` in device memory at d_start, read when
  * the kernel runs (an earlier kernel on `stream` may write it): an exclusive scan's init,

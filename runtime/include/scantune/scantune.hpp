@@ -171,8 +171,45 @@ public:
   template <class T>
   void exclusive_scan(const T* d_in, T* d_out, std::size_t n, OpRef op, T init,
                       cudaStream_t stream = nullptr, Workspace workspace = {}) {
-    run(data_type_of<T>(), ScanKind::Exclusive, op, d_in, d_out, n, &init, stream, workspace, {});
+    const accumulator_t<T> a = accumulator_value<accumulator_t<T>>(init);
+    run(data_type_of<T>(), ScanKind::Exclusive, op, d_in, d_out, n, &a, stream, workspace, {});
   }
+
+  /// Scans that convert (ScanTypes): elements of In are combined in an accumulator and
+  /// stored as Out, with the accumulator scan_types(In, Out) picks: uint8_t or bool into
+  /// int32_t counts in int32, __half into __half or float accumulates in float, int32_t
+  /// into int64_t in int64. Narrow types alone (int8_t into int8_t) take these paths
+  /// through the one-type calls above. In place needs In and Out of one size. `init` is
+  /// converted to the accumulator. Run the types of your choice with run_types.
+  ///   scanner.inclusive_scan(d_flags, d_counts, n, scantune::Op::Sum, stream); // uint8 -> int32
+  template <class In, class Out>
+  void inclusive_scan(const In* d_in, Out* d_out, std::size_t n, OpRef op,
+                      cudaStream_t stream = nullptr) {
+    run_types(scan_types(data_type_of<In>(), data_type_of<Out>()), ScanKind::Inclusive, op, d_in,
+              d_out, n, nullptr, stream);
+  }
+  template <class In, class Out, class Init>
+  void exclusive_scan(const In* d_in, Out* d_out, std::size_t n, OpRef op, Init init,
+                      cudaStream_t stream = nullptr) {
+    converted_exclusive(d_in, d_out, n, op, init, stream, false);
+  }
+  template <class In, class Out>
+  void reverse_inclusive_scan(const In* d_in, Out* d_out, std::size_t n, OpRef op,
+                              cudaStream_t stream = nullptr) {
+    run_types(scan_types(data_type_of<In>(), data_type_of<Out>()), ScanKind::Inclusive, op, d_in,
+              d_out, n, nullptr, stream, true);
+  }
+  template <class In, class Out, class Init>
+  void reverse_exclusive_scan(const In* d_in, Out* d_out, std::size_t n, OpRef op, Init init,
+                              cudaStream_t stream = nullptr) {
+    converted_exclusive(d_in, d_out, n, op, init, stream, true);
+  }
+
+  /// The type-erased flat scan of any ScanTypes (and the C API's): `init` points to one
+  /// accumulator (types.acc) for exclusive scans; `reverse`: a suffix scan.
+  SCANTUNE_API void run_types(const ScanTypes& types, ScanKind kind, OpRef op, const void* in,
+                              void* out, std::size_t n, const void* init, cudaStream_t stream,
+                              bool reverse = false);
 
   /// Reverse (suffix) scans, in one pass and without a copy (in place allowed):
   ///   inclusive: out[i] = in[i] op in[i+1] op ... op in[n-1]
@@ -190,7 +227,8 @@ public:
   template <class T>
   void reverse_exclusive_scan(const T* d_in, T* d_out, std::size_t n, OpRef op, T init,
                               cudaStream_t stream = nullptr) {
-    run_reverse(data_type_of<T>(), ScanKind::Exclusive, op, d_in, d_out, n, &init, stream);
+    const accumulator_t<T> a = accumulator_value<accumulator_t<T>>(init);
+    run_reverse(data_type_of<T>(), ScanKind::Exclusive, op, d_in, d_out, n, &a, stream);
   }
 
   /// Scans that start from a value in device memory, read when the kernel runs (CUB's
@@ -200,15 +238,16 @@ public:
   ///   scanner.reduce(d_a, d_total, n_a, scantune::Op::Sum, stream);
   ///   scanner.inclusive_scan(d_b, d_out, n_b, scantune::Op::Sum,
   ///                          scantune::DeviceValue<int>{d_total}, stream);   // continues a
-  /// Same configurations and speed as the host-init calls.
+  /// Same configurations and speed as the host-init calls. The value is an accumulator
+  /// (accumulator_t<T>: an int32 for int8_t elements).
   template <class T>
-  void exclusive_scan(const T* d_in, T* d_out, std::size_t n, OpRef op, DeviceValue<T> init,
-                      cudaStream_t stream = nullptr) {
+  void exclusive_scan(const T* d_in, T* d_out, std::size_t n, OpRef op,
+                      DeviceValue<accumulator_t<T>> init, cudaStream_t stream = nullptr) {
     run_from_device(data_type_of<T>(), ScanKind::Exclusive, op, d_in, d_out, n, init.ptr, stream);
   }
   template <class T>
-  void inclusive_scan(const T* d_in, T* d_out, std::size_t n, OpRef op, DeviceValue<T> seed,
-                      cudaStream_t stream = nullptr) {
+  void inclusive_scan(const T* d_in, T* d_out, std::size_t n, OpRef op,
+                      DeviceValue<accumulator_t<T>> seed, cudaStream_t stream = nullptr) {
     run_from_device(data_type_of<T>(), ScanKind::Inclusive, op, d_in, d_out, n, seed.ptr, stream);
   }
 
@@ -316,15 +355,19 @@ public:
   template <class T>
   void scan_with(std::string_view policy_key, ScanKind kind, const T* d_in, T* d_out, std::size_t n,
                  OpRef op, T init = T{}, cudaStream_t stream = nullptr) {
-    run(data_type_of<T>(), kind, op, d_in, d_out, n, &init, stream, {}, policy_key);
+    const accumulator_t<T> a = accumulator_value<accumulator_t<T>>(init);
+    run(data_type_of<T>(), kind, op, d_in, d_out, n, &a, stream, {}, policy_key);
   }
 
-  /// The configuration a call with these parameters runs, and how it was matched.
+  /// The configuration a call with these parameters runs, and how it was matched (a
+  /// narrow `type`: the scan_types(type) it converts through).
   SCANTUNE_API Plan plan(DataType type, OpRef op, ScanKind kind, std::size_t n) const;
+  SCANTUNE_API Plan plan(const ScanTypes& types, OpRef op, ScanKind kind, std::size_t n) const;
   /// Loads (compiles, or reads from the kernel cache) what a call with these
   /// parameters runs, so that the call itself compiles nothing: before timing, or
   /// before capturing calls into a CUDA graph.
   SCANTUNE_API void prepare(DataType type, OpRef op, ScanKind kind, std::size_t n);
+  SCANTUNE_API void prepare(const ScanTypes& types, OpRef op, ScanKind kind, std::size_t n);
   /// Bytes of device workspace a call with these parameters needs (0 = none): the
   /// size of a caller-provided Workspace.
   SCANTUNE_API std::size_t workspace_bytes(DataType type, OpRef op, ScanKind kind,
@@ -344,6 +387,15 @@ public:
 
 private:
   friend struct detail::ScannerAccess;
+  template <class In, class Out, class Init>
+  void converted_exclusive(const In* d_in, Out* d_out, std::size_t n, OpRef op, const Init& init,
+                           cudaStream_t stream, bool reverse) {
+    const ScanTypes t = scan_types(data_type_of<In>(), data_type_of<Out>());
+    visit_type(t.acc, [&](auto tag) {
+      const auto a = accumulator_value<decltype(tag)>(init);
+      run_types(t, ScanKind::Exclusive, op, d_in, d_out, n, &a, stream, reverse);
+    });
+  }
   /// The type-erased call behind the typed ones (and the C API); an empty
   /// `policy_key` lets the scanner choose.
   SCANTUNE_API void run(DataType type, ScanKind kind, OpRef op, const void* in, void* out,

@@ -23,8 +23,41 @@
 
 namespace scantune {
 
-/// Element types a scan accepts.
-enum class DataType { Int32, UInt32, Int64, UInt64, Float32, Float64 };
+/// Element types. The first six are also accumulator types, in which scans combine
+/// elements; the narrow ones (8- and 16-bit integers, IEEE half, bfloat16) are
+/// input and output types only: a scan converts them on load and store and combines
+/// in an accumulator (ScanTypes). bool input is UInt8 (0 or 1).
+enum class DataType {
+  Int32,
+  UInt32,
+  Int64,
+  UInt64,
+  Float32,
+  Float64,
+  Int8,
+  UInt8,
+  Int16,
+  UInt16,
+  Float16, ///< IEEE 754 binary16 (CUDA's __half)
+  BFloat16 ///< bfloat16 (CUDA's __nv_bfloat16)
+};
+
+/// The types of a scan whose input, accumulator and output types may differ
+/// (torch.cumsum of uint8 into int64, half accumulated in float). Elements are
+/// converted from `in` to `acc` on load, combined in `acc` (one of the first six
+/// DataTypes), and converted to `out` on store: integers by C++'s conversions (a
+/// narrower output keeps the low bits, as the accumulator's own wrap-around does:
+/// integer sums are exact modulo 2^bits of the output), half and bfloat16 round to
+/// nearest even from float. Neither `in` nor `out` may be wider than `acc`.
+/// scan_types() picks the default accumulator.
+struct ScanTypes {
+  DataType in = DataType::Int32, acc = DataType::Int32, out = DataType::Int32;
+  bool uniform() const { return in == acc && acc == out; }
+  friend bool operator==(const ScanTypes& a, const ScanTypes& b) {
+    return a.in == b.in && a.acc == b.acc && a.out == b.out;
+  }
+  friend bool operator!=(const ScanTypes& a, const ScanTypes& b) { return !(a == b); }
+};
 
 /// Inclusive (out[i] = x0 op ... op xi) or exclusive (out[0] = init, out[i] = init op x0 op ... op
 /// x(i-1)).
@@ -155,8 +188,25 @@ private:
 
 /// Size in bytes of one element of `t`.
 SCANTUNE_API std::size_t size_of(DataType t);
-/// "int32", "uint32", "int64", "uint64", "float32", "float64".
+/// "int32", "uint32", "int64", "uint64", "float32", "float64", "int8", "uint8",
+/// "int16", "uint16", "float16", "bfloat16".
 SCANTUNE_API std::string_view to_string(DataType t);
+/// Whether scans can combine in `t` (the first six DataTypes).
+SCANTUNE_API bool is_accumulator(DataType t);
+/// The default types of a scan from `in` to `out`: the accumulator is `out` widened
+/// to 32 bits (8- and 16-bit integers: int32 or uint32 by the output's sign; half and
+/// bfloat16: float32), or float64 when the input is double. Throws Error (Unsupported)
+/// for a pair no accumulator serves (an input wider than the output's accumulator,
+/// e.g. int64 into int32, or a float into an integer).
+SCANTUNE_API ScanTypes scan_types(DataType in, DataType out);
+/// scan_types(t, t): int8 scans combine in int32 and store int8.
+SCANTUNE_API ScanTypes scan_types(DataType t);
+/// Throws Error (Unsupported) naming the problem unless `t` is a valid combination.
+SCANTUNE_API void check_scan_types(const ScanTypes& t);
+/// "int32" (uniform), "uint8:int32" (in:acc, out == acc), "float16:float32:float16".
+SCANTUNE_API std::string to_string(const ScanTypes& t);
+/// The inverse of to_string(ScanTypes); a single narrow type reads as scan_types(t).
+SCANTUNE_API ScanTypes parse_scan_types(std::string_view s);
 SCANTUNE_API std::string_view to_string(ScanKind k); ///< "inclusive", "exclusive"
 /// "sum", "product", "min", "max", "bit_and", "bit_or", "bit_xor"
 SCANTUNE_API std::string_view to_string(Op op);
@@ -169,7 +219,9 @@ SCANTUNE_API DataType parse_data_type(std::string_view s);
 SCANTUNE_API ScanKind parse_scan_kind(std::string_view s);
 SCANTUNE_API Op parse_op(std::string_view s);
 
-/// The DataType of a C++ element type (int32_t, uint32_t, int64_t, uint64_t, float, double).
+/// The DataType of a C++ element type: int32_t, uint32_t, int64_t, uint64_t, float,
+/// double, int8_t, uint8_t, bool (as UInt8), int16_t, uint16_t, and, where their CUDA
+/// headers are included first, __half and __nv_bfloat16.
 template <class T>
 constexpr DataType data_type_of() {
   if constexpr (std::is_same_v<T, std::int32_t>)
@@ -182,17 +234,87 @@ constexpr DataType data_type_of() {
     return DataType::UInt64;
   else if constexpr (std::is_same_v<T, float>)
     return DataType::Float32;
+  else if constexpr (std::is_same_v<T, std::int8_t>)
+    return DataType::Int8;
+  else if constexpr (std::is_same_v<T, std::uint8_t> || std::is_same_v<T, bool>)
+    return DataType::UInt8;
+  else if constexpr (std::is_same_v<T, std::int16_t>)
+    return DataType::Int16;
+  else if constexpr (std::is_same_v<T, std::uint16_t>)
+    return DataType::UInt16;
+#ifdef __CUDA_FP16_TYPES_EXIST__
+  else if constexpr (std::is_same_v<T, __half>)
+    return DataType::Float16;
+#endif
+#ifdef __CUDA_BF16_TYPES_EXIST__
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    return DataType::BFloat16;
+#endif
   else {
-    static_assert(std::is_same_v<T, double>,
-                  "scantune scans int32, uint32, int64, uint64, float and double");
+    static_assert(std::is_same_v<T, double>, "scantune scans int8 .. int64, uint8 .. uint64, "
+                                             "float, double, __half and __nv_bfloat16");
     return DataType::Float64;
   }
 }
 
-/// Calls f(T{}) with the C++ element type T of `t` (int32_t ... double) and returns what
-/// it returns: one switch for code that handles every DataType generically, e.g.
+/// The default accumulator of a C++ element type, scan_types(data_type_of<T>()).acc:
+/// int32_t for int8_t and int16_t, uint32_t for uint8_t, bool and uint16_t, float for
+/// __half and __nv_bfloat16, T itself for the accumulator types.
+template <class T>
+struct accumulator_of {
+  using type = T;
+};
+template <>
+struct accumulator_of<std::int8_t> {
+  using type = std::int32_t;
+};
+template <>
+struct accumulator_of<std::int16_t> {
+  using type = std::int32_t;
+};
+template <>
+struct accumulator_of<std::uint8_t> {
+  using type = std::uint32_t;
+};
+template <>
+struct accumulator_of<bool> {
+  using type = std::uint32_t;
+};
+template <>
+struct accumulator_of<std::uint16_t> {
+  using type = std::uint32_t;
+};
+#ifdef __CUDA_FP16_TYPES_EXIST__
+template <>
+struct accumulator_of<__half> {
+  using type = float;
+};
+#endif
+#ifdef __CUDA_BF16_TYPES_EXIST__
+template <>
+struct accumulator_of<__nv_bfloat16> {
+  using type = float;
+};
+#endif
+template <class T>
+using accumulator_t = typename accumulator_of<T>::type;
+
+/// `v` as an accumulator of type A (half and bfloat16 through float): the form in
+/// which the typed calls pass an exclusive init.
+template <class A, class V>
+A accumulator_value(const V& v) {
+  if constexpr (std::is_arithmetic_v<V>)
+    return static_cast<A>(v);
+  else
+    return static_cast<A>(static_cast<float>(v));
+}
+
+/// Calls f(T{}) with the C++ element type T of the accumulator type `t` (int32_t ...
+/// double) and returns what it returns: one switch for code that handles every
+/// accumulator type generically, e.g.
 ///   scantune::visit_type(t, [&](auto tag) { using T = decltype(tag); ... });
-/// Throws Error (InvalidArgument) for a value outside the enumeration.
+/// Throws Error (InvalidArgument) for a value outside the enumeration and Error
+/// (Unsupported) for a narrow type.
 template <class F>
 decltype(auto) visit_type(DataType t, F&& f) {
   switch (t) {
@@ -208,7 +330,12 @@ decltype(auto) visit_type(DataType t, F&& f) {
     return f(float{});
   case DataType::Float64:
     return f(double{});
+  default:
+    break;
   }
+  if (static_cast<int>(t) >= 0 && t <= DataType::BFloat16)
+    throw Error("element type " + std::string(to_string(t)) + " is not an accumulator type",
+                ErrorKind::Unsupported);
   throw Error("unknown element type code " + std::to_string(static_cast<int>(t)));
 }
 
