@@ -3,6 +3,8 @@
 // of the look-back status and the onesweep kernel. Pass p writes the outputs when an
 // even number of passes follows it, else the workspace copy, so the last pass always
 // lands in the outputs and the inputs are only read.
+#include <algorithm>
+#include <climits>
 #include <cstdint>
 
 #include "cuda_check.hpp"
@@ -54,7 +56,9 @@ void launch_sort(const KernelSet& kernels, const SortPolicy& policy, const SortR
   const std::size_t key_bytes = size_of(r.key);
   const std::size_t value_bytes = r.values_in ? r.value_bytes : 0;
   const SortLayout l = sort_layout(policy, key_bytes, value_bytes, r.n);
-  if (l.tiles > 0xffffffffull) fail("n = {} needs more than 2^32 tiles", r.n);
+  if (l.tiles > static_cast<std::size_t>(INT_MAX))
+    fail("n = {} needs {} tiles with sort policy {}, more than one launch can hold ({})", r.n,
+         l.tiles, policy.key(), INT_MAX);
   const unsigned passes = sort_passes(r.begin_bit, r.end_bit, policy.radix_bits);
   const unsigned radix = 1u << policy.radix_bits;
 
