@@ -40,6 +40,8 @@ struct ScanRequest {
 namespace detail {
 
 struct Choice;
+struct SortRequest;
+struct SortPolicy;
 
 struct ScannerAccess {
   static void scan(Scanner& s, const ScanRequest& r);
@@ -49,6 +51,8 @@ struct ScannerAccess {
                               std::size_t n, Heads heads = Heads::None);
   /// The policy a call with these parameters runs (Scanner::plan's, parsed).
   static Policy choose(const Scanner& s, DataType type, OpRef op, ScanKind kind, std::size_t n);
+  /// A radix sort (Scanner::run_sort); `policy` null: the default one.
+  static void sort(Scanner& s, const SortRequest& r, const SortPolicy* policy = nullptr);
 };
 
 /// Fills a ScanRequest from typed arguments (tests, tuner).
