@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -39,6 +40,12 @@ public:
   /// The loaded kernels of `spec` for `arch`; compiles on first use. `disk` may be null.
   std::shared_ptr<const KernelSet> get(const KernelSpec& spec, int arch, KernelCache* disk);
 
+  /// The same for kernels outside KernelSpec (the radix sort's): `id` names the
+  /// specialization, `generator` writes its source on a cold key.
+  std::shared_ptr<const KernelSet> get_generated(const std::string& id,
+                                                 const std::function<GeneratedSource()>& generator,
+                                                 int arch, KernelCache* disk);
+
   /// Compiles every spec not yet loaded in one NVRTC program (batched: NVRTC's
   /// start-up is paid once) and loads them; later get() calls find them.
   /// Programs of `batch` specs at most, compiled on up to `threads` host threads.
@@ -58,6 +65,7 @@ private:
     std::exception_ptr error;
   };
   static std::string key_of(const KernelSpec& spec, int arch);
+  static std::string key_of(const std::string& id, int arch);
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<Entry>> entries_;
 };

@@ -53,6 +53,8 @@ struct ScanRequest {
 namespace detail {
 
 struct Choice;
+struct SortRequest;
+struct SortPolicy;
 
 struct ScannerAccess {
   static void scan(Scanner& s, const ScanRequest& r);
@@ -65,6 +67,8 @@ struct ScannerAccess {
                               std::size_t n);
   /// The policy a call with these parameters runs (Scanner::plan's, parsed).
   static Policy choose(const Scanner& s, DataType type, OpRef op, ScanKind kind, std::size_t n);
+  /// A radix sort (Scanner::run_sort); `policy` null: the default one.
+  static void sort(Scanner& s, const SortRequest& r, const SortPolicy* policy = nullptr);
 };
 
 /// Fills a ScanRequest from typed arguments (tests, tuner).

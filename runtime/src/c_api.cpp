@@ -341,6 +341,22 @@ scantune_status_t scantune_compact(scantune_scanner_t s, scantune_compaction_t h
   });
 }
 
+scantune_status_t scantune_sort(scantune_scanner_t s, scantune_dtype_t key_type,
+                                const void* d_keys_in, void* d_keys_out, const void* d_values_in,
+                                void* d_values_out, size_t value_bytes, size_t n, int descending,
+                                unsigned begin_bit, unsigned end_bit, cudaStream_t stream) {
+  return guarded([&] {
+    using scantune::detail::fail;
+    if (!s) fail("null scanner handle");
+    if (!valid_dtype(key_type)) fail("unknown element type code {}", static_cast<int>(key_type));
+    s->scanner.run_sort(static_cast<scantune::DataType>(key_type), d_keys_in, d_keys_out,
+                        d_values_in, d_values_out, value_bytes, n,
+                        descending ? scantune::SortOrder::Descending
+                                   : scantune::SortOrder::Ascending,
+                        begin_bit, end_bit, stream);
+  });
+}
+
 scantune_status_t scantune_selected_count(const uint64_t* d_num_selected, cudaStream_t stream,
                                           uint64_t* count) {
   return guarded([&] {

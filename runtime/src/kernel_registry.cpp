@@ -103,8 +103,11 @@ std::size_t KernelRegistry::size() const {
 }
 
 std::string KernelRegistry::key_of(const KernelSpec& spec, int arch) {
+  return key_of(spec.id(), arch);
+}
+std::string KernelRegistry::key_of(const std::string& id, int arch) {
   static const std::string version = nvrtc_version();
-  return fmt::format("{}|sm_{}|nvrtc{}", spec.id(), arch, version);
+  return fmt::format("{}|sm_{}|nvrtc{}", id, arch, version);
 }
 
 void KernelRegistry::prepare(const std::vector<KernelSpec>& specs, int arch, std::size_t batch,
@@ -173,7 +176,15 @@ void KernelRegistry::prepare(const std::vector<KernelSpec>& specs, int arch, std
 std::shared_ptr<const KernelSet> KernelRegistry::get(const KernelSpec& spec, int arch,
                                                      KernelCache* disk) {
   check_arch(spec, arch);
-  const std::string key = key_of(spec, arch);
+  return get_generated(
+      spec.id(), [&] { return generate({spec}); }, arch, disk);
+}
+
+std::shared_ptr<const KernelSet>
+KernelRegistry::get_generated(const std::string& id,
+                              const std::function<GeneratedSource()>& generator, int arch,
+                              KernelCache* disk) {
+  const std::string key = key_of(id, arch);
   std::shared_ptr<Entry> entry;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -184,7 +195,7 @@ std::shared_ptr<const KernelSet> KernelRegistry::get(const KernelSpec& spec, int
   std::call_once(entry->once, [&] {
     try {
       const auto start = std::chrono::steady_clock::now();
-      const GeneratedSource gen = generate({spec});
+      const GeneratedSource gen = generator();
       const auto& names = gen.name_expressions.front();
       std::string disk_key;
       std::shared_ptr<KernelSet> set;
@@ -195,14 +206,14 @@ std::shared_ptr<const KernelSet> KernelRegistry::get(const KernelSpec& spec, int
           std::vector<std::string> lowered;
           std::vector<char> cubin;
           if (unpack_kernel_blob(*blob, lowered, cubin) && lowered.size() == names.size()) {
-            set = load_library(cubin, lowered, spec.id());
+            set = load_library(cubin, lowered, id);
             set->origin = KernelSet::Origin::DiskCache;
           }
         }
       }
       if (!set) {
         CompiledProgram prog = nvrtc_compile(gen.name, gen.source, names, arch);
-        set = load_library(prog.cubin, prog.lowered_names, spec.id());
+        set = load_library(prog.cubin, prog.lowered_names, id);
         if (disk) disk->store(disk_key, pack_kernel_blob(prog.lowered_names, prog.cubin));
       }
       set->prepare_ms =

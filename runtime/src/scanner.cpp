@@ -1,4 +1,6 @@
 // Scanner: argument checks, device binding, dispatch (route lookup), launch.
+#include <array>
+#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -22,6 +24,7 @@
 #include "scan_request.hpp"
 #include "scantune/scantune.hpp"
 #include "segments.hpp"
+#include "sort.hpp"
 #include "workspace.hpp"
 
 namespace scantune {
@@ -148,6 +151,10 @@ struct Scanner::Impl {
   std::vector<std::unique_ptr<detail::RouteCache>> route_caches;
   std::atomic<detail::RouteCache*> routes{nullptr};
 
+  // The default sort policy's kernels of each (key type, value size): no registry
+  // lookup (a formatted key) per call. The registry keeps them loaded.
+  std::array<std::atomic<const detail::KernelSet*>, 6 * 3> sort_kernels{};
+
   std::unique_ptr<detail::Autotuner> autotuner; // last: stopped before the rest goes
 
   explicit Impl(ScannerOptions o) : options(std::move(o)) {
@@ -230,6 +237,18 @@ struct Scanner::Impl {
     const detail::KernelSet* k = cache.keep(kernels_for(route.plan.policy, r));
     route.kernels.store(k, std::memory_order_release);
     return *k;
+  }
+
+  const detail::KernelSet& kernels_for_sort(const detail::SortSpec& spec, bool cached) {
+    std::atomic<const detail::KernelSet*>& slot =
+        sort_kernels[static_cast<std::size_t>(spec.key) * 3 + spec.value_bytes / 4];
+    if (const detail::KernelSet* k = cached ? slot.load(std::memory_order_acquire) : nullptr)
+      return *k;
+    const auto set = detail::KernelRegistry::instance().get_generated(
+        spec.id(), [&] { return detail::generate_sort(spec); }, arch,
+        disk_cache ? &*disk_cache : nullptr);
+    if (cached) slot.store(set.get(), std::memory_order_release);
+    return *set;
   }
 
   // Once per route: log a fallback, ask for a background tuning.
@@ -381,6 +400,14 @@ void Scanner::run_select(DataType type, Compaction how, const void* in, const st
   detail::ScannerAccess::scan(*this, r);
 }
 
+void Scanner::run_sort(DataType key_type, const void* keys_in, void* keys_out,
+                       const void* values_in, void* values_out, std::size_t value_bytes,
+                       std::size_t n, SortOrder order, unsigned begin_bit, unsigned end_bit,
+                       cudaStream_t stream) {
+  detail::ScannerAccess::sort(*this, {key_type, keys_in, keys_out, values_in, values_out,
+                                      value_bytes, n, order, begin_bit, end_bit, stream});
+}
+
 std::uint64_t selected_count(const std::uint64_t* d_num_selected, cudaStream_t stream) {
   if (!d_num_selected) detail::fail("null device pointer for the count of selected items");
   std::uint64_t count = 0;
@@ -504,6 +531,30 @@ void ScannerAccess::scan(Scanner& s, const ScanRequest& r) {
   if (!route.reported.load(std::memory_order_relaxed) && !route.reported.exchange(true))
     im.report(route, r);
   launch_scan(kernels, route.plan.policy, r, *im.workspaces, im.target);
+}
+
+void ScannerAccess::sort(Scanner& s, const SortRequest& r, const SortPolicy* policy) {
+  check_sort(r);
+  const std::size_t value_bytes = r.values_in ? r.value_bytes : 0;
+  const SortSpec spec{policy ? *policy : default_sort_policy(r.key, value_bytes), r.key,
+                      value_bytes};
+  if (auto why = spec.policy.invalid_reason(size_of(r.key), value_bytes))
+    fail("sort policy {} cannot sort {} keys with {}-byte values: {}", spec.policy.key(),
+         to_string(r.key), value_bytes, *why);
+  if (r.n == 0) return;
+  Scanner::Impl& im = *s.impl_;
+  if (im.device < 0 || !im.workspaces) fail<NoDevice>("{}", im.device_error);
+  DeviceScope scope(im.device);
+  if (r.n == 1) { // already sorted
+    SCANTUNE_CUDA_TRY(
+        cudaMemcpyAsync(r.keys_out, r.keys_in, size_of(r.key), cudaMemcpyDeviceToDevice, r.stream));
+    if (value_bytes)
+      SCANTUNE_CUDA_TRY(cudaMemcpyAsync(r.values_out, r.values_in, value_bytes,
+                                        cudaMemcpyDeviceToDevice, r.stream));
+    return;
+  }
+  launch_sort(im.kernels_for_sort(spec, policy == nullptr), spec.policy, r, *im.workspaces,
+              im.target);
 }
 
 } // namespace detail

@@ -281,6 +281,11 @@ TEST_F(CliInspect, UsageErrorsExitTwoNamingTheProblem) {
       {"bench --select flags:2", "flags:2"},
       {"bench --select flags:0.5 --segments rows:4", "--segments"},
       {"bench --select clustered:0.5 --types int32,int65", "int65"},
+      {"bench --sort keys,bogus", "bogus"},
+      {"bench --sort keys --segments rows:4", "--segments"},
+      {"bench --sort pairs --select flags:0.5", "--sort"},
+      {"bench --sort keys --types int32,int65", "int65"},
+      {"bench --regret --sort keys", "--sort"},
   };
   for (const auto& [args, named] : cases) {
     auto r = run_cli(args, "2>&1", "cd " + dir.path().string() + " &&");
@@ -297,6 +302,7 @@ TEST_F(CliInspect, BenchWithoutAGpuExits77) {
                            "vec2.warp_scans --hot --seed 7 --csv b.csv -q",
                            "bench --type uint32 --custom-op 'g:a > b ? a : b:0'",
                            "bench --types int32,float64 --segments flags:random --sizes 2^20",
+                           "bench --sort keys,pairs --types uint64 --sizes 2^20",
                            "bench --regret --type float64 --op max --top 1 --sizes 2^20,3000000 "
                            "--json r.json --plot r.svg"}) {
     auto r = run_cli(args);
@@ -394,6 +400,20 @@ TEST(GpuCliBench, SelectRunsTimeScantuneCubAndMemcpy) {
     rows += line.rfind("| int32 | ", 0) == 0 || line.rfind("| float64 | ", 0) == 0;
   EXPECT_EQ(rows, 8) << r.output;
   EXPECT_NE(r.output.find("| float64 | clustered:0.05 | 1048576 |"), std::string::npos) << r.output;
+}
+
+// The radix sort: one row per (type, mode, size), each checked against CUB before timing.
+TEST(GpuCliBench, SortRunsTimeScantuneAndCub) {
+  if (!scantune::test::has_gpu()) GTEST_SKIP() << "no CUDA device";
+  auto r =
+      run_cli("bench --sort keys,pairs --types uint32,float64 --sizes 4096,1048579", "2>/dev/null");
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::istringstream in(r.output);
+  int rows = 0;
+  for (std::string line; std::getline(in, line);)
+    rows += line.rfind("| uint32 | ", 0) == 0 || line.rfind("| float64 | ", 0) == 0;
+  EXPECT_EQ(rows, 8) << r.output;
+  EXPECT_NE(r.output.find("| float64 | pairs | 1048579 |"), std::string::npos) << r.output;
 }
 
 // Regret: a tiny tune into a fresh database, then the dispatch against its candidates.

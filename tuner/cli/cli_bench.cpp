@@ -2,6 +2,7 @@
 // GPU now, and chart GB/s against size from a bench report or the database.
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,6 +19,7 @@
 #include "tuner/run/bench_run.hpp"
 #include "tuner/run/regret_run.hpp"
 #include "tuner/run/select_bench.hpp"
+#include "tuner/run/sort_bench.hpp"
 #include "tuner/run/tune.hpp"
 #include "tuner/search/search_space.hpp"
 
@@ -26,7 +28,7 @@ namespace {
 
 struct BenchCliOptions {
   std::string types = "int32", op, kind = "inclusive", custom_op;
-  std::string sizes, algorithms, segments, select, json, csv, plot, db;
+  std::string sizes, algorithms, segments, select, sort, json, csv, plot, db;
   std::vector<std::string> policies; ///< KEY or TYPE=KEY
   bool hot = false, quiet = false, regret = false;
   std::uint64_t seed = 1;
@@ -93,14 +95,37 @@ std::vector<tuner::BenchOptions> build_bench_options(const BenchCliOptions& raw)
   return runs;
 }
 
-// --select: compaction against CUB DeviceSelect::Flagged and memcpy, a table of its own.
-void run_select_command(const BenchCliOptions& raw) {
+// --select and --sort time one primitive alone: none of the scan bench's options.
+void require_alone(const BenchCliOptions& raw, const char* flag, const char* what) {
   if (!raw.segments.empty() || !raw.algorithms.empty() || !raw.policies.empty() ||
       !raw.op.empty() || !raw.custom_op.empty() || !raw.json.empty() || !raw.csv.empty() ||
-      !raw.plot.empty())
+      !raw.plot.empty() || (!raw.select.empty() && !raw.sort.empty()))
     fail(kExitUsage, "bench",
-         "--select times compaction alone: not with --segments, --algorithms, --policy, --op, "
-         "--custom-op, --json, --csv or --plot");
+         fmt::format("{} times {} alone: not with --segments, --algorithms, --policy, --op, "
+                     "--custom-op, --json, --csv, --plot or the other of --select and --sort",
+                     flag, what));
+}
+
+// Runs `bench` on the chosen GPU and prints its table; `bench` gets the progress log.
+void run_alone(
+    const BenchCliOptions& raw,
+    const std::function<std::string(const std::function<void(const std::string&)>&)>& bench) {
+  const tuner::GpuCount gpus = tuner::count_gpus();
+  if (gpus.count == 0)
+    fail(kExitNoGpu, "bench", fmt::format("no CUDA device found ({})", gpus.why_none));
+  try {
+    tuner::use_device(raw.device, gpus.count);
+    fmt::print("{}", bench([quiet = raw.quiet](const std::string& line) {
+                 if (!quiet) fmt::print(stderr, "{}\n", line);
+               }));
+  } catch (const std::runtime_error& e) {
+    fail(kExitFailure, "bench", e.what());
+  }
+}
+
+// --select: compaction against CUB DeviceSelect::Flagged and memcpy, a table of its own.
+void run_select_command(const BenchCliOptions& raw) {
+  require_alone(raw, "--select", "compaction");
   std::vector<tuner::SelectPattern> patterns;
   std::vector<std::uint64_t> sizes;
   std::vector<DataType> types;
@@ -111,28 +136,37 @@ void run_select_command(const BenchCliOptions& raw) {
   } catch (const Error& e) {
     fail(kExitUsage, "bench", e.what());
   }
-  const tuner::GpuCount gpus = tuner::count_gpus();
-  if (gpus.count == 0)
-    fail(kExitNoGpu, "bench", fmt::format("no CUDA device found ({})", gpus.why_none));
+  run_alone(raw, [&](const auto& log) {
+    return tuner::select_bench_markdown(
+        tuner::run_select_bench(types, patterns, sizes, raw.db, log));
+  });
+}
+
+// --sort: the radix sort against CUB DeviceRadixSort, a table of its own.
+void run_sort_command(const BenchCliOptions& raw) {
+  require_alone(raw, "--sort", "the radix sort");
+  std::vector<bool> modes;
+  std::vector<std::uint64_t> sizes;
+  std::vector<DataType> types;
   try {
-    tuner::use_device(raw.device, gpus.count);
-    const auto rows = tuner::run_select_bench(types, patterns, sizes, raw.db,
-                                              [quiet = raw.quiet](const std::string& line) {
-                                                if (!quiet) fmt::print(stderr, "{}\n", line);
-                                              });
-    fmt::print("{}", tuner::select_bench_markdown(rows));
-  } catch (const std::runtime_error& e) {
-    fail(kExitFailure, "bench", e.what());
+    modes = tuner::parse_sort_modes(raw.sort);
+    sizes = sizes_of(raw);
+    types = parse_names(raw.types, kAllTypes, parse_data_type);
+  } catch (const Error& e) {
+    fail(kExitUsage, "bench", e.what());
   }
+  run_alone(raw, [&](const auto& log) {
+    return tuner::sort_bench_markdown(tuner::run_sort_bench(types, modes, sizes, log));
+  });
 }
 
 /// --regret: the options of the run, or a usage error (exit 2).
 tuner::RegretOptions regret_options(const BenchCliOptions& raw) {
   if (!raw.segments.empty() || !raw.algorithms.empty() || !raw.policies.empty() ||
-      !raw.select.empty() || !raw.csv.empty())
+      !raw.select.empty() || !raw.sort.empty() || !raw.csv.empty())
     fail(kExitUsage, "bench",
          "--regret times the dispatch against the tuned candidates: not with --segments, "
-         "--algorithms, --policy, --select or --csv");
+         "--algorithms, --policy, --select, --sort or --csv");
   if (raw.top < 0) fail(kExitUsage, "bench", fmt::format("--top {}: expected 0 or more", raw.top));
   if (raw.device < -1)
     fail(kExitUsage, "bench",
@@ -186,6 +220,7 @@ void run_regret_command(const BenchCliOptions& raw) {
 void run_bench_command(const BenchCliOptions& raw) {
   if (raw.regret) return run_regret_command(raw);
   if (!raw.select.empty()) return run_select_command(raw);
+  if (!raw.sort.empty()) return run_sort_command(raw);
   std::vector<tuner::BenchOptions> runs = build_bench_options(raw);
   const tuner::GpuCount gpus = tuner::count_gpus();
   if (gpus.count == 0)
@@ -315,6 +350,13 @@ void register_bench_commands(CLI::App& app) {
                    "probability P) or clustered:P (runs), comma-separated. Times\n"
                    "select_flagged, CUB DeviceSelect::Flagged and a memcpy of the bytes\n"
                    "moved (n values and flags read, the selected values written)")
+      ->type_name("LIST");
+  bench
+      ->add_option("--sort", bo->sort,
+                   "The radix sort instead: keys (sort_keys) and/or pairs (sort_pairs with\n"
+                   "4-byte values), comma-separated. Times scantune and CUB\n"
+                   "DeviceRadixSort::SortKeys/SortPairs (ascending, all bits) after checking\n"
+                   "them against each other; GB/s count one read and one write of the data")
       ->type_name("LIST");
   bench->add_flag("--regret", bo->regret,
                   "Dispatcher regret instead: at the tuned sizes and a quarter and three\n"

@@ -9,7 +9,7 @@
 #include "tuner/gpu/cub_baseline_select.cuh"
 #include "tuner/gpu/gpu_support.hpp"
 #include "tuner/gpu/input_values.hpp"
-#include "tuner/gpu/timing.hpp"
+#include "tuner/run/bench_timing.hpp"
 #include "tuner/run/tune.hpp"
 
 namespace scantune::tuner {
@@ -40,43 +40,6 @@ void make_flags(const SelectPattern& p, std::uint64_t first, std::vector<std::ui
     const std::uint64_t key = p.clustered ? (i >> 8) * 2 + ((i & 255) < mix64(i >> 8) % 256) : i;
     out[k] = mix64(key ^ 0x5E1EC7ull) < threshold ? 1 : 0;
   }
-}
-
-template <class T>
-struct Device {
-  T* ptr = nullptr;
-  explicit Device(std::size_t count) {
-    SCANTUNE_CUDA_TRY(
-        cudaMalloc(reinterpret_cast<void**>(&ptr), std::max<std::size_t>(count, 1) * sizeof(T)));
-  }
-  ~Device() { cudaFree(ptr); }
-  Device(const Device&) = delete;
-  Device& operator=(const Device&) = delete;
-};
-
-// The median ns of one call, from back-to-back calls between CUDA events.
-double time_call(const std::function<void()>& call, cudaStream_t stream) {
-  cudaEvent_t start, stop;
-  SCANTUNE_CUDA_TRY(cudaEventCreate(&start));
-  SCANTUNE_CUDA_TRY(cudaEventCreate(&stop));
-  auto sample = [&](int calls) {
-    SCANTUNE_CUDA_TRY(cudaEventRecord(start, stream));
-    for (int c = 0; c < calls; ++c)
-      call();
-    SCANTUNE_CUDA_TRY(cudaEventRecord(stop, stream));
-    SCANTUNE_CUDA_TRY(cudaEventSynchronize(stop));
-    float ms = 0;
-    SCANTUNE_CUDA_TRY(cudaEventElapsedTime(&ms, start, stop));
-    return static_cast<double>(ms) * 1e6 / calls;
-  };
-  sample(1); // warm: compiles, workspaces
-  const int calls = calls_per_sample(sample(1));
-  std::vector<double> samples;
-  for (int s = 0; s < 9; ++s)
-    samples.push_back(sample(calls));
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  return summarize(samples).median_ns;
 }
 
 SelectBenchRow run_case(Scanner& scanner, DataType type, const SelectPattern& pattern,

@@ -208,6 +208,18 @@ SCANTUNE_API scantune_status_t scantune_compact(scantune_scanner_t scanner,
                                                 const char* predicate_name,
                                                 const char* predicate_body, void* d_out, size_t n,
                                                 uint64_t* d_num_selected, cudaStream_t stream);
+/* Stable LSD radix sort (scantune::Scanner::sort_keys, sort_pairs): d_keys_out = d_keys_in
+ * sorted (equal keys in input order), keys of `key_type`, by bits [begin_bit, end_bit) of
+ * their order-preserving unsigned image (0 and 8 * key size: all bits); floats in IEEE
+ * total order (-0.0 before +0.0, positive NaNs last). descending != 0 reverses the order.
+ * d_values_in null sorts keys only; otherwise values of value_bytes (4 or 8) move with
+ * their keys to d_values_out. Not in place: outputs may not overlap the inputs. */
+SCANTUNE_API scantune_status_t scantune_sort(scantune_scanner_t scanner, scantune_dtype_t key_type,
+                                             const void* d_keys_in, void* d_keys_out,
+                                             const void* d_values_in, void* d_values_out,
+                                             size_t value_bytes, size_t n, int descending,
+                                             unsigned begin_bit, unsigned end_bit,
+                                             cudaStream_t stream);
 /* Reads a compaction's count back once the stream's work is done (synchronizes it). */
 SCANTUNE_API scantune_status_t scantune_selected_count(const uint64_t* d_num_selected,
                                                        cudaStream_t stream, uint64_t* count);

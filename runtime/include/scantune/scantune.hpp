@@ -15,6 +15,8 @@
 //   scanner.inclusive_scan(d_fin, d_fout, n, absmax, stream);   // float or double
 //
 //   scanner.reduce(d_in, d_total, n, scantune::Op::Sum, stream);  // into device memory
+//   scanner.sort_pairs(d_keys, d_sorted_keys, d_vals, d_sorted_vals, n,  // stable radix sort
+//                      scantune::SortOrder::Descending, stream);
 //   scanner.exclusive_scan(d_in, d_out, n, scantune::Op::Sum,      // init read on the device
 //                          scantune::DeviceValue<int>{d_total}, stream);
 //
@@ -146,6 +148,9 @@ struct Workspace {
 
 /// The stream compactions (Scanner::select_flagged ...).
 enum class Compaction { SelectFlagged, SelectIf, Unique, PartitionFlagged, PartitionIf };
+
+/// The order of a sort (Scanner::sort_keys, sort_pairs).
+enum class SortOrder { Ascending, Descending };
 
 /// A compaction's count, read back from device memory once `stream`'s work is done
 /// (synchronizes the stream).
@@ -308,6 +313,56 @@ public:
   SCANTUNE_API void run_select(DataType type, Compaction how, const void* in,
                                const std::uint8_t* flags, const Predicate* predicate, void* out,
                                std::size_t n, std::uint64_t* d_num_selected, cudaStream_t stream);
+
+  /// Stable LSD radix sort (onesweep: one histogram pass over the keys, then one pass
+  /// per 8-bit digit): d_keys_out = d_keys_in sorted, equal keys in input order
+  /// (std::stable_sort). Every element type as keys. Floats sort in IEEE total order:
+  /// -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN (NaNs by their bit pattern;
+  /// std::numeric_limits' NaNs are positive: last). Descending reverses the key order,
+  /// still stable. sort_pairs moves each value with its key; values are any type of 4
+  /// or 8 bytes, moved as raw bits. The bit-range variants sort by bits
+  /// [begin_bit, end_bit) of the order-preserving unsigned image of the keys (for
+  /// unsigned integers the keys' own bits); the others by all bits.
+  /// Not in place: the outputs may not overlap the inputs or each other. The scanner's
+  /// per-stream workspace holds a second copy of the keys (and values) for the
+  /// ping-pong between passes; the last pass writes the outputs. Asynchronous on
+  /// `stream`; n = 0 does nothing, n = 1 copies.
+  ///   scanner.sort_keys(d_in, d_out, n);                               // ascending
+  ///   scanner.sort_pairs(d_k, d_k_out, d_idx, d_idx_out, n, scantune::SortOrder::Descending);
+  ///   scanner.sort_keys(d_u, d_u_out, n, 0, 16);                       // by the low 16 bits
+  template <class K>
+  void sort_keys(const K* d_keys_in, K* d_keys_out, std::size_t n,
+                 SortOrder order = SortOrder::Ascending, cudaStream_t stream = nullptr) {
+    sort_keys(d_keys_in, d_keys_out, n, 0, 8 * sizeof(K), order, stream);
+  }
+  template <class K>
+  void sort_keys(const K* d_keys_in, K* d_keys_out, std::size_t n, unsigned begin_bit,
+                 unsigned end_bit, SortOrder order = SortOrder::Ascending,
+                 cudaStream_t stream = nullptr) {
+    run_sort(data_type_of<K>(), d_keys_in, d_keys_out, nullptr, nullptr, 0, n, order, begin_bit,
+             end_bit, stream);
+  }
+  template <class K, class V>
+  void sort_pairs(const K* d_keys_in, K* d_keys_out, const V* d_values_in, V* d_values_out,
+                  std::size_t n, SortOrder order = SortOrder::Ascending,
+                  cudaStream_t stream = nullptr) {
+    sort_pairs(d_keys_in, d_keys_out, d_values_in, d_values_out, n, 0, 8 * sizeof(K), order,
+               stream);
+  }
+  template <class K, class V>
+  void sort_pairs(const K* d_keys_in, K* d_keys_out, const V* d_values_in, V* d_values_out,
+                  std::size_t n, unsigned begin_bit, unsigned end_bit,
+                  SortOrder order = SortOrder::Ascending, cudaStream_t stream = nullptr) {
+    run_sort(data_type_of<K>(), d_keys_in, d_keys_out, d_values_in, d_values_out, sizeof(V), n,
+             order, begin_bit, end_bit, stream);
+  }
+
+  /// The sorts' type-erased entry (and the C API's): `values_in` null sorts keys only;
+  /// otherwise values of `value_bytes` (4 or 8) go along.
+  SCANTUNE_API void run_sort(DataType key_type, const void* keys_in, void* keys_out,
+                             const void* values_in, void* values_out, std::size_t value_bytes,
+                             std::size_t n, SortOrder order, unsigned begin_bit, unsigned end_bit,
+                             cudaStream_t stream);
 
   /// Segmented scans: the scan restarts at every segment (see Segments). Exclusive
   /// scans start every segment at `init`. In place allowed; the flags may not

@@ -1,0 +1,355 @@
+// LSD radix sort, onesweep style: one histogram kernel counts the digits of every
+// pass in one read of the keys, a tiny kernel turns each pass's counts into digit
+// start offsets, then one kernel per pass ranks, looks back and scatters.
+//
+// Keys are sorted as unsigned bit patterns: radix_key<K> maps each key type to an
+// unsigned word whose unsigned order is the key order (sign flip for signed
+// integers; for floats the IEEE total order: -NaN < -inf < ... < -0.0 < +0.0 < ... <
+// +inf < +NaN). Descending order inverts that word. Values move as raw bits.
+//
+// Per pass, a block takes the next tile from an atomic ticket (so every earlier tile
+// has started: the look-back below makes progress), ranks its keys by digit within
+// the tile (stable: warp-private counters filled in input order with match.any),
+// publishes its per-digit counts, looks back over the earlier tiles' counts of each
+// digit (one 64-bit status word per (tile, digit)), and scatters through shared
+// memory to digit_start[d] + (items of digit d in earlier tiles) + local rank.
+//
+// Device-only: no host or standard headers (NVRTC).
+#pragma once
+
+#include "scantune/warp_scan.cuh"
+
+namespace scantune {
+
+// The ordered unsigned word of each key type.
+template <class K>
+struct radix_key;
+template <>
+struct radix_key<unsigned int> {
+  typedef unsigned int U;
+  static __device__ __forceinline__ U to_ordered(U x) { return x; }
+  static __device__ __forceinline__ U from_ordered(U x) { return x; }
+};
+template <>
+struct radix_key<unsigned long long> {
+  typedef unsigned long long U;
+  static __device__ __forceinline__ U to_ordered(U x) { return x; }
+  static __device__ __forceinline__ U from_ordered(U x) { return x; }
+};
+template <>
+struct radix_key<int> {
+  typedef unsigned int U;
+  static __device__ __forceinline__ U to_ordered(U x) { return x ^ 0x80000000u; }
+  static __device__ __forceinline__ U from_ordered(U x) { return x ^ 0x80000000u; }
+};
+template <>
+struct radix_key<long long> {
+  typedef unsigned long long U;
+  static __device__ __forceinline__ U to_ordered(U x) { return x ^ 0x8000000000000000ull; }
+  static __device__ __forceinline__ U from_ordered(U x) { return x ^ 0x8000000000000000ull; }
+};
+// Negative floats reverse their order by inverting every bit; positive ones go above
+// them by setting the sign bit.
+template <class U>
+struct radix_float_key {
+  static const U SIGN = U(1) << (sizeof(U) * 8 - 1);
+  static __device__ __forceinline__ U to_ordered(U x) { return (x & SIGN) ? ~x : (x | SIGN); }
+  static __device__ __forceinline__ U from_ordered(U x) { return (x & SIGN) ? (x & ~SIGN) : ~x; }
+};
+template <>
+struct radix_key<float> : radix_float_key<unsigned int> {
+  typedef unsigned int U;
+};
+template <>
+struct radix_key<double> : radix_float_key<unsigned long long> {
+  typedef unsigned long long U;
+};
+
+// The raw word moving a value of VALUE_BYTES (0: keys only, no values).
+template <int VALUE_BYTES>
+struct radix_value {
+  typedef unsigned int type;
+};
+template <>
+struct radix_value<8> {
+  typedef unsigned long long type;
+};
+
+// A pass's digit: `bits` (at most RADIX_BITS) bits of the ordered key from `shift`.
+template <class U>
+__device__ __forceinline__ unsigned radix_digit(U ordered, unsigned shift, unsigned bits) {
+  return unsigned(ordered >> shift) & ((1u << bits) - 1u);
+}
+
+// Status word of one (tile, digit): the count of that digit in the tile (AGGREGATE)
+// or in every tile up to this one (INCLUSIVE); 0 = not published yet.
+static const unsigned long long RADIX_INCLUSIVE = 1ull << 63;
+static const unsigned long long RADIX_AGGREGATE = 1ull << 62;
+static const unsigned long long RADIX_COUNT_MASK = RADIX_AGGREGATE - 1ull;
+
+// Histogram of every pass in one read: per-block 32-bit shared counters
+// [pass][digit], then one 64-bit global atomic per nonzero counter into
+// hist[pass * RADIX + digit] (zeroed by the host). A grid-stride loop; the host
+// keeps a block's share of the keys below 2^32.
+template <class K, int TPB, int RADIX_BITS>
+__global__ void __launch_bounds__(TPB)
+    radix_histogram_kernel(const K* keys, unsigned long long n, unsigned begin_bit,
+                           unsigned end_bit, unsigned descending, unsigned long long* hist) {
+  typedef radix_key<K> RK;
+  typedef typename RK::U U;
+  const int RADIX = 1 << RADIX_BITS;
+  const int MAX_PASSES = (int(sizeof(U)) * 8 + RADIX_BITS - 1) / RADIX_BITS;
+  __shared__ unsigned counts[MAX_PASSES * RADIX];
+  const unsigned passes = (end_bit - begin_bit + RADIX_BITS - 1) / RADIX_BITS;
+  for (unsigned i = threadIdx.x; i < passes * RADIX; i += TPB)
+    counts[i] = 0;
+  __syncthreads();
+  const U* words = reinterpret_cast<const U*>(keys);
+  const U flip = descending ? ~U(0) : U(0);
+  const unsigned long long stride = (unsigned long long)gridDim.x * TPB;
+  for (unsigned long long i = (unsigned long long)blockIdx.x * TPB + threadIdx.x; i < n;
+       i += stride) {
+    const U u = RK::to_ordered(words[i]) ^ flip;
+    for (unsigned p = 0; p < passes; ++p) {
+      const unsigned shift = begin_bit + p * RADIX_BITS;
+      const unsigned bits = min(unsigned(RADIX_BITS), end_bit - shift);
+      atomicAdd(&counts[p * RADIX + radix_digit(u, shift, bits)], 1u);
+    }
+  }
+  __syncthreads();
+  for (unsigned i = threadIdx.x; i < passes * RADIX; i += TPB)
+    if (counts[i]) atomicAdd(&hist[i], (unsigned long long)counts[i]);
+}
+
+// Each pass's counts (block p: hist[p * RADIX ...]) become exclusive digit starts.
+template <int RADIX_BITS>
+__global__ void __launch_bounds__(1 << RADIX_BITS)
+    radix_digit_starts_kernel(unsigned long long* hist) {
+  const int RADIX = 1 << RADIX_BITS;
+  __shared__ unsigned long long s[RADIX];
+  unsigned long long* h = hist + (unsigned long long)blockIdx.x * RADIX;
+  s[threadIdx.x] = h[threadIdx.x];
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    unsigned long long sum = 0;
+    for (int d = 0; d < RADIX; ++d) {
+      const unsigned long long c = s[d];
+      s[d] = sum;
+      sum += c;
+    }
+  }
+  __syncthreads();
+  h[threadIdx.x] = s[threadIdx.x];
+}
+
+// Shared memory of the onesweep kernel. `exchange` holds the warps' digit counters
+// while ranking, then the tile's keys, then its values, in rank order.
+template <class U, class V, int TPB, int IPT, int RADIX_BITS, bool PAIRS>
+struct onesweep_smem {
+  static const int RADIX = 1 << RADIX_BITS, WARPS = TPB / 32, TILE = TPB * IPT;
+  static const int COUNTER_BYTES = WARPS * RADIX * 4;
+  static const int ITEM_BYTES = PAIRS && sizeof(V) > sizeof(U) ? sizeof(V) : sizeof(U);
+  static const int EXCHANGE_BYTES =
+      COUNTER_BYTES > TILE* ITEM_BYTES ? COUNTER_BYTES : TILE* ITEM_BYTES;
+  __align__(16) unsigned char exchange[EXCHANGE_BYTES];
+  unsigned long long
+      base[RADIX];       // output index of the tile's first item of each digit, less its start
+  unsigned count[RADIX]; // items of each digit in the tile
+  unsigned start[RADIX]; // tile-local rank of each digit's first item
+  unsigned tile;
+};
+
+template <class K, int VALUE_BYTES, int TPB, int IPT, int RADIX_BITS>
+struct onesweep_tile {
+  typedef radix_key<K> RK;
+  typedef typename RK::U U;
+  typedef typename radix_value<VALUE_BYTES>::type V;
+  static const bool PAIRS = VALUE_BYTES != 0;
+  static const int RADIX = 1 << RADIX_BITS, WARPS = TPB / 32, TILE = TPB * IPT;
+  static const int WARP_ITEMS = 32 * IPT;
+  typedef onesweep_smem<U, V, TPB, IPT, RADIX_BITS, PAIRS> Smem;
+
+  // Warp-striped: the warp's items are 32 * IPT consecutive ones, item i of a lane at
+  // i * 32 + lane, so that ranking items 0, 1, ... of the lanes in order is input order.
+  template <class W>
+  static __device__ __forceinline__ void load(const W* in, unsigned long long first, unsigned valid,
+                                              W (&x)[IPT]) {
+    const unsigned w0 = (threadIdx.x >> 5) * WARP_ITEMS + lane_id();
+#pragma unroll
+    for (int i = 0; i < IPT; ++i)
+      if (w0 + i * 32 < valid) x[i] = in[first + w0 + i * 32];
+  }
+
+  // Each item's rank among the warp's items of its digit (warp-private counters in
+  // `counters`, zeroed by the caller); invalid items get digit RADIX and no rank.
+  static __device__ __forceinline__ void rank_in_warp(const U (&u)[IPT], unsigned valid,
+                                                      unsigned shift, unsigned bits,
+                                                      unsigned (&digit)[IPT], unsigned (&rank)[IPT],
+                                                      unsigned* counters) {
+    const unsigned lane = lane_id(), w0 = (threadIdx.x >> 5) * WARP_ITEMS + lane;
+    const unsigned lower = (1u << lane) - 1u;
+#pragma unroll
+    for (int i = 0; i < IPT; ++i) {
+      digit[i] = w0 + i * 32 < valid ? radix_digit(u[i], shift, bits) : unsigned(RADIX);
+      const unsigned peers = __match_any_sync(FULL_WARP, digit[i]);
+      const unsigned leader = 31 - __clz(peers);
+      unsigned before = 0;
+      if (lane == leader && digit[i] < RADIX) before = counters[digit[i]];
+      before = __shfl_sync(FULL_WARP, before, leader);
+      rank[i] = before + __popc(peers & lower);
+      if (lane == leader && digit[i] < RADIX) counters[digit[i]] = before + __popc(peers);
+      __syncwarp();
+    }
+  }
+
+  // Exclusive scan of s.count into s.start by warp 0 (each lane a run of digits).
+  static __device__ __forceinline__ void scan_digits(Smem& s) {
+    if (threadIdx.x >= 32) return;
+    const int RUN = (RADIX + 31) / 32;
+    const int first = int(lane_id()) * RUN;
+    unsigned sum = 0;
+    for (int d = first; d < first + RUN && d < RADIX; ++d)
+      sum += s.count[d];
+    unsigned incl = sum;
+#pragma unroll
+    for (int k = 1; k < 32; k <<= 1) {
+      const unsigned y = __shfl_up_sync(FULL_WARP, incl, k);
+      if (lane_id() >= unsigned(k)) incl += y;
+    }
+    unsigned run = incl - sum;
+    for (int d = first; d < first + RUN && d < RADIX; ++d) {
+      s.start[d] = run;
+      run += s.count[d];
+    }
+  }
+
+  // Items of `digit` in every tile before `tile`: walks back one tile at a time,
+  // waiting for each word, until an inclusive count.
+  static __device__ __forceinline__ unsigned long long
+  look_back(const volatile unsigned long long* status, unsigned tile, unsigned digit) {
+    unsigned long long before = 0;
+    for (long long t = (long long)tile - 1; t >= 0;) {
+      const unsigned long long w = status[(unsigned long long)t * RADIX + digit];
+      if (w == 0) continue;
+      before += w & RADIX_COUNT_MASK;
+      if (w & RADIX_INCLUSIVE) break;
+      --t;
+    }
+    return before;
+  }
+
+  // Per digit: the warps' counters become each warp's start within the digit, the
+  // tile's count is published (inclusive for tile 0, which has no predecessor).
+  static __device__ __forceinline__ void count_digits(Smem& s, unsigned* counters,
+                                                      volatile unsigned long long* status) {
+    for (int d = threadIdx.x; d < RADIX; d += TPB) {
+      unsigned sum = 0;
+      for (int w = 0; w < WARPS; ++w) {
+        const unsigned c = counters[w * RADIX + d];
+        counters[w * RADIX + d] = sum;
+        sum += c;
+      }
+      s.count[d] = sum;
+      status[(unsigned long long)s.tile * RADIX + d] =
+          sum | (s.tile == 0 ? RADIX_INCLUSIVE : RADIX_AGGREGATE);
+    }
+  }
+
+  static __device__ __forceinline__ void publish_inclusive(Smem& s,
+                                                           const unsigned long long* starts,
+                                                           volatile unsigned long long* status) {
+    for (int d = threadIdx.x; d < RADIX; d += TPB) {
+      const unsigned long long before = s.tile == 0 ? 0ull : look_back(status, s.tile, d);
+      if (s.tile != 0)
+        status[(unsigned long long)s.tile * RADIX + d] = (before + s.count[d]) | RADIX_INCLUSIVE;
+      s.base[d] = starts[d] + before - s.start[d];
+    }
+  }
+
+  // Items in rank order from `exchange` to out[base[digit] + rank]; `dst` keeps each
+  // thread's output indices for the values.
+  static __device__ __forceinline__ void store_keys(const Smem& s, K* out, unsigned valid,
+                                                    unsigned shift, unsigned bits, unsigned flip,
+                                                    unsigned long long (&dst)[IPT]) {
+    const U* ranked = reinterpret_cast<const U*>(s.exchange);
+    U* words = reinterpret_cast<U*>(out);
+    const U mask = flip ? ~U(0) : U(0);
+#pragma unroll
+    for (int i = 0; i < IPT; ++i) {
+      const unsigned j = threadIdx.x + i * TPB;
+      if (j < valid) {
+        const U u = ranked[j];
+        dst[i] = s.base[radix_digit(u, shift, bits)] + j;
+        words[dst[i]] = RK::from_ordered(u ^ mask);
+      }
+    }
+  }
+};
+
+// One pass over the tiles: ranks each tile by the digit at `shift` (`bits` wide), and
+// scatters keys (and values) to their place in this pass's order. `starts`: the
+// pass's digit starts; `status`: tiles x RADIX words, `ticket`: a counter, both
+// zeroed by the host before the pass.
+template <class K, int VALUE_BYTES, int TPB, int IPT, int RADIX_BITS>
+__global__ void __launch_bounds__(TPB)
+    radix_onesweep_kernel(const K* keys_in, K* keys_out, const void* values_in, void* values_out,
+                          unsigned long long n, unsigned shift, unsigned bits, unsigned descending,
+                          const unsigned long long* starts, unsigned long long* status,
+                          unsigned* ticket) {
+  typedef onesweep_tile<K, VALUE_BYTES, TPB, IPT, RADIX_BITS> T;
+  typedef typename T::U U;
+  typedef typename T::V V;
+  const int RADIX = T::RADIX, TILE = T::TILE;
+  __shared__ typename T::Smem s;
+  if (threadIdx.x == 0) s.tile = atomicAdd(ticket, 1u);
+  unsigned* counters = reinterpret_cast<unsigned*>(s.exchange);
+  for (int i = threadIdx.x; i < T::WARPS * RADIX; i += TPB)
+    counters[i] = 0;
+  __syncthreads();
+
+  const unsigned long long first = (unsigned long long)s.tile * TILE;
+  const unsigned valid = unsigned(min((unsigned long long)TILE, n - first));
+  U u[IPT];
+  T::load(reinterpret_cast<const U*>(keys_in), first, valid, u);
+  const U flip = descending ? ~U(0) : U(0);
+#pragma unroll
+  for (int i = 0; i < IPT; ++i)
+    u[i] = radix_key<K>::to_ordered(u[i]) ^ flip;
+  V v[IPT];
+  if (T::PAIRS) T::load(reinterpret_cast<const V*>(values_in), first, valid, v);
+
+  unsigned digit[IPT], rank[IPT];
+  T::rank_in_warp(u, valid, shift, bits, digit, rank, counters + (threadIdx.x >> 5) * RADIX);
+  __syncthreads();
+  T::count_digits(s, counters, status);
+  __syncthreads();
+  T::scan_digits(s);
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < IPT; ++i)
+    if (digit[i] < unsigned(RADIX))
+      rank[i] += counters[(threadIdx.x >> 5) * RADIX + digit[i]] + s.start[digit[i]];
+  T::publish_inclusive(s, starts, status);
+  __syncthreads(); // the counters are read: the exchange takes the keys
+
+  U* ranked = reinterpret_cast<U*>(s.exchange);
+#pragma unroll
+  for (int i = 0; i < IPT; ++i)
+    if (digit[i] < unsigned(RADIX)) ranked[rank[i]] = u[i];
+  __syncthreads();
+  unsigned long long dst[IPT];
+  T::store_keys(s, keys_out, valid, shift, bits, descending, dst);
+  if (!T::PAIRS) return;
+  __syncthreads();
+  V* ranked_values = reinterpret_cast<V*>(s.exchange);
+#pragma unroll
+  for (int i = 0; i < IPT; ++i)
+    if (digit[i] < unsigned(RADIX)) ranked_values[rank[i]] = v[i];
+  __syncthreads();
+  V* out = reinterpret_cast<V*>(values_out);
+#pragma unroll
+  for (int i = 0; i < IPT; ++i)
+    if (threadIdx.x + i * TPB < valid) out[dst[i]] = ranked_values[threadIdx.x + i * TPB];
+}
+
+} // namespace scantune

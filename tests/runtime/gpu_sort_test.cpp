@@ -1,0 +1,242 @@
+// The radix sort on the GPU against std::stable_sort on the host, bit for bit: every
+// key type, both orders, keys only and pairs (values = original index, so stability is
+// checked), sizes around warps and tiles, few distinct keys, float specials, bit ranges.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <type_traits>
+#include <vector>
+
+#include "common/gpu.hpp"
+#include "scan_request.hpp"
+#include "scantune/scantune.hpp"
+#include "sort.hpp"
+
+namespace scantune {
+namespace {
+
+using test::DeviceBuffer;
+
+// The unsigned image the sort orders by (radix_key in templates/radix_sort.cuh),
+// written independently: IEEE total order for floats, sign flip for signed integers.
+template <class K>
+auto ordered_bits(K k) {
+  using U = std::conditional_t<sizeof(K) == 4, std::uint32_t, std::uint64_t>;
+  constexpr U sign = U(1) << (8 * sizeof(K) - 1);
+  U u;
+  std::memcpy(&u, &k, sizeof u);
+  if constexpr (std::is_floating_point_v<K>) return (u & sign) ? U(~u) : U(u | sign);
+  if constexpr (std::is_signed_v<K>) return U(u ^ sign);
+  return u;
+}
+
+template <class K>
+auto sort_bits(K k, unsigned begin, unsigned end) {
+  auto u = ordered_bits(k);
+  using U = decltype(u);
+  const unsigned width = end - begin;
+  const U mask = width >= 8 * sizeof(U) ? ~U(0) : U((U(1) << width) - 1);
+  return U((u >> begin) & mask);
+}
+
+template <class K>
+std::vector<K> random_keys(std::size_t n, std::uint64_t distinct, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<K> v(n);
+  for (auto& x : v) {
+    const std::uint64_t r = distinct ? rng() % distinct : rng();
+    if constexpr (std::is_floating_point_v<K>)
+      x = distinct ? K(double(r) - double(distinct / 2)) * K(0.5)
+                   : K(std::ldexp(double(std::int64_t(r)) / 9.2e18, int(r % 40) - 20));
+    else
+      x = distinct ? K(r - distinct / 2) : K(r);
+  }
+  return v;
+}
+
+// Sorts on the GPU and compares keys (and the permutation, as values) with the host's
+// stable sort; Value is the index type carried (4 or 8 bytes).
+template <class K, class Value = std::uint32_t>
+void check_sort(const std::vector<K>& keys, SortOrder order, bool pairs, unsigned begin = 0,
+                unsigned end = 8 * sizeof(K)) {
+  const std::size_t n = keys.size();
+  std::vector<Value> index(n);
+  std::iota(index.begin(), index.end(), Value(0));
+  std::vector<Value> expect_index = index;
+  std::stable_sort(expect_index.begin(), expect_index.end(), [&](Value a, Value b) {
+    const auto x = sort_bits(keys[a], begin, end), y = sort_bits(keys[b], begin, end);
+    return order == SortOrder::Ascending ? x < y : y < x;
+  });
+  DeviceBuffer<K> in(n), out(n);
+  DeviceBuffer<Value> vin(n), vout(n);
+  in.upload(keys);
+  out.poison();
+  Scanner& s = default_scanner();
+  if (pairs) {
+    vin.upload(index);
+    vout.poison();
+    s.sort_pairs(in.ptr, out.ptr, vin.ptr, vout.ptr, n, begin, end, order);
+  } else {
+    s.sort_keys(in.ptr, out.ptr, n, begin, end, order);
+  }
+  SCANTUNE_CUDA_TRY(cudaDeviceSynchronize());
+  const std::vector<K> got = out.download(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    // Bitwise: -0.0 and +0.0, NaN payloads.
+    ASSERT_EQ(std::memcmp(&got[i], &keys[expect_index[i]], sizeof(K)), 0)
+        << "key " << i << " of " << n << ": " << got[i] << " vs " << keys[expect_index[i]];
+  }
+  if (pairs) {
+    EXPECT_EQ(vout.download(n), expect_index) << "n = " << n;
+  }
+  EXPECT_EQ(in.download(n), keys) << "the input changed"; // callers pass no NaNs
+}
+
+template <class K>
+class GpuSortTyped : public test::GpuTest {};
+using KeyTypes =
+    ::testing::Types<std::int32_t, std::uint32_t, std::int64_t, std::uint64_t, float, double>;
+TYPED_TEST_SUITE(GpuSortTyped, KeyTypes);
+
+const std::size_t kSizes[] = {0,    1,    2,    31,   32,   33,   97,    1021,
+                              3071, 3072, 3073, 4607, 4608, 4609, 65537, (1u << 20) + 3};
+
+TYPED_TEST(GpuSortTyped, KeysBothOrdersEverySize) {
+  using K = TypeParam;
+  for (std::size_t n : kSizes)
+    for (SortOrder order : {SortOrder::Ascending, SortOrder::Descending})
+      check_sort(random_keys<K>(n, 0, n + 1), order, false);
+}
+
+TYPED_TEST(GpuSortTyped, PairsAreStableWithFewDistinctKeys) {
+  using K = TypeParam;
+  for (std::size_t n : {std::size_t{33}, std::size_t{4609}, std::size_t{100003}})
+    for (std::uint64_t distinct : {2u, 7u, 300u})
+      for (SortOrder order : {SortOrder::Ascending, SortOrder::Descending})
+        check_sort(random_keys<K>(n, distinct, n * distinct), order, true);
+}
+
+TYPED_TEST(GpuSortTyped, PairsWithEightByteValues) {
+  using K = TypeParam;
+  check_sort<K, std::uint64_t>(random_keys<K>(70001, 5, 3), SortOrder::Ascending, true);
+  check_sort<K, std::uint64_t>(random_keys<K>(70001, 0, 4), SortOrder::Descending, true);
+}
+
+TYPED_TEST(GpuSortTyped, LargeSizes) {
+  using K = TypeParam;
+  check_sort(random_keys<K>((1u << 20) + 3, 1000, 11), SortOrder::Ascending, true);
+  check_sort(random_keys<K>((1u << 24) + 1, 0, 12), SortOrder::Ascending, true);
+}
+
+TYPED_TEST(GpuSortTyped, BitRanges) {
+  using K = TypeParam;
+  const unsigned bits = 8 * sizeof(K);
+  const auto keys = random_keys<K>(50001, 0, 21);
+  check_sort(keys, SortOrder::Ascending, true, 0, 1);
+  check_sort(keys, SortOrder::Ascending, true, 3, 17);
+  check_sort(keys, SortOrder::Descending, true, bits - 12, bits);
+  check_sort(keys, SortOrder::Ascending, true, 8, bits - 5);
+}
+
+class GpuSort : public test::GpuTest {};
+
+TEST_F(GpuSort, FloatSpecials) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> base{-0.0f,
+                          0.0f,
+                          inf,
+                          -inf,
+                          nan,
+                          1.0f,
+                          -1.0f,
+                          0.0f,
+                          -0.0f,
+                          3e-40f,
+                          -3e-40f,
+                          std::numeric_limits<float>::max(),
+                          std::numeric_limits<float>::lowest()};
+  std::vector<float> keys;
+  std::mt19937 rng(5);
+  for (int i = 0; i < 20000; ++i)
+    keys.push_back(base[rng() % base.size()]);
+  // NaN != NaN: the input check compares bits.
+  for (SortOrder order : {SortOrder::Ascending, SortOrder::Descending}) {
+    std::vector<std::uint32_t> index(keys.size());
+    std::iota(index.begin(), index.end(), 0u);
+    DeviceBuffer<float> in(keys.size()), out(keys.size());
+    DeviceBuffer<std::uint32_t> vin(keys.size()), vout(keys.size());
+    in.upload(keys);
+    vin.upload(index);
+    default_scanner().sort_pairs(in.ptr, out.ptr, vin.ptr, vout.ptr, keys.size(), order);
+    const auto got = out.download(keys.size());
+    const auto perm = vout.download(keys.size());
+    std::stable_sort(index.begin(), index.end(), [&](std::uint32_t a, std::uint32_t b) {
+      const auto x = ordered_bits(keys[a]), y = ordered_bits(keys[b]);
+      return order == SortOrder::Ascending ? x < y : y < x;
+    });
+    ASSERT_EQ(perm, index);
+    for (std::size_t i = 0; i < got.size(); ++i)
+      ASSERT_EQ(ordered_bits(got[i]), ordered_bits(keys[index[i]])) << i;
+    // -0.0 before +0.0 and NaN last in ascending order.
+    if (order == SortOrder::Ascending) {
+      EXPECT_TRUE(std::isnan(got.back()));
+      const auto zero = std::find(got.begin(), got.end(), 0.0f);
+      EXPECT_TRUE(std::signbit(*zero));
+    }
+  }
+}
+
+TEST_F(GpuSort, DoubleSpecialsAndCApiShape) {
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> keys;
+  std::mt19937 rng(6);
+  for (int i = 0; i < 9000; ++i) {
+    const double pick[] = {-0.0, 0.0, inf, -inf, 2.5, -2.5, 1e-310, -1e-310};
+    keys.push_back(pick[rng() % 8]);
+  }
+  check_sort(keys, SortOrder::Ascending, true);
+  check_sort(keys, SortOrder::Descending, true);
+}
+
+// The sort's workspace (the partials buffer) leaves the reduction's counter alone:
+// a reduction on the same stream after a sort is still right.
+TEST_F(GpuSort, ReductionAfterSortOnTheSameStream) {
+  const auto keys = random_keys<std::int32_t>(100000, 50, 9);
+  check_sort(keys, SortOrder::Ascending, false);
+  std::vector<long long> ones(12345, 1);
+  DeviceBuffer<long long> in(ones.size()), total(1);
+  in.upload(ones);
+  default_scanner().reduce(in.ptr, total.ptr, ones.size(), Op::Sum);
+  EXPECT_EQ(total.download(1)[0], 12345);
+}
+
+TEST_F(GpuSort, ExplicitPoliciesAgree) {
+  const auto keys = random_keys<std::uint32_t>(123457, 100, 10);
+  std::vector<std::uint32_t> expect = keys;
+  std::stable_sort(expect.begin(), expect.end());
+  for (const char* key : {"radix.tpb128.ipt4.rb4", "radix.tpb64.ipt1.rb5", "radix.tpb1024.ipt2.rb6",
+                          "radix.tpb256.ipt16.rb8"}) {
+    DeviceBuffer<std::uint32_t> in(keys.size()), out(keys.size());
+    in.upload(keys);
+    out.poison();
+    const detail::SortPolicy p = detail::SortPolicy::parse(key);
+    detail::SortRequest r;
+    r.key = DataType::UInt32;
+    r.keys_in = in.ptr;
+    r.keys_out = out.ptr;
+    r.n = keys.size();
+    r.end_bit = 32;
+    detail::ScannerAccess::sort(default_scanner(), r, &p);
+    EXPECT_EQ(out.download(keys.size()), expect) << key;
+  }
+}
+
+} // namespace
+} // namespace scantune

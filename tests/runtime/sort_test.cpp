@@ -1,0 +1,204 @@
+// The radix sort without a GPU: every kernel specialization compiles under NVRTC,
+// policy keys round-trip, the workspace layout and pass arithmetic, argument errors.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+
+#include "nvrtc_compiler.hpp"
+#include "scan_request.hpp"
+#include "scantune/scantune.h"
+#include "scantune/scantune.hpp"
+#include "sort.hpp"
+
+namespace scantune::detail {
+namespace {
+
+constexpr DataType kTypes[] = {DataType::Int32,  DataType::UInt32,  DataType::Int64,
+                               DataType::UInt64, DataType::Float32, DataType::Float64};
+
+// Every key type x value size on the default policies, plus narrower digits and a
+// small tile, in one NVRTC program per architecture.
+void compile_every_sort(int arch) {
+  std::vector<SortSpec> specs;
+  for (DataType t : kTypes)
+    for (std::size_t v : {0, 4, 8})
+      specs.push_back({default_sort_policy(t, v), t, v});
+  specs.push_back({{128, 4, 4}, DataType::UInt32, 0});
+  specs.push_back({{64, 1, 5}, DataType::Float64, 8});
+  specs.push_back({{1024, 2, 6}, DataType::Int64, 4});
+  std::string source;
+  std::vector<std::string> names;
+  for (const SortSpec& s : specs) {
+    ASSERT_FALSE(s.policy.invalid_reason(size_of(s.key), s.value_bytes)) << s.id();
+    const GeneratedSource g = generate_sort(s);
+    ASSERT_EQ(g.name_expressions.size(), 1u);
+    ASSERT_EQ(g.name_expressions[0].size(), std::size_t{kSortKernelCount});
+    if (source.empty()) source = g.source;
+    names.insert(names.end(), g.name_expressions[0].begin(), g.name_expressions[0].end());
+  }
+  CompiledProgram prog;
+  ASSERT_NO_THROW(prog = nvrtc_compile("radix_sort_all", source, names, arch)) << source;
+  EXPECT_GT(prog.cubin.size(), 1000u);
+  ASSERT_EQ(prog.lowered_names.size(), names.size());
+  for (const auto& l : prog.lowered_names)
+    EXPECT_EQ(l.rfind("_Z", 0), 0u) << l;
+}
+
+TEST(SortCompile, EverySpecializationSm80) {
+  compile_every_sort(80);
+}
+TEST(SortCompile, EverySpecializationSm90) {
+  compile_every_sort(90);
+}
+
+TEST(SortPolicy, KeyRoundTrip) {
+  for (DataType t : kTypes)
+    for (std::size_t v : {0, 4, 8}) {
+      const SortPolicy p = default_sort_policy(t, v);
+      EXPECT_EQ(SortPolicy::parse(p.key()), p);
+      EXPECT_FALSE(p.invalid_reason(size_of(t), v)) << p.key();
+    }
+  EXPECT_EQ(SortPolicy::parse("radix.tpb128.ipt7.rb5").key(), "radix.tpb128.ipt7.rb5");
+  EXPECT_EQ(default_sort_policy(DataType::Float32, 0).key(), "radix.tpb384.ipt12.rb8");
+  for (const char* bad :
+       {"", "radix", "radix.tpb128.ipt7", "radix.tpb128.ipt7.rb5.x",
+        "lookback_warp.tpb128.ipt7.rb5", "radix.tpb.ipt7.rb5", "radix.tpbx.ipt7.rb5"})
+    EXPECT_THROW(SortPolicy::parse(bad), Error) << bad;
+}
+
+TEST(SortPolicy, InvalidReasons) {
+  EXPECT_TRUE(SortPolicy({100, 4, 8}).invalid_reason(4, 0));
+  EXPECT_TRUE(SortPolicy({128, 0, 8}).invalid_reason(4, 0));
+  EXPECT_TRUE(SortPolicy({128, 4, 9}).invalid_reason(4, 0));
+  EXPECT_TRUE(SortPolicy({128, 4, 3}).invalid_reason(4, 0));
+  // 1024 x 16 items of 8 bytes: 128 KiB of shared memory.
+  const auto why = SortPolicy({1024, 16, 8}).invalid_reason(8, 8);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("shared memory"), std::string::npos) << *why;
+}
+
+TEST(SortPolicy, SpecIdsNameEverything) {
+  EXPECT_EQ((SortSpec{{384, 12, 8}, DataType::Int64, 4}.id()),
+            "radix.tpb384.ipt12.rb8|int64|v4|sort_pairs");
+  EXPECT_EQ((SortSpec{{384, 12, 8}, DataType::Float32, 0}.id()),
+            "radix.tpb384.ipt12.rb8|float32|v0|sort_keys");
+}
+
+TEST(SortLayout, PassesAndRegions) {
+  EXPECT_EQ(sort_passes(0, 32, 8), 4u);
+  EXPECT_EQ(sort_passes(0, 64, 8), 8u);
+  EXPECT_EQ(sort_passes(3, 17, 8), 2u);
+  EXPECT_EQ(sort_passes(0, 1, 8), 1u);
+  EXPECT_EQ(sort_passes(0, 32, 5), 7u);
+  const SortPolicy p{256, 4, 8};
+  const SortLayout l = sort_layout(p, 4, 8, 1025);
+  EXPECT_EQ(l.tiles, 2u);
+  EXPECT_EQ(l.starts, 256u); // after the partials header the reduction keeps zero
+  EXPECT_GE(l.tickets, l.starts + 4 * 256 * 8);
+  EXPECT_GE(l.status, l.tickets + 4 * 4);
+  EXPECT_EQ(l.status_bytes, 2u * 256 * 8);
+  EXPECT_GE(l.keys, l.status + l.status_bytes);
+  EXPECT_EQ(l.keys % 16, 0u);
+  EXPECT_GE(l.values, l.keys + 1025 * 4);
+  EXPECT_EQ(l.values % 16, 0u);
+  EXPECT_EQ(l.bytes, l.values + 1025 * 8);
+  EXPECT_EQ(sort_layout(p, 8, 0, 1024).tiles, 1u);
+}
+
+TEST(SortLayout, HistogramGrid) {
+  const SortPolicy p{256, 4, 8};
+  EXPECT_EQ(sort_histogram_grid(p, 2, 132), 1u);
+  EXPECT_EQ(sort_histogram_grid(p, std::size_t{1} << 30, 132), 528u);
+  // Fewer than 2^32 keys per block (32-bit shared counters).
+  EXPECT_GE(sort_histogram_grid(p, std::size_t{1} << 40, 1), 512u);
+}
+
+// Arguments are checked before anything touches the device (fake pointers).
+template <class T>
+T* fake(std::uintptr_t a = 0x10000) {
+  return reinterpret_cast<T*>(a);
+}
+
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(SortArguments, ClearErrors) {
+  Scanner s(ScannerOptions{-1, "off", {}});
+  EXPECT_EQ(error_of([&] { s.sort_keys(fake<int>(), static_cast<int*>(nullptr), 4); }),
+            "null key output pointer with n = 4");
+  EXPECT_EQ(error_of([&] { s.sort_keys(static_cast<const int*>(nullptr), fake<int>(), 4); }),
+            "null key input pointer with n = 4");
+  EXPECT_EQ(error_of([&] {
+              s.sort_pairs(fake<int>(), fake<int>(0x40000), fake<float>(0x80000),
+                           static_cast<float*>(nullptr), 4);
+            }),
+            "null value output pointer with n = 4");
+  EXPECT_EQ(error_of([&] { s.sort_keys(fake<int>(), fake<int>(), 4); }),
+            "a sort cannot run in place: the key output overlaps the key input");
+  EXPECT_EQ(error_of([&] { s.sort_keys(fake<int>(), fake<int>(0x10008), 4); }),
+            "a sort cannot run in place: the key output overlaps the key input");
+  EXPECT_EQ(error_of([&] {
+              s.sort_pairs(fake<int>(), fake<int>(0x40000), fake<int>(0x80000), fake<int>(0x80000),
+                           4);
+            }),
+            "a sort cannot run in place: the value output overlaps the value input");
+  EXPECT_EQ(error_of([&] {
+              s.sort_pairs(fake<int>(), fake<int>(0x40000), fake<int>(0x80000), fake<int>(0x40008),
+                           4);
+            }),
+            "the keys and the values of a sort overlap");
+  EXPECT_EQ(error_of([&] { s.sort_keys(fake<int>(), fake<int>(0x40000), 4, 8, 8); }),
+            "bit range [8, 8) of a sort of int32 keys: expected begin_bit < end_bit <= 32");
+  EXPECT_EQ(error_of([&] { s.sort_keys(fake<double>(), fake<double>(0x40000), 4, 0, 65); }),
+            "bit range [0, 65) of a sort of float64 keys: expected begin_bit < end_bit <= 64");
+  EXPECT_EQ(error_of([&] { s.sort_keys(fake<int>(0x10002), fake<int>(0x40000), 4); }),
+            "key pointers 0x10002 and 0x40000 must be aligned to their 4-byte int32 keys");
+  struct Wide {
+    std::uint64_t a, b;
+  };
+  try {
+    s.sort_pairs(fake<int>(), fake<int>(0x40000), fake<Wide>(0x80000), fake<Wide>(0xc0000), 4);
+    ADD_FAILURE() << "16-byte values accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+    EXPECT_STREQ(e.what(), "values of 16 bytes: a sort moves values of 4 or 8 bytes");
+  }
+  // n = 0 is a no-op, even with null pointers; n = 1 needs a device.
+  EXPECT_NO_THROW(s.sort_keys(static_cast<const int*>(nullptr), static_cast<int*>(nullptr), 0));
+}
+
+TEST(SortArguments, CApi) {
+  scantune_scanner_t s = nullptr;
+  ASSERT_EQ(scantune_scanner_create(&s, -1, "off", nullptr), SCANTUNE_SUCCESS)
+      << scantune_last_error();
+  EXPECT_EQ(scantune_sort(s, SCANTUNE_INT32, fake<int>(), fake<int>(), nullptr, nullptr, 0, 4, 0, 0,
+                          32, nullptr),
+            SCANTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(scantune_last_error(),
+               "a sort cannot run in place: the key output overlaps the key input");
+  EXPECT_EQ(scantune_sort(s, SCANTUNE_INT32, fake<int>(), fake<int>(0x40000), fake<int>(0x80000),
+                          fake<int>(0xc0000), 2, 4, 0, 0, 32, nullptr),
+            SCANTUNE_ERROR_UNSUPPORTED);
+  EXPECT_STREQ(scantune_last_error(), "values of 2 bytes: a sort moves values of 4 or 8 bytes");
+  EXPECT_EQ(scantune_sort(s, static_cast<scantune_dtype_t>(17), fake<int>(), fake<int>(0x40000),
+                          nullptr, nullptr, 0, 4, 0, 0, 32, nullptr),
+            SCANTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(scantune_sort(nullptr, SCANTUNE_INT32, fake<int>(), fake<int>(0x40000), nullptr,
+                          nullptr, 0, 4, 0, 0, 32, nullptr),
+            SCANTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(scantune_sort(s, SCANTUNE_UINT64, nullptr, nullptr, nullptr, nullptr, 0, 0, 1, 0, 64,
+                          nullptr),
+            SCANTUNE_SUCCESS);
+  EXPECT_EQ(scantune_scanner_destroy(s), SCANTUNE_SUCCESS);
+}
+
+} // namespace
+} // namespace scantune::detail

@@ -1,0 +1,120 @@
+#include "tuner/run/sort_bench.hpp"
+
+#include <fmt/format.h>
+
+#include "cuda_check.hpp"
+#include "tuner/gpu/cub_baseline_sort.cuh"
+#include "tuner/gpu/gpu_support.hpp"
+#include "tuner/gpu/input_values.hpp"
+#include "tuner/run/bench_timing.hpp"
+#include "tuner/run/tune.hpp"
+
+namespace scantune::tuner {
+namespace {
+
+const char* mode_name(bool pairs) {
+  return pairs ? "pairs" : "keys";
+}
+
+// Throws naming the first key or value where scantune's result differs from CUB's.
+void check_against_cub(const SortBenchRow& row, const void* keys, const void* cub_keys,
+                       const void* values, const void* cub_values, cudaStream_t stream) {
+  const gpu::CompareResult k = gpu::compare(row.type, keys, cub_keys, row.n, 0.0, stream);
+  const gpu::CompareResult v =
+      row.pairs ? gpu::compare(DataType::UInt32, values, cub_values, row.n, 0.0, stream)
+                : gpu::CompareResult{};
+  if (k.mismatches || v.mismatches)
+    throw Error(fmt::format("sort_{} {} n = {}: {} keys and {} values differ from CUB's, the "
+                            "first at {}",
+                            mode_name(row.pairs), to_string(row.type), row.n, k.mismatches,
+                            v.mismatches, k.mismatches ? k.first : v.first));
+}
+
+SortBenchRow run_case(Scanner& scanner, DataType type, bool pairs, std::uint64_t n,
+                      cudaStream_t stream) {
+  const std::size_t w = size_of(type);
+  Device<std::uint8_t> keys(n * w), out(n * w), cub_out(n * w);
+  Device<std::uint32_t> values(pairs ? n : 0), values_out(pairs ? n : 0),
+      cub_values_out(pairs ? n : 0);
+  // Wide: random bit patterns for integers, +-[1, 2^20] for floats (no -0.0 or NaN,
+  // which CUB orders differently).
+  gpu::fill_input(type, ValueSet::Wide, 1, 0, n, keys.ptr, stream);
+  if (pairs) gpu::fill_input(DataType::UInt32, ValueSet::Wide, 2, 0, n, values.ptr, stream);
+  const void* v_in = pairs ? values.ptr : nullptr;
+  std::size_t temp_bytes = 0;
+  SCANTUNE_CUDA_TRY(gpu::cub_baseline::radix_sort(
+      type, keys.ptr, cub_out.ptr, v_in, cub_values_out.ptr, n, nullptr, temp_bytes, stream));
+  Device<std::uint8_t> temp(temp_bytes);
+  auto ours = [&] {
+    scanner.run_sort(type, keys.ptr, out.ptr, v_in, values_out.ptr, pairs ? 4 : 0, n,
+                     SortOrder::Ascending, 0, static_cast<unsigned>(8 * w), stream);
+  };
+  auto cub = [&] {
+    SCANTUNE_CUDA_TRY(gpu::cub_baseline::radix_sort(
+        type, keys.ptr, cub_out.ptr, v_in, cub_values_out.ptr, n, temp.ptr, temp_bytes, stream));
+  };
+  ours();
+  cub();
+  SortBenchRow row{type, pairs, n, 0, 0};
+  check_against_cub(row, out.ptr, cub_out.ptr, values_out.ptr, cub_values_out.ptr, stream);
+  row.scantune_ns = time_call(ours, stream);
+  row.cub_ns = time_call(cub, stream);
+  return row;
+}
+
+} // namespace
+
+std::vector<bool> parse_sort_modes(std::string_view list) {
+  std::vector<bool> v;
+  while (!list.empty()) {
+    const std::size_t comma = list.find(',');
+    const std::string_view mode = list.substr(0, comma);
+    if (mode != "keys" && mode != "pairs")
+      throw UsageError(fmt::format("--sort {}: expected keys or pairs", mode));
+    v.push_back(mode == "pairs");
+    list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+  }
+  if (v.empty()) throw UsageError("--sort: expected keys, pairs or keys,pairs");
+  return v;
+}
+
+std::vector<SortBenchRow> run_sort_bench(const std::vector<DataType>& types,
+                                         const std::vector<bool>& modes,
+                                         const std::vector<std::uint64_t>& sizes,
+                                         const std::function<void(const std::string&)>& log) {
+  Scanner scanner;
+  cudaStream_t stream;
+  SCANTUNE_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  std::vector<SortBenchRow> rows;
+  try {
+    for (DataType type : types)
+      for (bool pairs : modes)
+        for (std::uint64_t n : sizes) {
+          log(fmt::format("sort_{} {} n = {}", mode_name(pairs), to_string(type), n));
+          rows.push_back(run_case(scanner, type, pairs, n, stream));
+        }
+  } catch (...) {
+    cudaStreamDestroy(stream);
+    throw;
+  }
+  cudaStreamDestroy(stream);
+  return rows;
+}
+
+std::string sort_bench_markdown(const std::vector<SortBenchRow>& rows) {
+  std::string s = "| type | mode | n | scantune us | CUB us | vs CUB | scantune Gkeys/s | "
+                  "scantune GB/s | CUB GB/s |\n|---|---|---|---|---|---|---|---|---|\n";
+  for (const SortBenchRow& r : rows) {
+    // One read and one write of every key (and value): the least a sort moves.
+    const double bytes =
+        2.0 * static_cast<double>(r.n) * static_cast<double>(size_of(r.type) + (r.pairs ? 4 : 0));
+    s +=
+        fmt::format("| {} | {} | {} | {:.2f} | {:.2f} | {:.2f}x | {:.2f} | {:.1f} | {:.1f} |\n",
+                    to_string(r.type), mode_name(r.pairs), r.n, r.scantune_ns / 1e3, r.cub_ns / 1e3,
+                    r.cub_ns / r.scantune_ns, static_cast<double>(r.n) / r.scantune_ns,
+                    bytes / r.scantune_ns, bytes / r.cub_ns);
+  }
+  return s;
+}
+
+} // namespace scantune::tuner
