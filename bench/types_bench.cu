@@ -5,7 +5,7 @@
 // reads and writes each). CUB's half and bfloat16 scans read through a transform
 // iterator into float, as scantune and torch accumulate them.
 //
-//   scantune_types_bench [--log2n 24,28] [--repeats 20]
+//   scantune_types_bench [--log2n 24,28] [--repeats 20] [--sweep]
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -77,9 +77,54 @@ struct Timer {
   }
 };
 
+// --sweep: candidate shapes for a converting scan (vectors of 16 bytes of the wider side),
+// each timed beside the dispatched one; prints the fastest valid ones.
+std::vector<std::string> sweep_keys(std::size_t widest) {
+  const int vec = int(16 / widest);
+  std::vector<std::string> keys;
+  for (const char* alg : {"lookback_warp", "lookback_pipelined"})
+    for (int tpb : {256, 512, 1024})
+      for (int ipt : {vec, 16, 24, 32})
+        for (const char* io : {"", ".wxpose", ".direct"}) {
+          if (ipt % vec || ipt > 32 || (alg[9] == 'p' && io[1] == 'd')) continue;
+          keys.push_back(std::string(alg) + ".tpb" + std::to_string(tpb) + ".ipt" +
+                         std::to_string(ipt) + ".vec" + std::to_string(vec) + ".warp_scans" + io);
+        }
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return keys;
+}
+
+template <class In, class Out>
+void sweep(const char* label, std::size_t n, In* in, Out* out, double t_dispatch, int repeats,
+           scantune::Scanner& scanner, Timer& timer) {
+  const scantune::ScanTypes t =
+      scantune::scan_types(scantune::data_type_of<In>(), scantune::data_type_of<Out>());
+  std::vector<std::pair<double, std::string>> best;
+  for (const std::string& key : sweep_keys(std::max(sizeof(In), sizeof(Out)))) {
+    try {
+      scanner.run_types(t, scantune::ScanKind::Inclusive, scantune::Op::Sum, in, out, n, nullptr,
+                        nullptr, false, key);
+      best.emplace_back(timer.median_ms(
+                            [&] {
+                              scanner.run_types(t, scantune::ScanKind::Inclusive, scantune::Op::Sum,
+                                                in, out, n, nullptr, nullptr, false, key);
+                            },
+                            repeats),
+                        key);
+    } catch (const scantune::Error&) { // a shape the types cannot run
+    }
+  }
+  std::sort(best.begin(), best.end());
+  for (std::size_t i = 0; i < std::min<std::size_t>(3, best.size()); ++i)
+    std::printf("sweep %s 2^%d: %s %.4f ms (%.3fx the dispatched)\n", label,
+                int(std::log2(double(n))), best[i].second.c_str(), best[i].first,
+                t_dispatch / best[i].first);
+}
+
 template <class In, class Acc, class Out>
 void run_case(const char* label, std::size_t n, int repeats, scantune::Scanner& scanner,
-              Timer& timer) {
+              Timer& timer, bool sweeping = false) {
   In* in = nullptr;
   Out *out = nullptr, *cub_out = nullptr;
   CHECK(cudaMalloc(&in, n * sizeof(In)));
@@ -123,12 +168,14 @@ void run_case(const char* label, std::size_t n, int repeats, scantune::Scanner& 
   }
   const double gbs = double(bytes) / t_scan / 1e6, copy_gbs = double(bytes) / t_copy / 1e6;
   const std::string policy =
-      scanner.plan(scantune::scan_types(scantune::data_type_of<In>(), scantune::data_type_of<Out>()),
-                   scantune::Op::Sum, scantune::ScanKind::Inclusive, n)
+      scanner
+          .plan(scantune::scan_types(scantune::data_type_of<In>(), scantune::data_type_of<Out>()),
+                scantune::Op::Sum, scantune::ScanKind::Inclusive, n)
           .policy;
   std::printf("| %s | 2^%d | %.4f | %.1f | %.2f | %.4f | %.2f | %s | %s |\n", label,
               int(std::log2(double(n))), t_scan, gbs, gbs / copy_gbs, t_cub, t_cub / t_scan,
               same ? "equal" : "DIFFERENT", policy.c_str());
+  if (sweeping) sweep(label, n, in, out, t_scan, repeats, scanner, timer);
   cudaFree(in);
   cudaFree(out);
   cudaFree(cub_out);
@@ -142,7 +189,9 @@ int main(int argc, char** argv) {
   CLI::App app{"converting scans against CUB DeviceScan and a device copy"};
   std::vector<int> log2n{24, 28};
   int repeats = 20;
+  bool sweeping = false;
   app.add_option("--log2n", log2n, "sizes as powers of two")->delimiter(',');
+  app.add_flag("--sweep", sweeping, "also time candidate shapes (printed after the table row)");
   app.add_option("--repeats", repeats, "timed calls per median");
   CLI11_PARSE(app, argc, argv);
   cudaDeviceProp prop{};
@@ -154,15 +203,16 @@ int main(int argc, char** argv) {
   Timer timer;
   for (int k : log2n) {
     const std::size_t n = std::size_t{1} << k;
-    run_case<std::int8_t, int, std::int8_t>("int8", n, repeats, scanner, timer);
-    run_case<std::uint8_t, unsigned, std::uint8_t>("uint8", n, repeats, scanner, timer);
-    run_case<std::int16_t, int, std::int16_t>("int16", n, repeats, scanner, timer);
-    run_case<__half, float, __half>("float16:float32:float16", n, repeats, scanner, timer);
-    run_case<__nv_bfloat16, float, __nv_bfloat16>("bfloat16:float32:bfloat16", n, repeats,
-                                                  scanner, timer);
-    run_case<std::uint8_t, int, int>("uint8:int32", n, repeats, scanner, timer);
-    run_case<__half, float, float>("float16:float32", n, repeats, scanner, timer);
-    run_case<int, long long, long long>("int32:int64", n, repeats, scanner, timer);
+    run_case<std::int8_t, int, std::int8_t>("int8", n, repeats, scanner, timer, sweeping);
+    run_case<std::uint8_t, unsigned, std::uint8_t>("uint8", n, repeats, scanner, timer, sweeping);
+    run_case<std::int16_t, int, std::int16_t>("int16", n, repeats, scanner, timer, sweeping);
+    run_case<__half, float, __half>("float16:float32:float16", n, repeats, scanner, timer,
+                                    sweeping);
+    run_case<__nv_bfloat16, float, __nv_bfloat16>("bfloat16:float32:bfloat16", n, repeats, scanner,
+                                                  timer, sweeping);
+    run_case<std::uint8_t, int, int>("uint8:int32", n, repeats, scanner, timer, sweeping);
+    run_case<__half, float, float>("float16:float32", n, repeats, scanner, timer, sweeping);
+    run_case<int, long long, long long>("int32:int64", n, repeats, scanner, timer, sweeping);
   }
   return 0;
 }

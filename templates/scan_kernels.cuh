@@ -358,7 +358,11 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
     // (4) Scan and store T0 from its stage.
     T items[P::items_per_thread];
     T* here = stage(s0);
-    io::read_staged(items, here);
+    // A partial tile's stage holds accumulators (load_partial), a full one's the input.
+    if (same_type<In, T>::value || is_full(tile[0]))
+      io::read_staged(items, here);
+    else
+      io::load_partial(in, start_of(tile[0]), n, items, here, Op::identity());
     ts::apply_store(out, n, start_of(tile[0]), is_full(tile[0]), (flags & FLAG_OUT_VECTORS) != 0,
                     items, op(s_prefix, part_0), here);
     if (!has_1) break;

@@ -55,6 +55,15 @@ struct is_integer<double> {
   static const bool value = false;
 };
 
+template <class A, class B>
+struct same_type {
+  static const bool value = false;
+};
+template <class A>
+struct same_type<A, A> {
+  static const bool value = true;
+};
+
 // Raw vector type moving `BYTES` bytes in one instruction (1 to 16).
 template <int BYTES>
 struct raw_vector;

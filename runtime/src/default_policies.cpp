@@ -48,6 +48,25 @@ Policy default_select_policy(DataType type) {
 
 namespace scantune::detail {
 
+namespace {
+
+// Converting scans of 2^24 and 2^28 elements on the H100 (scantune_types_bench --sweep, 48
+// shapes each; docs/performance.md): 256-thread warp-transposed tiles; 32 items of 1 byte;
+// pipelined tiles of 24 items where the input is narrower than 4 bytes and the output not
+// wider (1.12-1.21x the accumulator's converted shape); 16 items of 8-byte outputs.
+Policy large_converting_shape(const ScanTypes& types, int widest) {
+  Policy p;
+  p.block_threads = 256;
+  p.io = TileIO::WarpTranspose;
+  p.vector_width = 16 / widest;
+  const bool pipelined = widest <= 4 && widest > 1 && size_of(types.in) < 4;
+  p.algorithm = pipelined ? Algorithm::LookbackPipelined : Algorithm::LookbackWarp;
+  p.items_per_thread = widest == 1 ? 32 : pipelined ? 24 : 16;
+  return p;
+}
+
+} // namespace
+
 Policy converted_policy(const Policy& tuned, const ScanTypes& types, std::size_t n) {
   // The accumulator's tuned shape, with vectors of up to 16 bytes of the wider of the
   // input and the output, and at least one such vector per thread: its tile of 1- or
@@ -61,6 +80,11 @@ Policy converted_policy(const Policy& tuned, const ScanTypes& types, std::size_t
     return p;
   };
   Policy p = shaped(tuned);
+  if (n >= (std::size_t{1} << 22)) { // large: the shapes measured for converting scans
+    p = large_converting_shape(types, widest);
+    p.reverse = tuned.reverse;
+    p.reproducible = tuned.reproducible;
+  }
   if (p.invalid_reason(types)) { // the default shape (lookback_warp) runs every direction
     Policy d = default_policy(types.acc, n);
     d.reverse = tuned.reverse;

@@ -429,11 +429,14 @@ void Scanner::run(DataType type, ScanKind kind, OpRef op, const void* in, void* 
 }
 
 void Scanner::run_types(const ScanTypes& types, ScanKind kind, OpRef op, const void* in, void* out,
-                        std::size_t n, const void* init, cudaStream_t stream, bool reverse) {
+                        std::size_t n, const void* init, cudaStream_t stream, bool reverse,
+                        std::string_view policy_key) {
   ScanRequest r{types.acc, kind, op, in, out,     n,     init, stream,
                 nullptr,   {},   {}, {}, nullptr, false, false};
   r.set_types(types);
   r.reverse = reverse;
+  std::optional<Policy> policy;
+  if (!policy_key.empty()) r.policy = &policy.emplace(Policy::parse(policy_key));
   detail::ScannerAccess::scan(*this, r);
 }
 

@@ -111,8 +111,8 @@ template <class In, class Out>
   return visit_type(types.acc, [&](auto tag) -> ::testing::AssertionResult {
     using A = decltype(tag);
     const std::vector<In> in = inputs<In>(c.n, static_cast<unsigned>(c.n + c.in_off));
-    DeviceBuffer<In> d_in(c.n + 2);
-    DeviceBuffer<Out> d_out(c.n + 2);
+    DeviceBuffer<In> d_in(c.n + 4); // room for the offsets
+    DeviceBuffer<Out> d_out(c.n + 4);
     d_in.upload(in, c.in_off);
     d_out.poison();
     const A init = A(3);
@@ -192,12 +192,13 @@ TEST_F(GpuTest, ConvertEveryAlgorithmHalf) {
   every_algorithm<__half, __half>();
 }
 
-// Dispatch (the converted shape of the accumulator's tuned one) for a pair: sum and max,
-// both kinds, forward and reversed, up to past 2^20.
+// Dispatch (the converted shape of the accumulator's tuned one, or the shapes measured for
+// large converting scans) for a pair: sum and max, both kinds, forward and reversed.
 template <class In, class Out>
 void dispatched() {
   Scanner s;
-  for (std::size_t n : {std::size_t{1}, std::size_t{1000003}, (std::size_t{1} << 20) + 3})
+  for (std::size_t n : {std::size_t{1}, std::size_t{1000003}, (std::size_t{1} << 20) + 3,
+                        (std::size_t{1} << 22) + 5})
     for (Op op : {Op::Sum, Op::Max})
       for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive})
         for (bool rev : {false, true}) {

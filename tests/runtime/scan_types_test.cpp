@@ -86,19 +86,20 @@ TEST(ScanTypes, ConvertedPoliciesRunEveryPairFromEveryBuiltInShape) {
                           "lookback_warp.tpb512.ipt32.vec2.warp_scans",
                           "single_block.tpb256.ipt24.vec2.hillis_steele", "sequential"};
   for (const ScanTypes& t : test::converting_types())
-    for (const char* key : shapes) {
-      Policy tuned = Policy::parse(key);
-      tuned.reverse = tuned.algorithm != Algorithm::Sequential;
-      const Policy p = detail::converted_policy(tuned, t, 1u << 20);
-      EXPECT_FALSE(p.invalid_reason(t)) << key << " for " << to_string(t) << ": " << p.key();
-      EXPECT_EQ(p.reverse, tuned.reverse) << p.key();
-      if (p.algorithm != Algorithm::Sequential) {
-        EXPECT_EQ(static_cast<std::size_t>(p.vector_width) *
-                      std::max(size_of(t.in), size_of(t.out)),
-                  16u)
-            << p.key();
+    for (const char* key : shapes)
+      for (std::size_t n : {std::size_t{1} << 20, std::size_t{1} << 28}) {
+        Policy tuned = Policy::parse(key);
+        tuned.reverse = tuned.algorithm != Algorithm::Sequential;
+        const Policy p = detail::converted_policy(tuned, t, n);
+        EXPECT_FALSE(p.invalid_reason(t)) << key << " for " << to_string(t) << ": " << p.key();
+        EXPECT_EQ(p.reverse, tuned.reverse) << p.key();
+        if (p.algorithm != Algorithm::Sequential) {
+          EXPECT_EQ(static_cast<std::size_t>(p.vector_width) *
+                        std::max(size_of(t.in), size_of(t.out)),
+                    16u)
+              << p.key();
+        }
       }
-    }
 }
 
 TEST(ScanTypes, ProblemNamesAndDatabaseText) {

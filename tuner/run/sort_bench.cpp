@@ -40,14 +40,16 @@ SortBenchRow run_case(Scanner& scanner, DataType type, bool pairs, std::uint64_t
   // which CUB orders differently).
   gpu::fill_input(type, ValueSet::Wide, 1, 0, n, keys.ptr, stream);
   if (pairs) gpu::fill_input(DataType::UInt32, ValueSet::Wide, 2, 0, n, values.ptr, stream);
+  // Keys only: no value pointers at all (an empty buffer may still have an address).
   const void* v_in = pairs ? values.ptr : nullptr;
+  void* v_out = pairs ? values_out.ptr : nullptr;
   std::size_t temp_bytes = 0;
   SCANTUNE_CUDA_TRY(gpu::cub_baseline::radix_sort(
       type, keys.ptr, cub_out.ptr, v_in, cub_values_out.ptr, n, nullptr, temp_bytes, stream));
   Device<std::uint8_t> temp(temp_bytes);
   auto ours = [&] {
-    scanner.run_sort(type, keys.ptr, out.ptr, v_in, values_out.ptr, pairs ? 4 : 0, n,
-                     SortOrder::Ascending, 0, static_cast<unsigned>(8 * w), stream);
+    scanner.run_sort(type, keys.ptr, out.ptr, v_in, v_out, pairs ? 4 : 0, n, SortOrder::Ascending,
+                     0, static_cast<unsigned>(8 * w), stream);
   };
   auto cub = [&] {
     SCANTUNE_CUDA_TRY(gpu::cub_baseline::radix_sort(

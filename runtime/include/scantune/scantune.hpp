@@ -211,10 +211,11 @@ public:
   }
 
   /// The type-erased flat scan of any ScanTypes (and the C API's): `init` points to one
-  /// accumulator (types.acc) for exclusive scans; `reverse`: a suffix scan.
+  /// accumulator (types.acc) for exclusive scans; `reverse`: a suffix scan; a
+  /// `policy_key` runs that configuration (benchmarks), as scan_with does.
   SCANTUNE_API void run_types(const ScanTypes& types, ScanKind kind, OpRef op, const void* in,
                               void* out, std::size_t n, const void* init, cudaStream_t stream,
-                              bool reverse = false);
+                              bool reverse = false, std::string_view policy_key = {});
 
   /// Reverse (suffix) scans, in one pass and without a copy (in place allowed):
   ///   inclusive: out[i] = in[i] op in[i+1] op ... op in[n-1]
