@@ -34,8 +34,9 @@ def identity(op, dtype):
         if _dtypes.is_float(dtype):
             return math.inf if op == _MIN else -math.inf
         return _int_range(dtype)[1 if op == _MIN else 0]
-    if op == _AND:
-        return -1 if not dtype.startswith("u") else _int_range(dtype)[1]
+    if op == _AND:  # all bits set: -1, or the largest value of unsigned types and bool
+        lo, hi = _int_range(dtype)
+        return -1 if lo < 0 else hi
     return 0
 
 

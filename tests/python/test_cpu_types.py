@@ -124,7 +124,8 @@ def test_custom_operators_convert_by_a_cast(recording):
     ("int16", "bit_and", None, ctypes.c_int32, -1),
     ("float16", "sum", 1.5, ctypes.c_float, 1.5), ("bfloat16", "min", None, ctypes.c_float,
                                                    float("inf")),
-    ("bool", "max", None, ctypes.c_uint32, 0), ("bool", "min", None, ctypes.c_uint32, 1)])
+    ("bool", "max", None, ctypes.c_uint32, 0), ("bool", "min", None, ctypes.c_uint32, 1),
+    ("bool", "bit_and", None, ctypes.c_uint32, 1)])
 def test_init_is_one_accumulator(recording, data, op, init, ctype, value):
     lib, _ = recording
     scantune.scan(TorchArray((64,), data), op, exclusive=True, init=init, dtype=data)
