@@ -275,6 +275,9 @@ def run(x, op, custom, exclusive, init, dim, dtype, out, reverse, accumulate):
     check_out(fw, out, shape, result)
     if exclusive and init is None and custom is not None:
         raise bad_argument("an exclusive custom scan needs init=")
+    if result == "bool" and v.dtype != "bool":  # to 0 and 1 first, as NumPy casts the input
+        x = fw.astype(x, result)
+        v = fw.view(x)
     types = _flat_types(custom, v.dtype, result) if flat else None
     acc = types[1] if flat else _dtypes.work_type(result)
     c_init = init_value(identity(op, result) if init is None else init, result, acc) \

@@ -100,6 +100,14 @@ def test_bool_max_scans_bytes(recording):
     assert c.name == "scantune_inclusive_scan" and c.args[1:3] == (UINT8, MAX)
 
 
+def test_a_bool_result_is_cast_first(recording):
+    """uint8 and bool share a C type: bytes other than 0 and 1 must not reach a bool."""
+    lib, frameworks = recording
+    scantune.scan(TorchArray((64,), "uint8"), "max", dtype="bool")
+    assert frameworks["torch"].copies == [("astype", "uint8", "bool")]
+    assert only_call(lib).args[1] == UINT8
+
+
 @pytest.mark.parametrize("data,result", [("int64", "int32"), ("float32", "int32"),
                                          ("float64", "int64"), ("uint64", "int32")])
 def test_pairs_the_library_refuses_are_cast_first(recording, data, result):
