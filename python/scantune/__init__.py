@@ -57,20 +57,37 @@ def scan(x, op=None, *, exclusive=False, init=None, dim=None, dtype=None, out=No
             e.g. 0 for sum, the type's largest value for min). Required with ``custom``.
         dim: the axis to scan; None scans the flattened input (as NumPy's axis=None)
             and returns a 1-d result.
-        dtype: the result type (the input is cast first). Default: for "sum" and
-            "prod", the framework's accumulation type (torch: bool and integers ->
-            int64; NumPy/CuPy: bool and signed integers -> int64, unsigned -> uint64);
-            otherwise the input's type.
+        dtype: the result type. Default: for "sum" and "prod", the framework's
+            accumulation type (torch: bool and integers -> int64; NumPy/CuPy: bool
+            and signed integers -> int64, unsigned -> uint64); otherwise the input's
+            type. A flat scan (``dim=None``, a 1-d input, or one row of a dense
+            array) converts inside the kernel, without a copy, wherever the library
+            has the pair; the framework casts the input first for the others (an
+            input wider than the accumulator, a float into an integer, a custom
+            operator) and for scans along a dim of a multi-dimensional array, whose
+            batched kernels take only int32, uint32, int64, uint64, float32 and
+            float64: a narrow result there is computed in int32 or float32 and cast
+            back (two copies).
         out: an array of the result's shape and dtype, written in place and returned.
         custom: ``(name, body, identity)``: a custom operator as CUDA source, the body
             of a function of ``a`` and ``b`` returning the type, and its identity
             expression. Then leave ``op`` out.
         reverse: a suffix scan (element i combines elements i..n-1 along the dim).
-            Until the library has reverse kernels, the framework flips the input
-            and the result (two copies; torch and cupy inputs only).
+            Flat scans with a built-in operator run the library's reverse kernels;
+            along a dim of a multi-dimensional array, or with ``custom``, the
+            framework flips the input and the result (two copies; torch and cupy
+            inputs only), since the library has no reversed batched kernel.
 
-    Supported element types: int32, uint32, int64, uint64, float32, float64; others
-    raise TypeError naming the type. Floating-point bitwise scans raise TypeError.
+    Supported element types: int32, uint32, int64, uint64, float32, float64, and
+    int8, uint8, int16, uint16, float16, bfloat16 and bool (read as uint8 bytes);
+    others raise TypeError naming the type. The narrow ones combine in an
+    accumulator: int32 (int8, int16), uint32 (uint8, uint16), float32 (float16,
+    bfloat16), so a float16 sum kept in float16 accumulates in float; an exclusive
+    scan's ``init`` must fit the result type and is passed as one accumulator. A
+    custom operator on a narrow type sees ``a`` and ``b`` as its accumulator.
+    bfloat16 arrives through torch or JAX arrays only (``__cuda_array_interface__``
+    has no typestr for it). Bitwise scans of floats and sums stored as bool raise
+    TypeError.
 
     Examples:
         >>> scantune.scan(x, "max")                       # running maximum
@@ -104,9 +121,11 @@ def cumsum(x, dim=None, *, dtype=None, out=None):
     """Cumulative sum, as ``torch.cumsum`` / ``numpy.cumsum``.
 
     ``dim=None`` scans the flattened input. Integer and bool inputs accumulate in
-    int64 by default, as the framework does (NumPy/CuPy: unsigned -> uint64); the
-    widening is a cast copy made by the framework before the scan, which
-    ``dtype=`` (e.g. ``dtype=torch.int32``) avoids.
+    int64 by default, as the framework does (NumPy/CuPy: unsigned -> uint64). A
+    flat scan (``dim=None``, 1-d, one row) widens inside the kernel, reading the
+    narrow input directly; along a dim of a multi-dimensional array the framework
+    casts the input first (a copy), which ``dtype=`` equal to the input's type
+    (e.g. ``dtype=torch.int32``) avoids.
 
     Example:
         >>> y = scantune.cumsum(torch.ones(4, 1000, device="cuda"), dim=1)

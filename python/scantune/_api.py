@@ -4,7 +4,7 @@ import ctypes
 import math
 
 from . import _dtypes, _frameworks, _loader
-from ._errors import bad_argument
+from ._errors import bad_argument, unsupported
 
 # scantune_op_t codes, with NumPy/PyTorch-style aliases.
 OPS = {"sum": 0, "add": 0, "prod": 1, "product": 1, "mul": 1, "min": 2, "max": 3,
@@ -15,6 +15,8 @@ _CTYPES = {"int32": ctypes.c_int32, "uint32": ctypes.c_uint32, "int64": ctypes.c
 
 
 def _int_range(dtype):
+    if dtype == "bool":
+        return 0, 1
     bits = 8 * _dtypes.itemsize(dtype)
     if dtype.startswith("u"):
         return 0, (1 << bits) - 1
@@ -22,7 +24,8 @@ def _int_range(dtype):
 
 
 def identity(op, dtype):
-    """The init of an exclusive scan when none is given: the operator's identity."""
+    """The init of an exclusive scan when none is given: the operator's identity in
+    dtype's range (the first value of the result)."""
     if op == _SUM:
         return 0
     if op == _PROD:
@@ -31,16 +34,21 @@ def identity(op, dtype):
         if _dtypes.is_float(dtype):
             return math.inf if op == _MIN else -math.inf
         return _int_range(dtype)[1 if op == _MIN else 0]
-    if op == _AND:
-        return -1 if not dtype.startswith("u") else _int_range(dtype)[1]
+    if op == _AND:  # all bits set: -1, or the largest value of unsigned types and bool
+        lo, hi = _int_range(dtype)
+        return -1 if lo < 0 else hi
     return 0
 
 
-def init_value(init, dtype):
-    """init as one C element of dtype; ValueError where it does not fit."""
+def init_value(init, dtype, acc=None):
+    """init as one C element of the accumulator acc (default dtype): the library reads
+    an exclusive scan's init in the type it combines in (int32 for int8 data). An
+    integer init must fit dtype, the result type whose first element it is;
+    ValueError where it does not."""
+    acc = acc or dtype
     if _dtypes.is_float(dtype):
         try:
-            return _CTYPES[dtype](float(init))
+            return _CTYPES[acc](float(init))
         except (TypeError, ValueError):
             raise bad_argument(f"init {init!r} is not a number")
     if isinstance(init, float) and not init.is_integer() or isinstance(init, (str, bytes)):
@@ -55,7 +63,7 @@ def init_value(init, dtype):
             value = hi
         else:
             raise bad_argument(f"init {init} does not fit in {dtype}")
-    return _CTYPES[dtype](value)
+    return _CTYPES[acc](value)
 
 
 def _normalize_dim(dim, ndim):
@@ -84,13 +92,15 @@ def _flat_scanner(device, dtype, op, custom, exclusive, init, stream):
     """A function (in_ptr, out_ptr, n, length=0, inner=1) running through the C API
     one flat scan, or with a length one scan of every column of length elements,
     inner apart, in the (n / (length * inner), length, inner) array (inner == 1: rows).
-    Custom operators have no batched C call: their rows run one flat scan each, and
-    their function's ``axis`` attribute is False (no inner > 1)."""
+    dtype is an accumulator type (the batched calls take no other). Custom operators
+    have no batched C call: their rows run one flat scan each, and their function's
+    ``axis`` attribute is False (no inner > 1)."""
     lib = _loader.library()
     s = _loader.scanner(device)
     t = _dtypes.code(dtype)
     c_init = ctypes.byref(init) if init is not None else None
-    flat = _flat_call(lib, s, t, op, custom, exclusive, c_init, stream)
+    flat = _flat_call(lib, s, (dtype, dtype, dtype), op, custom, exclusive, False, c_init,
+                      stream)
     if custom is not None:
         def per_row(i, o, n, length=0, inner=1):
             length = length or n
@@ -113,11 +123,24 @@ def _flat_scanner(device, dtype, op, custom, exclusive, init, stream):
     return scan
 
 
-def _flat_call(lib, s, t, op, custom, exclusive, c_init, stream):
+def _flat_call(lib, s, types, op, custom, exclusive, reverse, c_init, stream):
+    """A function (in_ptr, out_ptr, n) scanning n elements of types[0] into types[2],
+    combined in the accumulator types[1]: one C call. A conversion (and only one) goes
+    through scantune_scan_types; the plain calls convert a narrow type through its
+    default accumulator themselves. Custom operators: same types, forward only."""
+    data, acc, result = types
+    t = _dtypes.scan_code(result)
     if custom is not None:
         name, body, identity = (p.encode() for p in custom)
         return lambda i, o, n: _loader.check(lib.scantune_custom_scan(
             s, t, int(exclusive), name, body, identity, i, o, n, c_init, stream))
+    if _dtypes.scan_code(data) != t:
+        d, a = _dtypes.scan_code(data), _dtypes.CODES[acc]
+        return lambda i, o, n: _loader.check(lib.scantune_scan_types(
+            s, d, a, t, op, int(exclusive), int(reverse), i, o, n, c_init, stream))
+    if reverse:
+        return lambda i, o, n: _loader.check(lib.scantune_reverse_scan(
+            s, t, op, int(exclusive), i, o, n, c_init, stream))
     if exclusive:
         return lambda i, o, n: _loader.check(
             lib.scantune_exclusive_scan(s, t, op, i, o, n, c_init, stream))
@@ -163,8 +186,9 @@ def _rows(flat_scan, src, dst):
 
 
 def _reverse(fw, x, v, op, custom, exclusive, init, axis, dtype, out, accumulate):
-    """A suffix scan: the library scans forward only, so the framework flips the
-    input and the result (two copies; see docs)."""
+    """A suffix scan the library has no kernel for (along a dim of a
+    multi-dimensional array, or with a custom operator): the framework flips the
+    input and the result (two copies)."""
     if axis is None:
         x, axis = fw.reshape(x, (math.prod(v.shape),)), 0
     y = run(fw.flip(x, axis), op, custom, exclusive, init, axis, dtype, None, False,
@@ -176,6 +200,64 @@ def _reverse(fw, x, v, op, custom, exclusive, init, axis, dtype, out, accumulate
     return fw.assign(out, y)
 
 
+def _result_type(fw, data, dtype, accumulate):
+    if dtype is not None:
+        return _dtypes.name_of(dtype)
+    if accumulate:
+        return fw.canonical(_dtypes.default_accumulate(data, fw.rule))
+    return data
+
+
+def _check_types(op, data, result):
+    """TypeError for what no scan can do, before any copy or call."""
+    _dtypes.scan_code(data)
+    _dtypes.scan_code(result)
+    if op is not None and op >= _AND and _dtypes.is_float(result):
+        raise unsupported(f"bitwise operator {op} on {result}: bitwise scans need integers")
+    if op == _SUM and result == "bool":
+        raise unsupported("a sum cannot be stored as bool (give an integer dtype=)")
+
+
+def _flat(fw, x, v, out, shape, op, custom, exclusive, c_init, reverse, types, device,
+          stream):
+    """The whole input as one flat scan (dense; 1-d, flattened, or one row): one C
+    call converting types[0] (the input's, or the result's after a cast copy) through
+    the accumulator types[1] to the result types[2]."""
+    if v.dtype != types[0]:
+        x = fw.astype(x, types[0])
+        v = fw.view(x)
+    lib = _loader.library()
+    call = _flat_call(lib, _loader.scanner(device), types, op, custom, exclusive, reverse,
+                      ctypes.byref(c_init) if exclusive else None, stream)
+    dst = out if out is not None and fw.view(out).dense() else fw.empty(shape, types[2], x)
+    call(v.ptr, fw.view(dst).ptr, math.prod(shape))
+    return dst if out is None or dst is out else fw.assign(out, dst)
+
+
+def _flat_types(custom, data, result):
+    """(input, accumulator, result) of a flat scan: the input's own type where the
+    library converts it (built-in operators; not an input wider than the accumulator
+    nor a float into an integer), else the result's (the framework casts first)."""
+    acc = _dtypes.accumulator(result, data) if custom is None else None
+    if acc is not None or _dtypes.scan_code(data) == _dtypes.scan_code(result):
+        return data, acc or _dtypes.accumulator(result), result
+    return result, _dtypes.accumulator(result), result
+
+
+def _along_dim(fw, x, v, out, axis, op, custom, exclusive, c_init, result, device, stream):
+    """A scan along one dim of a multi-dimensional array (batched rows, axis scans,
+    strided views): the library's calls for these take accumulator types only, so
+    the framework casts other inputs to the result type first, and a narrow result
+    is computed in its work type (int32, float32) and cast back (two copies)."""
+    work = _dtypes.work_type(result)
+    flat_scan = _flat_scanner(device, work, op, custom, exclusive, c_init, stream)
+    src = x if v.dtype == work else fw.astype(x, work)
+    if work == result:
+        return _scan_along_dim(fw, src, out, axis, result, flat_scan)
+    y = fw.astype(_scan_along_dim(fw, src, None, axis, work, flat_scan), result)
+    return y if out is None else fw.assign(out, y)
+
+
 def run(x, op, custom, exclusive, init, dim, dtype, out, reverse, accumulate):
     """Validates, then scans. accumulate: the result type defaults to the
     framework's accumulation type (cumsum/cumprod), else to the input's."""
@@ -184,29 +266,33 @@ def run(x, op, custom, exclusive, init, dim, dtype, out, reverse, accumulate):
     if not v.shape:
         raise bad_argument("a 0-d input has nothing to scan (reshape it to 1-d)")
     axis = _normalize_dim(dim, len(v.shape))
-    if reverse:
-        return _reverse(fw, x, v, op, custom, exclusive, init, axis, dtype, out, accumulate)
-    if dtype is not None:
-        result = _dtypes.name_of(dtype)
-    elif accumulate:
-        result = fw.canonical(_dtypes.default_accumulate(v.dtype, fw.rule))
-    else:
-        result = v.dtype
-    _dtypes.code(result)
+    result = _result_type(fw, v.dtype, dtype, accumulate)
+    _check_types(op, v.dtype, result)
     shape = (math.prod(v.shape),) if axis is None else v.shape
+    flat = axis is None or v.dense() and shape[axis] == math.prod(shape)
+    if reverse and (not flat or custom is not None):
+        return _reverse(fw, x, v, op, custom, exclusive, init, axis, dtype, out, accumulate)
     check_out(fw, out, shape, result)
     if exclusive and init is None and custom is not None:
         raise bad_argument("an exclusive custom scan needs init=")
-    c_init = init_value(identity(op, result) if init is None else init, result) \
+    if result == "bool" and v.dtype != "bool":  # to 0 and 1 first, as NumPy casts the input
+        x = fw.astype(x, result)
+        v = fw.view(x)
+    types = _flat_types(custom, v.dtype, result) if flat else None
+    acc = types[1] if flat else _dtypes.work_type(result)
+    c_init = init_value(identity(op, result) if init is None else init, result, acc) \
         if exclusive else None
+    if math.prod(shape) == 0:
+        return out if out is not None else fw.empty(shape, result, x)
     device = fw.device(x)
     stream = fw.stream(x)
-    flat_scan = _flat_scanner(device, result, op, custom, exclusive, c_init, stream)
-    src = x if v.dtype == result else fw.astype(x, result)
-    if axis is None:
-        src, axis = (fw.reshape(src, shape) if len(v.shape) != 1 else src), 0
-    if shape[axis] == 0 or math.prod(shape) == 0:
-        return out if out is not None else fw.empty(shape, result, x)
-    y = _scan_along_dim(fw, src, out, axis, result, flat_scan)
+    if not flat:
+        y = _along_dim(fw, x, v, out, axis, op, custom, exclusive, c_init, result, device, stream)
+    else:
+        if not v.dense():  # flattening a strided view: a copy in the input's type
+            x = fw.reshape(x, shape)
+            v = fw.view(x)
+        y = _flat(fw, x, v, out, shape, op, custom, exclusive, c_init, reverse, types, device,
+                  stream)
     fw.finish(stream)
     return y

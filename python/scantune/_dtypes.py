@@ -3,8 +3,16 @@
 from ._errors import bad_argument, unsupported
 
 # scantune_dtype_t, in the C enum's order.
-CODES = {"int32": 0, "uint32": 1, "int64": 2, "uint64": 3, "float32": 4, "float64": 5}
+CODES = {"int32": 0, "uint32": 1, "int64": 2, "uint64": 3, "float32": 4, "float64": 5,
+         "int8": 6, "uint8": 7, "int16": 8, "uint16": 9, "float16": 10, "bfloat16": 11}
 SUPPORTED = tuple(CODES)
+# The types segmented, axis and batched scans, reductions and compactions take; the
+# narrow ones scan only as one flat run (scantune_scan_types converts them).
+ACCUMULATORS = SUPPORTED[:6]
+ACC_DEFAULT = -1
+# bool data are bytes of 0 or 1: scanned as uint8.
+_DATA = {"bool": "uint8"}
+_FLOATS = ("float16", "bfloat16", "float32", "float64")
 
 # __cuda_array_interface__ typestr kind+size -> name.
 _TYPESTR = {
@@ -15,12 +23,16 @@ _TYPESTR = {
 _PYTHON = {bool: "bool", int: "int64", float: "float64"}
 # Bytes per element of every type the typestr table names (head flags and keys too).
 _ITEMSIZE = {"bool": 1, "int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "float16": 2,
+             "bfloat16": 2,
              "int32": 4, "uint32": 4, "float32": 4, "complex64": 8,
              "int64": 8, "uint64": 8, "float64": 8, "complex128": 16}
 
 
 def from_typestr(typestr):
-    """'<f4' -> 'float32'; big-endian data is reported under its own name."""
+    """'<f4' -> 'float32'; big-endian data is reported under its own name.
+    __cuda_array_interface__ has no typestr for bfloat16 (producers that export it
+    at all use an opaque '<V2'), so such arrays are refused by name: pass a torch
+    or JAX array, whose dtype names it."""
     order, rest = typestr[0], typestr[1:]
     name = _TYPESTR.get(rest, typestr)
     return name if order in "<|=" else f"big-endian {name}"
@@ -44,11 +56,44 @@ def name_of(dtype):
 
 
 def code(name):
-    """The C enum value of a supported type; TypeError naming any other."""
+    """The C enum value of an accumulator type, for the calls that take only those
+    (segmented, axis and batched scans, reductions, compactions); TypeError naming
+    any other."""
+    if name not in ACCUMULATORS:
+        raise unsupported(f"scantune does not support dtype {name} here (supported: "
+                          f"{', '.join(ACCUMULATORS)})")
+    return CODES[name]
+
+
+def scan_code(name):
+    """The C enum value of a type a flat scan reads or writes: the accumulator types,
+    the narrow ones and bool (as uint8); TypeError naming any other."""
+    name = _DATA.get(name, name)
     if name not in CODES:
         raise unsupported(f"scantune does not support dtype {name} (supported: "
-                          f"{', '.join(SUPPORTED)})")
+                          f"{', '.join(SUPPORTED + ('bool',))})")
     return CODES[name]
+
+
+def accumulator(out, data=None):
+    """The type a scan producing `out` from `data` combines in, as the library's
+    default (scantune::scan_types): `out` widened to 32 bits (signed as `out`),
+    half and bfloat16 to float32, float64 when `data` is float64. None where the
+    library refuses the pair: `data` wider than the accumulator, or a float into an
+    integer accumulator."""
+    out = _DATA.get(out, out)
+    if out in ACCUMULATORS:
+        acc = out
+    elif is_float(out):
+        acc = "float32"
+    else:
+        acc = "uint32" if out.startswith("u") else "int32"
+    data = out if data is None else _DATA.get(data, data)
+    if data == "float64" and acc == "float32":
+        acc = "float64"
+    if itemsize(data) > itemsize(acc) or is_float(data) and not is_float(acc):
+        return None
+    return acc
 
 
 def itemsize(name):
@@ -61,7 +106,7 @@ def known(name):
 
 
 def is_float(name):
-    return name.startswith("float")
+    return name in _FLOATS
 
 
 def default_accumulate(name, rule):
@@ -82,3 +127,14 @@ def require_name(value, what):
     if not isinstance(value, str) or not value:
         raise bad_argument(f"{what} must be a non-empty string")
     return value
+
+
+def work_type(name):
+    """The accumulator type a scan of `name` runs in where the library takes only
+    accumulator types (batched and axis scans): the framework casts to it and back.
+    Narrow integers and bool go to int32 whatever their sign: sums, products and
+    bitwise results wrap to the same low bits, min and max of their values agree,
+    and every framework casts int32 (uint32 is barely supported by torch)."""
+    if name in ACCUMULATORS:
+        return name
+    return "float32" if is_float(name) else "int32"

@@ -35,6 +35,8 @@ _SIGNATURES = {
     "scantune_segmented_scan_offsets": (_p, _int, _int, _int, _p, _p, _size, _p, _int, _size,
                                         _p, _p),
     "scantune_axis_scan": (_p, _int, _int, _int, _p, _p, _size, _size, _size, _p, _p),
+    "scantune_reverse_scan": (_p, _int, _int, _int, _p, _p, _size, _p, _p),
+    "scantune_scan_types": (_p, _int, _int, _int, _int, _int, _int, _p, _p, _size, _p, _p),
     "scantune_reduce": (_p, _int, _int, _p, _p, _size, _p),
     "scantune_compact": (_p, _int, _int, _p, _p, ctypes.c_char_p, ctypes.c_char_p, _p, _size, _p,
                          _p),

@@ -2,7 +2,10 @@
 on the same stream, timed with CUDA events (warmup, then the median of repeats).
 Prints a markdown table; ratio > 1 means scantune is faster.
 
-    python3 tests/python/bench_cumsum.py [--repeats 50] [--sizes 16,20,24,28]
+    python3 tests/python/bench_cumsum.py [--repeats 50] [--sizes 16,20,24,28] [--narrow]
+
+--narrow times narrow inputs at torch's result types instead: int8 -> int64 (which
+scantune widens inside the kernel) and float16 -> float16 (accumulated in float).
 """
 
 import argparse
@@ -34,15 +37,18 @@ def cupy_case(cp, x, out):
 
     def run():
         with stream:
-            cp.cumsum(cx, dtype=cx.dtype, out=cout)
+            cp.cumsum(cx, dtype=cout.dtype, out=cout)
     return run
 
 
-def setup(description):
-    """The options every benchmark here takes, and cupy (None where it is missing)."""
+def setup(description, options=()):
+    """The options every benchmark here takes (and `options`: (flag, help) pairs of
+    boolean flags), and cupy (None where it is missing)."""
     p = argparse.ArgumentParser(description=description)
     p.add_argument("--repeats", type=int, default=50)
     p.add_argument("--sizes", default="16,20,24,28", help="log2 of n")
+    for flag, text in options:
+        p.add_argument(flag, action="store_true", help=text)
     args = p.parse_args()
     try:
         import cupy as cp
@@ -52,24 +58,30 @@ def setup(description):
     return args, cp
 
 
+# (input dtype, result dtype): same-type scans, or narrow inputs at torch's result type.
+CASES = [(t, t) for t in (torch.float32, torch.int32, torch.int64)]
+NARROW = [(torch.int8, torch.int64), (torch.float16, torch.float16)]
+
+
 def main():
-    args, cp = setup(__doc__.splitlines()[0])
+    args, cp = setup(__doc__.splitlines()[0], [("--narrow", "int8 -> int64 and float16 sums")])
     print("| dtype | n | scantune ms | torch ms | torch/scantune | cupy ms | cupy/scantune |")
     print("|---|---|---|---|---|---|---|")
-    for dtype in (torch.float32, torch.int32, torch.int64):
+    for dtype, result in NARROW if args.narrow else CASES:
         for log_n in (int(s) for s in args.sizes.split(",")):
             n = 1 << log_n
             x = torch.randint(-100, 100, (n,), device="cuda").to(dtype)
-            out = torch.empty_like(x)
-            st = time_ms(lambda: scantune.cumsum(x, dtype=dtype, out=out), args.repeats)
-            tt = time_ms(lambda: torch.cumsum(x, 0, dtype=dtype, out=out), args.repeats)
+            out = torch.empty(n, device="cuda", dtype=result)
+            st = time_ms(lambda: scantune.cumsum(x, dtype=result, out=out), args.repeats)
+            tt = time_ms(lambda: torch.cumsum(x, 0, dtype=result, out=out), args.repeats)
             cells = [f"{st:.4f}", f"{tt:.4f}", f"{tt / st:.2f}"]
             if cp is not None:
                 ct = time_ms(cupy_case(cp, x, out), args.repeats)
                 cells += [f"{ct:.4f}", f"{ct / st:.2f}"]
             else:
                 cells += ["-", "-"]
-            print(f"| {str(dtype)[6:]} | 2^{log_n} | " + " | ".join(cells) + " |")
+            name = str(dtype)[6:] if dtype == result else f"{str(dtype)[6:]}->{str(result)[6:]}"
+            print(f"| {name} | 2^{log_n} | " + " | ".join(cells) + " |")
             torch.cuda.empty_cache()
 
 

@@ -49,8 +49,11 @@ def test_missing_library_raises_at_call_time(monkeypatch):
 
 def test_dtype_codes_follow_the_c_enum():
     assert _dtypes.CODES == {"int32": 0, "uint32": 1, "int64": 2, "uint64": 3,
-                             "float32": 4, "float64": 5}
+                             "float32": 4, "float64": 5, "int8": 6, "uint8": 7, "int16": 8,
+                             "uint16": 9, "float16": 10, "bfloat16": 11}
     assert scantune.SUPPORTED_DTYPES == tuple(_dtypes.CODES)
+    assert _dtypes.scan_code("bool") == _dtypes.CODES["uint8"]  # bytes of 0 or 1
+    assert _dtypes.ACC_DEFAULT == -1
 
 
 @pytest.mark.parametrize("typestr,name", [("<i4", "int32"), ("<u8", "uint64"), ("<f4", "float32"),
@@ -117,8 +120,10 @@ def test_library_error_message_reaches_python():
     (lambda: scantune.cumsum(Fake((2, 4)), dim=None, out=Fake((2, 4))), ValueError, "shape"),
     (lambda: scantune.cumsum(Fake((8,)), out=Fake((8,), "<f8")), ValueError, "dtype float64"),
     (lambda: scantune.cumsum(Fake((8,), "<i4"), out=Fake((8,), "<i4")), ValueError, "int64"),
-    (lambda: scantune.cumsum(Fake((8,), "<f2")), TypeError, "float16"),
-    (lambda: scantune.cummax(Fake((8,), "|i1")), TypeError, "int8"),
+    (lambda: scantune.cumsum(Fake((8,), "<c8")), TypeError, "complex64"),
+    (lambda: scantune.cummax(Fake((8,), "<V2")), TypeError, "V2"),
+    (lambda: scantune.scan(Fake((8,), "<f2"), "bit_xor"), TypeError, "on float16"),
+    (lambda: scantune.scan(Fake((8,), "|b1"), dtype="bool"), TypeError, "stored as bool"),
     (lambda: scantune.cumsum(Fake((8,)), dtype="complex64"), TypeError, "complex64"),
     (lambda: scantune.scan(Fake((8,)), custom=("f", "return a;")), ValueError, "custom must"),
     (lambda: scantune.scan(Fake((8,)), custom=("f", "", "0")), ValueError, "custom must"),
@@ -131,7 +136,8 @@ def test_library_error_message_reaches_python():
     (lambda: scantune.scan(Fake((8,), "<i4"), "max", exclusive=True, init=1.5), ValueError,
      "not an integer"),
     (lambda: scantune.scan(Fake((8,)), exclusive=True, init="x"), ValueError, "not a number"),
-    (lambda: scantune.scan(Fake((8,)), reverse=True), ValueError, "a reverse scan needs a copy"),
+    (lambda: scantune.scan(Fake((2, 4)), dim=0, reverse=True), ValueError,
+     "a reverse scan needs a copy"),
     (lambda: scantune.cumsum(Fake(())), ValueError, "0-d"),
     (lambda: scantune.cumsum([1, 2, 3]), TypeError, "expected a CUDA array"),
     (lambda: scantune.segmented_scan(Fake((8,))), ValueError, "exactly one of flags=.*none"),
