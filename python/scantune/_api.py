@@ -289,9 +289,12 @@ def run(x, op, custom, exclusive, init, dim, dtype, out, reverse, accumulate):
     if not flat:
         y = _along_dim(fw, x, v, out, axis, op, custom, exclusive, c_init, result, device, stream)
     else:
-        if not v.dense():  # flattening a strided view: a copy in the input's type
+        if not v.dense():  # flattening a strided view: a dense copy in the input's type
             x = fw.reshape(x, shape)
             v = fw.view(x)
+            if not v.dense():  # a 1-d strided view reshapes to itself
+                x = fw.move_last(x, 0)
+                v = fw.view(x)
         y = _flat(fw, x, v, out, shape, op, custom, exclusive, c_init, reverse, types, device,
                   stream)
     fw.finish(stream)

@@ -51,16 +51,17 @@ namespace scantune::detail {
 namespace {
 
 // Converting scans of 2^24 and 2^28 elements on the H100 (scantune_types_bench --sweep, 48
-// shapes each; docs/performance.md): 256-thread warp-transposed tiles; 32 items of 1 byte;
-// pipelined tiles of 24 items where the input is narrower than 4 bytes and the output not
-// wider (1.12-1.21x the accumulator's converted shape); 16 items of 8-byte outputs.
+// shapes each; docs/performance.md): 256-thread tiles; warp-transposed 32 items of 1 byte;
+// pipelined (block-transposed) tiles of 24 items where the input is narrower than 4 bytes
+// and the output not wider (1.12-1.21x the accumulator's converted shape); warp-transposed
+// 16 items of 8-byte outputs.
 Policy large_converting_shape(const ScanTypes& types, int widest) {
   Policy p;
   p.block_threads = 256;
-  p.io = TileIO::WarpTranspose;
   p.vector_width = 16 / widest;
   const bool pipelined = widest <= 4 && widest > 1 && size_of(types.in) < 4;
   p.algorithm = pipelined ? Algorithm::LookbackPipelined : Algorithm::LookbackWarp;
+  p.io = pipelined ? TileIO::Transpose : TileIO::WarpTranspose;
   p.items_per_thread = widest == 1 ? 32 : pipelined ? 24 : 16;
   return p;
 }

@@ -263,6 +263,12 @@ std::optional<std::string> Policy::invalid_reason(const ScanTypes& types) const 
   if (!types.uniform() && a.stages_tiles && vector_width * size_of(types.in) < 4)
     return fmt::format("lookback_pipelined copies vectors of 4, 8 or 16 bytes, not {} x {}",
                        vector_width, to_string(types.in));
+  // A stage holds the next tile's input where a lagging warp may still read this tile's
+  // output: at different widths only a block barrier (xpose) keeps them apart.
+  if (a.stages_tiles && io == TileIO::WarpTranspose && size_of(types.in) != size_of(types.out))
+    return fmt::format("lookback_pipelined's warp-transposed stages need input and output of "
+                       "one width, not {} (use xpose)",
+                       to_string(types));
   if (shared_bytes(t) > kMaxStaticSharedBytes)
     return fmt::format("needs {} bytes of shared memory for {} (limit {})", shared_bytes(t),
                        to_string(t), kMaxStaticSharedBytes);

@@ -74,6 +74,11 @@ TEST(ScanTypes, PoliciesThatCannotConvertSayWhy) {
   const auto pipelined = Policy::parse("lookback_pipelined.tpb256.ipt16.vec2.warp_scans.st4");
   ASSERT_TRUE(pipelined.invalid_reason(bytes));
   EXPECT_NE(pipelined.invalid_reason(bytes)->find("4, 8 or 16 bytes"), std::string::npos);
+  const auto staged = Policy::parse("lookback_pipelined.tpb256.ipt24.vec4.warp_scans.wxpose");
+  ASSERT_TRUE(staged.invalid_reason(bytes));
+  EXPECT_NE(staged.invalid_reason(bytes)->find("one width"), std::string::npos);
+  EXPECT_FALSE(Policy::parse("lookback_pipelined.tpb256.ipt24.vec8.warp_scans.wxpose")
+                   .invalid_reason(scan_types(D::Float16)));
   // Vectors move the wider of input and output: 16 int8 elements, 4 int32 ones.
   EXPECT_FALSE(Policy::parse("lookback_warp.tpb128.ipt16.vec16.warp_scans")
                    .invalid_reason(scan_types(D::Int8)));
