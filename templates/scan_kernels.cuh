@@ -359,10 +359,14 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
     T items[P::items_per_thread];
     T* here = stage(s0);
     // A partial tile's stage holds accumulators (load_partial), a full one's the input.
-    if (same_type<In, T>::value || is_full(tile[0]))
+    const bool full_0 = is_full(tile[0]);
+    if (same_type<In, T>::value || full_0)
       io::read_staged(items, here);
     else
       io::load_partial(in, start_of(tile[0]), n, items, here, Op::identity());
+    // The store stages its output where other threads' items were read: at another
+    // width, their rows cross (a block-uniform condition, so every thread syncs or none).
+    if (full_0 ? sizeof(In) != sizeof(Out) : sizeof(T) != sizeof(Out)) __syncthreads();
     ts::apply_store(out, n, start_of(tile[0]), is_full(tile[0]), (flags & FLAG_OUT_VECTORS) != 0,
                     items, op(s_prefix, part_0), here);
     if (!has_1) break;

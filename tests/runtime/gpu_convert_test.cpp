@@ -192,6 +192,21 @@ TEST_F(GpuTest, ConvertEveryAlgorithmHalf) {
   every_algorithm<__half, __half>();
 }
 
+// Few launches of the staged converting paths at widths that differ (compute-sanitizer
+// racecheck runs this one): pipelined stages, block- and warp-transposed tiles.
+TEST_F(GpuTest, ConvertSanitizeCases) {
+  Scanner s;
+  for (const char* key : {"lookback_pipelined.tpb128.ipt16.vec4.warp_scans",
+                          "lookback_warp.tpb128.ipt16.vec4.warp_scans.wxpose",
+                          "lookback_warp.tpb128.ipt16.vec4.warp_scans"}) {
+    const Policy p = Policy::parse(key);
+    for (std::size_t n : {std::size_t{5000}, std::size_t{3 * 2048 + 7}}) {
+      EXPECT_TRUE((run_case<std::uint8_t, std::int32_t>(s, &p, {n, 1, 2})));
+      EXPECT_TRUE((run_case<__half, float>(s, &p, {n, 0, 0})));
+    }
+  }
+}
+
 // Dispatch (the converted shape of the accumulator's tuned one, or the shapes measured for
 // large converting scans) for a pair: sum and max, both kinds, forward and reversed.
 template <class In, class Out>
