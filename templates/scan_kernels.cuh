@@ -364,9 +364,10 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
       io::read_staged(items, here);
     else
       io::load_partial(in, start_of(tile[0]), n, items, here, Op::identity());
-    // The store stages its output where other threads' items were read: at another
-    // width, their rows cross (a block-uniform condition, so every thread syncs or none).
-    if (full_0 ? sizeof(In) != sizeof(Out) : sizeof(T) != sizeof(Out)) __syncthreads();
+    // A full tile's store stages its output where other threads' input items were read:
+    // at another width their rows cross (block-uniform, so every thread syncs or none). A
+    // partial tile's store stages accumulators where it loaded them, thread by thread.
+    if (sizeof(In) != sizeof(Out) && full_0) __syncthreads();
     ts::apply_store(out, n, start_of(tile[0]), is_full(tile[0]), (flags & FLAG_OUT_VECTORS) != 0,
                     items, op(s_prefix, part_0), here);
     if (!has_1) break;

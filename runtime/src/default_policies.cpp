@@ -50,19 +50,30 @@ namespace scantune::detail {
 
 namespace {
 
-// Converting scans of 2^24 and 2^28 elements on the H100 (scantune_types_bench --sweep, 48
-// shapes each; docs/performance.md): 256-thread tiles; warp-transposed 32 items of 1 byte;
-// pipelined (block-transposed) tiles of 24 items where the input is narrower than 4 bytes
-// and the output not wider (1.12-1.21x the accumulator's converted shape); warp-transposed
-// 16 items of 8-byte outputs.
+// Converting scans of 2^24 to 2^30 elements on the H100 (scantune_types_bench, --sweep of
+// 48 shapes each; docs/performance.md), by the widths of input and output: bytes, 256 x 32
+// warp-transposed; 2-byte inputs, pipelined 256 x 24 (1.2x the accumulator's converted
+// shape; its stages need a block barrier per tile where the output is wider, which bytes
+// into 4-byte outputs pay with 0.69x of a copy against 0.75x here for 128 x 24);
+// 8-byte outputs, 256 x 16 warp-transposed.
 Policy large_converting_shape(const ScanTypes& types, int widest) {
   Policy p;
-  p.block_threads = 256;
   p.vector_width = 16 / widest;
-  const bool pipelined = widest <= 4 && widest > 1 && size_of(types.in) < 4;
-  p.algorithm = pipelined ? Algorithm::LookbackPipelined : Algorithm::LookbackWarp;
-  p.io = pipelined ? TileIO::Transpose : TileIO::WarpTranspose;
-  p.items_per_thread = widest == 1 ? 32 : pipelined ? 24 : 16;
+  p.block_threads = 256;
+  p.io = TileIO::WarpTranspose;
+  if (widest == 1) {
+    p.items_per_thread = 32;
+  } else if (widest == 8) {
+    p.items_per_thread = 16;
+  } else if (size_of(types.in) == 2) {
+    p.algorithm = Algorithm::LookbackPipelined;
+    p.items_per_thread = 24;
+    p.io = TileIO::Transpose;
+  } else {
+    p.block_threads = 128;
+    p.items_per_thread = 24;
+    p.io = TileIO::Transpose;
+  }
   return p;
 }
 
