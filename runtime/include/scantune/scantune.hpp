@@ -20,6 +20,10 @@
 //   scanner.exclusive_scan(d_in, d_out, n, scantune::Op::Sum,      // init read on the device
 //                          scantune::DeviceValue<int>{d_total}, stream);
 //
+//   scanner.inclusive_scan(d_bytes, d_counts, n, scantune::Op::Sum,  // uint8_t into int32_t,
+//                          stream);                                 // counted in int32
+//   scanner.reverse_inclusive_scan(d_in, d_out, n, scantune::Op::Sum, stream);  // suffix scan
+//
 //   scantune::ScannerOptions o;                                   // float scans with the same
 //   o.reproducible = true;                                        // bits on every run
 //   scantune::Scanner reproducible(o);
