@@ -50,7 +50,7 @@ struct tile_io {
   // converting scan's policy sizes VEC for its wider side; tiles align to VEC elements).
   static const int IN_BYTES = VEC * sizeof(In) < 16 ? VEC * sizeof(In) : 16;
   static const int OUT_BYTES = VEC * sizeof(Out) < 16 ? VEC * sizeof(Out) : 16;
-  static const int VECS = IPT * sizeof(In) / IN_BYTES;      // input vectors per thread
+  static const int VECS = IPT * sizeof(In) / IN_BYTES;       // input vectors per thread
   static const int VECS_OUT = IPT * sizeof(Out) / OUT_BYTES; // output vectors per thread
   typedef typename raw_vector<IN_BYTES>::type V;
   typedef typename raw_vector<OUT_BYTES>::type VO;

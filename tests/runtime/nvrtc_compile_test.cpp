@@ -212,8 +212,8 @@ std::vector<KernelSpec> converting_paths() {
   }
   for (const ScanTypes& t : test::converting_types()) {
     const int vec = 16 / static_cast<int>(std::max(size_of(t.in), size_of(t.out)));
-    Policy p = make_policy(Algorithm::LookbackWarp, 256, 16, vec, BlockScan::WarpScans,
-                           TileIO::Transpose);
+    Policy p =
+        make_policy(Algorithm::LookbackWarp, 256, 16, vec, BlockScan::WarpScans, TileIO::Transpose);
     add(t, p, Op::Sum, ScanKind::Exclusive);
     p.reverse = true;
     add(t, p, Op::Max, ScanKind::Inclusive);
