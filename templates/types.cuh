@@ -117,49 +117,41 @@ __device__ __forceinline__ bfloat16_t to_bfloat16(float f) {
   return h;
 }
 
+template <class T>
+struct is_storage_float {
+  static const bool value = false;
+};
+template <>
+struct is_storage_float<half_t> {
+  static const bool value = true;
+};
+template <>
+struct is_storage_float<bfloat16_t> {
+  static const bool value = true;
+};
+__device__ __forceinline__ void from_float(float f, half_t& h) {
+  h = to_half(f);
+}
+__device__ __forceinline__ void from_float(float f, bfloat16_t& h) {
+  h = to_bfloat16(f);
+}
+
 // Element conversions between an input, the accumulator and an output type: C++'s
 // (integers wrap to a narrower output, as integer scans do at their own width);
 // half and bfloat16 go through float.
 template <class To, class From>
-struct convert_to {
-  static __device__ __forceinline__ To from(From x) { return To(x); }
-};
-template <class To>
-struct convert_to<To, half_t> {
-  static __device__ __forceinline__ To from(half_t x) { return To(to_float(x)); }
-};
-template <class To>
-struct convert_to<To, bfloat16_t> {
-  static __device__ __forceinline__ To from(bfloat16_t x) { return To(to_float(x)); }
-};
-template <class From>
-struct convert_to<half_t, From> {
-  static __device__ __forceinline__ half_t from(From x) { return to_half(float(x)); }
-};
-template <class From>
-struct convert_to<bfloat16_t, From> {
-  static __device__ __forceinline__ bfloat16_t from(From x) { return to_bfloat16(float(x)); }
-};
-template <>
-struct convert_to<half_t, half_t> {
-  static __device__ __forceinline__ half_t from(half_t x) { return x; }
-};
-template <>
-struct convert_to<bfloat16_t, bfloat16_t> {
-  static __device__ __forceinline__ bfloat16_t from(bfloat16_t x) { return x; }
-};
-template <>
-struct convert_to<half_t, bfloat16_t> {
-  static __device__ __forceinline__ half_t from(bfloat16_t x) { return to_half(to_float(x)); }
-};
-template <>
-struct convert_to<bfloat16_t, half_t> {
-  static __device__ __forceinline__ bfloat16_t from(half_t x) { return to_bfloat16(to_float(x)); }
-};
-
-template <class To, class From>
 __device__ __forceinline__ To convert(From x) {
-  return convert_to<To, From>::from(x);
+  if constexpr (same_type<To, From>::value) {
+    return x;
+  } else if constexpr (is_storage_float<From>::value) {
+    return convert<To>(to_float(x));
+  } else if constexpr (is_storage_float<To>::value) {
+    To y;
+    from_float(float(x), y);
+    return y;
+  } else {
+    return To(x);
+  }
 }
 
 } // namespace scantune

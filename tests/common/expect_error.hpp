@@ -23,3 +23,18 @@
             << "message \"" << e_.what() << "\" lacks \"" << part_ << "\"";                        \
     }                                                                                              \
   } while (0)
+
+namespace scantune::test {
+
+/// The message of the scantune::Error `f` throws, or "no error".
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+} // namespace scantune::test

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "common/expect_error.hpp"
+
 #include "policy.hpp"
 #include "scan_request.hpp"
 #include "scantune/scantune.h"
@@ -11,15 +13,7 @@
 namespace scantune {
 namespace {
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using test::error_of;
 
 template <class F>
 std::optional<ErrorKind> kind_of(F&& f) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "common/expect_error.hpp"
 #include "nvrtc_compiler.hpp"
 #include "scan_request.hpp"
 #include "scantune/scantune.h"
@@ -120,15 +121,7 @@ T* fake(std::uintptr_t a = 0x10000) {
   return reinterpret_cast<T*>(a);
 }
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using test::error_of;
 
 TEST(SortArguments, ClearErrors) {
   Scanner s(ScannerOptions{-1, "off", {}});
