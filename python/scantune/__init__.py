@@ -24,13 +24,13 @@ works with any Python 3 version; importing it needs neither CUDA nor a GPU (the
 library is loaded on the first call; see ``scantune.library_path``).
 """
 
-from . import _api, _compact, _dtypes, _loader, _segmented
+from . import _api, _compact, _dtypes, _errors, _frameworks, _loader, _segmented
 from ._errors import (ScantuneError, ScantuneRuntimeError, ScantuneTypeError,
                       ScantuneValueError)
 from ._api import OPS
 
 __version__ = "0.1.0"
-__all__ = ["cumsum", "cumprod", "cummax", "cummin", "scan", "segmented_scan", "reduce",
+__all__ = ["cumsum", "cumprod", "cummax", "cummin", "logcumsumexp", "scan", "segmented_scan", "reduce",
            "masked_select", "unique_consecutive", "partition", "OPS", "SUPPORTED_DTYPES",
            "ScantuneError", "ScantuneValueError", "ScantuneTypeError", "ScantuneRuntimeError",
            "library_path"]
@@ -152,6 +152,23 @@ def cummax(x, dim=None, *, out=None):
         tensor([1, 3, 3, 5], device='cuda:0')
     """
     return scan(x, "max", dim=dim, out=out)
+
+
+def logcumsumexp(x, dim=None, *, out=None):
+    """``log(cumsum(exp(x)))`` computed stably, as ``torch.logcumsumexp``: a scan of
+    the library's logaddexp operator (``max + log1p(exp(min - max))``, identity -inf).
+    float32 and float64 combine in their own type; float16 and bfloat16 in float32,
+    stored in the input's type. Other dtypes raise TypeError.
+
+    Example:
+        >>> scantune.logcumsumexp(torch.tensor([0., 0., 0.], device="cuda"))
+        tensor([0.0000, 0.6931, 1.0986], device='cuda:0')
+    """
+    name = _frameworks.of(x).view(x).dtype
+    if name not in ("float16", "bfloat16", "float32", "float64"):
+        raise _errors.unsupported(f"logcumsumexp needs a floating-point input, not {name}")
+    return _api.run(x, None, _api.logaddexp_custom(), False, None, dim, None, out, False,
+                    accumulate=False)
 
 
 def cummin(x, dim=None, *, out=None):

@@ -88,6 +88,14 @@ def check_out(fw, out, shape, dtype):
         raise bad_argument(f"out= has dtype {v.dtype}, the result has {dtype}")
 
 
+def logaddexp_custom():
+    """The library's logaddexp operator (scantune::logaddexp_op) as the (name, body,
+    identity) of a custom operator."""
+    parts = [ctypes.c_char_p() for _ in range(3)]
+    _loader.library().scantune_logaddexp_op(*(ctypes.byref(p) for p in parts))
+    return tuple(p.value.decode() for p in parts)
+
+
 def _flat_scanner(device, dtype, op, custom, exclusive, init, stream):
     """A function (in_ptr, out_ptr, n, length=0, inner=1) running through the C API
     one flat scan, or with a length one scan of every column of length elements,

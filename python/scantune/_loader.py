@@ -93,6 +93,8 @@ def _declare(lib):
         getattr(lib, name).argtypes = ()
     lib.scantune_status_string.restype = ctypes.c_char_p
     lib.scantune_status_string.argtypes = (_int,)
+    lib.scantune_logaddexp_op.restype = None
+    lib.scantune_logaddexp_op.argtypes = (ctypes.POINTER(ctypes.c_char_p),) * 3
 
 
 def library():

@@ -290,6 +290,13 @@ scantune_status_t scantune_reverse_scan(scantune_scanner_t s, scantune_dtype_t t
   });
 }
 
+void scantune_logaddexp_op(const char** name, const char** body, const char** identity) {
+  const scantune::CustomOp& op = scantune::logaddexp_op();
+  if (name) *name = op.name.c_str();
+  if (body) *body = op.body.c_str();
+  if (identity) *identity = op.identity.c_str();
+}
+
 scantune_status_t scantune_scan_types(scantune_scanner_t s, scantune_dtype_t in_type,
                                       scantune_dtype_t acc_type, scantune_dtype_t out_type,
                                       scantune_op_t op, int exclusive, int reverse,

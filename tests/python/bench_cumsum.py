@@ -3,6 +3,7 @@ on the same stream, timed with CUDA events (warmup, then the median of repeats).
 Prints a markdown table; ratio > 1 means scantune is faster.
 
     python3 tests/python/bench_cumsum.py [--repeats 50] [--sizes 16,20,24,28] [--narrow]
+                                         [--logcumsumexp]
 
 --narrow times narrow inputs at torch's result types instead: int8 -> int64 (which
 scantune widens inside the kernel) and float16 -> float16 (accumulated in float).
@@ -63,8 +64,24 @@ CASES = [(t, t) for t in (torch.float32, torch.int32, torch.int64)]
 NARROW = [(torch.int8, torch.int64), (torch.float16, torch.float16)]
 
 
+def logcumsumexp_rows(args):
+    """scantune.logcumsumexp against torch.logcumsumexp (cupy has none)."""
+    print("| dtype | n | scantune ms | torch ms | torch/scantune |")
+    print("|---|---|---|---|---|")
+    for dtype in (torch.float32, torch.float16):
+        for log_n in (int(s) for s in args.sizes.split(",")):
+            x = torch.rand(1 << log_n, device="cuda").to(dtype) * 10 - 5
+            out = torch.empty_like(x)
+            st = time_ms(lambda: scantune.logcumsumexp(x, out=out), args.repeats)
+            tt = time_ms(lambda: torch.logcumsumexp(x, 0, out=out), args.repeats)
+            print(f"| {str(dtype)[6:]} | 2^{log_n} | {st:.4f} | {tt:.4f} | {tt / st:.2f} |")
+
+
 def main():
-    args, cp = setup(__doc__.splitlines()[0], [("--narrow", "int8 -> int64 and float16 sums")])
+    args, cp = setup(__doc__.splitlines()[0], [("--narrow", "int8 -> int64 and float16 sums"),
+                                               ("--logcumsumexp", "against torch's")])
+    if args.logcumsumexp:
+        return logcumsumexp_rows(args)
     print("| dtype | n | scantune ms | torch ms | torch/scantune | cupy ms | cupy/scantune |")
     print("|---|---|---|---|---|---|---|")
     for dtype, result in NARROW if args.narrow else CASES:

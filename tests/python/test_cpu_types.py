@@ -233,3 +233,18 @@ def test_empty_inputs_call_nothing(recording):
     y = scantune.cumsum(TorchArray((0,), "int8"))
     assert y.dtype == "int64" and y.shape == (0,)
     assert recording[0].calls == []
+
+
+def test_logcumsumexp_is_the_librarys_logaddexp_scan(recording):
+    lib, frameworks = recording
+    scantune.logcumsumexp(TorchArray((64,), "float16"))
+    c = only_call(lib)
+    assert c.name == "scantune_custom_scan" and c.args[1] == _dtypes.CODES["float16"]
+    assert c.args[3] == b"logaddexp"
+    assert frameworks["torch"].copies == []  # half is combined in float inside the kernel
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int8", "bool"])
+def test_logcumsumexp_refuses_integers(recording, dtype):
+    with pytest.raises(TypeError, match="floating-point"):
+        scantune.logcumsumexp(TorchArray((64,), dtype))

@@ -135,3 +135,27 @@ def test_cupy_numpy_rules():
     assert y.dtype == cp.uint64 and (y == cp.cumsum(x)).all()
     b = x > 100
     assert (scantune.cumsum(b) == cp.cumsum(b)).all()
+
+
+@pytest.mark.parametrize("n", [1, 4099, (1 << 20) + 3])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_logcumsumexp_matches_float64(dtype, n):
+    """Against torch.logcumsumexp in float64: within the result's rounding (its unit
+    roundoff doubled, of |ref|) plus float32's accumulation, (n / 256 + 64) x 2^-24 of
+    (|ref| + 1); float64 within 2^-40 of (|ref| + 1)."""
+    g = torch.Generator(device="cuda").manual_seed(1)
+    x = (torch.rand(n, generator=g, device="cuda", dtype=torch.float64) * 10 - 5).to(
+        getattr(torch, dtype))
+    y = scantune.logcumsumexp(x)
+    assert y.dtype == x.dtype and y.shape == x.shape
+    ref = torch.logcumsumexp(x.double(), 0)
+    eps = {"float32": 2.0 ** -23, "float64": 0.0, **EPS}[dtype]
+    depth = 2.0 ** -40 if dtype == "float64" else (n / 256 + 64) * 2.0 ** -24
+    assert ((y.double() - ref).abs() <= eps * ref.abs() + depth * (ref.abs() + 1)).all()
+
+
+def test_logcumsumexp_rows_and_minus_infinity():
+    x = torch.full((3, 1000), -math.inf, device="cuda")
+    x[1, 500] = 2.0
+    y = scantune.logcumsumexp(x, dim=1)
+    assert torch.equal(y, torch.logcumsumexp(x, 1))

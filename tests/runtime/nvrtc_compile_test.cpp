@@ -116,6 +116,13 @@ std::vector<KernelSpec> custom_op_paths() {
       v.push_back({make_policy(a, 128, 4, 2, BlockScan::HillisSteele, TileIO::Transpose),
                    DataType::Int64, OpSpec::from(maxplus), k});
     }
+  // The shipped logaddexp on both float types and on half through float.
+  const Policy p =
+      make_policy(Algorithm::LookbackWarp, 256, 8, 2, BlockScan::WarpScans, TileIO::Transpose);
+  v.push_back({p, DataType::Float32, OpSpec::from(logaddexp_op()), ScanKind::Inclusive});
+  v.push_back({p, DataType::Float64, OpSpec::from(logaddexp_op()), ScanKind::Exclusive});
+  const ScanTypes half = scan_types(DataType::Float16);
+  v.push_back({p, half.acc, OpSpec::from(logaddexp_op()), ScanKind::Inclusive, Heads::None, half});
   return v;
 }
 

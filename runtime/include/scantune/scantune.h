@@ -167,6 +167,11 @@ SCANTUNE_API scantune_status_t scantune_reverse_scan(scantune_scanner_t scanner,
                                                      size_t n, const void* init,
                                                      cudaStream_t stream);
 
+/* The library's logaddexp operator (scantune::logaddexp_op), for scantune_custom_scan:
+ * its inclusive scan is logcumsumexp. The strings live as long as the library. */
+SCANTUNE_API void scantune_logaddexp_op(const char** name, const char** body,
+                                        const char** identity);
+
 /* A scan that converts: elements of in_type combined in acc_type (SCANTUNE_ACC_DEFAULT:
  * the default for the pair, e.g. int32 for UINT8 into INT32) and stored as out_type; init
  * points to one acc_type element. `reverse`: a suffix scan. Unsupported pairs (an input

@@ -77,6 +77,12 @@ struct CustomOp {
   std::string identity; ///< expression for the identity element, e.g. "0.0"
 };
 
+/// log(exp(a) + exp(b)), computed stably as max + log1p(exp(min - max)), with the
+/// identity -inf, as a CustomOp: its scan is torch.logcumsumexp. For float and double
+/// (and half and bfloat16, combined in float); (-inf, -inf) gives -inf, NaN propagates.
+///   scanner.inclusive_scan(d_x, d_y, n, scantune::logaddexp_op(), stream);
+SCANTUNE_API const CustomOp& logaddexp_op();
+
 /// A compaction's predicate given as CUDA source at run time (Scanner::select_if,
 /// partition_if), compiled with NVRTC like a custom operator.
 struct Predicate {
