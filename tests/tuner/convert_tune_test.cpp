@@ -1,14 +1,20 @@
 // Converting problems (uint8:int32, int8 = int8:int32:int8) in the tuner: their label
 // and DB text, their search space, and a simulated tune whose winners the runtime's
 // dispatch reads back. No GPU needed.
+#include <cuda_fp16.h>
+
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
+#include <map>
 
 #include <gtest/gtest.h>
 
 #include "cache/tuning_db.hpp"
 #include "cache/tuning_db_test_util.hpp"
 #include "dispatch.hpp"
+#include "nvrtc_compiler.hpp"
+#include "tuner/gpu/reference.hpp"
 #include "tuner/run/bench_run.hpp"
 #include "tuner/run/tune.hpp"
 #include "tuner/search/problem.hpp"
@@ -77,6 +83,72 @@ TEST(ConvertSpace, ValidForTheTypesWithWideVectorsOfBytes) {
   }
   for (const Policy& q : neighbours(space.back(), int8, default_space()))
     EXPECT_FALSE(q.invalid_reason(int8)) << q.key();
+}
+
+// The tuner's kernel specs of converting candidates compile (NVRTC, no GPU needed):
+// one candidate of each algorithm, and the widest vectors.
+TEST(ConvertSpace, CandidatesCompile) {
+  for (const char* types : {"int8", "uint8:int32", "float16:float32:float16"}) {
+    const Problem p = converting(types, ScanKind::Exclusive);
+    std::map<Algorithm, Policy> first;
+    Policy widest = Policy::sequential();
+    for (const Policy& q : enumerate(p.types(), default_space())) {
+      first.emplace(q.algorithm, q);
+      if (q.vector_width > widest.vector_width) widest = q;
+    }
+    first.emplace(Algorithm::Sequential, widest); // the sequential slot holds the widest
+    for (const auto& [algorithm, policy] : first) {
+      const detail::GeneratedSource g = detail::generate({p.spec(policy)});
+      EXPECT_NE(p.spec(policy).id().find(to_string(p.types())), std::string::npos);
+      const auto prog = detail::nvrtc_compile(g.name, g.source, g.name_expressions.front(), 90);
+      EXPECT_FALSE(prog.cubin.empty()) << types << " " << policy.key();
+    }
+  }
+}
+
+template <class T>
+std::vector<T> as_vector(const std::vector<unsigned char>& bytes) {
+  std::vector<T> v(bytes.size() / sizeof(T));
+  std::memcpy(v.data(), bytes.data(), bytes.size());
+  return v;
+}
+
+TEST(ConvertReference, ConvertsInAccumulatesAndStoresOut) {
+  const std::size_t n = 5000;
+  const std::uint64_t seed = 7;
+  // uint8 in, int32 sums: every byte zero-extended.
+  const auto widened = as_vector<std::int32_t>(reference_scan(
+      parse_scan_types("uint8:int32"), Op::Sum, ScanKind::Inclusive, ValueSet::Walk, seed, n, 0));
+  std::int32_t sum = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    sum += input_value<std::uint8_t>(ValueSet::Walk, seed, i);
+    ASSERT_EQ(widened[i], sum) << i;
+  }
+  // int8 in and out, int32 sums: sign-extended, the low byte stored; exclusive from init.
+  const std::uint64_t init = 3;
+  const auto narrow = as_vector<std::int8_t>(reference_scan(
+      scan_types(DataType::Int8), Op::Sum, ScanKind::Exclusive, ValueSet::Walk, seed, n, init));
+  std::uint32_t acc = 3;
+  for (std::size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(narrow[i], static_cast<std::int8_t>(acc & 0xFF)) << i;
+    acc += static_cast<std::uint32_t>(
+        static_cast<std::int32_t>(input_value<std::int8_t>(ValueSet::Walk, seed, i)));
+  }
+  // half in and out, float sums: small integers, rounded to nearest even on store.
+  const auto half =
+      as_vector<__half>(reference_scan(parse_scan_types("float16:float32:float16"), Op::Sum,
+                                       ScanKind::Inclusive, ValueSet::Walk, seed, n, 0));
+  float f = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    f += narrow_float_value(ValueSet::Walk, seed, i);
+    ASSERT_EQ(__half2float(half[i]), __half2float(__float2half_rn(f))) << i;
+  }
+  // The Wide set of half inputs stays exact in half: integers within +-128.
+  for (std::uint64_t i = 0; i < 1000; ++i) {
+    const float v = narrow_float_value(ValueSet::Wide, seed, i);
+    EXPECT_TRUE(v != 0 && v >= -128 && v <= 128 && v == static_cast<float>(static_cast<int>(v)));
+    EXPECT_EQ(__half2float(__float2half_rn(v)), v);
+  }
 }
 
 // A recording of uint8:int32 inclusive sums at 2^20: three policies, one clearly fastest.
