@@ -286,6 +286,11 @@ TEST_F(CliInspect, UsageErrorsExitTwoNamingTheProblem) {
       {"bench --sort pairs --select flags:0.5", "--sort"},
       {"bench --sort keys --types int32,int65", "int65"},
       {"bench --regret --sort keys", "--sort"},
+      {"bench --type int64:int32", "int64:int32"},
+      {"bench --type uint8:int32 --segments rows:8", "--segments"},
+      {"bench --type int8 --custom-op absmax", "custom operator"},
+      {"bench --type int8 --policy lookback_bulk.tpb256.ipt16.vec4.warp_scans.st4",
+       "lookback_bulk"},
   };
   for (const auto& [args, named] : cases) {
     auto r = run_cli(args, "2>&1", "cd " + dir.path().string() + " &&");
@@ -295,6 +300,37 @@ TEST_F(CliInspect, UsageErrorsExitTwoNamingTheProblem) {
   }
 }
 
+// A converting winner (type: its accumulator, problem "@uint8:int32") shows as its
+// types, without the accumulator's memcpy; --type picks it or the uniform problem.
+TEST(CliInspectConverting, ShowListsConvertingProblemsByTheirTypes) {
+  TempDir dir;
+  {
+    TuningDb db = TuningDb::open(dir / "c.db", rw());
+    const std::int64_t h = db.add_device(h100());
+    const std::int64_t run = db.begin_run(sample_run(h));
+    BestEntry e = best(h, run, "inclusive", 1u << 20, 3000, kLookback);
+    e.problem = "@uint8:int32";
+    db.set_best(e);
+    db.set_best(best(h, run, "inclusive", 1u << 20, 7000, kLookback));
+    db.add_baseline(baseline(h, BaselineKind::Memcpy, 1u << 20, 2500)); // int32's, not its
+    db.end_run(run, RunStatus::Complete);
+  }
+  const std::string db = " --db " + (dir / "c.db").string();
+  auto r = run_cli("show" + db);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("): uint8:int32 sum inclusive"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("): int32 sum inclusive"), std::string::npos) << r.output;
+  r = run_cli("show --type uint8:int32" + db);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("uint8:int32 sum inclusive"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find(": int32 sum inclusive"), std::string::npos) << r.output;
+  r = run_cli("show --type int32" + db);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(r.output.find("uint8:int32"), std::string::npos) << r.output;
+  r = run_cli("show --type int64:int32" + db);
+  EXPECT_EQ(r.code, 2) << r.output;
+}
+
 TEST_F(CliInspect, BenchWithoutAGpuExits77) {
   if (scantune::test::has_gpu()) GTEST_SKIP() << "a GPU is present";
   for (const char* args : {"bench --sizes 2^10", "bench --type float64 --custom-op absmax",
@@ -302,6 +338,7 @@ TEST_F(CliInspect, BenchWithoutAGpuExits77) {
                            "vec2.warp_scans --hot --seed 7 --csv b.csv -q",
                            "bench --type uint32 --custom-op 'g:a > b ? a : b:0'",
                            "bench --types int32,float64 --segments flags:random --sizes 2^20",
+                           "bench --types uint8:int32,int8,bfloat16 --sizes 2^20",
                            "bench --sort keys,pairs --types uint64 --sizes 2^20",
                            "bench --regret --type float64 --op max --top 1 --sizes 2^20,3000000 "
                            "--json r.json --plot r.svg"}) {
@@ -344,6 +381,28 @@ TEST(GpuCliBench, TinyRunPrintsOneRowPerSizeAndWritesJsonAndSvg) {
   EXPECT_EQ(doc["sizes"].size(), 3u);
   EXPECT_NE(slurp(dir / "b.svg").find("</svg>"), std::string::npos);
   EXPECT_FALSE(fs::exists(dir / "none.db")); // the dispatch only reads
+}
+
+// `scantune tune` and `bench` of a converting problem: verified winners stored under
+// its own problem, and the bench without a CUB column (bench/types_bench.cu has it).
+TEST(GpuCliBench, TuneAndBenchAConvertingProblem) {
+  if (!scantune::test::has_gpu()) GTEST_SKIP() << "no CUDA device";
+  TempDir dir;
+  const std::string db = (dir / "c.db").string();
+  auto r = run_cli("tune --type uint8:int32 --sizes 2^20 --algorithms lookback_warp "
+                   "--block-threads 256 --items-per-thread 8,16 --progress quiet --db " +
+                   db);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("uint8:int32 sum inclusive on"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("(none: no candidate passed)"), std::string::npos) << r.output;
+  r = run_cli("show --type uint8:int32 --db " + db);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("uint8:int32 sum inclusive"), std::string::npos) << r.output;
+  r = run_cli("bench --type int8 --sizes 2^20 --algorithms lookback_warp", "2>&1",
+              "SCANTUNE_DB=" + db);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("bench/types_bench.cu"), std::string::npos) << r.output;
+  EXPECT_EQ(table_rows(r.output).size(), 1u) << r.output;
 }
 
 // A sample custom operator gets the CUB column from its compiled twin.

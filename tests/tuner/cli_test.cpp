@@ -145,7 +145,12 @@ TEST(CliTune, BadValuesAreUsageErrors) {
       {"--all --kind exclusive", "--kind"},
       {"--all --custom-op absmax", "--custom-op"},
       {"--all --segments rows:1024", "--segments"},
-      {"--force", "--force"}, // only with --all
+      {"--force", "--force"},                // only with --all
+      {"--type int64:int32", "int64:int32"}, // an input wider than the accumulator
+      {"--type float32:int32", "float32:int32"},
+      {"--type uint8:float16", "float16"}, // not an accumulator
+      {"--type uint8:int32 --segments rows:1024", "--segments"},
+      {"--type int8 --custom-op absmax", "--custom-op"},
   };
   for (const auto& [args, named] : cases) {
     auto r = run(std::string("tune ") + args + " --dry-run");
@@ -194,6 +199,18 @@ TEST_F(Cli, TuneDryRunOfSegmentedProblems) {
   r = run("tune --dry-run --segments cols:8");
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("unknown kind 'cols'"), std::string::npos) << r.output;
+}
+
+// Converting types are problems of their own: IN:ACC, IN:ACC:OUT or a narrow type
+// (its default accumulator), with vector widths of their memory types.
+TEST_F(Cli, TuneDryRunOfConvertingTypes) {
+  auto r = run("tune --dry-run --type uint8:int32,int8,float16:float32:float16 --sizes 2^20");
+  EXPECT_EQ(r.code, 0) << r.output;
+  for (const char* label : {"uint8:int32 sum inclusive: ", "int8:int32:int8 sum inclusive: ",
+                            "float16:float32:float16 sum inclusive: "})
+    EXPECT_NE(r.output.find(label), std::string::npos) << label << r.output;
+  EXPECT_NE(r.output.find("total: 3 problems"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("lookback_bulk"), std::string::npos) << r.output;
 }
 
 TEST_F(Cli, TuneWithoutAGpuExits77) {

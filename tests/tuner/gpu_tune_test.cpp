@@ -8,6 +8,8 @@
 #include "cache/tuning_db_test_util.hpp"
 #include "common/gpu.hpp"
 #include "default_policies.hpp"
+#include "dispatch.hpp"
+#include "scan_request.hpp"
 #include "tuner/gpu/gpu_evaluator.hpp"
 #include "tuner/run/bench_run.hpp"
 #include "tuner/run/tune.hpp"
@@ -119,6 +121,35 @@ TEST_F(GpuEvaluatorTest, Baselines) {
   EXPECT_GT(c.stats.median_ns, 0.5 * m.stats.median_ns); // a scan moves at least what memcpy does
 }
 
+// Converting problems: narrow inputs filled on the device, the host reference
+// converting in -> acc -> out, verification at the output type, memcpy over the
+// bytes of both sides, and no CUB baseline in the tuner.
+TEST_F(GpuEvaluatorTest, ConvertingProblemsVerify) {
+  Scanner scanner;
+  const std::uint64_t n = 100003;
+  for (const char* types : {"uint8:int32", "int8", "int16:int32:int16", "uint16:uint64",
+                            "float16:float32:float16", "bfloat16", "float16:float32"})
+    for (Op op : {Op::Sum, Op::Max})
+      for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive}) {
+        const Problem p = Problem::of(parse_scan_types(types), detail::OpSpec::from(op), k);
+        GpuEvaluator eval(scanner, nullptr, p, n, {});
+        for (const char* key : {"lookback_warp.tpb256.ipt16.vec4.warp_scans",
+                                "reduce_then_scan.tpb128.ipt8.vec1.warp_scans",
+                                "lookback_pipelined.tpb384.ipt16.vec4.warp_scans"}) {
+          const Policy policy = Policy::parse(key);
+          if (policy.invalid_reason(p.types())) continue;
+          const Result r = eval.measure(policy, n, Effort::Screen, 0);
+          EXPECT_TRUE(r.ok()) << p.label() << " " << key << ": " << r.message;
+        }
+        const BaselineResult d = eval.time_dispatch(n);
+        EXPECT_TRUE(d.ok) << p.label() << ": " << d.error;
+        EXPECT_TRUE(eval.time_memcpy(n).ok) << p.label();
+        const BaselineResult cub = eval.time_cub(n);
+        EXPECT_FALSE(cub.ok) << p.label();
+        EXPECT_NE(cub.error.find("bench/types_bench.cu"), std::string::npos) << cub.error;
+      }
+}
+
 class GpuTuneTest : public GpuTest {};
 
 TuneOptions small_run(const TempDir& dir) {
@@ -154,6 +185,34 @@ TEST_F(GpuTuneTest, StoresAVerifiedWinnerAndBaselinesPerBucket) {
     EXPECT_TRUE(seen_ok) << b.policy;
   }
   EXPECT_EQ(db.list_runs().at(0).status, db::RunStatus::Complete);
+}
+
+TEST_F(GpuTuneTest, ConvertingWinnersAreStoredAndDispatched) {
+  TempDir dir;
+  TuneOptions o = small_run(dir);
+  o.types = {parse_scan_types("uint8:int32")};
+  o.sizes = {1 << 16, 1 << 20};
+  std::FILE* out = std::tmpfile();
+  ASSERT_EQ(run_tune(o, out), 0);
+  std::fclose(out);
+  auto db = db::TuningDb::open(o.db_path);
+  const auto best = db.list_best();
+  ASSERT_EQ(best.size(), o.sizes.size());
+  const auto dev = db.list_devices().at(0);
+  for (const auto& b : best) {
+    EXPECT_EQ(b.type, "int32");
+    EXPECT_EQ(b.problem, "@uint8:int32");
+    // Its memcpy (of 5 bytes an element) is printed, not stored as int32's.
+    EXPECT_FALSE(db.baseline_for(dev.id, db::BaselineKind::Memcpy, "int32", "", "", "", b.size));
+  }
+  // A scanner on this database dispatches the stored winners.
+  Scanner scanner(ScannerOptions{-1, o.db_path, {}});
+  for (const auto& b : best) {
+    const detail::Choice& c = detail::ScannerAccess::choice(
+        scanner, parse_scan_types("uint8:int32"), Op::Sum, ScanKind::Inclusive, b.size);
+    EXPECT_EQ(c.match, Match::Exact) << b.size;
+    EXPECT_EQ(c.policy.key(), b.policy) << b.size;
+  }
 }
 
 TEST_F(GpuTuneTest, InterruptThenResume) {

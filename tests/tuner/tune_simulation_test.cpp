@@ -197,7 +197,7 @@ TEST(TuneSimulation, AgainstAnotherDatabase) {
 TEST(TuneSimulation, NoValidProblemIsAUsageError) {
   TempDir dir;
   TuneOptions o = simulated(dir, "halving");
-  o.types = {DataType::Float32};
+  o.types = {ScanTypes{DataType::Float32, DataType::Float32, DataType::Float32}};
   o.ops = {Op::BitAnd};
   EXPECT_THROW(run(o), UsageError);
 }

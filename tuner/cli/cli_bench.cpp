@@ -80,8 +80,11 @@ std::vector<tuner::BenchOptions> build_bench_options(const BenchCliOptions& raw)
     o.db_path = raw.db;
     o.timing.hot = raw.hot;
     o.timing.seed = raw.seed;
-    for (DataType type : parse_names(raw.types, kAllTypes, parse_data_type)) {
+    for (const ScanTypes& types : parse_scan_type_list(raw.types)) {
+      const DataType type = types.acc;
       o.type = type;
+      o.converts.reset();
+      if (!types.uniform()) o.converts = types;
       detail::check_op(type, detail::OpSpec::from(o.custom ? OpRef(*o.custom) : OpRef(o.op)));
       o.policy = policy_for(raw.policies, type);
       tuner::check_bench_options(o);
@@ -307,7 +310,8 @@ void register_bench_commands(CLI::App& app) {
   bench
       ->add_option("--type,--types", bo->types,
                    "Element types: a comma-separated list or 'all', one table each.\n"
-                   "Default: int32")
+                   "Converting scans as for tune: uint8:int32, float16 (no CUB column:\n"
+                   "bench/types_bench.cu times CUB on those). Default: int32")
       ->type_name("LIST");
   bench->add_option("--op", bo->op, "Built-in operator. Default: sum")->type_name("OP");
   bench

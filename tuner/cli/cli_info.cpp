@@ -15,6 +15,7 @@
 #include "tuner/cli/cli_shared.hpp"
 #include "tuner/gpu/gpu_device.hpp"
 #include "tuner/report/text_table.hpp"
+#include "tuner/search/problem.hpp"
 
 namespace scantune::cli {
 namespace {
@@ -105,17 +106,20 @@ void register_info_commands(CLI::App& app) {
   auto show_source = std::make_shared<bool>(false);
   auto out = std::make_shared<std::string>();
   compile->add_option("--policy", *policy, "Policy key")->capture_default_str();
-  compile->add_option("--type", *type, "Element type")->capture_default_str();
+  compile->add_option("--type", *type, "Element type, or converting types (uint8:int32, int8)")
+      ->capture_default_str();
   compile->add_option("--op", *op, "Operator")->capture_default_str();
   compile->add_option("--kind", *kind, "inclusive or exclusive")->capture_default_str();
   compile->add_option("--arch", *arch, "Target architecture, e.g. 80 or 90")->capture_default_str();
   compile->add_flag("--source", *show_source, "Print the generated source");
   compile->add_option("--out", *out, "Write the CUBIN to this file (for cuobjdump --dump-sass)");
   compile->callback([=] {
-    detail::KernelSpec spec{Policy::parse(*policy), parse_data_type(*type),
-                            detail::OpSpec::from(parse_op(*op)), parse_scan_kind(*kind)};
+    const ScanTypes types = parse_scan_types(*type);
+    const tuner::Problem problem =
+        tuner::Problem::of(types, detail::OpSpec::from(parse_op(*op)), parse_scan_kind(*kind));
+    const detail::KernelSpec spec = problem.spec(Policy::parse(*policy));
     detail::check_op(spec.type, spec.op);
-    if (auto why = spec.policy.invalid_reason(spec.type)) throw Exit(kExitUsage, *why);
+    if (auto why = spec.policy.invalid_reason(types)) throw Exit(kExitUsage, *why);
     auto gen = detail::generate({spec});
     if (*show_source) fmt::print("{}\n", gen.source);
     auto prog = detail::nvrtc_compile(gen.name, gen.source, gen.name_expressions.front(), *arch);

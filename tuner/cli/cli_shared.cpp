@@ -10,6 +10,20 @@
 
 namespace scantune::cli {
 
+std::vector<ScanTypes> parse_scan_type_list(std::string_view list) {
+  std::vector<ScanTypes> out;
+  if (list == "all") {
+    for (DataType t : kAllTypes)
+      out.push_back(ScanTypes{t, t, t});
+    return out;
+  }
+  for (auto item : detail::split(list, ',')) {
+    const ScanTypes t = parse_scan_types(item);
+    if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
+  }
+  return out;
+}
+
 CustomOp parse_custom_op(const std::string& text) {
   const auto first = text.find(':');
   const auto last = text.rfind(':');
@@ -42,7 +56,9 @@ void add_filter_options(CLI::App* app, tuner::ReportFilter& f, bool device) {
                     "Device models containing this text (case-insensitive),\n"
                     "e.g. H100")
         ->type_name("MODEL");
-  app->add_option("--type", f.type, "Element type: int32, uint32, int64, uint64, float32, float64")
+  app->add_option("--type", f.type,
+                  "Element type: int32, uint32, int64, uint64, float32, float64,\n"
+                  "or converting types: uint8:int32, int8 (= int8:int32:int8), ...")
       ->type_name("TYPE");
   app->add_option("--op", f.op, "Operator: sum, product, min, max, bit_and, ... or a custom name")
       ->type_name("OP");
@@ -51,7 +67,7 @@ void add_filter_options(CLI::App* app, tuner::ReportFilter& f, bool device) {
 
 void check_filter(std::string_view command, const tuner::ReportFilter& f) {
   try {
-    if (!f.type.empty()) parse_data_type(f.type);
+    if (!f.type.empty()) parse_scan_types(f.type); // int32, or a converting uint8:int32
     if (!f.kind.empty()) parse_scan_kind(f.kind);
   } catch (const Error& e) {
     fail(kExitUsage, command, e.what());

@@ -36,6 +36,12 @@ std::vector<E> parse_names(std::string_view list, const E (&all)[N], Parse parse
   return values;
 }
 
+/// A --type list of `tune` and `bench`: comma-separated scan types (int32, a converting
+/// uint8:int32 or float16:float32:float16, a narrow int8 meaning scan_types(int8) =
+/// int8:int32:int8), or "all" (the six accumulator types). Throws scantune::Error naming
+/// an unknown type or a combination the library refuses (int64:int32).
+std::vector<ScanTypes> parse_scan_type_list(std::string_view list);
+
 /// --custom-op "NAME:BODY:IDENTITY" (the body may contain ':': the name ends at the
 /// first ':', the identity starts after the last; a bare expression becomes
 /// `return EXPR;`), or NAME alone for a sample with a compiled CUB twin

@@ -44,12 +44,14 @@ struct RawOptions {
 
 TuneOptions build_options(const RawOptions& raw) {
   TuneOptions o;
-  o.types = parse_names(raw.types, kAllTypes, parse_data_type);
+  o.types = parse_scan_type_list(raw.types);
   o.ops = parse_names(raw.ops, kAllOps, parse_op);
   o.kinds = parse_names(raw.kinds, kAllKinds, parse_scan_kind);
   if (raw.all) {
     const tuner::StandardMatrix m = tuner::standard_matrix();
-    o.types = m.types;
+    o.types.clear();
+    for (DataType t : m.types)
+      o.types.push_back(ScanTypes{t, t, t});
     o.ops = m.ops;
     o.kinds = m.kinds;
   }
@@ -57,7 +59,7 @@ TuneOptions build_options(const RawOptions& raw) {
   for (const auto& text : raw.custom_ops) {
     CustomOp op = parse_custom_op(text);
     detail::OpSpec spec = detail::OpSpec::from(op);
-    detail::check_op(o.types.front(), spec); // name, body and identity
+    detail::check_op(o.types.front().acc, spec); // name, body and identity
     for (Op builtin : kAllOps)
       if (op.name == to_string(builtin))
         throw Exit(kExitUsage, fmt::format("--custom-op: '{}' is a built-in operator; give the "
@@ -76,14 +78,14 @@ TuneOptions build_options(const RawOptions& raw) {
   if (raw.types != "all" && raw.ops != "all")
     for (Op op : o.ops) {
       bool any = false;
-      for (DataType t : o.types) {
+      for (const ScanTypes& t : o.types) {
         try {
-          detail::check_op(t, detail::OpSpec::from(op));
+          detail::check_op(t.acc, detail::OpSpec::from(op));
           any = true;
         } catch (const Error&) {
         }
       }
-      if (!any) detail::check_op(o.types.front(), detail::OpSpec::from(op)); // throws
+      if (!any) detail::check_op(o.types.front().acc, detail::OpSpec::from(op)); // throws
     }
 
   if (!raw.sizes.empty()) o.sizes = tuner::parse_sizes(raw.sizes);
@@ -222,6 +224,8 @@ const char* const kFooter = R"(Examples:
       Tune the standard matrix (36 problems); after Ctrl-C, the same command resumes.
   scantune tune --type all --op sum,max --kind all --budget 2h --progress lines
       Tune 24 problems within two hours, one line per measurement (logs, CI).
+  scantune tune --type uint8:int32,float16 --sizes 2^16:2^28:2
+      Tune converting scans: bytes summed into int32, half accumulated in float.
   scantune tune --type float32 --custom-op 'absmax:fabsf(a) > fabsf(b) ? a : b:0.0f' --dry-run
       Show how many measurements a custom operator would take, without a GPU.
 
@@ -252,8 +256,10 @@ void register_tune_command(CLI::App& app) {
       ->group(problem);
   tune->add_option("--type", raw->types,
                    "Element types, comma-separated, or 'all': int32, uint32, int64,\n"
-                   "uint64, float32, float64. Default: int32.\n"
-                   "Example: --type int32,float32")
+                   "uint64, float32, float64. Default: int32. Converting scans:\n"
+                   "IN:ACC or IN:ACC:OUT (uint8:int32, float16:float32:float16), or a\n"
+                   "narrow type alone (int8 = int8:int32:int8; int8 .. uint16, float16,\n"
+                   "bfloat16), each a problem of its own. Example: --type int32,uint8:int32")
       ->type_name("LIST")
       ->excludes(all)
       ->group(problem);

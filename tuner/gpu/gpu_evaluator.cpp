@@ -34,8 +34,10 @@ std::uint64_t rotation_bytes(std::uint64_t l2_bytes) {
   return std::max<std::uint64_t>(4 * l2_bytes, std::uint64_t{64} << 20);
 }
 
-std::uint64_t pool_elements(DataType type, std::uint64_t max_n, std::uint64_t l2_bytes) {
-  return std::max<std::uint64_t>(max_n, rotation_bytes(l2_bytes) / size_of(type));
+// Elements of each pool: a rotation's bytes at `bytes` per element (the wider of a
+// converting scan's input and output), and at least max_n.
+std::uint64_t pool_elements(std::size_t bytes, std::uint64_t max_n, std::uint64_t l2_bytes) {
+  return std::max<std::uint64_t>(max_n, rotation_bytes(l2_bytes) / bytes);
 }
 
 struct DeviceBuffer {
@@ -69,7 +71,7 @@ std::string first_lines(const std::string& s, std::size_t max_chars = 400) {
 std::uint64_t gpu_evaluator_bytes(DataType type, std::uint64_t max_n, std::uint64_t l2_bytes,
                                   std::uint64_t extra_per_element) {
   const std::uint64_t e = size_of(type);
-  return 2 * pool_elements(type, max_n, l2_bytes) * e + max_n * (e + extra_per_element);
+  return 2 * pool_elements(e, max_n, l2_bytes) * e + max_n * (e + extra_per_element);
 }
 
 struct GpuEvaluator::Impl {
@@ -78,7 +80,9 @@ struct GpuEvaluator::Impl {
   Problem problem;
   GpuEvaluatorOptions options;
   std::uint64_t max_n;
-  std::size_t esize;
+  ScanTypes types;               // problem.types()
+  std::size_t in_size, out_size; // bytes of an input and an output element
+  std::size_t wide_size;         // the wider of the two: each pool's element
   int device = 0, arch = 0;
   std::uint64_t l2 = 0;
   std::size_t shared_limit = kMaxDynamicSharedBytes; // per block, opted in
@@ -112,7 +116,8 @@ struct GpuEvaluator::Impl {
 
   Impl(Scanner& s, KernelCache* c, const Problem& p, std::uint64_t n, GpuEvaluatorOptions o)
       : scanner(s), cache(c), problem(p), options(o), max_n(std::max<std::uint64_t>(n, 1)),
-        esize(size_of(p.type)) {
+        types(p.types()), in_size(size_of(types.in)), out_size(size_of(types.out)),
+        wide_size(std::max(in_size, out_size)) {
     device = scanner.device();
     if (device < 0) detail::fail<detail::NoDevice>("no CUDA device for the GPU evaluator");
     SCANTUNE_CUDA_TRY(cudaSetDevice(device));
@@ -130,25 +135,28 @@ struct GpuEvaluator::Impl {
     SCANTUNE_CUDA_TRY(cudaEventCreate(&ev_stop));
 
     const auto t0 = std::chrono::steady_clock::now();
-    pool_elems = pool_elements(p.type, max_n, l2);
-    in_pool.allocate(pool_elems * esize, "inputs");
-    out_pool.allocate(pool_elems * esize, "outputs");
-    ref.allocate(max_n * esize, "reference");
-    gpu::fill_input(p.type, set, options.seed, 0, pool_elems, in_pool.ptr, stream);
-    SCANTUNE_CUDA_TRY(cudaMemsetAsync(out_pool.ptr, 0, pool_elems * esize, stream));
-    if (p.op.is_custom) {
+    pool_elems = pool_elements(wide_size, max_n, l2);
+    // Both pools hold pool_elems wide elements: a converting scan's memcpy baseline
+    // copies the bytes of its input and output (time_memcpy) from either side.
+    in_pool.allocate(pool_elems * wide_size, "inputs");
+    out_pool.allocate(pool_elems * wide_size, "outputs");
+    ref.allocate(max_n * out_size, "reference");
+    gpu::fill_input(types.in, set, options.seed, 0, pool_elems * wide_size / in_size, in_pool.ptr,
+                    stream);
+    SCANTUNE_CUDA_TRY(cudaMemsetAsync(out_pool.ptr, 0, pool_elems * wide_size, stream));
+    if (p.converts && (p.op.is_custom || !problem.segments.flat()))
+      detail::fail("{}: converting scans are tuned flat, with built-in operators", p.label());
+    if (p.converts) {
+      upload_reference(reference_scan(types, p.op.op, p.kind, set, options.seed, max_n, init));
+    } else if (p.op.is_custom) {
       if (!problem.segments.flat())
         detail::fail("{}: segmented scans of custom operators have no host reference", p.label());
       make_custom_reference();
     } else {
       const std::vector<std::uint8_t> flags =
           problem.segments.flat() ? std::vector<std::uint8_t>() : upload_segments();
-      const std::vector<unsigned char> host =
-          reference_scan(p.type, p.op.op, p.kind, set, options.seed, max_n, init,
-                         flags.empty() ? nullptr : flags.data());
-      SCANTUNE_CUDA_TRY(
-          cudaMemcpyAsync(ref.ptr, host.data(), host.size(), cudaMemcpyHostToDevice, stream));
-      SCANTUNE_CUDA_TRY(cudaStreamSynchronize(stream));
+      upload_reference(reference_scan(p.type, p.op.op, p.kind, set, options.seed, max_n, init,
+                                      flags.empty() ? nullptr : flags.data()));
     }
     setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
@@ -212,21 +220,29 @@ struct GpuEvaluator::Impl {
     cv.notify_all();
   }
 
+  void upload_reference(const std::vector<unsigned char>& host) {
+    SCANTUNE_CUDA_TRY(
+        cudaMemcpyAsync(ref.ptr, host.data(), host.size(), cudaMemcpyHostToDevice, stream));
+    SCANTUNE_CUDA_TRY(cudaStreamSynchronize(stream)); // before `host` goes
+  }
+
   // ---- running
 
   const void* in_slot(std::size_t slot, std::uint64_t n) const {
-    return static_cast<const char*>(in_pool.ptr) + slot * stride_bytes(n);
+    return static_cast<const char*>(in_pool.ptr) + slot * stride_bytes(n, in_size);
   }
   void* out_slot(std::size_t slot, std::uint64_t n) const {
-    return static_cast<char*>(out_pool.ptr) + slot * stride_bytes(n);
+    return static_cast<char*>(out_pool.ptr) + slot * stride_bytes(n, out_size);
   }
-  std::size_t stride_bytes(std::uint64_t n) const {
-    return (n * esize + kAlignBytes - 1) / kAlignBytes * kAlignBytes;
+  static std::size_t stride_bytes(std::uint64_t n, std::size_t size) {
+    return (n * size + kAlignBytes - 1) / kAlignBytes * kAlignBytes;
   }
   std::size_t slots(std::uint64_t n) const {
-    const std::size_t fit = std::max<std::size_t>(1, pool_elems * esize / stride_bytes(n));
+    const std::size_t fit =
+        std::max<std::size_t>(1, pool_elems * wide_size / stride_bytes(n, wide_size));
     if (options.hot) return 1;
-    const std::uint64_t want = (rotation_bytes(l2) + 2 * n * esize - 1) / (2 * n * esize);
+    const std::uint64_t pair = n * (in_size + out_size);
+    const std::uint64_t want = (rotation_bytes(l2) + pair - 1) / pair;
     return static_cast<std::size_t>(std::clamp<std::uint64_t>(want, 1, fit));
   }
 
@@ -257,7 +273,7 @@ struct GpuEvaluator::Impl {
   /// One Scanner call; `policy` null = the scanner's own choice (tuning DB, defaults).
   void scan(const Policy* policy, std::uint64_t n, const void* in, void* out) {
     ScanRequest r;
-    r.type = problem.type;
+    r.set_types(types);
     r.kind = problem.kind;
     r.op = problem.op.is_custom ? OpRef(problem.op.custom) : OpRef(problem.op.op);
     r.in = in;
@@ -286,17 +302,17 @@ struct GpuEvaluator::Impl {
                    "at {} of {} elements (first at {})",
                    problem.op_name(), def.key(), c.mismatches, n0, c.first);
     SCANTUNE_CUDA_TRY(
-        cudaMemcpyAsync(ref.ptr, out_pool.ptr, max_n * esize, cudaMemcpyDeviceToDevice, stream));
+        cudaMemcpyAsync(ref.ptr, out_pool.ptr, max_n * out_size, cudaMemcpyDeviceToDevice, stream));
     SCANTUNE_CUDA_TRY(cudaStreamSynchronize(stream));
   }
 
   /// Runs `run` on slot 0 over poisoned output and compares with the reference.
   template <class Run>
   std::optional<std::string> check(std::uint64_t n, const Run& run) {
-    SCANTUNE_CUDA_TRY(cudaMemsetAsync(out_slot(0, n), 0xA5, n * esize, stream));
+    SCANTUNE_CUDA_TRY(cudaMemsetAsync(out_slot(0, n), 0xA5, n * out_size, stream));
     run(in_slot(0, n), out_slot(0, n));
     const gpu::CompareResult c =
-        gpu::compare(problem.type, out_slot(0, n), ref.ptr, n, tolerance, stream);
+        gpu::compare(types.out, out_slot(0, n), ref.ptr, n, tolerance, stream);
     if (!c.mismatches) return std::nullopt;
     return fmt::format("n = {}: {} of {} elements differ from the reference, the first at {}", n,
                        c.mismatches, n, c.first);
@@ -428,7 +444,10 @@ struct GpuEvaluator::Impl {
 
   BaselineResult time_memcpy(std::uint64_t n) {
     BaselineResult b;
-    const std::size_t bytes = n * esize;
+    // A copy of the scan's bytes: it reads and writes n * (in + out) / 2 bytes each,
+    // no more than n wide elements, which each pool holds from any slot on (its
+    // rotation spills into the next slots, whose data nothing verifies).
+    const std::size_t bytes = n * (in_size + out_size) / 2;
     const SamplingOutcome t = time(n, Effort::Confirm, 0, [&](const void* in, void* out) {
       SCANTUNE_CUDA_TRY(cudaMemcpyAsync(out, in, bytes, cudaMemcpyDeviceToDevice, stream));
     });
@@ -447,6 +466,13 @@ struct GpuEvaluator::Impl {
   BaselineResult time_cub(std::uint64_t n) {
     if (!problem.segments.flat()) return time_cub_by_key(n);
     BaselineResult b;
+    if (problem.converts) {
+      // No CUB scan of mixed types is compiled into the tuner (its build time):
+      // bench/types_bench.cu compares CUB on converting scans.
+      b.error = "no CUB baseline for " + problem.label() +
+                " in the tuner (converting scans: see bench/types_bench.cu)";
+      return b;
+    }
     // A custom operator has a CUB baseline only as a sample with a compiled twin.
     const std::optional<Twin> twin =
         problem.op.is_custom ? custom_op_twin(problem.op.custom, problem.type) : std::nullopt;

@@ -3,6 +3,9 @@
 #include "tuner/gpu/gpu_support.hpp"
 #include "tuner/gpu/type_dispatch.hpp"
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -36,13 +39,38 @@ unsigned grid_for(std::size_t count, const std::string& who) {
   return static_cast<unsigned>(std::max<std::size_t>(1, std::min(wanted, cap)));
 }
 
-template <class T>
+// The device type of a storage type's tag (type_dispatch.hpp), and element i of it.
+template <class Tag>
+struct device_type {
+  using type = Tag;
+};
+template <>
+struct device_type<Float16Tag> {
+  using type = __half;
+};
+template <>
+struct device_type<BFloat16Tag> {
+  using type = __nv_bfloat16;
+};
+
+template <class Tag>
+__device__ typename device_type<Tag>::type element_value(ValueSet set, std::uint64_t seed,
+                                                         std::uint64_t i) {
+  if constexpr (std::is_same_v<Tag, Float16Tag>)
+    return __float2half_rn(narrow_float_value(set, seed, i));
+  else if constexpr (std::is_same_v<Tag, BFloat16Tag>)
+    return __float2bfloat16_rn(narrow_float_value(set, seed, i));
+  else
+    return input_value<Tag>(set, seed, i);
+}
+
+template <class Tag>
 __global__ void fill_kernel(ValueSet set, std::uint64_t seed, std::uint64_t first,
-                            std::size_t count, T* dst) {
+                            std::size_t count, typename device_type<Tag>::type* dst) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   for (std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < count;
        k += stride)
-    dst[k] = input_value<T>(set, seed, first + k);
+    dst[k] = element_value<Tag>(set, seed, first + k);
 }
 
 // Zeroed by one memset: `inverted_first` holds ~index under atomicMax, so the
@@ -148,9 +176,10 @@ void fill_input(DataType type, ValueSet set, std::uint64_t seed, std::uint64_t f
                 std::size_t count, void* dst, cudaStream_t stream) {
   if (count == 0) return;
   const unsigned grid = grid_for(count, "fill_input");
-  with_type(type, [&](auto tag) {
-    using T = decltype(tag);
-    fill_kernel<T><<<grid, kThreads, 0, stream>>>(set, seed, first, count, static_cast<T*>(dst));
+  with_storage_type(type, [&](auto tag) {
+    using Tag = decltype(tag);
+    using T = typename device_type<Tag>::type;
+    fill_kernel<Tag><<<grid, kThreads, 0, stream>>>(set, seed, first, count, static_cast<T*>(dst));
   });
   check(cudaGetLastError(), "fill_input: kernel launch");
 }
@@ -168,11 +197,18 @@ CompareResult compare(DataType type, const void* got, const void* want, std::siz
     StreamBuffer state(sizeof(CompareState), stream);
     auto* d_state = static_cast<CompareState*>(state.ptr);
     check(cudaMemsetAsync(d_state, 0, sizeof(CompareState), stream), "compare: cudaMemsetAsync");
-    with_type(type, [&](auto tag) {
+    // Narrow outputs compare bit-exactly: their references round as the kernels do.
+    const auto launch = [&](auto tag) {
       using T = decltype(tag);
       compare_kernel<T><<<grid, kThreads, 0, stream>>>(
           static_cast<const T*>(got), static_cast<const T*>(want), n, rel_tol, d_state);
-    });
+    };
+    if (is_accumulator(type))
+      with_type(type, launch);
+    else if (size_of(type) == 1)
+      launch(std::uint8_t{});
+    else
+      launch(std::uint16_t{});
     check(cudaGetLastError(), "compare: kernel launch");
     check(cudaMemcpyAsync(&host, d_state, sizeof(CompareState), cudaMemcpyDeviceToHost, stream),
           "compare: cudaMemcpyAsync");

@@ -17,7 +17,8 @@
 
 namespace scantune::tuner::gpu {
 
-/// dst[k] = input_value<T>(set, seed, first + k) for k < count (T from `type`).
+/// dst[k] = input_value<T>(set, seed, first + k) for k < count (T from `type`; half
+/// and bfloat16: narrow_float_value converted, input_values.hpp). Every element type.
 void fill_input(DataType type, ValueSet set, std::uint64_t seed, std::uint64_t first,
                 std::size_t count, void* dst, cudaStream_t stream);
 
@@ -25,7 +26,8 @@ struct CompareResult {
   std::uint64_t mismatches = 0;
   std::uint64_t first = 0; ///< index of the first mismatch (valid when mismatches > 0)
 };
-/// Compares got[0, n) with want[0, n). Integers bit-exactly; floating point exactly
+/// Compares got[0, n) with want[0, n). Integers, half and bfloat16 bit-exactly; float
+/// and double exactly
 /// when rel_tol == 0, else |got - want| <= rel_tol * max(1, |want|) (NaN never
 /// matches). Synchronizes `stream`. Throws scantune::Error on CUDA errors.
 CompareResult compare(DataType type, const void* got, const void* want, std::size_t n,

@@ -8,6 +8,9 @@
 // - min, max: integers in [-2^20, 2^20] without 0.
 // Integers are random 64-bit patterns (never 0), truncated to the type; sums and
 // products wrap modulo 2^bits identically everywhere.
+// Half and bfloat16 inputs (narrow_float_value) are the float sets with the Wide one
+// narrowed to integers in [-128, 128] without 0, exact in both formats; they are
+// accumulated in float, exactly, and only the stored outputs round.
 #pragma once
 
 #include <cstdint>
@@ -47,6 +50,14 @@ SCANTUNE_HD inline T input_value(ValueSet set, std::uint64_t seed, std::uint64_t
     const T v = static_cast<T>(h);
     return v == T(0) ? T(1) : v;
   }
+}
+
+/// Element i of a half or bfloat16 input, as the float it converts to exactly.
+SCANTUNE_HD inline float narrow_float_value(ValueSet set, std::uint64_t seed, std::uint64_t i) {
+  if (set != ValueSet::Wide) return input_value<float>(set, seed, i);
+  const std::uint64_t h = mix64(i ^ mix64(seed));
+  const int mag = 1 + static_cast<int>((h >> 8) % 128u);
+  return static_cast<float>((h & 1u) ? mag : -mag);
 }
 
 } // namespace scantune::tuner

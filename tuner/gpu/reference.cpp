@@ -2,6 +2,9 @@
 #include "tuner/gpu/reference.hpp"
 #include "tuner/gpu/type_dispatch.hpp"
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -165,6 +168,43 @@ void scan_typed(Op op, ScanKind kind, ValueSet set, std::uint64_t seed, std::siz
   });
 }
 
+// Element i of a converting scan's input (of type `in`), as the accumulator A.
+template <class A>
+std::vector<A> converted_input(DataType in, ValueSet set, std::uint64_t seed, std::size_t n) {
+  std::vector<A> v(n);
+  with_storage_type(in, [&](auto tag) {
+    using I = decltype(tag);
+    for (std::size_t i = 0; i < n; ++i) {
+      if constexpr (std::is_same_v<I, Float16Tag> || std::is_same_v<I, BFloat16Tag>)
+        v[i] = static_cast<A>(narrow_float_value(set, seed, i));
+      else
+        v[i] = static_cast<A>(input_value<I>(set, seed, i));
+    }
+  });
+  return v;
+}
+
+// Stores accumulators as `out` elements, as the kernels' convert<Out> does: half and
+// bfloat16 from float (a double first rounds to float), integers by C++'s conversion.
+template <class A>
+void store_converted(DataType out, const std::vector<A>& acc, unsigned char* dst) {
+  with_storage_type(out, [&](auto tag) {
+    using O = decltype(tag);
+    for (std::size_t i = 0; i < acc.size(); ++i) {
+      if constexpr (std::is_same_v<O, Float16Tag>) {
+        const __half h = __float2half_rn(static_cast<float>(acc[i]));
+        std::memcpy(dst + 2 * i, &h, 2);
+      } else if constexpr (std::is_same_v<O, BFloat16Tag>) {
+        const __nv_bfloat16 h = __float2bfloat16_rn(static_cast<float>(acc[i]));
+        std::memcpy(dst + 2 * i, &h, 2);
+      } else {
+        const O o = static_cast<O>(acc[i]);
+        std::memcpy(dst + sizeof(O) * i, &o, sizeof(O));
+      }
+    }
+  });
+}
+
 } // namespace
 
 ValueSet value_set_for(DataType type, Op op, bool custom) {
@@ -207,6 +247,23 @@ std::vector<unsigned char> reference_scan(DataType type, Op op, ScanKind kind, V
     std::memcpy(&init_value, &init, sizeof(T));
     // The buffer comes from operator new, aligned for any fundamental type.
     scan_typed<T>(op, kind, set, seed, n, init_value, heads, reinterpret_cast<T*>(out.data()));
+  });
+  return out;
+}
+
+std::vector<unsigned char> reference_scan(const ScanTypes& types, Op op, ScanKind kind,
+                                          ValueSet set, std::uint64_t seed, std::size_t n,
+                                          std::uint64_t init) {
+  check_scan_types(types);
+  check_valid(types.acc, op, "reference_scan");
+  std::vector<unsigned char> out(n * size_of(types.out));
+  with_type(types.acc, [&](auto tag) {
+    using A = decltype(tag);
+    A init_value;
+    std::memcpy(&init_value, &init, sizeof(A));
+    const std::vector<A> scanned =
+        reference_scan(converted_input<A>(types.in, set, seed, n), op, kind, init_value);
+    store_converted(types.out, scanned, out.data());
   });
   return out;
 }

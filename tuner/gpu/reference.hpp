@@ -29,6 +29,15 @@ std::vector<unsigned char> reference_scan(DataType type, Op op, ScanKind kind, V
                                           std::uint64_t seed, std::size_t n, std::uint64_t init,
                                           const std::uint8_t* heads = nullptr);
 
+/// A converting scan's reference (types.in -> types.acc -> types.out): the input as
+/// fill_input writes it at types.in, converted to the accumulator, scanned there
+/// (integers wrap), each prefix converted to the output as the kernels do (integers
+/// keep the low bits; half and bfloat16 round to nearest even from float). `init`:
+/// bits of an accumulator. Raw bytes, n * size_of(types.out). Built-in operators only.
+std::vector<unsigned char> reference_scan(const ScanTypes& types, Op op, ScanKind kind,
+                                          ValueSet set, std::uint64_t seed, std::size_t n,
+                                          std::uint64_t init);
+
 /// The scan of `in` (init: the exclusive scan's first value). Built-in operators only.
 template <class T>
 std::vector<T> reference_scan(const std::vector<T>& in, Op op, ScanKind kind, T init) {

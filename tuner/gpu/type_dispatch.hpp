@@ -28,4 +28,31 @@ decltype(auto) with_type(DataType type, F&& f) {
   return visit_type(type, std::forward<F>(f));
 }
 
+/// Tags of the 16-bit floating-point storage types, whose C++ types (__half,
+/// __nv_bfloat16) only CUDA's headers define: each user maps them to its own.
+struct Float16Tag {};
+struct BFloat16Tag {};
+
+/// with_type for every element type a converting scan stores: the 8- and 16-bit
+/// integers, Float16Tag and BFloat16Tag, and the accumulator types.
+template <class F>
+decltype(auto) with_storage_type(DataType type, F&& f) {
+  switch (type) {
+  case DataType::Int8:
+    return f(std::int8_t{});
+  case DataType::UInt8:
+    return f(std::uint8_t{});
+  case DataType::Int16:
+    return f(std::int16_t{});
+  case DataType::UInt16:
+    return f(std::uint16_t{});
+  case DataType::Float16:
+    return f(Float16Tag{});
+  case DataType::BFloat16:
+    return f(BFloat16Tag{});
+  default:
+    return with_type(type, std::forward<F>(f));
+  }
+}
+
 } // namespace scantune::tuner

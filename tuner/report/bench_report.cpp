@@ -42,7 +42,8 @@ const BenchSeries* BenchReport::find(const std::string& name) const {
 }
 
 std::uint64_t BenchReport::bytes_per_element(std::string_view series) const {
-  const std::uint64_t values = 2 * size_of(parse_data_type(type));
+  const ScanTypes t = parse_scan_types(type); // "int32", or a converting "uint8:int32"
+  const std::uint64_t values = size_of(t.in) + size_of(t.out);
   return series == "memcpy" ? values : values + extra_bytes_per_element;
 }
 
@@ -123,7 +124,7 @@ BenchReport bench_from_json(const nlohmann::json& doc) {
   r.type = field<std::string>(doc, "type", "the document");
   r.op = field<std::string>(doc, "op", "the document");
   r.kind = field<std::string>(doc, "kind", "the document");
-  parse_data_type(r.type); // throws on an unknown type
+  parse_scan_types(r.type); // throws on an unknown type
   r.segments = optional_string(doc, "segments");
   if (doc.contains("extra_bytes_per_element"))
     r.extra_bytes_per_element =

@@ -26,9 +26,9 @@ struct BenchSeries {
 };
 
 struct BenchReport {
-  std::string device; ///< device model
-  std::string type, op, kind;
-  std::string segments;                      ///< the --segments SPEC ("flags:32"); "" = flat
+  std::string device;         ///< device model
+  std::string type, op, kind; ///< type: "int32", or a converting scan's "uint8:int32"
+  std::string segments;       ///< the --segments SPEC ("flags:32"); "" = flat
   std::uint64_t extra_bytes_per_element = 0; ///< useful bytes read besides values (a flag)
   std::vector<std::uint64_t> sizes;
   std::vector<BenchSeries> series; ///< "tuned", "cub", "memcpy" first

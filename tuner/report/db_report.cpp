@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include "tuner/search/problem.hpp"
+
 namespace scantune::tuner {
 namespace {
 
@@ -80,8 +82,17 @@ std::vector<db::BestEntry> best_entries(const db::TuningDb& db, const ReportFilt
     if (!f.type.empty()) bf.type = f.type;
     if (!f.op.empty()) bf.op = f.op;
     if (!f.kind.empty()) bf.kind = f.kind;
-    for (db::BestEntry& e : db.list_best(bf))
+    // A converting --type (uint8:int32) is its accumulator and its problem text; a
+    // uniform one leaves out the converting problems of that accumulator.
+    const std::optional<ScanTypes> types =
+        f.type.empty() ? std::nullopt : std::optional<ScanTypes>(parse_scan_types(f.type));
+    if (types) bf.type = std::string(to_string(types->acc));
+    for (db::BestEntry& e : db.list_best(bf)) {
+      const bool converting = is_converting_problem(e.problem);
+      if (types && (types->uniform() ? converting : e.problem != converting_problem(*types)))
+        continue;
       entries.push_back(std::move(e));
+    }
   }
   std::sort(entries.begin(), entries.end(), [](const db::BestEntry& x, const db::BestEntry& y) {
     return order_key(x) < order_key(y);
@@ -98,8 +109,11 @@ std::vector<WinnerRow> winner_rows(const db::TuningDb& db, const ReportFilter& f
   for (const db::BestEntry& e : best_entries(db, f)) {
     WinnerRow r;
     r.best = e;
-    if (auto m =
-            db.baseline_for(e.device_id, db::BaselineKind::Memcpy, e.type, "", "", "", e.size)) {
+    // The stored memcpy copies the accumulator type's bytes, not a converting problem's.
+    if (auto m = is_converting_problem(e.problem)
+                     ? std::nullopt
+                     : db.baseline_for(e.device_id, db::BaselineKind::Memcpy, e.type, "", "", "",
+                                       e.size)) {
       r.memcpy_ns = m->ns;
       r.memcpy_gbs = m->gbs;
     }
@@ -127,6 +141,8 @@ std::vector<WinnerRow> winner_rows(const db::TuningDb& db, const ReportFilter& f
 
 std::string problem_label(const db::BestEntry& e) {
   const std::string op = e.op_hash.empty() ? e.op : fmt::format("{}[{}]", e.op, e.op_hash);
+  if (is_converting_problem(e.problem)) // "uint8:int32 sum inclusive"
+    return fmt::format("{} {} {}", e.problem.substr(1), op, e.kind);
   const std::string flat = fmt::format("{} {} {}", e.type, op, e.kind);
   return e.problem.empty() ? flat : fmt::format("{} {}", flat, e.problem); // "... rows"
 }

@@ -93,6 +93,21 @@ Segmentation parse_segments(std::string_view spec) {
 }
 
 void check_bench_options(const BenchOptions& o) {
+  if (o.converts) {
+    const std::string types = to_string(*o.converts);
+    if (!o.segments.flat())
+      throw UsageError(fmt::format("--segments {} with converting types {}: segmented scans take "
+                                   "the six accumulator types only",
+                                   o.segments.spec(), types));
+    if (o.custom)
+      throw UsageError(fmt::format("converting types {} with a custom operator: converting "
+                                   "scans are verified for built-in operators only",
+                                   types));
+    if (o.policy)
+      if (auto why = o.policy->invalid_reason(*o.converts))
+        throw UsageError(
+            fmt::format("--policy {} is invalid for {}: {}", o.policy->key(), types, *why));
+  }
   if (o.segments.flat()) return;
   const std::string spec = o.segments.spec();
   if (!o.algorithms.empty())
@@ -176,11 +191,11 @@ BenchReport run_bench(const BenchOptions& o, const std::function<void(const std:
   Scanner scanner(ScannerOptions{o.device, o.db_path, {}});
   std::optional<KernelCache> cache = KernelCache::open_default("");
   const OpRef op = o.custom ? OpRef(*o.custom) : OpRef(o.op);
-  const Problem problem{o.type, detail::OpSpec::from(op), o.kind, o.segments};
+  Problem problem{o.type, detail::OpSpec::from(op), o.kind, o.segments, o.converts};
 
   BenchReport r;
   r.device = db::query_device(scanner.device()).model();
-  r.type = std::string(to_string(o.type));
+  r.type = to_string(problem.types());
   r.op = problem.op_name();
   r.kind = std::string(to_string(o.kind));
   r.segments = o.segments.spec();
@@ -188,6 +203,15 @@ BenchReport run_bench(const BenchOptions& o, const std::function<void(const std:
   r.sizes = fitting_sizes(o.sizes, o.type, log, o.segments.device_bytes_per_element());
   r.series = {{"tuned", "", {}}, {"cub", "", {}}, {"memcpy", "", {}}};
   auto policies = representative_policies(o.type, o.algorithms);
+  // Shapes of the accumulator that a converting scan cannot run (vector widths of
+  // its memory types, no bulk copies) are left out.
+  policies.erase(std::remove_if(policies.begin(), policies.end(),
+                                [&](const auto& pp) {
+                                  const auto why = pp.second.invalid_reason(problem.types());
+                                  if (why) log(fmt::format("series {}: {}", pp.first, *why));
+                                  return why.has_value();
+                                }),
+                 policies.end());
   if (o.policy) policies.emplace_back("policy", *o.policy);
   for (const auto& [name, policy] : policies)
     r.series.push_back({name, policy.key(), {}});
@@ -205,7 +229,9 @@ BenchReport run_bench(const BenchOptions& o, const std::function<void(const std:
   for (std::size_t i = 0; i < r.sizes.size(); ++i) {
     const std::uint64_t n = r.sizes[i];
     BenchPoint tuned = point_of([&] { return eval.time_dispatch(n); });
-    tuned.policy = detail::ScannerAccess::choice(scanner, o.type, op, o.kind, n, o.segments.heads())
+    tuned.policy = (o.converts ? detail::ScannerAccess::choice(scanner, *o.converts, op, o.kind, n)
+                               : detail::ScannerAccess::choice(scanner, o.type, op, o.kind, n,
+                                                               o.segments.heads()))
                        .policy.key();
     r.series[0].points.push_back(tuned);
     r.series[1].points.push_back(point_of([&] { return eval.time_cub(n); }));

@@ -48,7 +48,9 @@ double predicted_call_ns(const Policy& policy, DataType type, std::uint64_t n, s
                          double prev_ns);
 
 struct BenchOptions {
-  DataType type = DataType::Int32;
+  DataType type = DataType::Int32; ///< the accumulator
+  /// A converting scan's types (acc == type): timed flat, without a CUB series.
+  std::optional<ScanTypes> converts;
   Op op = Op::Sum;
   std::optional<CustomOp> custom; ///< replaces `op` when set
   ScanKind kind = ScanKind::Inclusive;
@@ -63,7 +65,8 @@ struct BenchOptions {
 
 /// Throws UsageError for options that do not go together: segmented scans with
 /// algorithm series (most algorithms have no segmented kernel), a policy that
-/// cannot run segmented, or a custom operator (no host reference).
+/// cannot run segmented, or a custom operator (no host reference); converting types
+/// segmented or with a custom operator, or a policy invalid for them.
 void check_bench_options(const BenchOptions& o);
 
 /// Runs the benchmark on the current device; `log` hears progress lines.

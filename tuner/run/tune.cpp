@@ -43,19 +43,38 @@ std::uint64_t pow2(int k) {
   return std::uint64_t{1} << k;
 }
 
+/// Converting types take built-in operators and flat scans (the library's converting
+/// scans are flat; custom operators have no host reference at a narrow output).
+void check_tunable(const ScanTypes& types, const TuneOptions& o) {
+  check_scan_types(types);
+  if (types.uniform()) return;
+  if (!o.segments.flat())
+    throw UsageError(fmt::format("--segments {} with converting types {}: segmented scans take "
+                                 "the six accumulator types only",
+                                 o.segments.spec(), to_string(types)));
+  if (!o.custom_ops.empty())
+    throw UsageError(fmt::format("--custom-op with converting types {}: the tuner verifies "
+                                 "converting scans of built-in operators only",
+                                 to_string(types)));
+}
+
 /// Every valid (type, op, kind) of the options; invalid pairs (bitwise operators on
 /// floating point) are skipped with a note, and none at all is a usage error.
 std::vector<Problem> build_problems(const TuneOptions& o, Progress& progress) {
   std::vector<Problem> out;
-  for (DataType t : o.types) {
+  for (const ScanTypes& types : o.types) {
+    const DataType t = types.acc;
+    check_tunable(types, o);
     for (Op op : o.ops) {
       if (!op_applies(t, op)) {
         progress.note(fmt::format("skipping {} on {}: bitwise operators take integers",
                                   to_string(op), to_string(t)));
         continue;
       }
-      for (ScanKind k : o.kinds)
-        out.push_back(Problem{t, detail::OpSpec::from(op), k, o.segments});
+      for (ScanKind k : o.kinds) {
+        out.push_back(Problem::of(types, detail::OpSpec::from(op), k));
+        out.back().segments = o.segments;
+      }
     }
     for (const CustomOp& c : o.custom_ops) {
       const detail::OpSpec spec = detail::OpSpec::from(c);
@@ -71,7 +90,7 @@ std::vector<Problem> build_problems(const TuneOptions& o, Progress& progress) {
 /// The space's policies for a problem: a segmented one keeps those with a segmented
 /// kernel (lookback_warp with warp_scans, no tile loop).
 std::vector<Policy> candidates_for(const Problem& p, const SpaceOptions& space) {
-  std::vector<Policy> all = enumerate(p.type, space);
+  std::vector<Policy> all = enumerate(p.types(), space);
   if (p.segments.flat()) return all;
   std::vector<Policy> out;
   for (const Policy& q : all)
@@ -103,6 +122,9 @@ struct RunState {
   std::string model;
   std::map<std::string, Memo> memo; // problem label -> the resumed run's measurements
   std::set<std::pair<std::string, std::uint64_t>> memcpy_done; // (type, size)
+  // Converting problems: their memcpy (of their input and output bytes) by (problem,
+  // size), for this run's table only: the database keeps one memcpy per type and size.
+  std::map<std::pair<std::string, std::uint64_t>, double> converting_memcpy;
 };
 
 /// Loads the resumed run's measurements; returns how many.
@@ -311,11 +333,14 @@ ProblemEvaluator make_evaluator(Tuning& t, const Problem& p, std::uint64_t max_n
 /// else its fallback: nearest bucket, same arch, built-in table). Simulations have
 /// no scanner: the stored winner, else the heuristic.
 detail::Choice incumbent_plan(const Tuning& t, const Problem& p, std::uint64_t n) {
+  if (t.scanner && p.converts)
+    return detail::ScannerAccess::choice(*t.scanner, *p.converts, p.op.ref(), p.kind, n);
   if (t.scanner)
     return detail::ScannerAccess::choice(*t.scanner, p.type, p.op.ref(), p.kind, n,
                                          p.segments.heads());
   detail::Choice plan;
   plan.policy = detail::default_policy(p.type, n);
+  if (p.converts) plan.policy = detail::converted_policy(plan.policy, *p.converts, n);
   if (auto prev = t.st.db->best_for(t.st.model, std::string(to_string(p.type)), p.op_name(),
                                     p.op_hash(), std::string(to_string(p.kind)), n, p.problem());
       prev && prev->size_bucket == db::size_bucket(n)) {
@@ -348,7 +373,12 @@ void store_baseline(Tuning& t, const Problem& p, std::uint64_t n, db::BaselineKi
 void measure_baselines(Tuning& t, const Problem& p, std::uint64_t n, ProblemEvaluator& ev) {
   const std::string type_s(to_string(p.type)), kind_s(to_string(p.kind));
   if (ev.gpu) {
-    if (t.st.memcpy_done.insert({type_s, n}).second) {
+    if (p.converts) {
+      const auto key = std::make_pair(p.problem(), n);
+      if (!t.st.converting_memcpy.count(key))
+        if (const BaselineResult m = ev.gpu->time_memcpy(n); m.ok)
+          t.st.converting_memcpy[key] = m.stats.median_ns;
+    } else if (t.st.memcpy_done.insert({type_s, n}).second) {
       const BaselineResult m = ev.gpu->time_memcpy(n);
       if (m.ok) store_baseline(t, p, n, db::BaselineKind::Memcpy, m.stats.median_ns, "", "");
     }
@@ -363,7 +393,8 @@ void measure_baselines(Tuning& t, const Problem& p, std::uint64_t n, ProblemEval
     return;
   }
   const std::int64_t rd = ev.sim->device().id;
-  if (auto b = t.recorded->baseline_for(rd, db::BaselineKind::Memcpy, type_s, "", "", "", n))
+  if (auto b = t.recorded->baseline_for(rd, db::BaselineKind::Memcpy, type_s, "", "", "", n);
+      b && !p.converts)
     store_baseline(t, p, n, db::BaselineKind::Memcpy, b->ns, "", "");
   if (auto b = t.recorded->baseline_for(rd, db::BaselineKind::Cub, type_s, p.op_name(), p.op_hash(),
                                         kind_s, n, p.problem()))
@@ -378,8 +409,13 @@ BaselineNs stored_baselines(const Tuning& t, const Problem& p, std::uint64_t n) 
   const std::string type_s(to_string(p.type)), kind_s(to_string(p.kind));
   const db::TuningDb& db = *t.st.db;
   BaselineNs out;
-  if (auto b = db.baseline_for(t.st.device_id, db::BaselineKind::Memcpy, type_s, "", "", "", n))
+  if (p.converts) {
+    const auto it = t.st.converting_memcpy.find({p.problem(), n});
+    if (it != t.st.converting_memcpy.end()) out.memcpy = it->second;
+  } else if (auto b =
+                 db.baseline_for(t.st.device_id, db::BaselineKind::Memcpy, type_s, "", "", "", n)) {
     out.memcpy = b->ns;
+  }
   if (auto b = db.baseline_for(t.st.device_id, db::BaselineKind::Cub, type_s, p.op_name(),
                                p.op_hash(), kind_s, n, p.problem()))
     out.cub = b->ns;

@@ -22,7 +22,9 @@ struct UsageError : Error {
 };
 
 struct TuneOptions {
-  std::vector<DataType> types{DataType::Int32};
+  /// The scans' types: uniform ones ({int32, int32, int32}) or converting ones
+  /// (uint8:int32), each tuned as a problem of its own.
+  std::vector<ScanTypes> types{ScanTypes{}};
   std::vector<Op> ops{Op::Sum};
   std::vector<CustomOp> custom_ops; ///< tuned for every type in `types`
   std::vector<ScanKind> kinds{ScanKind::Inclusive};

@@ -51,15 +51,17 @@ int log2_of(std::uint64_t pow2) {
   return k;
 }
 
-// The vector widths (elements) of the grid for `type`: each byte width that holds
-// at least one element, plus 1 element (always loadable). lookback_bulk copies byte
+// The vector widths (elements) of the grid for `types`: each byte width that holds
+// at least one element of the wider of input and output (vectors move elements as
+// they are in memory), plus 1 element (always loadable). lookback_bulk copies byte
 // ranges; its vector is only the row layout of a segment: 16 bytes.
-std::vector<int> vector_widths(DataType type, const SpaceOptions& space,
+std::vector<int> vector_widths(const ScanTypes& types, const SpaceOptions& space,
                                Algorithm algorithm = Algorithm::LookbackWarp) {
-  if (algorithm == Algorithm::LookbackBulk) return {static_cast<int>(16 / size_of(type))};
+  if (algorithm == Algorithm::LookbackBulk) return {static_cast<int>(16 / size_of(types.acc))};
+  const int size = static_cast<int>(std::max(size_of(types.in), size_of(types.out)));
   std::set<int> widths{1};
   for (int bytes : space.vector_bytes) {
-    const int w = bytes / static_cast<int>(size_of(type));
+    const int w = bytes / size;
     if (w >= 1) widths.insert(w);
   }
   return {widths.begin(), widths.end()};
@@ -110,7 +112,7 @@ std::vector<int> ints(const std::vector<T>& values) {
 // A field's values: a list of `space` as ints.
 #define SCANTUNE_SPACE_VALUES(expr)                                                                \
   [](const SpaceOptions& space, [[maybe_unused]] Algorithm algorithm,                              \
-     [[maybe_unused]] DataType type) { return ints(expr); }
+     [[maybe_unused]] const ScanTypes& types) { return ints(expr); }
 // The parser of a field's option: `space.member = expr`.
 #define SCANTUNE_SPACE_PARSE(assignment)                                                           \
   [](SpaceOptions& space, [[maybe_unused]] std::string_view text,                                  \
@@ -147,7 +149,7 @@ const std::vector<SpaceField> kSpaceFields{
      "Example: --items-per-thread 8,12,16",
      SCANTUNE_SPACE_PARSE(space.items_per_thread = parse_int_list(text, option);
                           space.pipelined_items_per_thread.clear()), {}},
-    {"vector_width", SCANTUNE_SPACE_VALUES(vector_widths(type, space, algorithm)), true, 2,
+    {"vector_width", SCANTUNE_SPACE_VALUES(vector_widths(types, space, algorithm)), true, 2,
      "--vector-bytes",
      "Bytes per vector load/store (lookback_bulk: always 16).\n"
      "Default: 4,8,16.\n"
@@ -206,12 +208,12 @@ const detail::FieldDesc& field_of(const SpaceField& f) {
 
 // Each dimension's values for `algorithm`: its list where the algorithm takes the
 // field, else just the field's default.
-std::vector<std::vector<int>> dimension_values(Algorithm algorithm, DataType type,
+std::vector<std::vector<int>> dimension_values(Algorithm algorithm, const ScanTypes& types,
                                                const SpaceOptions& space) {
   std::vector<std::vector<int>> lists;
   for (const SpaceField& sf : space_fields()) {
     const detail::FieldDesc& f = field_of(sf);
-    lists.push_back(f.takes(detail::describe(algorithm)) ? sf.values(space, algorithm, type)
+    lists.push_back(f.takes(detail::describe(algorithm)) ? sf.values(space, algorithm, types)
                                                          : std::vector<int>{f.default_value});
   }
   return lists;
@@ -290,11 +292,11 @@ void apply_algorithms(SpaceOptions& options, std::string_view list) {
   options = space;
 }
 
-std::vector<Policy> enumerate(DataType type, const SpaceOptions& space) {
+std::vector<Policy> enumerate(const ScanTypes& types, const SpaceOptions& space) {
   std::vector<Policy> out;
   std::set<std::string> seen;
   auto add = [&](const Policy& p) {
-    if (!p.invalid_reason(type) && seen.insert(p.key()).second) out.push_back(p);
+    if (!p.invalid_reason(types) && seen.insert(p.key()).second) out.push_back(p);
   };
   for (Algorithm algorithm : space.algorithms) {
     if (!detail::describe(algorithm).tiles) {
@@ -303,7 +305,7 @@ std::vector<Policy> enumerate(DataType type, const SpaceOptions& space) {
     }
     Policy p;
     p.algorithm = algorithm;
-    const auto lists = dimension_values(algorithm, type, space);
+    const auto lists = dimension_values(algorithm, types, space);
     // An odometer over the dimensions, the last one turning fastest.
     std::vector<std::size_t> at(lists.size(), 0);
     if (std::any_of(lists.begin(), lists.end(), [](const auto& l) { return l.empty(); })) continue;
@@ -355,18 +357,19 @@ std::optional<std::string> kernel_constraint(const Policy& policy,
   return std::nullopt;
 }
 
-std::vector<Policy> neighbours(const Policy& policy, DataType type, const SpaceOptions& space) {
+std::vector<Policy> neighbours(const Policy& policy, const ScanTypes& types,
+                               const SpaceOptions& space) {
   std::vector<Policy> out;
   if (policy.algorithm == Algorithm::Sequential) return out;
   std::set<std::string> seen{policy.key()};
   auto add = [&](const Policy& p) {
-    if (!p.invalid_reason(type) && seen.insert(p.key()).second) out.push_back(p);
+    if (!p.invalid_reason(types) && seen.insert(p.key()).second) out.push_back(p);
   };
   // One dimension at a time: its neighbouring values (or all), in neighbour order.
   std::vector<std::size_t> order(space_fields().size());
   for (std::size_t d = 0; d < order.size(); ++d)
     order[static_cast<std::size_t>(space_fields()[d].neighbour_rank)] = d;
-  const auto lists = dimension_values(policy.algorithm, type, space);
+  const auto lists = dimension_values(policy.algorithm, types, space);
   for (std::size_t d : order) {
     const detail::FieldDesc& f = field_of(space_fields()[d]);
     if (!f.takes(detail::describe(policy.algorithm))) continue;

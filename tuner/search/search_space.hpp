@@ -62,7 +62,8 @@ struct SpaceOptions {
 struct SpaceField {
   std::string_view field; ///< the field's name in runtime/src/policy_fields.cpp
   /// Its values for `algorithm` (used where the algorithm takes the field).
-  std::vector<int> (*values)(const SpaceOptions& space, Algorithm algorithm, DataType type);
+  std::vector<int> (*values)(const SpaceOptions& space, Algorithm algorithm,
+                             const ScanTypes& types);
   bool adjacent;           ///< neighbours: one step in the sorted list, not every value
   int neighbour_rank;      ///< the order in which neighbours() varies the fields
   std::string_view option; ///< "--backoff", or empty for none
@@ -85,10 +86,14 @@ SpaceOptions default_space();
 /// naming an unknown entry.
 void apply_algorithms(SpaceOptions& space, std::string_view list);
 
-/// Every valid policy of the grid for `type`, without duplicates, in a stable order
-/// (the order of the dimensions' lists). "sequential" is included once when the
-/// sequential algorithm is listed.
-std::vector<Policy> enumerate(DataType type, const SpaceOptions& space);
+/// Every valid policy of the grid for `types` (Policy::invalid_reason), without
+/// duplicates, in a stable order (the order of the dimensions' lists). "sequential" is
+/// included once when the sequential algorithm is listed. Vector widths count elements
+/// of the wider of the input and the output: up to 16 for 1-byte types.
+std::vector<Policy> enumerate(const ScanTypes& types, const SpaceOptions& space);
+inline std::vector<Policy> enumerate(DataType type, const SpaceOptions& space) {
+  return enumerate(ScanTypes{type, type, type}, space);
+}
 
 /// Whether `policy` is timed at size n (the small-input limits above).
 bool applies_at(const Policy& policy, std::uint64_t n, const SpaceOptions& space);
@@ -111,7 +116,12 @@ std::optional<std::string> kernel_constraint(const Policy& policy,
 /// The grid neighbours of `policy` that are valid for `type`: one dimension moved
 /// by one step in its list (block threads, items per thread, vector width), or
 /// changed to another value (block scan, tile I/O, backoff, look-back variant).
-std::vector<Policy> neighbours(const Policy& policy, DataType type, const SpaceOptions& space);
+std::vector<Policy> neighbours(const Policy& policy, const ScanTypes& types,
+                               const SpaceOptions& space);
+inline std::vector<Policy> neighbours(const Policy& policy, DataType type,
+                                      const SpaceOptions& space) {
+  return neighbours(policy, ScanTypes{type, type, type}, space);
+}
 
 /// Parses a size list: "2^10:2^30:1" (powers of two from 2^10 to 2^30, step 1 in
 /// the exponent; step 0.5 adds 1.5 x 2^k between them), "2^20", "1.5x2^20",

@@ -42,7 +42,7 @@ SimulatedEvaluator::SimulatedEvaluator(const db::TuningDb& recorded, const Probl
   std::set<std::string> models; // of the devices that recorded this problem
   for (db::Measurement& m : recorded.list_measurements(filter)) {
     auto dev = devices.find(m.device_id);
-    if (m.op_hash != op_hash || dev == devices.end()) continue;
+    if (m.op_hash != op_hash || m.problem != problem.problem() || dev == devices.end()) continue;
     models.insert(dev->second.model());
     rows.push_back(std::move(m));
   }

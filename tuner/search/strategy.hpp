@@ -18,7 +18,7 @@ namespace scantune::tuner {
 struct SearchContext {
   Problem problem;
   SpaceOptions space;
-  std::vector<Policy> candidates;   ///< enumerate(problem.type, space)
+  std::vector<Policy> candidates;   ///< enumerate(problem.types(), space)
   std::vector<std::uint64_t> sizes; ///< ascending
   Evaluator* evaluator = nullptr;
   /// Time limit per candidate: a measurement at size n gets limit_ns = factor x the
