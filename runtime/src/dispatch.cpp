@@ -78,7 +78,10 @@ DispatchTable::DispatchTable(int arch, std::string model, const std::vector<Tune
     : arch_(arch), model_(std::move(model)), db_path_(std::move(db_path)) {
   for (const TunedEntry& e : db_entries) {
     if (e.arch != arch_) continue; // never another compute capability's winner
-    auto why = e.policy.invalid_reason(e.problem.type);
+    // A converting problem's vectors count elements of its wider side, not accumulators.
+    auto why = e.policy.invalid_reason(
+        e.problem.converts ? *e.problem.converts
+                           : ScanTypes{e.problem.type, e.problem.type, e.problem.type});
     if (!why && e.problem.heads != Heads::None)
       why = problem_invalid_reason(e.policy, e.problem.heads);
     if (why) {

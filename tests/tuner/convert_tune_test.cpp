@@ -14,6 +14,7 @@
 #include "cache/tuning_db_test_util.hpp"
 #include "dispatch.hpp"
 #include "nvrtc_compiler.hpp"
+#include "route_cache.hpp"
 #include "tuner/gpu/reference.hpp"
 #include "tuner/run/bench_run.hpp"
 #include "tuner/run/tune.hpp"
@@ -151,8 +152,8 @@ TEST(ConvertReference, ConvertsInAccumulatesAndStoresOut) {
   }
 }
 
-// A recording of uint8:int32 inclusive sums at 2^20: three policies, one clearly fastest.
-void record(const std::string& path) {
+// A recording of inclusive sums of `types` at 2^20: three policies, one clearly fastest.
+void record(const std::string& path, const ScanTypes& types) {
   auto db = db::TuningDb::open(path);
   db::DeviceInfo d;
   d.name = "NVIDIA Test GPU";
@@ -163,18 +164,22 @@ void record(const std::string& path) {
   run.device_id = db.add_device(d);
   run.library_version = "test";
   const std::int64_t run_id = db.begin_run(run);
-  const std::pair<const char*, double> times[] = {
-      {"lookback_warp.tpb256.ipt16.vec4.warp_scans", 9000},
-      {"lookback_warp.tpb128.ipt16.vec4.warp_scans", 7000},
-      {"reduce_then_scan.tpb256.ipt16.vec4.warp_scans", 12000}};
+  // Vectors of 16 bytes of the wider side: wider than 16 bytes of accumulators for
+  // int8 and half, which the dispatcher must not take for invalid.
+  const std::string vec =
+      ".vec" + std::to_string(16 / std::max(size_of(types.in), size_of(types.out)));
+  const std::pair<std::string, double> times[] = {
+      {"lookback_warp.tpb256.ipt16" + vec + ".warp_scans", 9000},
+      {"lookback_warp.tpb128.ipt16" + vec + ".warp_scans", 7000},
+      {"reduce_then_scan.tpb256.ipt16" + vec + ".warp_scans", 12000}};
   for (const auto& [key, ns] : times) {
     db::Measurement m;
     m.run_id = run_id;
     m.device_id = *run.device_id;
-    m.type = "int32";
+    m.type = std::string(to_string(types.acc));
     m.op = "sum";
     m.kind = "inclusive";
-    m.problem = "@uint8:int32";
+    m.problem = converting_problem(types);
     m.size = std::uint64_t{1} << 20;
     m.policy = Policy::parse(key).key();
     m.status = db::MeasurementStatus::Ok;
@@ -186,12 +191,16 @@ void record(const std::string& path) {
   db.end_run(run_id, db::RunStatus::Complete);
 }
 
-TEST(ConvertTune, SimulatedWinnersDispatchExactly) {
+// Widening, narrow (int8 through int32) and half through float alike.
+class ConvertTuneTypes : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(ConvertTuneTypes, SimulatedWinnersDispatchExactly) {
+  const ScanTypes types = parse_scan_types(GetParam());
   TempDir dir;
   const std::string recorded = (dir / "recorded.db").string();
-  record(recorded);
+  record(recorded, types);
   TuneOptions o;
-  o.types = {parse_scan_types("uint8:int32")};
+  o.types = {types};
   o.sizes = {std::uint64_t{1} << 20};
   o.simulate_db = recorded;
   o.db_path = (dir / "tuned.db").string();
@@ -205,31 +214,43 @@ TEST(ConvertTune, SimulatedWinnersDispatchExactly) {
   auto db = db::TuningDb::open(o.db_path);
   const auto best = db.list_best();
   ASSERT_EQ(best.size(), 1u);
-  EXPECT_EQ(best[0].type, "int32");
-  EXPECT_EQ(best[0].problem, "@uint8:int32");
-  const std::string winner = Policy::parse("lookback_warp.tpb128.ipt16.vec4.warp_scans").key();
+  EXPECT_EQ(best[0].type, to_string(types.acc));
+  EXPECT_EQ(best[0].problem, converting_problem(types));
+  const std::string winner =
+      Policy::parse("lookback_warp.tpb128.ipt16.vec" +
+                    std::to_string(16 / std::max(size_of(types.in), size_of(types.out))) +
+                    ".warp_scans")
+          .key();
   EXPECT_EQ(best[0].policy, winner);
   for (const db::Measurement& m : db.list_measurements()) {
-    EXPECT_EQ(m.type, "int32");
-    EXPECT_EQ(m.problem, "@uint8:int32");
+    EXPECT_EQ(m.type, to_string(types.acc));
+    EXPECT_EQ(m.problem, converting_problem(types));
   }
 
   const auto entries = detail::read_tuned_entries(o.db_path);
   ASSERT_TRUE(entries);
   ASSERT_EQ(entries->size(), 1u);
   const detail::DispatchTable table(90, (*entries)[0].model, *entries, o.db_path);
-  const auto problem =
-      detail::ProblemName::of(parse_scan_types("uint8:int32"), Op::Sum, ScanKind::Inclusive);
+  const auto problem = detail::ProblemName::of(types, Op::Sum, ScanKind::Inclusive);
   const detail::Choice c = table.resolve(problem, std::uint64_t{1} << 20);
   EXPECT_EQ(c.match, Match::Exact);
   EXPECT_EQ(c.policy.key(), winner);
+  // What a call's route holds.
+  detail::RouteCache routes(std::make_shared<const detail::DispatchTable>(table));
+  EXPECT_EQ(routes
+                .route(types.acc, Op::Sum, ScanKind::Inclusive, std::uint64_t{1} << 20,
+                       detail::Heads::None, false, &types)
+                .plan.policy.key(),
+            winner);
   // The uniform int32 problem has no winner of its own.
   EXPECT_NE(table
-                .resolve(detail::ProblemName::of(DataType::Int32, Op::Sum, ScanKind::Inclusive),
+                .resolve(detail::ProblemName::of(types.acc, Op::Sum, ScanKind::Inclusive),
                          std::uint64_t{1} << 20)
                 .match,
             Match::Exact);
 }
+INSTANTIATE_TEST_SUITE_P(Types, ConvertTuneTypes,
+                         ::testing::Values("uint8:int32", "int8", "float16:float32:float16"));
 
 TEST(ConvertTune, SegmentedOrCustomConvertingIsAUsageError) {
   TuneOptions o;
