@@ -24,6 +24,9 @@ struct ProblemName {
   std::string op_hash; ///< custom operators: hash of body and identity; else ""
   ScanKind kind = ScanKind::Inclusive;
   bool custom = false;
+  /// A custom operator whose body calls transcendental functions (exp, log, pow, sin,
+  /// ...): a costly combine, which the built-in fallback keeps off lookback_bulk.
+  bool costly = false;
   Heads heads = Heads::None; ///< segmented scans: a problem kind of its own
   /// A converting flat scan's types (acc == type): a problem of its own. The database
   /// stores its accumulator as `type` and problem_text() as `problem`.

@@ -164,3 +164,26 @@ TEST(ScanTypes, TypedCallsCheckTheirArgumentsWithoutAGpu) {
 
 } // namespace
 } // namespace scantune
+
+namespace scantune {
+namespace {
+
+// The built-in fallback keeps costly custom operators (transcendental calls) off
+// lookback_bulk, whose one reducer warp per tile their combine chain would bound.
+TEST(CostlyCustomOperators, BuiltInFallbackAvoidsBulk) {
+  const CustomOp absmax{"absmax", "return fabsf(a) > fabsf(b) ? a : b;", "0.0f"};
+  const auto cheap = detail::ProblemName::of(DataType::Float32, absmax, ScanKind::Inclusive);
+  const auto costly =
+      detail::ProblemName::of(DataType::Float32, logaddexp_op(), ScanKind::Inclusive);
+  EXPECT_FALSE(cheap.costly);
+  EXPECT_TRUE(costly.costly);
+  const detail::DispatchTable table(90, "NVIDIA H100 80GB HBM3", {}, "");
+  const std::uint64_t n = std::uint64_t{1} << 28;
+  EXPECT_EQ(table.resolve(cheap, n).policy.algorithm, Algorithm::LookbackBulk);
+  const detail::Choice c = table.resolve(costly, n);
+  EXPECT_NE(c.policy.algorithm, Algorithm::LookbackBulk);
+  EXPECT_NE(c.source.find("costly"), std::string::npos) << c.source;
+}
+
+} // namespace
+} // namespace scantune
