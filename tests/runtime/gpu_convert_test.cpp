@@ -16,34 +16,12 @@
 #include <type_traits>
 
 #include "common/gpu.hpp"
+#include "common/half_values.hpp"
 #include "common/spec_sets.hpp"
 #include "scan_request.hpp"
 
 namespace scantune::test {
 namespace {
-
-template <class T>
-constexpr bool is_half_like = std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
-
-template <class T>
-double as_double(T x) {
-  if constexpr (std::is_same_v<T, __half>)
-    return __half2float(x);
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>)
-    return __bfloat162float(x);
-  else
-    return static_cast<double>(x);
-}
-
-template <class T>
-T from_double(double v) {
-  if constexpr (std::is_same_v<T, __half>)
-    return __float2half_rn(static_cast<float>(v));
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>)
-    return __float2bfloat16_rn(static_cast<float>(v));
-  else
-    return static_cast<T>(v);
-}
 
 // The device's conversions: C++'s for integers, half and bfloat16 through float.
 template <class To, class From>

@@ -12,30 +12,11 @@
 #include <type_traits>
 
 #include "common/gpu.hpp"
+#include "common/half_values.hpp"
 #include "scantune/scantune.hpp"
 
 namespace scantune::test {
 namespace {
-
-template <class T>
-double to_double(T x) {
-  if constexpr (std::is_same_v<T, __half>)
-    return __half2float(x);
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>)
-    return __bfloat162float(x);
-  else
-    return double(x);
-}
-
-template <class T>
-T from_double(double v) {
-  if constexpr (std::is_same_v<T, __half>)
-    return __float2half_rn(float(v));
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>)
-    return __float2bfloat16_rn(float(v));
-  else
-    return T(v);
-}
 
 double logaddexp(double a, double b) {
   const double hi = std::max(a, b), lo = std::min(a, b);
@@ -66,9 +47,9 @@ void check(std::size_t n, bool reverse) {
   double ref = -std::numeric_limits<double>::infinity();
   for (std::size_t k = 0; k < n; ++k) {
     const std::size_t i = reverse ? n - 1 - k : k;
-    ref = logaddexp(ref, to_double(in[i]));
+    ref = logaddexp(ref, as_double(in[i]));
     const double tol = out_eps * std::fabs(ref) + depth * acc_eps * (std::fabs(ref) + 1);
-    ASSERT_LE(std::fabs(to_double(got[i]) - ref), tol)
+    ASSERT_LE(std::fabs(as_double(got[i]) - ref), tol)
         << i << " of " << n << (reverse ? " reversed" : "");
   }
 }
