@@ -288,6 +288,11 @@ int child(const Config& c, const ncclUniqueId& id, int rank, int g) {
     case DataType::Float64:
       run_rank<double>(c, id, rank, g);
       break;
+    default:
+      // The bench's fix-up kernel and references cover the six wide types only.
+      throw std::invalid_argument("--type: the bench runs int32, uint32, int64, uint64, "
+                                  "float32 or float64, not " +
+                                  c.type);
     }
     return 0;
   } catch (const std::exception& e) {
