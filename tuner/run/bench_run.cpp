@@ -125,9 +125,17 @@ void check_bench_options(const BenchOptions& o) {
 }
 
 const std::vector<std::string>& bench_algorithm_names() {
-  static const std::vector<std::string> names = {
-      "sequential",       "hillis_steele", "blelloch",        "blelloch_padded", "warp_scans",
-      "reduce_then_scan", "chained",       "lookback_thread", "lookback_warp"};
+  // Every algorithm description but single_block, which the block scans stand for
+  // (one 1024-thread block each).
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& a : detail::algorithms())
+      if (a.id != Algorithm::SingleBlock) out.emplace_back(a.name);
+    for (BlockScan b : {BlockScan::WarpScans, BlockScan::HillisSteele, BlockScan::Blelloch,
+                        BlockScan::BlellochPadded})
+      out.emplace_back(to_string(b));
+    return out;
+  }();
   return names;
 }
 
@@ -150,6 +158,14 @@ std::vector<std::string> parse_bench_algorithms(std::string_view list) {
   return out;
 }
 
+namespace {
+const detail::AlgorithmDesc* described_algorithm(std::string_view name) {
+  for (const auto& a : detail::algorithms())
+    if (a.name == name) return &a;
+  return nullptr;
+}
+} // namespace
+
 std::vector<std::pair<std::string, Policy>>
 representative_policies(DataType type, const std::vector<std::string>& names) {
   const int vec = static_cast<int>(std::min<std::size_t>(4, 16 / size_of(type)));
@@ -162,9 +178,11 @@ representative_policies(DataType type, const std::vector<std::string>& names) {
     p.vector_width = vec;
     if (name == "sequential") {
       p = Policy::sequential();
-    } else if (name == "reduce_then_scan" || name == "chained" || name == "lookback_thread" ||
-               name == "lookback_warp") {
-      p.algorithm = parse_algorithm(name);
+    } else if (const detail::AlgorithmDesc* a = described_algorithm(name)) {
+      p.algorithm = a->id;
+      // The staged kernels keep 16-byte vectors; bulk copies want more than one copy
+      // in flight (stages - 2 for lookback_pipelined, stages - 1 for bulk).
+      if (p.stages_tiles()) p.stages = 4;
     } else {
       p.algorithm = Algorithm::SingleBlock;
       p.block_threads = 1024;
@@ -194,7 +212,8 @@ BenchReport run_bench(const BenchOptions& o, const std::function<void(const std:
   Problem problem{o.type, detail::OpSpec::from(op), o.kind, o.segments, o.converts};
 
   BenchReport r;
-  r.device = db::query_device(scanner.device()).model();
+  const db::DeviceInfo device = db::query_device(scanner.device());
+  r.device = device.model();
   r.type = to_string(problem.types());
   r.op = problem.op_name();
   r.kind = std::string(to_string(o.kind));
@@ -204,10 +223,14 @@ BenchReport run_bench(const BenchOptions& o, const std::function<void(const std:
   r.series = {{"tuned", "", {}}, {"cub", "", {}}, {"memcpy", "", {}}};
   auto policies = representative_policies(o.type, o.algorithms);
   // Shapes of the accumulator that a converting scan cannot run (vector widths of
-  // its memory types, no bulk copies) are left out.
+  // its memory types, no bulk copies) and algorithms newer than the GPU are left out.
+  const int arch = device.cc_major * 10 + device.cc_minor;
   policies.erase(std::remove_if(policies.begin(), policies.end(),
                                 [&](const auto& pp) {
-                                  const auto why = pp.second.invalid_reason(problem.types());
+                                  auto why = pp.second.invalid_reason(problem.types());
+                                  const int needs = detail::describe(pp.second.algorithm).min_arch;
+                                  if (!why && needs > arch)
+                                    why = fmt::format("needs sm_{} or newer", needs);
                                   if (why) log(fmt::format("series {}: {}", pp.first, *why));
                                   return why.has_value();
                                 }),
