@@ -77,8 +77,9 @@ def _normalize_dim(dim, ndim):
 
 
 def check_out(fw, out, shape, dtype):
+    """Its view (None without out=), or ValueError naming what does not match."""
     if out is None:
-        return
+        return None
     if _frameworks.of(out) is not fw:
         raise bad_argument(f"out= must be an array of the input's framework ({fw.name})")
     v = fw.view(out)
@@ -86,6 +87,7 @@ def check_out(fw, out, shape, dtype):
         raise bad_argument(f"out= has shape {v.shape}, the result has {tuple(shape)}")
     if v.dtype != dtype:
         raise bad_argument(f"out= has dtype {v.dtype}, the result has {dtype}")
+    return v
 
 
 def logaddexp_custom():
@@ -226,8 +228,8 @@ def _check_types(op, data, result):
         raise unsupported("a sum cannot be stored as bool (give an integer dtype=)")
 
 
-def _flat(fw, x, v, out, shape, op, custom, exclusive, c_init, reverse, types, device,
-          stream):
+def _flat(fw, x, v, out, out_view, shape, op, custom, exclusive, c_init, reverse, types,
+          device, stream):
     """The whole input as one flat scan (dense; 1-d, flattened, or one row): one C
     call converting types[0] (the input's, or the result's after a cast copy) through
     the accumulator types[1] to the result types[2]."""
@@ -237,8 +239,12 @@ def _flat(fw, x, v, out, shape, op, custom, exclusive, c_init, reverse, types, d
     lib = _loader.library()
     call = _flat_call(lib, _loader.scanner(device), types, op, custom, exclusive, reverse,
                       ctypes.byref(c_init) if exclusive else None, stream)
-    dst = out if out is not None and fw.view(out).dense() else fw.empty(shape, types[2], x)
-    call(v.ptr, fw.view(dst).ptr, math.prod(shape))
+    if out_view is not None and out_view.dense():
+        dst, dst_ptr = out, out_view.ptr
+    else:
+        dst = fw.empty(shape, types[2], x)
+        dst_ptr = fw.view(dst).ptr
+    call(v.ptr, dst_ptr, math.prod(shape))
     return dst if out is None or dst is out else fw.assign(out, dst)
 
 
@@ -280,7 +286,7 @@ def run(x, op, custom, exclusive, init, dim, dtype, out, reverse, accumulate):
     flat = axis is None or v.dense() and shape[axis] == math.prod(shape)
     if reverse and (not flat or custom is not None):
         return _reverse(fw, x, v, op, custom, exclusive, init, axis, dtype, out, accumulate)
-    check_out(fw, out, shape, result)
+    out_view = check_out(fw, out, shape, result)
     if exclusive and init is None and custom is not None:
         raise bad_argument("an exclusive custom scan needs init=")
     if result == "bool" and v.dtype != "bool":  # to 0 and 1 first, as NumPy casts the input
@@ -303,7 +309,7 @@ def run(x, op, custom, exclusive, init, dim, dtype, out, reverse, accumulate):
             if not v.dense():  # a 1-d strided view reshapes to itself
                 x = fw.move_last(x, 0)
                 v = fw.view(x)
-        y = _flat(fw, x, v, out, shape, op, custom, exclusive, c_init, reverse, types, device,
-                  stream)
+        y = _flat(fw, x, v, out, out_view, shape, op, custom, exclusive, c_init, reverse,
+                  types, device, stream)
     fw.finish(stream)
     return y

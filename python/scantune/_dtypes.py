@@ -38,11 +38,27 @@ def from_typestr(typestr):
     return name if order in "<|=" else f"big-endian {name}"
 
 
+_NAMES = {}
+
+
 def name_of(dtype):
     """The name of a dtype given as a string, a torch/NumPy/CuPy/JAX dtype or a
     NumPy scalar type: torch.int32, numpy.dtype('int32'), numpy.int32 -> 'int32'."""
     if isinstance(dtype, str):
         return dtype
+    try:
+        return _NAMES[dtype]
+    except (KeyError, TypeError):  # not seen yet, or unhashable
+        pass
+    name = _name_of(dtype)
+    try:
+        _NAMES[dtype] = name
+    except TypeError:
+        pass
+    return name
+
+
+def _name_of(dtype):
     if dtype in _PYTHON:
         return _PYTHON[dtype]
     name = getattr(dtype, "name", None)  # numpy.dtype

@@ -146,16 +146,18 @@ class _Torch(_Framework):
         name = self.names.get(x.dtype)
         if name is None:
             name = self.names[x.dtype] = _dtypes.name_of(x.dtype)
+        if x.is_contiguous():  # no strides to convert: small calls are host-bound
+            return View(x.data_ptr(), x.shape, None, name)
         size = x.element_size()
         return View(x.data_ptr(), x.shape, tuple(s * size for s in x.stride()), name)
 
     def device(self, x):
-        if x.device.type != "cuda":
+        if not x.is_cuda:  # is_cuda and get_device() are cheaper than building x.device
             raise bad_argument(f"expected a CUDA tensor, got one on {x.device}")
-        return x.device.index
+        return x.get_device()
 
     def stream(self, x):
-        return self.raw_stream(x.device.index)
+        return self.raw_stream(x.get_device())
 
     def empty(self, shape, dtype, like):
         return self.t.empty(shape, dtype=getattr(self.t, dtype), device=like.device)

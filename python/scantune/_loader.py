@@ -100,6 +100,8 @@ def _declare(lib):
 def library():
     """The loaded library (loaded on first use); raises ScantuneRuntimeError."""
     global _lib
+    if _lib is not None:  # loaded: no lock on the per-call path
+        return _lib
     with _lock:
         if _lib is None:
             lib = _open()
@@ -173,6 +175,9 @@ def scanner(device):
     """One scanner per device, created on first use and kept for the life of the
     process (the C++ Scanner is thread-safe; destroying it at exit could run after
     the CUDA runtime has shut down)."""
+    s = _scanners.get(device)
+    if s is not None:
+        return s
     lib = library()
     with _lock:
         s = _scanners.get(device)
