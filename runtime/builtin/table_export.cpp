@@ -15,9 +15,9 @@ namespace {
 using nlohmann::json;
 using nlohmann::ordered_json;
 
-// (baseline, type, op, op_hash, kind, size): the baselines' key less the device.
-using BaselineKey =
-    std::tuple<std::string, std::string, std::string, std::string, std::string, std::uint64_t>;
+// (baseline, type, op, op_hash, kind, problem, size): the baselines' key less the device.
+using BaselineKey = std::tuple<std::string, std::string, std::string, std::string, std::string,
+                               std::string, std::uint64_t>;
 
 double rounded(double v, int digits) {
   return std::stod(fmt::format("{:.{}f}", v, digits));
@@ -34,7 +34,7 @@ struct Export {
       runs[r.at("id").get<std::int64_t>()] = r;
     for (const json& b : doc.value("baselines", json::array()))
       baselines.emplace(BaselineKey{b.at("baseline"), b.at("type"), b.at("op"), b.at("op_hash"),
-                                    b.at("kind"), b.at("size")},
+                                    b.at("kind"), b.value("problem", ""), b.at("size")},
                         b);
   }
 
@@ -61,9 +61,9 @@ struct Export {
     if (auto gbs = e.find("gbs"); gbs != e.end() && !gbs->is_null())
       r.gbs = rounded(gbs->get<double>(), 2);
     const std::string type = e.at("type"), op = e.at("op"), kind = e.at("kind");
-    if (auto cub = baseline_ns({"cub", type, op, "", kind, r.size}, e))
+    if (auto cub = baseline_ns({"cub", type, op, "", kind, r.problem, r.size}, e))
       r.x_cub = rounded(*cub / ns, 3);
-    if (auto mem = baseline_ns({"memcpy", type, "", "", "", r.size}, e))
+    if (auto mem = baseline_ns({"memcpy", type, "", "", "", "", r.size}, e))
       r.of_memcpy = rounded(*mem / ns, 3);
     r.measured_at = e.value("updated_at", "");
     if (auto run = runs.find(e.value("run", std::int64_t{-1})); run != runs.end())

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "algorithms.hpp"
 #include "base/size_bucket.hpp"
 #include "errors.hpp"
 #include "policy.hpp"
@@ -19,6 +20,7 @@ Row row_named_by(const nlohmann::json& e) {
   r.type = parse_data_type(e.at("type").get<std::string>());
   r.op = parse_op(e.at("op").get<std::string>());
   r.kind = parse_scan_kind(e.at("kind").get<std::string>());
+  r.problem = e.value("problem", "");
   r.size = e.at("size").get<std::uint64_t>();
   r.policy = e.at("policy").get<std::string>();
   return r;
@@ -33,7 +35,7 @@ constexpr const char* kFormat = "scantune-builtin-table";
 constexpr int kVersion = 1;
 
 auto bucket_key(const Row& r) {
-  return std::make_tuple(r.type, r.op, r.kind, db::size_bucket(r.size));
+  return std::make_tuple(r.type, r.op, r.kind, r.problem, db::size_bucket(r.size));
 }
 
 template <class T>
@@ -71,13 +73,13 @@ Row row_of(const json& e) {
 }
 
 ordered_json line_of(const Row& r) {
-  ordered_json o = {{"type", to_string(r.type)},
-                    {"op", to_string(r.op)},
-                    {"kind", to_string(r.kind)},
-                    {"bucket", db::bucket_label(db::size_bucket(r.size))},
-                    {"size", r.size},
-                    {"policy", r.policy},
-                    {"ns", r.ns}};
+  ordered_json o = {
+      {"type", to_string(r.type)}, {"op", to_string(r.op)}, {"kind", to_string(r.kind)}};
+  if (!r.problem.empty()) o["problem"] = r.problem;
+  o.update(ordered_json{{"bucket", db::bucket_label(db::size_bucket(r.size))},
+                        {"size", r.size},
+                        {"policy", r.policy},
+                        {"ns", r.ns}});
   if (r.gbs) o["gbs"] = *r.gbs;
   if (r.x_cub) o["x_cub"] = *r.x_cub;
   if (r.of_memcpy) o["of_memcpy"] = *r.of_memcpy;
@@ -115,8 +117,7 @@ std::vector<Row> sorted_rows(const Table& t) {
   std::sort(rows.begin(), rows.end(), row_before);
   for (std::size_t i = 1; i < rows.size(); ++i)
     if (bucket_key(rows[i - 1]) == bucket_key(rows[i]))
-      throw Error(fmt::format("two entries for {} {} {} bucket {}", to_string(rows[i].type),
-                              to_string(rows[i].op), to_string(rows[i].kind),
+      throw Error(fmt::format("two entries for {} bucket {}", row_label(rows[i]),
                               db::bucket_label(db::size_bucket(rows[i].size))));
   return rows;
 }
@@ -127,9 +128,15 @@ void check_row(const Row& r) {
   const Policy p = Policy::parse(r.policy);
   if (p.key() != r.policy)
     throw Error(fmt::format("policy '{}' is not canonical (its key is '{}')", r.policy, p.key()));
-  if (auto why = p.invalid_reason(r.type))
-    throw Error(fmt::format("policy {} cannot run on {}: {}", r.policy, to_string(r.type), *why));
+  if (auto why = detail::stored_problem_invalid_reason(p, r.type, r.problem))
+    throw Error(fmt::format("policy {} cannot run {}: {}", r.policy, row_label(r), *why));
   if (r.size == 0 || !(r.ns > 0)) throw Error("size and ns must be positive");
+}
+
+std::string row_label(const Row& r) {
+  const std::string flat =
+      fmt::format("{} {} {}", to_string(r.type), to_string(r.op), to_string(r.kind));
+  return r.problem.empty() ? flat : fmt::format("{} {}", flat, r.problem);
 }
 
 bool row_before(const Row& a, const Row& b) {

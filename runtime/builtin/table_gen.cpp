@@ -26,7 +26,10 @@ std::string literal(const std::string& s) {
 }
 
 std::string spelled(DataType t) {
-  static const char* names[] = {"Int32", "UInt32", "Int64", "UInt64", "Float32", "Float64"};
+  // Every type: compaction and sort rows store their element or key type.
+  static const char* names[] = {"Int32", "UInt32", "Int64", "UInt64", "Float32", "Float64",
+                                "Int8",  "UInt8",  "Int16", "UInt16", "Float16", "BFloat16"};
+  static_assert(sizeof names / sizeof *names == static_cast<int>(DataType::BFloat16) + 1);
   return fmt::format("DataType::{}", names[static_cast<int>(t)]);
 }
 std::string spelled(Op o) {
@@ -63,9 +66,8 @@ std::string generate_table_source(const std::vector<Source>& sources) {
   std::sort(lines.begin(), lines.end(), before);
   for (std::size_t i = 1; i < lines.size(); ++i)
     if (!before(lines[i - 1], lines[i]))
-      throw Error(fmt::format("two tables of {} hold {} {} {} bucket {}", lines[i].table->model,
-                              to_string(lines[i].row.type), to_string(lines[i].row.op),
-                              to_string(lines[i].row.kind),
+      throw Error(fmt::format("two tables of {} hold {} bucket {}", lines[i].table->model,
+                              row_label(lines[i].row),
                               db::bucket_label(db::size_bucket(lines[i].row.size))));
   std::string out =
       fmt::format("// Generated at build time by scantune_builtin_gen from {}. Do not edit:\n"
@@ -80,9 +82,9 @@ std::string generate_table_source(const std::vector<Source>& sources) {
   } else {
     out += "namespace {\nconstexpr BuiltinEntry kEntries[] = {\n";
     for (const auto& [t, r] : lines)
-      out += fmt::format("    {{{}, {}, {}, {}, {}, {}ull, {}, {:.1f}}},\n", t->arch,
-                         literal(t->model), spelled(r.type), spelled(r.op), spelled(r.kind), r.size,
-                         literal(r.policy), r.ns);
+      out += fmt::format("    {{{}, {}, {}, {}, {}, {}, {}ull, {}, {:.1f}}},\n", t->arch,
+                         literal(t->model), spelled(r.type), spelled(r.op), spelled(r.kind),
+                         literal(r.problem), r.size, literal(r.policy), r.ns);
     out += fmt::format("}};\n}} // namespace\n\n"
                        "const BuiltinTable& builtin_table() {{\n"
                        "  static const BuiltinTable table{{kEntries, {}}};\n"

@@ -31,19 +31,23 @@ struct Row {
   DataType type;
   Op op;
   ScanKind kind;
+  /// The tuning database's `problem` text: "" (a flat scan), "rows", "select_flags",
+  /// "@uint8:int32"; written only where not empty, so flat rows read as before.
+  std::string problem;
   std::uint64_t size; ///< the size it was tuned at, in the bucket it serves
-  std::string policy; ///< canonical key, valid for `type`
+  std::string policy; ///< canonical key, valid for `type` and `problem`
   double ns;          ///< its median time at `size`, to 0.1 ns
   std::optional<double> gbs, x_cub, of_memcpy; ///< CUB's and memcpy's time over `ns`
   std::string measured_at;                     ///< when it last won its bucket
   std::string run; ///< the tuning run that measured it: its uid's first 8 digits
 };
 
-/// A row with the fields that name it (type, op, kind, size, policy) read from `e`, a
+/// A row with the fields that name it (type, op, kind, problem, size, policy) read from `e`, a
 /// table row or an export's best entry (both spell them alike); the rest left to the caller.
 Row row_named_by(const nlohmann::json& e);
 
-/// A built-in table: one GPU model's entries, at most one per (type, op, kind, bucket).
+/// A built-in table: one GPU model's entries, at most one per (type, op, kind, problem,
+/// bucket).
 struct Table {
   std::string model; ///< db::DeviceInfo::model(): the name dispatch matches
   std::string name;  ///< the CUDA device name
@@ -55,10 +59,14 @@ struct Table {
 };
 
 /// Throws scantune::Error unless the row's policy is canonical and valid for its
-/// type and its size and time are positive.
+/// type and problem and its size and time are positive.
 void check_row(const Row& row);
 
-/// The order of rows in a table, (type, op, kind, size); rows of one bucket are equal.
+/// "int32 sum inclusive", "int32 sum inclusive rows": errors and generated comments.
+std::string row_label(const Row& row);
+
+/// The order of rows in a table, (type, op, kind, problem, size); rows of one bucket are
+/// equal.
 bool row_before(const Row& a, const Row& b);
 
 /// The table of an export's best entries of built-in operators (custom operators'
@@ -78,11 +86,11 @@ Table read_input(const Source& doc);
 Table merge(const std::vector<Table>& tables);
 
 /// The committed text: a header, then one line per source, run and row, rows sorted
-/// by (type, op, kind, size). `command` is recorded as the command that wrote it.
+/// by (type, op, kind, problem, size). `command` is recorded as the command that wrote it.
 std::string table_json(const Table& table, const std::string& command);
 
 /// The C++ source defining detail::builtin_table(): every row of the committed
-/// tables in `sources`, sorted by (arch, model, type, op, kind, size). Throws
+/// tables in `sources`, sorted by (arch, model, type, op, kind, problem, size). Throws
 /// scantune::Error for a document that is not a table and for two rows of a bucket.
 std::string generate_table_source(const std::vector<Source>& sources);
 

@@ -78,6 +78,11 @@ std::optional<std::string> segmented_invalid_reason(const Policy& p);
 /// Why `p` cannot run a problem with `heads` other than a flat scan (segmented, axis,
 /// reduction, compaction), or nothing when it can.
 std::optional<std::string> problem_invalid_reason(const Policy& p, Heads heads);
+/// Why `p` cannot run the problem a tuning database names by its accumulator `type` and
+/// `problem` text ("" flat, "rows", ..., "@uint8:int32" converting), or nothing when it can:
+/// what dispatch and the built-in table check before taking a winner.
+std::optional<std::string> stored_problem_invalid_reason(const Policy& p, DataType type,
+                                                         std::string_view problem);
 /// The reduction's policy for a flat scan's: its block size, vector width and items per
 /// thread (vectors per lane in flight: at most 8) on lookback_warp, which has the
 /// reduction kernel.

@@ -18,6 +18,9 @@ struct BuiltinEntry {
   DataType type;
   Op op;
   ScanKind kind;
+  /// The tuning database's `problem` text: "" (a flat scan), "rows", "select_flags",
+  /// "@uint8:int32" (ProblemName::problem_text).
+  const char* problem;
   std::uint64_t size; ///< the size it was tuned at
   const char* policy; ///< canonical policy key
   double ns;          ///< its median time there
@@ -30,7 +33,7 @@ struct BuiltinTable {
   const BuiltinEntry* end() const { return entries + count; }
 };
 
-/// Every built-in entry, sorted by (arch, model, type, op, kind, size).
+/// Every built-in entry, sorted by (arch, model, type, op, kind, problem, size).
 const BuiltinTable& builtin_table();
 
 } // namespace scantune::detail

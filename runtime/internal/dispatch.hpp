@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "builtin_table.hpp"
 #include "policy.hpp"
 #include "scantune/scantune.hpp"
 #include "segments.hpp"
@@ -64,9 +65,10 @@ struct Choice {
 class DispatchTable {
 public:
   /// `db_entries` may hold entries of any GPU; those of another compute capability
-  /// than `arch` are dropped. `db_path` names the database in Plan::source.
+  /// than `arch` are dropped. `db_path` names the database in Plan::source. `builtin`
+  /// is the library's table (tests give their own).
   DispatchTable(int arch, std::string model, const std::vector<TunedEntry>& db_entries,
-                std::string db_path);
+                std::string db_path, const BuiltinTable& builtin = builtin_table());
 
   /// The fallback chain (Exact, NearestSize, SameArch, BuiltIn) for n elements.
   Choice resolve(const ProblemName& problem, std::uint64_t n) const;

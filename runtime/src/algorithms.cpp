@@ -148,6 +148,20 @@ std::optional<std::string> problem_invalid_reason(const Policy& p, Heads heads) 
   return std::nullopt;
 }
 
+std::optional<std::string> stored_problem_invalid_reason(const Policy& p, DataType type,
+                                                         std::string_view problem) {
+  if (!problem.empty() && problem[0] == '@') { // converting: vectors of the wider side
+    const ScanTypes types = parse_scan_types(problem.substr(1));
+    if (types.acc != type)
+      return fmt::format("problem {} does not accumulate in {}", problem, to_string(type));
+    return p.invalid_reason(types);
+  }
+  const std::optional<Heads> heads = parse_heads(problem);
+  if (!heads) return fmt::format("unknown problem '{}'", problem);
+  if (auto why = p.invalid_reason(ScanTypes{type, type, type})) return why;
+  return *heads == Heads::None ? std::nullopt : problem_invalid_reason(p, *heads);
+}
+
 Policy reduce_policy_of(const Policy& flat) {
   Policy p;
   p.block_threads = flat.block_threads;

@@ -80,29 +80,25 @@ bool applies_to(const Policy& p, std::uint64_t tuned_size, std::uint64_t n) {
 }
 
 DispatchTable::DispatchTable(int arch, std::string model, const std::vector<TunedEntry>& db_entries,
-                             std::string db_path)
+                             std::string db_path, const BuiltinTable& builtin)
     : arch_(arch), model_(std::move(model)), db_path_(std::move(db_path)) {
   for (const TunedEntry& e : db_entries) {
     if (e.arch != arch_) continue; // never another compute capability's winner
-    // A converting problem's vectors count elements of its wider side, not accumulators.
-    auto why = e.policy.invalid_reason(
-        e.problem.converts ? *e.problem.converts
-                           : ScanTypes{e.problem.type, e.problem.type, e.problem.type});
-    if (!why && e.problem.heads != Heads::None)
-      why = problem_invalid_reason(e.policy, e.problem.heads);
-    if (why) {
+    if (auto why =
+            stored_problem_invalid_reason(e.policy, e.problem.type, e.problem.problem_text())) {
       log(LogLevel::Warn, "tuning DB {}: ignoring {} for {} on {}: {}", db_path_, e.policy.key(),
           e.problem.label(), e.model, *why);
       continue;
     }
     db_[key_of(e.problem)].push_back(e);
   }
-  for (const BuiltinEntry& b : builtin_table()) {
+  for (const BuiltinEntry& b : builtin) {
     if (b.arch != arch_) continue;
     TunedEntry e;
     e.arch = b.arch;
     e.model = b.model;
     e.problem = ProblemName::of(b.type, b.op, b.kind);
+    if (!e.problem.set_problem_text(b.problem)) continue; // the generator checked every row
     e.size = b.size;
     e.bucket = db::size_bucket(b.size);
     e.policy = Policy::parse(b.policy);
@@ -157,7 +153,8 @@ const DispatchTable::Entries* DispatchTable::most_similar_builtin(const ProblemN
   int best_score = -1;
   for (const auto& kv : builtin_) {
     const ProblemName& q = kv.second.front().problem;
-    if (size_of(q.type) != size_of(p.type) || q.heads != p.heads) continue;
+    if (size_of(q.type) != size_of(p.type) || q.heads != p.heads || q.converts != p.converts)
+      continue;
     const int op_score = q.op == p.op && q.op_hash == p.op_hash ? 2
                          : costly_op(q) && costly_op(p)         ? 1
                                                                 : 0;
@@ -180,7 +177,8 @@ Choice DispatchTable::resolve(const ProblemName& problem, std::uint64_t n) const
     plan.source += " (its tile shape, for the reduction)";
     return plan;
   }
-  if (problem.converts && !db_.count(key_of(problem))) { // untuned: the accumulator's shape
+  const bool tuned = db_.count(key_of(problem)) || builtin_.count(key_of(problem));
+  if (problem.converts && !tuned) { // untuned: the accumulator's shape
     ProblemName same = problem;
     same.converts.reset();
     Choice plan = resolve(same, n);

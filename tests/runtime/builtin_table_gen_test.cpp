@@ -34,8 +34,8 @@ TEST(BuiltinTableGen, EmitsSortedEntriesWithTheirSource) {
   const std::string src = generate_table_source({{"a.json", t}});
   EXPECT_NE(src.find("from a.json"), std::string::npos);
   const auto i32 = src.find(
-      R"x({90, "GPU \"A\" (sm_90, 1 SMs)", DataType::Int32, Op::Sum, ScanKind::Inclusive, 1024ull, "single_block.tpb64.ipt16.vec4.warp_scans", 1234.6},)x");
-  const auto i64 = src.find("DataType::Int64, Op::Sum, ScanKind::Inclusive, 1048576ull");
+      R"x({90, "GPU \"A\" (sm_90, 1 SMs)", DataType::Int32, Op::Sum, ScanKind::Inclusive, "", 1024ull, "single_block.tpb64.ipt16.vec4.warp_scans", 1234.6},)x");
+  const auto i64 = src.find("DataType::Int64, Op::Sum, ScanKind::Inclusive, \"\", 1048576ull");
   ASSERT_NE(i32, std::string::npos) << src;
   ASSERT_NE(i64, std::string::npos) << src;
   EXPECT_LT(i32, i64);
@@ -96,6 +96,53 @@ TEST(BuiltinTableGen, ALaterInputWinsItsBucket) {
   EXPECT_ERROR_NAMING(merge({old, read_input({"o.json", other})}), "one GPU model per table");
 }
 
+// Segmented and converting problems are rows of their own beside the flat scan of their
+// type, operator, kind and bucket, each with its own CUB baseline.
+TEST(BuiltinTableGen, ProblemsOtherThanFlatScansRoundTrip) {
+  const char* lw = "lookback_warp.tpb256.ipt12.vec4.warp_scans";
+  const char* m = "GPU \"A\" (sm_90, 1 SMs)";
+  json rows = entry(1, m, "int32", 1024, lw), converting = rows;
+  rows["problem"] = "rows";
+  converting["problem"] = "@uint8:int32";
+  json d = doc({converting, rows, entry(1, m, "int32", 1024, lw)});
+  auto cub = [](const char* problem, double ns) {
+    json b = {{"baseline", "cub"}, {"device", 1},   {"type", "int32"},
+              {"op", "sum"},       {"op_hash", ""}, {"kind", "inclusive"},
+              {"size", 1024},      {"ns", ns},      {"measured_at", "2026-01-01T00:00:00Z"}};
+    if (*problem) b["problem"] = problem;
+    return b;
+  };
+  d["baselines"] = {cub("", 1234.56), cub("rows", 2469.12)};
+  const json t = table(d);
+  ASSERT_EQ(t["entries"].size(), 3u);
+  EXPECT_FALSE(t["entries"][0].contains("problem")); // flat rows read as before
+  EXPECT_EQ(t["entries"][1]["problem"], "@uint8:int32");
+  EXPECT_EQ(t["entries"][2]["problem"], "rows");
+  EXPECT_EQ(t["entries"][2]["x_cub"], 2.0);
+  EXPECT_EQ(t["entries"][0]["x_cub"], 1.0);
+  EXPECT_FALSE(t["entries"][1].contains("x_cub"));
+  // Reads back as written.
+  EXPECT_EQ(table_json(parse_table({"t.json", t}), "gen"),
+            table_json(merge({read_input({"e.json", d})}), "gen"));
+  const std::string src = generate_table_source({{"t.json", t}});
+  for (const char* problem : {"\"\"", "\"rows\"", "\"@uint8:int32\""})
+    EXPECT_NE(src.find(std::string("ScanKind::Inclusive, ") + problem + ", 1024ull"),
+              std::string::npos)
+        << src;
+  // A policy is checked against its problem: blelloch has no segmented kernel.
+  json bad = t;
+  bad["entries"][2]["policy"] = "reduce_then_scan.tpb256.ipt8.vec4.blelloch";
+  EXPECT_ERROR_NAMING(generate_table_source({{"x.json", bad}}), "x.json: entries[2]",
+                      "int32 sum inclusive rows");
+  bad = t;
+  bad["entries"][2]["problem"] = "columns";
+  EXPECT_ERROR_NAMING(generate_table_source({{"x.json", bad}}), "unknown problem 'columns'");
+  bad = t;
+  bad["entries"].push_back(t["entries"][2]);
+  EXPECT_ERROR_NAMING(generate_table_source({{"x.json", bad}}), "two entries",
+                      "int32 sum inclusive rows bucket 2^10");
+}
+
 TEST(BuiltinTableGen, CustomOperatorsAreLeftOutAndNothingIsAnEmptyTable) {
   json e = entry(1, "m", "float64", 64, "lookback_warp.tpb256.ipt12.vec2.warp_scans");
   e["op"] = "absmax";
@@ -137,7 +184,7 @@ TEST(BuiltinTableGen, BadExportsNameTheDocumentEntryAndProblem) {
                                             "lookback_warp.tpb256.ipt12.vec4.warp_scans.xpose")})}),
       "not canonical");
   EXPECT_ERROR_NAMING(table_of_export({"x.json", doc({entry(1, "m", "int64", 8, lw4)})}),
-                      "cannot run on int64");
+                      "cannot run int64 sum inclusive");
   EXPECT_ERROR_NAMING(table_of_export({"x.json", doc({entry(7, "m", "int32", 8, lw4)})}),
                       "device the document lacks");
   json missing = entry(1, "m", "int32", 8, lw4);

@@ -244,14 +244,17 @@ TEST(BuiltinTable, MatchesTheCommittedTable) {
   std::ifstream in(SCANTUNE_SOURCE_DIR "/runtime/builtin/h100_sm90.json");
   ASSERT_TRUE(in.good());
   const auto doc = nlohmann::json::parse(in);
-  std::vector<std::tuple<std::string, std::string, std::string, std::uint64_t, std::string>> want,
-      got;
+  std::vector<
+      std::tuple<std::string, std::string, std::string, std::string, std::uint64_t, std::string>>
+      want, got;
   for (const auto& e : doc.at("entries"))
-    want.emplace_back(e.at("type"), e.at("op"), e.at("kind"), e.at("size"), e.at("policy"));
+    want.emplace_back(e.at("type"), e.at("op"), e.at("kind"), e.value("problem", ""), e.at("size"),
+                      e.at("policy"));
   for (const BuiltinEntry& e : builtin_table()) {
     if (e.model != doc.at("gpu").at("model").get<std::string>()) continue; // another GPU's table
     EXPECT_EQ(e.arch, doc.at("gpu").at("arch"));
-    got.emplace_back(to_string(e.type), to_string(e.op), to_string(e.kind), e.size, e.policy);
+    got.emplace_back(to_string(e.type), to_string(e.op), to_string(e.kind), e.problem, e.size,
+                     e.policy);
   }
   std::sort(want.begin(), want.end());
   std::sort(got.begin(), got.end());
@@ -302,6 +305,54 @@ TEST(BuiltinTable, ServesSm90WithoutADatabase) {
   EXPECT_NE(old.resolve(ProblemName::of(DataType::Int32, Op::Sum, ScanKind::Inclusive), 1u << 20)
                 .source.find("heuristic"),
             std::string::npos);
+}
+
+// Built-in rows of segmented and converting problems serve their own problem; a
+// converting problem without one takes its accumulator's shape.
+TEST(BuiltinTable, RowsOfOtherProblemsServeTheirOwn) {
+  const Policy rows_policy = Policy::parse("lookback_warp.tpb128.ipt8.vec4.warp_scans");
+  const std::string rows_key = rows_policy.key();
+  const BuiltinEntry segmented[] = {
+      {90, "m", DataType::Int32, Op::Sum, ScanKind::Inclusive, "", 1u << 20, kLw, 1.0},
+      {90, "m", DataType::Int32, Op::Sum, ScanKind::Inclusive, "@uint8:int32", 1u << 20, kLt, 1.0},
+      {90, "m", DataType::Int32, Op::Sum, ScanKind::Inclusive, "rows", 1u << 20, rows_key.c_str(),
+       1.0}};
+  const DispatchTable t(90, "m", {}, "", BuiltinTable{segmented, 3});
+  EXPECT_EQ(t.builtin_entries(), 3u);
+  const auto flat =
+      t.resolve(ProblemName::of(DataType::Int32, Op::Sum, ScanKind::Inclusive), 1u << 20);
+  EXPECT_EQ(flat.policy.key(), kLw);
+  const auto seg = t.resolve(
+      ProblemName::of(DataType::Int32, Op::Sum, ScanKind::Inclusive, Heads::Periodic), 1u << 20);
+  EXPECT_EQ(seg.match, Match::BuiltIn);
+  EXPECT_EQ(seg.policy, rows_policy);
+  EXPECT_NE(seg.source.find("int32 sum inclusive rows, tuned"), std::string::npos) << seg.source;
+  const ScanTypes u8{DataType::UInt8, DataType::Int32, DataType::Int32};
+  const auto conv = t.resolve(ProblemName::of(u8, Op::Sum, ScanKind::Inclusive), 1u << 20);
+  EXPECT_EQ(conv.match, Match::BuiltIn);
+  EXPECT_EQ(conv.policy.key(), kLt);
+  EXPECT_NE(conv.source.find("uint8:int32 sum inclusive, tuned"), std::string::npos) << conv.source;
+  // int8:int32 has no row: the accumulator's (flat) shape, converted.
+  const ScanTypes i8{DataType::Int8, DataType::Int32, DataType::Int32};
+  const auto other = t.resolve(ProblemName::of(i8, Op::Sum, ScanKind::Inclusive), 1u << 20);
+  EXPECT_EQ(other.match, Match::BuiltIn);
+  EXPECT_NE(other.source.find("(its shape, for int8:int32)"), std::string::npos) << other.source;
+  // A flags problem borrows nothing from rows: no flags row, the segmented heuristic.
+  const auto flags = t.resolve(
+      ProblemName::of(DataType::Int32, Op::Sum, ScanKind::Inclusive, Heads::Flags), 1u << 20);
+  EXPECT_NE(flags.source.find("heuristic"), std::string::npos) << flags.source;
+  // A database winner of the problem outranks its built-in row.
+  TunedEntry e;
+  e.arch = 90;
+  e.model = "m";
+  e.problem = ProblemName::of(DataType::Int32, Op::Sum, ScanKind::Inclusive, Heads::Periodic);
+  e.size = 1u << 20;
+  e.bucket = db::size_bucket(e.size);
+  e.policy = Policy::parse(kLw);
+  const DispatchTable withdb(90, "m", {e}, "t.db", BuiltinTable{segmented, 3});
+  const auto tuned = withdb.resolve(e.problem, 1u << 20);
+  EXPECT_EQ(tuned.match, Match::Exact);
+  EXPECT_EQ(tuned.policy.key(), kLw);
 }
 
 // A reproducible scanner's routes: float problems get their policy's reproducible form
