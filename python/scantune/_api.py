@@ -228,17 +228,13 @@ def _check_types(op, data, result):
         raise unsupported("a sum cannot be stored as bool (give an integer dtype=)")
 
 
-def _flat(fw, x, v, out, out_view, shape, op, custom, exclusive, c_init, reverse, types,
-          device, stream):
+def _flat(fw, x, v, out, out_view, shape, types, call):
     """The whole input as one flat scan (dense; 1-d, flattened, or one row): one C
-    call converting types[0] (the input's, or the result's after a cast copy) through
-    the accumulator types[1] to the result types[2]."""
+    call (`call`, from _flat_call) converting types[0] (the input's, or the result's
+    after a cast copy) through the accumulator types[1] to the result types[2]."""
     if v.dtype != types[0]:
         x = fw.astype(x, types[0])
         v = fw.view(x)
-    lib = _loader.library()
-    call = _flat_call(lib, _loader.scanner(device), types, op, custom, exclusive, reverse,
-                      ctypes.byref(c_init) if exclusive else None, stream)
     if out_view is not None and out_view.dense():
         dst, dst_ptr = out, out_view.ptr
     else:
@@ -272,11 +268,54 @@ def _along_dim(fw, x, v, out, axis, op, custom, exclusive, c_init, result, devic
     return y if out is None else fw.assign(out, y)
 
 
+class _Plan:
+    """A dense flat scan's checked arguments, kept per call signature: at n <= 2^16 a
+    call is bound by this host path, not by the GPU (docs/performance.md, "From
+    Python"). Its C calls are kept per (device, stream)."""
+
+    __slots__ = ("shape", "types", "result", "op", "custom", "exclusive", "reverse",
+                 "c_init", "calls")
+
+    def __init__(self, shape, types, result, op, custom, exclusive, reverse, c_init):
+        self.shape, self.types, self.result = shape, types, result
+        self.op, self.custom, self.exclusive, self.reverse = op, custom, exclusive, reverse
+        self.c_init, self.calls = c_init, {}
+
+    def call(self, device, stream):
+        fn = self.calls.get((device, stream))
+        if fn is None:
+            c_init = ctypes.byref(self.c_init) if self.exclusive else None
+            fn = self.calls[(device, stream)] = _flat_call(
+                _loader.library(), _loader.scanner(device), self.types, self.op, self.custom,
+                self.exclusive, self.reverse, c_init, stream)
+        return fn
+
+
+_PLANS = {}
+
+
+def _planned(fw, x, v, out, plan):
+    out_view = check_out(fw, out, plan.shape, plan.result)
+    stream = fw.stream(x)
+    y = _flat(fw, x, v, out, out_view, plan.shape, plan.types,
+              plan.call(fw.device(x), stream))
+    fw.finish(stream)
+    return y
+
+
 def run(x, op, custom, exclusive, init, dim, dtype, out, reverse, accumulate):
     """Validates, then scans. accumulate: the result type defaults to the
     framework's accumulation type (cumsum/cumprod), else to the input's."""
     fw = _frameworks.of(x)
     v = fw.view(x)
+    key = (fw, v.dtype, v.shape, v.strides, op, custom, exclusive, init, dim, dtype, reverse,
+           accumulate)
+    try:
+        plan = _PLANS.get(key)
+    except TypeError:  # an unhashable argument: no plan is kept
+        key = plan = None
+    if plan is not None:
+        return _planned(fw, x, v, out, plan)
     if not v.shape:
         raise bad_argument("a 0-d input has nothing to scan (reshape it to 1-d)")
     axis = _normalize_dim(dim, len(v.shape))
@@ -292,6 +331,7 @@ def run(x, op, custom, exclusive, init, dim, dtype, out, reverse, accumulate):
     if result == "bool" and v.dtype != "bool":  # to 0 and 1 first, as NumPy casts the input
         x = fw.astype(x, result)
         v = fw.view(x)
+        key = None  # the plan would skip this cast
     types = _flat_types(custom, v.dtype, result) if flat else None
     acc = types[1] if flat else _dtypes.work_type(result)
     c_init = init_value(identity(op, result) if init is None else init, result, acc) \
@@ -303,13 +343,17 @@ def run(x, op, custom, exclusive, init, dim, dtype, out, reverse, accumulate):
     if not flat:
         y = _along_dim(fw, x, v, out, axis, op, custom, exclusive, c_init, result, device, stream)
     else:
+        plan = _Plan(shape, types, result, op, custom, exclusive, reverse, c_init)
+        if key is not None and v.dense():
+            if len(_PLANS) >= 1024:  # many signatures: start over rather than grow
+                _PLANS.clear()
+            _PLANS[key] = plan
         if not v.dense():  # flattening a strided view: a dense copy in the input's type
             x = fw.reshape(x, shape)
             v = fw.view(x)
             if not v.dense():  # a 1-d strided view reshapes to itself
                 x = fw.move_last(x, 0)
                 v = fw.view(x)
-        y = _flat(fw, x, v, out, out_view, shape, op, custom, exclusive, c_init, reverse,
-                  types, device, stream)
+        y = _flat(fw, x, v, out, out_view, shape, types, plan.call(device, stream))
     fw.finish(stream)
     return y
