@@ -160,7 +160,8 @@ class _Torch(_Framework):
         return self.raw_stream(x.get_device())
 
     def empty(self, shape, dtype, like):
-        return self.t.empty(shape, dtype=getattr(self.t, dtype), device=like.device)
+        # new_empty takes like's device without building a torch.device per call.
+        return like.new_empty(shape, dtype=getattr(self.t, dtype))
 
     def astype(self, x, dtype):
         return x.to(getattr(self.t, dtype))
