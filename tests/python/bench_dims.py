@@ -1,0 +1,76 @@
+"""scantune.cumsum(x, dim=d) against torch.cumsum(x, dim=d), cupy.cumsum(axis=d) and a
+copy of the same tensor (memcpy), for 2-D shapes scanned along either dimension and a
+3-D one along its middle: batched rows (last dim) and axis scans (outer dims) without a
+transposing copy. Same dtype in and out, same stream, CUDA events (warmup, then the
+median of repeats); each result is checked first: integers exactly against torch,
+float32 against a float64 reference, no further off than twice torch's float32 error
+plus 1e-5 relative. Prints a markdown table; "x memcpy" is
+the copy's time over the scan's (the same bytes read and written).
+
+    python3 tests/python/bench_dims.py [--repeats 30]
+"""
+
+import torch
+
+import scantune
+from bench_cumsum import setup, time_ms
+
+SHAPES = [((1 << 14, 1 << 10), (1, 0)), ((1 << 10, 1 << 14), (1, 0)), ((1 << 20, 16), (1, 0)),
+          ((1 << 24, 4), (1, 0)), ((4, 1 << 24), (1, 0)), ((1 << 8, 1 << 10, 1 << 8), (1,))]
+
+
+def data(shape, dtype):
+    g = torch.Generator(device="cuda").manual_seed(1)
+    if dtype.is_floating_point:
+        return torch.rand(shape, device="cuda", generator=g, dtype=dtype) - 0.5
+    return torch.randint(-100, 100, shape, device="cuda", dtype=dtype, generator=g)
+
+
+def checked(x, dim, out):
+    """scantune's result against a wide torch reference: 'ok' or what differs."""
+    scantune.cumsum(x, dim=dim, dtype=x.dtype, out=out)
+    if x.dtype.is_floating_point:
+        ref = torch.cumsum(x.double(), dim=dim)
+        torch_error = (torch.cumsum(x, dim=dim).double() - ref).abs()
+        bad = (out.double() - ref).abs() > 2 * torch_error + 1e-5 * ref.abs() + 1e-5
+    else:
+        bad = out != torch.cumsum(x, dim=dim, dtype=x.dtype)
+    return "ok" if not bool(bad.any()) else f"WRONG at {int(bad.sum())} elements"
+
+
+def main():
+    args, cp = setup(__doc__.splitlines()[0])
+    print("| dtype | shape | dim | check | scantune us | x memcpy | torch us | x memcpy | "
+          "x torch | cupy us | x cupy |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for dtype in (torch.float32, torch.int32):
+        for shape, dims in SHAPES:
+            x = data(shape, dtype)
+            out = torch.empty_like(x)
+            copy = time_ms(lambda: out.copy_(x), args.repeats) * 1e3
+            for dim in dims:
+                ok = checked(x, dim, out)
+                st = time_ms(lambda: scantune.cumsum(x, dim=dim, dtype=dtype, out=out),
+                             args.repeats) * 1e3
+                tt = time_ms(lambda: torch.cumsum(x, dim, dtype=dtype, out=out),
+                             args.repeats) * 1e3
+                cells = [f"{st:.1f}", f"{copy / st:.2f}", f"{tt:.1f}", f"{copy / tt:.3f}",
+                         f"{tt / st:.2f}"]
+                if cp is not None:
+                    cx, cout = cp.asarray(x), cp.asarray(out)
+                    stream = cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream)
+
+                    def cupy_run():
+                        with stream:
+                            cp.cumsum(cx, axis=dim, dtype=cout.dtype, out=cout)
+                    ct = time_ms(cupy_run, args.repeats) * 1e3
+                    cells += [f"{ct:.1f}", f"{ct / st:.2f}"]
+                else:
+                    cells += ["-", "-"]
+                print(f"| {str(dtype)[6:]} | {tuple(shape)} | {dim} | {ok} | "
+                      + " | ".join(cells) + " |", flush=True)
+            torch.cuda.empty_cache()
+
+
+if __name__ == "__main__":
+    main()
