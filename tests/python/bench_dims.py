@@ -10,8 +10,6 @@ the copy's time over the scan's (the same bytes read and written).
     python3 tests/python/bench_dims.py [--repeats 30]
 """
 
-import math
-
 import torch
 
 import scantune
@@ -30,13 +28,13 @@ def data(shape, dtype):
 
 def checked(x, dim, out):
     """scantune's result against a wide reference: 'ok' or how many elements differ.
-    Integers exactly; float32 within 16 float32 epsilons times log2(len) of the running
-    sum of magnitudes (a tree-ordered sum's rounding bound), as torch's own order
-    differs from ours."""
+    Integers exactly (the exactness check); float32 within (len / 32 + 64) float32
+    epsilons of the running sum of magnitudes: the carries between chunks of a column
+    add up one after another, so the rounding bound grows with len (a sanity check)."""
     scantune.cumsum(x, dim=dim, dtype=x.dtype, out=out)
     if x.dtype.is_floating_point:
         ref = torch.cumsum(x.double(), dim=dim)
-        bound = 16 * 2.0 ** -24 * max(1.0, math.log2(x.shape[dim]))
+        bound = 2.0 ** -24 * (x.shape[dim] / 32 + 64)
         bad = (out.double() - ref).abs() > bound * torch.cumsum(x.double().abs(), dim=dim) + 1e-6
     else:
         bad = out != torch.cumsum(x, dim=dim, dtype=x.dtype)
