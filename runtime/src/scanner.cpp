@@ -89,9 +89,11 @@ void check_conversion(const ScanRequest& r) {
 // policy sizes) to the largest power of two dividing it.
 void check_pointer(const char* what, const void* p, std::size_t bytes, std::string_view type) {
   const std::size_t align = bytes & (~bytes + 1);
-  if (reinterpret_cast<std::uintptr_t>(p) % align)
-    detail::fail("{} pointer {} is not aligned to {} bytes ({}-byte {} elements)", what, p, align,
-                 bytes, type);
+  if (reinterpret_cast<std::uintptr_t>(p) % align == 0) return;
+  if (align == bytes)
+    detail::fail("{} pointer {} is not aligned to its {}-byte {} elements", what, p, bytes, type);
+  detail::fail("{} pointer {} is not aligned to {} bytes (its {}-byte {} elements)", what, p, align,
+               bytes, type);
 }
 
 // Whether [a, a + a_bytes) and [b, b + b_bytes) overlap.
@@ -127,14 +129,15 @@ void check_request(const ScanRequest& r) {
   if (r.n == 0) return;
   if (!r.in) fail("null input pointer with n = {}", r.n);
   if (!r.out) fail("null output pointer with n = {}", r.n);
-  const std::string in_name =
-      r.struct_bytes() ? r.op.custom->value_type : std::string(to_string(r.in_type()));
-  const std::string out_name = r.struct_bytes()
-                                   ? r.op.custom->value_type
-                                   : std::string(to_string(r.reduce ? r.type : r.out_type()));
-  check_pointer("input", r.in, r.in_bytes(), in_name);
-  check_pointer("output", r.out, r.reduce ? size : r.out_bytes(), out_name);
-  if ((r.kind == ScanKind::Exclusive || r.seeded) && !r.init && !r.start)
+  // Names without an allocation: this runs on every call.
+  const auto name = [&](DataType t) -> std::string_view {
+    return r.struct_bytes() ? std::string_view(r.op.custom->value_type) : to_string(t);
+  };
+  check_pointer("input", r.in, r.in_bytes(), name(r.in_type()));
+  check_pointer("output", r.out, r.reduce ? size : r.out_bytes(),
+                name(r.reduce ? r.type : r.out_type()));
+  // A struct scan's exclusive start is the operator's identity (FLAG_START_IDENTITY).
+  if ((r.kind == ScanKind::Exclusive || r.seeded) && !r.init && !r.start && !r.struct_bytes())
     fail("{} scan without {}", to_string(r.kind), r.seeded ? "a seed" : "an init value");
   if (!r.workspace.ptr && r.workspace.bytes)
     fail("a workspace of {} bytes with a null pointer", r.workspace.bytes);

@@ -195,7 +195,7 @@ TEST(StructOpErrors, ArgumentsAreCheckedBeforeAnyDeviceWork) {
   EXPECT_ERROR_NAMING(s.scan_struct(at(0), at(0x80000), 4, op, ScanKind::Inclusive),
                       "null input pointer with n = 4");
   EXPECT_ERROR_NAMING(s.scan_struct(at(0x10004), at(0x80000), 4, op, ScanKind::Inclusive),
-                      "input pointer", "not aligned to 8 bytes");
+                      "input pointer", "not aligned to its 8-byte linear_recurrence_t elements");
   EXPECT_ERROR_NAMING(s.scan_struct(at(0x10000), at(0x10008), 4, op, ScanKind::Inclusive),
                       "overlap");
   const test::Int3* int3 = nullptr;
@@ -288,6 +288,17 @@ TEST(StructDispatch, ProblemTextRoundTrip) {
   ProblemName wrong;
   wrong.type = DataType::Float32;
   EXPECT_FALSE(wrong.set_problem_text("@struct8"));
+}
+
+TEST(StructDispatch, UntunedPlanIsTheStructDefault) {
+  Scanner s(ScannerOptions{-1, "off", {}});
+  const Plan p = s.plan_struct(argmax_op(), ScanKind::Exclusive, 1u << 20);
+  EXPECT_EQ(p.match, Match::BuiltIn);
+  EXPECT_EQ(p.policy, default_struct_policy(8).key());
+  EXPECT_EQ(s.plan_struct(test::linear_recurrence_f64_op(), ScanKind::Inclusive, 1u << 20).policy,
+            default_struct_policy(16).key());
+  EXPECT_ERROR_NAMING(s.plan_struct(CustomOp{"plus", "return a + b;", "0"}, ScanKind::Inclusive, 8),
+                      "not struct-valued");
 }
 
 TEST(StructDispatch, TunedWinnersRoundTripThroughTheDatabase) {
