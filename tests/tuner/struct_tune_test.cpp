@@ -33,6 +33,17 @@ TEST(StructProblem, NamesAndSizes) {
   EXPECT_EQ(p.size_types().acc, DataType::UInt64);
   EXPECT_DOUBLE_EQ(p.bytes(1000), 16000.0);
   EXPECT_EQ(p.op_hash().size(), 16u);
+  EXPECT_EQ(p.extra_struct_bytes(), 0u); // 8 bytes: uint64's estimate
+  const Problem wide{detail::kStructStandIn,
+                     detail::OpSpec::from(CustomOp{"w", "return a;", "w_t{}",
+                                                   "struct w_t { int v[4]; };", "w_t", 16}),
+                     ScanKind::Inclusive};
+  EXPECT_EQ(wide.extra_struct_bytes(), 24u);
+  // Other problems add nothing, a converting one's narrow input included.
+  EXPECT_EQ(Problem::of(parse_scan_types("uint8:int32"), detail::OpSpec::from(Op::Sum),
+                        ScanKind::Inclusive)
+                .extra_struct_bytes(),
+            0u);
   // The runtime's name of the same problem: what dispatch looks up.
   const detail::ProblemName name = detail::ProblemName::of(p.type, p.op.ref(), ScanKind::Exclusive);
   EXPECT_EQ(name.problem_text(), p.problem());

@@ -210,8 +210,7 @@ BenchReport run_bench(const BenchOptions& o, const std::function<void(const std:
   r.extra_bytes_per_element = o.segments.extra_bytes_per_element();
   const DataType size_type = problem.size_types().acc; // a struct's size class
   r.sizes = fitting_sizes(o.sizes, size_type, log,
-                          o.segments.device_bytes_per_element() +
-                              3 * (problem.in_bytes() - size_of(size_type)));
+                          o.segments.device_bytes_per_element() + problem.extra_struct_bytes());
   r.series = {{"tuned", "", {}}, {"cub", "", {}}, {"memcpy", "", {}}};
   auto policies = representative_policies(size_type, o.algorithms);
   // Shapes of the accumulator that a converting scan cannot run (vector widths of

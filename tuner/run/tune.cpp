@@ -511,8 +511,7 @@ void tune_problem(Tuning& t, const Problem& p, const std::vector<std::uint64_t>&
   const auto note = [&](const std::string& m) { t.progress.note(m); };
   const std::vector<std::uint64_t> sizes =
       t.recorded ? requested
-                 : fitting_sizes(requested, p.size_types().acc, note,
-                                 3 * (p.in_bytes() - size_of(p.size_types().acc)));
+                 : fitting_sizes(requested, p.size_types().acc, note, p.extra_struct_bytes());
   if (sizes.empty()) {
     t.progress.note(fmt::format("{}: no size fits the device; skipped", p.label()));
     return;

@@ -38,6 +38,10 @@ ScanTypes Problem::size_types() const {
   return ScanTypes{t, t, t};
 }
 
+std::uint64_t Problem::extra_struct_bytes() const {
+  return struct_bytes() ? 3 * (struct_bytes() - size_of(size_types().acc)) : 0;
+}
+
 std::string Problem::op_name() const {
   return op.is_custom ? op.custom.name : std::string(to_string(op.op));
 }

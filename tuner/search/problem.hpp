@@ -50,6 +50,9 @@ struct Problem {
   /// memory estimate: types(), or for struct values uint32 (4 bytes) or uint64 (more),
   /// whose candidates struct_invalid_reason then filters.
   ScanTypes size_types() const;
+  /// Device bytes per element the evaluator holds beyond size_types()'s estimate: a
+  /// struct's extra width in its two buffer pools and the reference; else 0.
+  std::uint64_t extra_struct_bytes() const;
 
   /// "sum", or a custom operator's name (the DB's `op` column).
   std::string op_name() const;
