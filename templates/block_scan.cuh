@@ -29,7 +29,7 @@ struct block_scan<T, Op, TPB, BS_WARP_SCANS> {
     __shared__ T warp_totals[WARPS];
     const unsigned lane = lane_id(), warp = threadIdx.x >> 5;
     T incl = warp_inclusive_scan(x, op);
-    T excl = __shfl_up_sync(FULL_WARP, incl, 1);
+    T excl = shfl_up(incl, 1u);
     __syncthreads(); // the previous call's readers are done with warp_totals
     if (lane == 31) warp_totals[warp] = incl;
     __syncthreads();
@@ -52,14 +52,14 @@ struct block_scan<T, Op, TPB, BS_WARP_SCANS> {
     __shared__ T warp_prefix[WARPS];
     const unsigned lane = lane_id(), warp = threadIdx.x >> 5;
     const T incl = warp_inclusive_scan(x, op);
-    const T excl = __shfl_up_sync(FULL_WARP, incl, 1);
+    const T excl = shfl_up(incl, 1u);
     if (lane == 31) warp_prefix[warp] = incl;
     __syncthreads();
     if (warp == 0) {
       const T total = lane < unsigned(WARPS) ? warp_prefix[lane] : Op::identity();
       const T scanned = warp_inclusive_scan(total, op);
-      const T before = __shfl_up_sync(FULL_WARP, scanned, 1);
-      const T start = warp_start(__shfl_sync(FULL_WARP, scanned, WARPS - 1), before);
+      const T before = shfl_up(scanned, 1u);
+      const T start = warp_start(shfl_idx(scanned, unsigned(WARPS - 1)), before);
       // One warp: every lane may have loaded warp_prefix[0] above (speculatively,
       // the address being valid), so lane 0 overwrites it only after the warp's reads.
       if (WARPS == 1) __syncwarp();

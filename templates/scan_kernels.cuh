@@ -10,7 +10,8 @@
 //             stores); FLAG_TILES_BY_BLOCK: single_pass_kernel's tile is blockIdx.x
 //   ws        per-stream workspace (see tile_status.cuh)
 //   start     with FLAG_START_ON_DEVICE, where `init` is read when the kernel runs
-//             (an earlier kernel on the stream may write it: CUB's future value)
+//             (an earlier kernel on the stream may write it: CUB's future value);
+//             with FLAG_START_IDENTITY `init` is the operator's identity
 #pragma once
 
 #include "scantune/axis_scan.cuh"
@@ -37,6 +38,9 @@ static const unsigned FLAG_TILES_BY_BLOCK = 2u;
 static const unsigned FLAG_AXIS_VECTORS = 4u;     // axis_kernel: vector accesses along rows
 static const unsigned FLAG_SEEDED = 8u;           // an inclusive scan starts from init
 static const unsigned FLAG_START_ON_DEVICE = 16u; // init is *start
+// An exclusive scan starts at the operator's identity, which only the device knows
+// (struct-valued custom operators: the host holds no value of their type).
+static const unsigned FLAG_START_IDENTITY = 32u;
 
 template <class T, class P>
 struct tile_smem {
@@ -64,7 +68,8 @@ __device__ __forceinline__ void await_previous_grid() {
 // previous grid may write *start. From here on a kernel combines it unconditionally.
 template <class T, class Op, int KIND>
 __device__ __forceinline__ T start_value(T init, const T* start, unsigned flags) {
-  if (KIND != KIND_EXCLUSIVE && !(flags & FLAG_SEEDED)) return Op::identity();
+  if ((KIND != KIND_EXCLUSIVE && !(flags & FLAG_SEEDED)) || (flags & FLAG_START_IDENTITY))
+    return Op::identity();
   return (flags & FLAG_START_ON_DEVICE) ? *start : init;
 }
 
@@ -159,7 +164,7 @@ __device__ __forceinline__ T resolve_prefix(unsigned long long* slots, unsigned 
       prefix = lookback_one_thread<T, Op, P::backoff_ns>(slots, tile, gen, op);
     }
   }
-  prefix = __shfl_sync(FULL_WARP, prefix, 0);
+  prefix = shfl_idx(prefix, 0u);
   if (leader) tile_status<T>::publish(slots, tile, make_flag(gen, true), op(prefix, aggregate));
   return prefix;
 }
@@ -601,9 +606,9 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
     const bool bulk = out_vectors && is_full(t);
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
-      const T before = __shfl_up_sync(FULL_WARP, lane_incl[r], 1);
+      const T before = shfl_up(lane_incl[r], 1u);
       T running = lane == 0 ? carry : op(carry, before);
-      carry = op(carry, __shfl_sync(FULL_WARP, lane_incl[r], 31));
+      carry = op(carry, shfl_idx(lane_incl[r], 31u));
 #pragma unroll
       for (int e = 0; e < VEC; ++e) {
         const T v = x[r][e];

@@ -4,7 +4,8 @@
 // Workspace (64-bit words, owned by the host per stream, zeroed once at allocation):
 //   ws[0]         ticket word: high 32 bits generation, low 32 bits next ticket
 //   ws[32 ...]    status slots: 4 words (one 32-byte sector) per tile; 4-byte T
-//                 uses the first word, 8-byte T the first two
+//                 uses the first word, 8-, 12- and 16-byte T (the last two: struct
+//                 values of custom operators) one word per 4 bytes
 // Each launch takes tile indices from the ticket (so tiles never depend on block
 // scheduling order); the block taking the launch's last ticket (one per block,
 // or tiles + blocks - 1 for the pipelined kernel) bumps the generation and
@@ -17,7 +18,8 @@
 // Flag (32 bits) = generation(31 bits, never 0) << 1 | inclusive. The value sits
 // beside the flag in the same 64-bit word, so no value bits are stolen: 4-byte
 // values take one word; 8-byte values are split in two words whose flags must
-// match (a torn pair is simply "not ready yet").
+// match (a torn pair is simply "not ready yet"), 12- and 16-byte values likewise in
+// three or four.
 #pragma once
 
 #include "scantune/warp_scan.cuh"
@@ -131,6 +133,46 @@ struct tile_status<T, 8> {
   }
 };
 
+// 12- and 16-byte struct values: one 4-byte chunk per word, all flags equal.
+template <class T, int WORDS>
+struct tile_status_words {
+  static_assert(WORDS <= STATUS_SLOT_WORDS, "a value's words fit its tile's slot");
+  union bits {
+    T t;
+    unsigned w[WORDS];
+  };
+  static __device__ __forceinline__ void publish(unsigned long long* slots, unsigned tile,
+                                                 unsigned flag, T v) {
+    bits b;
+    b.t = v;
+    const unsigned long long f = (unsigned long long)flag << 32;
+    unsigned long long* slot = status_slot(slots, tile);
+#pragma unroll
+    for (int i = 0; i < WORDS; ++i)
+      store_relaxed(slot + i, f | b.w[i]);
+  }
+  static __device__ __forceinline__ unsigned read(const unsigned long long* slots, unsigned tile,
+                                                  T& v) {
+    const unsigned long long* slot = status_slot(slots, tile);
+    unsigned long long w[WORDS];
+#pragma unroll
+    for (int i = 0; i < WORDS; ++i)
+      w[i] = load_relaxed(slot + i);
+    bits b;
+#pragma unroll
+    for (int i = 0; i < WORDS; ++i) {
+      if ((w[i] >> 32) != (w[0] >> 32)) return 0u; // torn: parts of different publications
+      b.w[i] = unsigned(w[i]);
+    }
+    v = b.t;
+    return unsigned(w[0] >> 32);
+  }
+};
+template <class T>
+struct tile_status<T, 12> : tile_status_words<T, 3> {};
+template <class T>
+struct tile_status<T, 16> : tile_status_words<T, 4> {};
+
 template <int BACKOFF_NS>
 __device__ __forceinline__ void poll_backoff() {
   if (BACKOFF_NS > 0) __nanosleep(BACKOFF_NS);
@@ -197,7 +239,7 @@ __device__ __forceinline__ T fold_window(T acc, bool started, const T (&v)[SPAN]
   for (int k = 31; k >= 0; --k)
 #pragma unroll
     for (int r = SPAN - 1; r >= 0; --r) {
-      const T y = __shfl_sync(FULL_WARP, v[r], unsigned(k));
+      const T y = shfl_idx(v[r], unsigned(k));
       if (k < first || (k == first && r <= r0)) { // warp-uniform
         acc = started ? op(acc, y) : y;
         started = true;
@@ -271,7 +313,7 @@ __device__ T lookback_warp(const unsigned long long* slots, unsigned tile, unsig
     const unsigned inclusive = __ballot_sync(FULL_WARP, has_inclusive);
     const unsigned first = inclusive ? unsigned(__ffs(inclusive) - 1) : 32u;
     if (lane > first) mine = Op::identity();
-    const T window = __shfl_sync(FULL_WARP, warp_reduce_descending(mine, op), 0);
+    const T window = shfl_idx(warp_reduce_descending(mine, op), 0u);
     acc = op(window, acc);
     if (inclusive) return acc;
   }

@@ -83,6 +83,11 @@ template <>
 struct raw_vector<8> {
   typedef uint2 type;
 };
+// A 12-byte struct value, element by element (no 12-byte access exists: three words).
+template <>
+struct raw_vector<12> {
+  typedef uint3 type;
+};
 template <>
 struct raw_vector<16> {
   typedef uint4 type;

@@ -1,5 +1,8 @@
 // Warp layer: Kogge-Stone scans and reductions over 32 lanes with shuffles.
 // Operand order is kept (lower lanes on the left), so operators need not commute.
+// Values shuffle through shfl_up/down/idx: the scalar types by the intrinsics, a
+// struct-valued custom operator's struct as 4-byte words (the intrinsics take
+// scalars only; codegen guarantees its size is a multiple of 4).
 #pragma once
 
 namespace scantune {
@@ -10,13 +13,83 @@ __device__ __forceinline__ unsigned lane_id() {
   return threadIdx.x & 31u;
 }
 
+template <class T>
+struct shuffles_natively {
+  static const bool value = false;
+};
+template <>
+struct shuffles_natively<int> {
+  static const bool value = true;
+};
+template <>
+struct shuffles_natively<unsigned> {
+  static const bool value = true;
+};
+template <>
+struct shuffles_natively<long long> {
+  static const bool value = true;
+};
+template <>
+struct shuffles_natively<unsigned long long> {
+  static const bool value = true;
+};
+template <>
+struct shuffles_natively<float> {
+  static const bool value = true;
+};
+template <>
+struct shuffles_natively<double> {
+  static const bool value = true;
+};
+
+enum shuffle_mode { SHFL_UP, SHFL_DOWN, SHFL_IDX };
+
+template <int MODE>
+__device__ __forceinline__ unsigned shuffle_word(unsigned x, unsigned arg) {
+  if (MODE == SHFL_UP) return __shfl_up_sync(FULL_WARP, x, arg);
+  if (MODE == SHFL_DOWN) return __shfl_down_sync(FULL_WARP, x, arg);
+  return __shfl_sync(FULL_WARP, x, int(arg));
+}
+
+template <int MODE, class T>
+__device__ __forceinline__ T shuffle(T x, unsigned arg) {
+  if constexpr (shuffles_natively<T>::value) {
+    if (MODE == SHFL_UP) return __shfl_up_sync(FULL_WARP, x, arg);
+    if (MODE == SHFL_DOWN) return __shfl_down_sync(FULL_WARP, x, arg);
+    return __shfl_sync(FULL_WARP, x, int(arg));
+  } else {
+    static_assert(sizeof(T) % 4 == 0, "a shuffled struct is a whole number of 4-byte words");
+    union {
+      T t;
+      unsigned w[sizeof(T) / 4];
+    } b;
+    b.t = x;
+#pragma unroll
+    for (int i = 0; i < int(sizeof(T) / 4); ++i)
+      b.w[i] = shuffle_word<MODE>(b.w[i], arg);
+    return b.t;
+  }
+}
+template <class T>
+__device__ __forceinline__ T shfl_up(T x, unsigned delta) {
+  return shuffle<SHFL_UP>(x, delta);
+}
+template <class T>
+__device__ __forceinline__ T shfl_down(T x, unsigned delta) {
+  return shuffle<SHFL_DOWN>(x, delta);
+}
+template <class T>
+__device__ __forceinline__ T shfl_idx(T x, unsigned src_lane) {
+  return shuffle<SHFL_IDX>(x, src_lane);
+}
+
 // Inclusive scan across the warp: lane i gets x0 op ... op xi.
 template <class T, class Op>
 __device__ __forceinline__ T warp_inclusive_scan(T x, Op op) {
   const unsigned lane = lane_id();
 #pragma unroll
   for (int d = 1; d < 32; d <<= 1) {
-    T y = __shfl_up_sync(FULL_WARP, x, d);
+    T y = shfl_up(x, unsigned(d));
     if (lane >= unsigned(d)) x = op(y, x);
   }
   return x;
@@ -32,7 +105,7 @@ __device__ __forceinline__ void warp_reduce_ascending(T (&x)[N], Op op) {
   for (int d = 1; d < 32; d <<= 1) {
 #pragma unroll
     for (int i = 0; i < N; ++i) {
-      T y = __shfl_down_sync(FULL_WARP, x[i], d);
+      T y = shfl_down(x[i], unsigned(d));
       if (lane + d < 32u) x[i] = op(x[i], y);
     }
   }
@@ -53,7 +126,7 @@ __device__ __forceinline__ T warp_reduce_descending(T x, Op op) {
   const unsigned lane = lane_id();
 #pragma unroll
   for (int d = 1; d < 32; d <<= 1) {
-    T y = __shfl_down_sync(FULL_WARP, x, d);
+    T y = shfl_down(x, unsigned(d));
     if (lane + d < 32u) x = op(y, x);
   }
   return x;

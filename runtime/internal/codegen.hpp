@@ -25,8 +25,8 @@ struct OpSpec {
   std::string id() const;
 };
 
-/// The first 16 hex digits of sha256(body, identity): a custom operator's
-/// `op_hash` in the tuning database and the suffix of its OpSpec::id().
+/// The first 16 hex digits of sha256(body, identity[, struct source, name, size]): a custom
+/// operator's `op_hash` in the tuning database and the suffix of its OpSpec::id().
 std::string custom_op_hash(const CustomOp& op);
 
 /// Everything that selects one compiled kernel set.
@@ -47,6 +47,15 @@ struct KernelSpec {
 /// custom operator is malformed; policy problems are checked separately.
 /// Allocation-free (the scan hot path calls it).
 void check_op(DataType type, const OpRef& op);
+/// The largest struct value of a struct-valued custom operator: a status slot's 4
+/// words of 4-byte chunks (templates/tile_status.cuh).
+inline constexpr int kMaxStructBytes = 16;
+/// Throws InvalidArgument for a struct-valued operator's malformed fields and
+/// Unsupported for a struct of more than 16 bytes or not a multiple of 4.
+void check_struct_op(const CustomOp& op);
+/// "struct8": a struct-valued operator's values as problem texts and logs name them.
+std::string struct_type_text(int value_bytes);
+
 /// Throws InvalidArgument when a compaction's predicate (carried as a CustomOp, see
 /// ScanRequest::compaction) is malformed: a name that is not an identifier, an empty body.
 void check_predicate(const CustomOp& predicate);

@@ -32,12 +32,17 @@ struct ProblemName {
   /// A converting flat scan's types (acc == type): a problem of its own. The database
   /// stores its accumulator as `type` and problem_text() as `problem`.
   std::optional<ScanTypes> converts = std::nullopt;
+  /// A struct-valued custom operator's value size (CustomOp::value_bytes): a problem of
+  /// its own, stored with the stand-in `type` uint32 and the problem text "@struct8".
+  int struct_bytes = 0;
 
   static ProblemName of(DataType type, const OpRef& op, ScanKind kind, Heads heads = Heads::None);
   static ProblemName of(const ScanTypes& types, const OpRef& op, ScanKind kind);
-  /// "int32 sum inclusive", "int32 sum inclusive rows", "uint8:int32 sum inclusive"
+  /// "int32 sum inclusive", "int32 sum inclusive rows", "uint8:int32 sum inclusive",
+  /// "struct8 linear_recurrence inclusive"
   std::string label() const;
-  /// The database's `problem` text: "" (flat), "rows", ..., "@uint8:int32" (converting).
+  /// The database's `problem` text: "" (flat), "rows", ..., "@uint8:int32" (converting),
+  /// "@struct8" (struct values).
   std::string problem_text() const;
   /// Sets heads and converts from a database `problem` text; false for an unknown one.
   bool set_problem_text(std::string_view text);

@@ -40,6 +40,16 @@ struct ScanRequest {
   /// A converting scan's types (in, acc == type, out); empty when both are `type`.
   std::optional<ScanTypes> converts = std::nullopt;
 
+  /// A struct-valued custom operator's value size (its scans hold `type` UInt32 as a
+  /// stand-in, Scanner::scan_struct), else 0.
+  std::size_t struct_bytes() const {
+    return op.custom && op.custom->is_struct() ? static_cast<std::size_t>(op.custom->value_bytes)
+                                               : 0;
+  }
+  /// Bytes of one value in registers, of one input and of one output element.
+  std::size_t acc_bytes() const { return struct_bytes() ? struct_bytes() : size_of(type); }
+  std::size_t in_bytes() const { return struct_bytes() ? struct_bytes() : size_of(in_type()); }
+  std::size_t out_bytes() const { return struct_bytes() ? struct_bytes() : size_of(out_type()); }
   DataType in_type() const { return converts ? converts->in : type; }
   DataType out_type() const { return converts ? converts->out : type; }
   /// Sets `type` and `converts` from a scan's types (a narrow type: scan_types(t)).

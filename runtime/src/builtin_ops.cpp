@@ -15,4 +15,27 @@ const CustomOp& logaddexp_op() {
   return op;
 }
 
+const CustomOp& linear_recurrence_op() {
+  // a: the earlier map, b: the later one; fmaf keeps h's rounding to one step.
+  static const CustomOp op{"linear_recurrence",
+                           "return linear_recurrence_t{a.a * b.a, fmaf(b.a, a.b, b.b)};",
+                           "linear_recurrence_t{1.0f, 0.0f}",
+                           "struct linear_recurrence_t { float a, b; };",
+                           "linear_recurrence_t",
+                           static_cast<int>(sizeof(LinearRecurrence))};
+  return op;
+}
+
+const CustomOp& argmax_op() {
+  // A maximum under the total order (value, -index): associative and commutative.
+  static const CustomOp op{"argmax",
+                           "return b.value > a.value || (b.value == a.value && b.index < a.index)"
+                           " ? b : a;",
+                           "argmax_t{-__int_as_float(0x7f800000), 0x7fffffff}",
+                           "struct argmax_t { float value; int index; };",
+                           "argmax_t",
+                           static_cast<int>(sizeof(ValueIndex))};
+  return op;
+}
+
 } // namespace scantune

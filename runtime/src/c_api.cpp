@@ -297,6 +297,42 @@ void scantune_logaddexp_op(const char** name, const char** body, const char** id
   if (identity) *identity = op.identity.c_str();
 }
 
+namespace {
+
+void export_struct_op(const scantune::CustomOp& op, scantune_struct_op_t* out) {
+  if (!out) return;
+  *out = {op.name.c_str(),         op.body.c_str(),       op.identity.c_str(),
+          op.value_struct.c_str(), op.value_type.c_str(), op.value_bytes};
+}
+
+} // namespace
+
+void scantune_linear_recurrence_op(scantune_struct_op_t* op) {
+  export_struct_op(scantune::linear_recurrence_op(), op);
+}
+
+void scantune_argmax_op(scantune_struct_op_t* op) {
+  export_struct_op(scantune::argmax_op(), op);
+}
+
+scantune_status_t scantune_struct_scan(scantune_scanner_t s, const scantune_struct_op_t* op,
+                                       int exclusive, const void* d_in, void* d_out, size_t n,
+                                       const char* policy_key, cudaStream_t stream) {
+  return guarded([&] {
+    using scantune::detail::fail;
+    if (!s) fail("null scanner handle");
+    if (!op) fail("null struct operator");
+    auto text = [](const char* p) { return std::string(p ? p : ""); };
+    scantune::CustomOp custom{text(op->name),         text(op->body),       text(op->identity),
+                              text(op->value_struct), text(op->value_type), op->value_bytes};
+    if (custom.value_type.empty()) fail("struct operator '{}' has no value_type", custom.name);
+    s->scanner.scan_struct(d_in, d_out, n, custom,
+                           exclusive ? scantune::ScanKind::Exclusive
+                                     : scantune::ScanKind::Inclusive,
+                           stream, policy_key ? policy_key : "");
+  });
+}
+
 scantune_status_t scantune_scan_types(scantune_scanner_t s, scantune_dtype_t in_type,
                                       scantune_dtype_t acc_type, scantune_dtype_t out_type,
                                       scantune_op_t op, int exclusive, int reverse,

@@ -37,17 +37,67 @@ bool is_identifier(const std::string& s) {
 
 // A predicate's struct is not an operator's of the same name and text: "pred_" first.
 std::string custom_struct_name(const OpSpec& op, DataType t, Heads heads) {
-  return fmt::format("{}{}_{}_{}", takes_predicate(heads) ? "pred_" : "", op.custom.name,
-                     to_string(t), op.id().substr(op.id().rfind(':') + 1));
+  const std::string type =
+      op.custom.is_struct() ? struct_type_text(op.custom.value_bytes) : std::string(to_string(t));
+  return fmt::format("{}{}_{}_{}", takes_predicate(heads) ? "pred_" : "", op.custom.name, type,
+                     op.id().substr(op.id().rfind(':') + 1));
+}
+
+// A struct-valued operator's functor and struct share a namespace of their own: its
+// body and identity name the struct unqualified, and two operators' structs of one
+// name never meet.
+std::string struct_namespace(const OpSpec& op, DataType t, Heads heads) {
+  return "scantune_user::" + custom_struct_name(op, t, heads) + "_v::";
 }
 
 std::string op_type(const OpSpec& op, DataType t, Heads heads) {
+  if (op.custom.is_struct())
+    return struct_namespace(op, t, heads) + custom_struct_name(op, t, heads);
   if (op.is_custom) return "scantune_user::" + custom_struct_name(op, t, heads);
   return fmt::format("scantune::op_{}<{}>", to_string(op.op), device_type_name(t));
 }
 
+// The CUDA spelling of the scan's value type: a struct-valued operator's struct.
+std::string value_type_name(const KernelSpec& s) {
+  if (s.op.custom.is_struct())
+    return struct_namespace(s.op, s.type, s.heads) + s.op.custom.value_type;
+  return device_type_name(s.type);
+}
+
+// A struct-valued operator: its struct, checks of its size and copyability, and the
+// functor, in their own namespace.
+std::string custom_struct_valued(const KernelSpec& s, const std::string& name) {
+  const CustomOp& c = s.op.custom;
+  const std::string& t = c.value_type;
+  return fmt::format(
+      "namespace scantune_user {{\n"
+      "namespace {}_v {{\n"
+      "#line 1 \"struct of custom operator {}\"\n"
+      "{}\n"
+      "static_assert(sizeof({}) == {}, \"custom operator {}: sizeof({}) is not value_bytes = "
+      "{}\");\n"
+      "static_assert(__is_trivially_copyable({}), \"custom operator {}: {} is not trivially "
+      "copyable\");\n"
+      "// custom operator '{}' on struct {}\n"
+      "struct {} {{\n"
+      "  static __device__ __forceinline__ {} identity() {{\n"
+      "#line 1 \"identity of custom operator {}\"\n"
+      "    return {};\n"
+      "  }}\n"
+      "  __device__ __forceinline__ {} operator()({} a, {} b) const {{\n"
+      "#line 1 \"custom operator {}\"\n"
+      "{}\n"
+      "  }}\n"
+      "}};\n"
+      "}}  // namespace {}_v\n"
+      "}}  // namespace scantune_user\n\n",
+      name, c.name, c.value_struct, t, c.value_bytes, c.name, t, c.value_bytes, t, c.name, t,
+      c.name, t, name, t, c.name, c.identity, t, t, t, c.name, c.body, name);
+}
+
 // A custom operator's functor, or a compaction's predicate (the body tests `x`).
 std::string custom_struct(const KernelSpec& s, const std::string& name) {
+  if (s.op.custom.is_struct()) return custom_struct_valued(s, name);
   const char* t = device_type_name(s.type);
   const CustomOp& c = s.op.custom;
   if (takes_predicate(s.heads))
@@ -110,7 +160,7 @@ std::vector<std::string> kernel_names(const KernelSpec& s) {
       s.kind == ScanKind::Exclusive ? "scantune::KIND_EXCLUSIVE" : "scantune::KIND_INCLUSIVE";
   std::string op = op_type(s.op, s.type, s.heads);
   if (s.policy.reverse) op = fmt::format("scantune::reversed_op<{} >", op);
-  std::string args = fmt::format("{}, {}, {}", device_type_name(s.type), op, kind);
+  std::string args = fmt::format("{}, {}, {}", value_type_name(s), op, kind);
   if (a.tiles) args += ", " + policy_type(s.policy);
   if (s.converts) // the flat kernels' trailing In and Out
     args += fmt::format(", {}, {}", device_type_name(s.converts->in),
@@ -201,7 +251,15 @@ std::string OpSpec::id() const {
 }
 
 std::string custom_op_hash(const CustomOp& op) {
-  return sha256_hex(op.body + '\0' + op.identity).substr(0, 16);
+  std::string text = op.body + '\0' + op.identity;
+  if (op.is_struct())
+    text += fmt::format("{}{}{}{}{}{}", '\0', op.value_struct, '\0', op.value_type, '\0',
+                        op.value_bytes);
+  return sha256_hex(text).substr(0, 16);
+}
+
+std::string struct_type_text(int value_bytes) {
+  return fmt::format("struct{}", value_bytes);
 }
 
 std::string KernelSpec::id() const {
@@ -220,11 +278,29 @@ void check_op(DataType type, const OpRef& op) {
       fail("custom operator '{}' has an empty body", c->name);
     if (c->identity.find_first_not_of(" \t\r\n") == std::string::npos)
       fail("custom operator '{}' has no identity expression", c->name);
+    if (c->is_struct() || !c->value_struct.empty() || c->value_bytes != 0) check_struct_op(*c);
     return;
   }
   if (is_bitwise(op.op) && !is_integer(type))
     fail<Unsupported>("operator {} applies to integer types only, not {}", to_string(op.op),
                       to_string(type));
+}
+
+void check_struct_op(const CustomOp& c) {
+  if (!is_identifier(c.value_type))
+    fail("custom operator '{}': value type '{}' is not a C identifier (a struct-valued operator "
+         "names its struct in value_type)",
+         c.name, c.value_type);
+  if (c.value_struct.find_first_not_of(" \t\r\n") == std::string::npos)
+    fail("custom operator '{}': no source for its value type '{}' (value_struct)", c.name,
+         c.value_type);
+  if (c.value_bytes <= 0)
+    fail("custom operator '{}': value_bytes {} is not the size of '{}'", c.name, c.value_bytes,
+         c.value_type);
+  if (c.value_bytes > kMaxStructBytes || c.value_bytes % 4 != 0)
+    fail<Unsupported>("custom operator '{}': its value type '{}' has {} bytes; struct values "
+                      "of 4, 8, 12 or 16 bytes are supported",
+                      c.name, c.value_type, c.value_bytes);
 }
 
 void check_predicate(const CustomOp& p) {

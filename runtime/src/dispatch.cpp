@@ -10,6 +10,7 @@
 #include "codegen.hpp"
 #include "default_policies.hpp"
 #include "log.hpp"
+#include "struct_values.hpp"
 
 namespace scantune::detail {
 namespace {
@@ -38,6 +39,7 @@ ProblemName ProblemName::of(DataType type, const OpRef& op, ScanKind kind, Heads
         R"(\b(exp|exp2|exp10|expm1|log|log1p|log2|log10|pow|sin|cos|tan|sinh|cosh|tanh|asin|)"
         R"(acos|atan|atan2|erf|erfc|tgamma|lgamma)f?\s*\()");
     p.costly = std::regex_search(op.custom->body, transcendental);
+    if (op.custom->is_struct()) p.struct_bytes = op.custom->value_bytes;
   } else {
     p.op = std::string(to_string(op.op));
   }
@@ -51,16 +53,27 @@ ProblemName ProblemName::of(const ScanTypes& types, const OpRef& op, ScanKind ki
 }
 
 std::string ProblemName::label() const {
-  const std::string flat = fmt::format(
-      "{} {} {}", converts ? to_string(*converts) : to_string(type), op, to_string(kind));
+  const std::string types = struct_bytes ? struct_type_text(struct_bytes)
+                            : converts   ? to_string(*converts)
+                                         : std::string(to_string(type));
+  const std::string flat = fmt::format("{} {} {}", types, op, to_string(kind));
   return heads == Heads::None ? flat : fmt::format("{} {}", flat, to_string(heads));
 }
 
 std::string ProblemName::problem_text() const {
+  if (struct_bytes) return "@" + struct_type_text(struct_bytes);
   return converts ? "@" + to_string(*converts) : std::string(to_string(heads));
 }
 
 bool ProblemName::set_problem_text(std::string_view text) {
+  for (int bytes = 4; bytes <= kMaxStructBytes; bytes += 4)
+    if (text == "@" + struct_type_text(bytes)) {
+      if (type != kStructStandIn) return false;
+      heads = Heads::None;
+      converts.reset();
+      struct_bytes = bytes;
+      return true;
+    }
   if (!text.empty() && text[0] == '@') {
     const ScanTypes t = parse_scan_types(text.substr(1));
     if (t.acc != type) return false;
@@ -84,8 +97,13 @@ DispatchTable::DispatchTable(int arch, std::string model, const std::vector<Tune
     : arch_(arch), model_(std::move(model)), db_path_(std::move(db_path)) {
   for (const TunedEntry& e : db_entries) {
     if (e.arch != arch_) continue; // never another compute capability's winner
-    if (auto why =
-            stored_problem_invalid_reason(e.policy, e.problem.type, e.problem.problem_text())) {
+    // Structs: their own rules (no staged copies); else the problem text's (a converting
+    // problem's vectors count elements of its wider side).
+    auto why =
+        e.problem.struct_bytes
+            ? struct_invalid_reason(e.policy, static_cast<std::size_t>(e.problem.struct_bytes))
+            : stored_problem_invalid_reason(e.policy, e.problem.type, e.problem.problem_text());
+    if (why) {
       log(LogLevel::Warn, "tuning DB {}: ignoring {} for {} on {}: {}", db_path_, e.policy.key(),
           e.problem.label(), e.model, *why);
       continue;
@@ -206,6 +224,11 @@ Choice DispatchTable::resolve(const ProblemName& problem, std::uint64_t n) const
     }
   }
   plan.match = Match::BuiltIn;
+  if (problem.struct_bytes) { // no built-in table row is a struct's: the default shape
+    plan.policy = default_struct_policy(static_cast<std::size_t>(problem.struct_bytes));
+    plan.source = fmt::format("built-in default for {}-byte struct values", problem.struct_bytes);
+    return plan;
+  }
   if (const Entries* entries = most_similar_builtin(problem))
     if (const TunedEntry* e = nearest(*entries, n, Models::Any)) {
       plan.policy = e->policy;

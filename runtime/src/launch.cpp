@@ -161,22 +161,23 @@ unsigned axis_flags(const Policy& p, const ScanRequest& r) {
 
 void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanRequest& r,
                  WorkspacePool& pool, const LaunchTarget& target) {
-  const std::size_t size = size_of(r.type);
+  const std::size_t size = r.acc_bytes();
   const int align = tile_alignment(policy, r.type);
   const bool axis = r.axis.inner != 0;
   // Reversed, full tiles end on a vector boundary: the tiling is shifted by what
   // the end of the input lacks to reach one.
-  const unsigned in_mis = misalignment(r.in, size_of(r.in_type()), align);
+  const unsigned in_mis = misalignment(r.in, r.in_bytes(), align);
   const auto a = static_cast<unsigned>(align);
   const unsigned end_gap = (a - (in_mis + static_cast<unsigned>(r.n % a)) % a) % a;
   const unsigned shift = axis ? 0u : policy.reverse ? end_gap : in_mis;
-  unsigned flags = axis ? axis_flags(policy, r)
-                   : misalignment(r.out, size_of(r.out_type()), align) == in_mis ? kFlagOutVectors
-                                                                                 : 0u;
+  unsigned flags = axis                                                  ? axis_flags(policy, r)
+                   : misalignment(r.out, r.out_bytes(), align) == in_mis ? kFlagOutVectors
+                                                                         : 0u;
   if (r.seeded) flags |= kFlagSeeded;
+  if (r.struct_bytes() && r.kind == ScanKind::Exclusive) flags |= kFlagStartIdentity;
   if (r.start) flags |= kFlagStartOnDevice;
   unsigned long long n = r.n;
-  alignas(8) unsigned char init[8] = {};
+  alignas(16) unsigned char init[16] = {}; // the largest value: a 16-byte struct
   if ((r.kind == ScanKind::Exclusive || r.seeded) && r.init) std::memcpy(init, r.init, size);
   const AxisTiles at = axis ? axis_tiles(policy, r) : AxisTiles{};
   const std::size_t tiles = axis                               ? at.tiles
@@ -187,7 +188,7 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
          policy.key(), INT_MAX);
 
   // Checked before any workspace is taken or captured: a refused policy leaves nothing behind.
-  const std::size_t dynamic_bytes = policy.dynamic_shared_bytes(r.type);
+  const std::size_t dynamic_bytes = dynamic_shared_bytes(policy, size);
   if (dynamic_bytes) opt_in_shared(kernels, policy, r.type, dynamic_bytes);
 
   // A reduction: one grid of resident blocks, each folding a run of vectors into a partial

@@ -52,7 +52,9 @@ Route& RouteCache::searched_route(DataType type, const OpRef& op, ScanKind kind,
   auto same = [&](const CustomRoutes& r) {
     return r.type == type && r.kind == kind && r.heads == heads && r.reverse == reverse &&
            r.custom == (c != nullptr) && r.converts == (converts ? *converts : uniform) &&
-           (c ? r.op.name == c->name && r.op.body == c->body && r.op.identity == c->identity
+           (c ? r.op.name == c->name && r.op.body == c->body && r.op.identity == c->identity &&
+                    r.op.value_struct == c->value_struct && r.op.value_type == c->value_type &&
+                    r.op.value_bytes == c->value_bytes
               : r.builtin == op.op);
   };
   {

@@ -25,6 +25,7 @@
 #include "scantune/scantune.hpp"
 #include "segments.hpp"
 #include "sort.hpp"
+#include "struct_values.hpp"
 #include "workspace.hpp"
 
 namespace scantune {
@@ -84,16 +85,32 @@ void check_conversion(const ScanRequest& r) {
                  to_string(r.out_type()));
 }
 
-void check_pointer(const char* what, const void* p, DataType t) {
-  if (reinterpret_cast<std::uintptr_t>(p) % size_of(t))
-    detail::fail("{} pointer {} is not aligned to its {}-byte {} elements", what, p, size_of(t),
-                 to_string(t));
+// Elements are aligned to their size, or for struct values (whose vectors the
+// policy sizes) to the largest power of two dividing it.
+void check_pointer(const char* what, const void* p, std::size_t bytes, std::string_view type) {
+  const std::size_t align = bytes & (~bytes + 1);
+  if (reinterpret_cast<std::uintptr_t>(p) % align == 0) return;
+  if (align == bytes)
+    detail::fail("{} pointer {} is not aligned to its {}-byte {} elements", what, p, bytes, type);
+  detail::fail("{} pointer {} is not aligned to {} bytes (its {}-byte {} elements)", what, p, align,
+               bytes, type);
 }
 
 // Whether [a, a + a_bytes) and [b, b + b_bytes) overlap.
 bool overlap(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes) {
   const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
   return x < y + b_bytes && y < x + a_bytes;
+}
+
+// A struct-valued operator runs flat scans of its struct only (Scanner::scan_struct).
+void check_struct_request(const ScanRequest& r) {
+  const CustomOp& c = *r.op.custom;
+  if (r.type != detail::kStructStandIn || r.converts || r.reduce || r.reverse || r.seeded ||
+      r.start || detail::problem_of(r) != detail::Heads::None)
+    detail::fail<detail::Unsupported>(
+        "struct-valued custom operator '{}' ({}) runs flat inclusive and exclusive scans of "
+        "its struct through Scanner::scan_struct only",
+        c.name, c.value_type);
 }
 
 void check_request(const ScanRequest& r) {
@@ -103,7 +120,8 @@ void check_request(const ScanRequest& r) {
   else
     detail::check_op(r.type, r.op);
   if (r.converts) check_conversion(r);
-  const std::size_t size = size_of(r.type);
+  const std::size_t size = r.acc_bytes();
+  if (r.struct_bytes()) check_struct_request(r);
   if (r.reduce && !r.out) fail("null result pointer for a reduction");
   if (r.start && reinterpret_cast<std::uintptr_t>(r.start) % size)
     fail("start value pointer {} is not aligned to its {}-byte {} element", r.start, size,
@@ -111,18 +129,24 @@ void check_request(const ScanRequest& r) {
   if (r.n == 0) return;
   if (!r.in) fail("null input pointer with n = {}", r.n);
   if (!r.out) fail("null output pointer with n = {}", r.n);
-  check_pointer("input", r.in, r.in_type());
-  check_pointer("output", r.out, r.reduce ? r.type : r.out_type());
-  if ((r.kind == ScanKind::Exclusive || r.seeded) && !r.init && !r.start)
+  // Names without an allocation: this runs on every call.
+  const auto name = [&](DataType t) -> std::string_view {
+    return r.struct_bytes() ? std::string_view(r.op.custom->value_type) : to_string(t);
+  };
+  check_pointer("input", r.in, r.in_bytes(), name(r.in_type()));
+  check_pointer("output", r.out, r.reduce ? size : r.out_bytes(),
+                name(r.reduce ? r.type : r.out_type()));
+  // A struct scan's exclusive start is the operator's identity (FLAG_START_IDENTITY).
+  if ((r.kind == ScanKind::Exclusive || r.seeded) && !r.init && !r.start && !r.struct_bytes())
     fail("{} scan without {}", to_string(r.kind), r.seeded ? "a seed" : "an init value");
   if (!r.workspace.ptr && r.workspace.bytes)
     fail("a workspace of {} bytes with a null pointer", r.workspace.bytes);
-  const std::size_t in_bytes = r.n * size_of(r.in_type());
+  const std::size_t in_bytes = r.n * r.in_bytes();
   if (r.reduce) {
     if (overlap(r.in, in_bytes, r.out, size)) fail("the reduction's result overlaps its input");
     return;
   }
-  const std::size_t bytes = r.n * size_of(r.out_type());
+  const std::size_t bytes = r.n * r.out_bytes();
   if (r.in != r.out && overlap(r.in, in_bytes, r.out, bytes))
     fail("input and output ranges overlap without being identical");
   if (r.segments.head_flags && overlap(r.segments.head_flags, r.n, r.out, bytes))
@@ -256,10 +280,12 @@ struct Scanner::Impl {
     const detail::Choice& p = route.plan;
     if (p.match == Match::Exact || detail::problem_of(r) != detail::Heads::None) return;
     detail::log(detail::LogLevel::Info, "{} {} {} at n = {} on {}: {} -> {} ({})",
-                r.converts ? to_string(*r.converts) : to_string(r.type),
+                r.struct_bytes() ? detail::struct_type_text(r.op.custom->value_bytes)
+                : r.converts     ? to_string(*r.converts)
+                                 : std::string(to_string(r.type)),
                 r.op.custom ? r.op.custom->name : to_string(r.op.op), to_string(r.kind), r.n, model,
                 to_string(p.match), p.policy.key(), p.source);
-    if (autotuner && !r.converts)
+    if (autotuner && !r.converts && !r.struct_bytes()) // the tuner times struct scans by hand
       autotuner->request(detail::ProblemName::of(r.type, r.op, r.kind), r.n);
   }
 };
@@ -428,6 +454,57 @@ void Scanner::run(DataType type, ScanKind kind, OpRef op, const void* in, void* 
   detail::ScannerAccess::scan(*this, r);
 }
 
+namespace {
+
+// A struct scan's request: the stand-in type, the operator carrying the struct.
+ScanRequest struct_request(const CustomOp& op, ScanKind kind, std::size_t n) {
+  if (!op.is_struct())
+    detail::fail("custom operator '{}' is not struct-valued (no value_type): use the typed "
+                 "scans",
+                 op.name);
+  ScanRequest r;
+  r.type = detail::kStructStandIn;
+  r.kind = kind;
+  r.op = op;
+  r.n = n;
+  return r;
+}
+
+} // namespace
+
+void Scanner::check_struct_size(const CustomOp& op, std::size_t host_bytes) {
+  if (op.is_struct() && static_cast<std::size_t>(op.value_bytes) != host_bytes)
+    detail::fail("custom operator '{}': the host struct has {} bytes, value_bytes says {}", op.name,
+                 host_bytes, op.value_bytes);
+}
+
+void Scanner::scan_struct(const void* in, void* out, std::size_t n, const CustomOp& op,
+                          ScanKind kind, cudaStream_t stream, std::string_view policy_key) {
+  ScanRequest r = struct_request(op, kind, n);
+  r.in = in;
+  r.out = out;
+  r.stream = stream;
+  std::optional<Policy> policy;
+  if (!policy_key.empty()) r.policy = &policy.emplace(Policy::parse(policy_key));
+  detail::ScannerAccess::scan(*this, r);
+}
+
+Plan Scanner::plan_struct(const CustomOp& op, ScanKind kind, std::size_t n) const {
+  const ScanRequest r = struct_request(op, kind, n);
+  detail::check_op(r.type, r.op);
+  return impl_->current_routes().route(r.type, r.op, kind, n).plan.plan();
+}
+
+void Scanner::prepare_struct(const CustomOp& op, ScanKind kind, std::size_t n) {
+  Impl& im = *impl_;
+  const ScanRequest r = struct_request(op, kind, n);
+  detail::check_op(r.type, r.op);
+  if (im.device < 0) detail::fail<detail::NoDevice>("{}", im.device_error);
+  DeviceScope scope(im.device);
+  detail::RouteCache& cache = im.current_routes();
+  im.route_kernels(cache, cache.route(r.type, r.op, kind, n), r);
+}
+
 void Scanner::run_types(const ScanTypes& types, ScanKind kind, OpRef op, const void* in, void* out,
                         std::size_t n, const void* init, cudaStream_t stream, bool reverse,
                         std::string_view policy_key) {
@@ -504,7 +581,10 @@ void ScannerAccess::scan(Scanner& s, const ScanRequest& r) {
   if (r.n == 0 && !r.reduce && r.compaction == Heads::None) return;
   Scanner::Impl& im = *s.impl_;
   const Heads heads = problem_of(r);
-  if (r.policy) {
+  if (r.policy && r.struct_bytes()) {
+    if (auto why = struct_invalid_reason(*r.policy, r.struct_bytes()))
+      fail("policy {} cannot run on {}-byte structs: {}", r.policy->key(), r.struct_bytes(), *why);
+  } else if (r.policy) {
     const ScanTypes types = r.converts ? *r.converts : ScanTypes{r.type, r.type, r.type};
     if (auto why = r.policy->invalid_reason(types))
       fail("policy {} cannot run on {}: {}", r.policy->key(), to_string(types), *why);

@@ -331,6 +331,33 @@ TEST(CliInspectConverting, ShowListsConvertingProblemsByTheirTypes) {
   EXPECT_EQ(r.code, 2) << r.output;
 }
 
+// A struct-valued operator's winner (type: the uint32 stand-in, problem "@struct8")
+// shows as its struct; --type uint32 leaves it out.
+TEST(CliInspectStruct, ShowListsStructProblemsByTheirStruct) {
+  TempDir dir;
+  {
+    TuningDb db = TuningDb::open(dir / "s.db", rw());
+    const std::int64_t h = db.add_device(h100());
+    const std::int64_t run = db.begin_run(sample_run(h));
+    BestEntry e =
+        best(h, run, "inclusive", 1u << 20, 3000, "lookback_warp.tpb256.ipt12.vec2.warp_scans");
+    e.type = "uint32";
+    e.op = "linear_recurrence";
+    e.op_hash = "0123456789abcdef";
+    e.problem = "@struct8";
+    db.set_best(e);
+    db.end_run(run, RunStatus::Complete);
+  }
+  const std::string db = " --db " + (dir / "s.db").string();
+  auto r = run_cli("show --op linear_recurrence" + db);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("): struct8 linear_recurrence[0123456789abcdef] inclusive"),
+            std::string::npos)
+      << r.output;
+  r = run_cli("show --type uint32" + db);
+  EXPECT_EQ(r.output.find("struct8"), std::string::npos) << r.output;
+}
+
 TEST_F(CliInspect, BenchWithoutAGpuExits77) {
   if (scantune::test::has_gpu()) GTEST_SKIP() << "a GPU is present";
   for (const char* args : {"bench --sizes 2^10", "bench --type float64 --custom-op absmax",

@@ -180,6 +180,13 @@ TEST_F(Cli, TuneDryRunPrintsTheSizeOfTheSearch) {
   EXPECT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("float32 absmax inclusive"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("uint64 shifted_product inclusive"), std::string::npos) << r.output;
+  // A struct-valued operator of the library: one problem per kind, on its struct.
+  r = run("tune --dry-run --custom-op linear_recurrence --kind all --sizes 2^20,2^24");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("struct8 linear_recurrence inclusive: "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("struct8 linear_recurrence exclusive: "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("total: 2 problems"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("lookback_bulk"), std::string::npos) << r.output;
 }
 
 // Segmented problems search only the policies with a segmented kernel, and take

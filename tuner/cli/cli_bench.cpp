@@ -318,7 +318,9 @@ void register_bench_commands(CLI::App& app) {
       ->add_option("--custom-op", bo->custom_op,
                    "A custom operator instead: NAME:BODY:IDENTITY as for tune, or the\n"
                    "name of a sample with a compiled CUB twin, which gives the CUB column:\n"
-                   "absmax (float32, float64), shifted_product (uint32, uint64)")
+                   "absmax (float32, float64), shifted_product (uint32, uint64), or of a\n"
+                   "struct-valued operator of the library, timed on its struct (no CUB\n"
+                   "column: bench/struct_bench.cu times CUB): linear_recurrence, argmax")
       ->type_name("NAME:BODY:IDENTITY");
   bench->add_option("--kind", bo->kind, "inclusive or exclusive. Default: inclusive")
       ->type_name("KIND");

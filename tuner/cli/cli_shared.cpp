@@ -27,12 +27,17 @@ std::vector<ScanTypes> parse_scan_type_list(std::string_view list) {
 CustomOp parse_custom_op(const std::string& text) {
   const auto first = text.find(':');
   const auto last = text.rfind(':');
-  if (first == std::string::npos)
+  if (first == std::string::npos) {
     if (auto twin = tuner::custom_op_twin_named(text)) return *twin;
+    // The library's struct-valued operators, by name (their structs are source).
+    for (const CustomOp* op : {&linear_recurrence_op(), &argmax_op()})
+      if (text == op->name) return *op;
+  }
   if (first == std::string::npos || first == last)
     throw Error(fmt::format("--custom-op '{}': expected NAME:BODY:IDENTITY, e.g. "
                             "'absmax:return fabs(a) > fabs(b) ? a : b;:0.0', or a sample's name "
-                            "(absmax, shifted_product)",
+                            "(absmax, shifted_product, and the struct-valued linear_recurrence "
+                            "and argmax)",
                             text));
   CustomOp op{text.substr(0, first), text.substr(first + 1, last - first - 1),
               text.substr(last + 1)};

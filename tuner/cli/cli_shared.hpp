@@ -45,7 +45,8 @@ std::vector<ScanTypes> parse_scan_type_list(std::string_view list);
 /// --custom-op "NAME:BODY:IDENTITY" (the body may contain ':': the name ends at the
 /// first ':', the identity starts after the last; a bare expression becomes
 /// `return EXPR;`), or NAME alone for a sample with a compiled CUB twin
-/// (tuner/custom_op_twins.hpp). Throws scantune::Error (a usage error) otherwise.
+/// (tuner/custom_op_twins.hpp) or one of the library's struct-valued operators
+/// (linear_recurrence, argmax). Throws scantune::Error (a usage error) otherwise.
 CustomOp parse_custom_op(const std::string& text);
 
 /// --db PATH, "the tuning database to read" (default: db::default_db_path).

@@ -228,6 +228,8 @@ const char* const kFooter = R"(Examples:
       Tune converting scans: bytes summed into int32, half accumulated in float.
   scantune tune --type float32 --custom-op 'absmax:fabsf(a) > fabsf(b) ? a : b:0.0f' --dry-run
       Show how many measurements a custom operator would take, without a GPU.
+  scantune tune --custom-op linear_recurrence --kind all --sizes 2^20:2^28:2
+      Tune the struct-valued linear recurrence on (a, b) float pairs per size bucket.
 
 Ctrl-C stops after the current measurement and keeps what was measured (exit 130);
 --resume (implied by --all) continues the run. A second Ctrl-C kills the process.
@@ -286,8 +288,11 @@ void register_tune_command(CLI::App& app) {
                    "--type. BODY is an expression or function body of `a` and `b`\n"
                    "(it may contain ':'). NAME alone picks a sample with a compiled CUB\n"
                    "twin (a CUB baseline): absmax (float32, float64), shifted_product\n"
-                   "(uint32, uint64). Example:\n"
-                   "--custom-op 'absmax:fabs(a) > fabs(b) ? a : b:0.0'")
+                   "(uint32, uint64), or a struct-valued operator of the library,\n"
+                   "tuned once on its struct whatever --type says (problem '@struct8'):\n"
+                   "linear_recurrence ((a, b) float pairs), argmax ((float, int32)).\n"
+                   "Examples: --custom-op 'absmax:fabs(a) > fabs(b) ? a : b:0.0',\n"
+                   "--custom-op linear_recurrence")
       ->type_name("NAME:BODY:IDENTITY")
       ->expected(1) // one operator per occurrence: bodies contain spaces
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)

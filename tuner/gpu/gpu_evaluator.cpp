@@ -19,6 +19,7 @@
 #include "default_policies.hpp"
 #include "kernel_registry.hpp"
 #include "scan_request.hpp"
+#include "struct_values.hpp"
 #include "tuner/gpu/gpu_support.hpp"
 #include "tuner/gpu/reference.hpp"
 #include "tuner/search/search_space.hpp"
@@ -116,7 +117,7 @@ struct GpuEvaluator::Impl {
 
   Impl(Scanner& s, KernelCache* c, const Problem& p, std::uint64_t n, GpuEvaluatorOptions o)
       : scanner(s), cache(c), problem(p), options(o), max_n(std::max<std::uint64_t>(n, 1)),
-        types(p.types()), in_size(size_of(types.in)), out_size(size_of(types.out)),
+        types(p.types()), in_size(p.in_bytes()), out_size(p.out_bytes()),
         wide_size(std::max(in_size, out_size)) {
     device = scanner.device();
     if (device < 0) detail::fail<detail::NoDevice>("no CUDA device for the GPU evaluator");
@@ -130,6 +131,10 @@ struct GpuEvaluator::Impl {
     init = init_bits(p.type, p.op.op, p.op.is_custom);
     if (p.op.is_custom && (p.type == DataType::Float32 || p.type == DataType::Float64))
       tolerance = p.type == DataType::Float32 ? 1e-5 : 1e-12;
+    if (p.struct_bytes()) { // every word a float of +-1: see fill_struct_words
+      set = ValueSet::Signs;
+      tolerance = 1e-5;
+    }
     SCANTUNE_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     SCANTUNE_CUDA_TRY(cudaEventCreate(&ev_start));
     SCANTUNE_CUDA_TRY(cudaEventCreate(&ev_stop));
@@ -141,15 +146,18 @@ struct GpuEvaluator::Impl {
     in_pool.allocate(pool_elems * wide_size, "inputs");
     out_pool.allocate(pool_elems * wide_size, "outputs");
     ref.allocate(max_n * out_size, "reference");
-    gpu::fill_input(types.in, set, options.seed, 0, pool_elems * wide_size / in_size, in_pool.ptr,
-                    stream);
+    if (p.struct_bytes())
+      fill_struct_words();
+    else
+      gpu::fill_input(types.in, set, options.seed, 0, pool_elems * wide_size / in_size, in_pool.ptr,
+                      stream);
     SCANTUNE_CUDA_TRY(cudaMemsetAsync(out_pool.ptr, 0, pool_elems * wide_size, stream));
     if (p.converts && (p.op.is_custom || !problem.segments.flat()))
       detail::fail("{}: converting scans are tuned flat, with built-in operators", p.label());
     if (p.converts) {
       upload_reference(reference_scan(types, p.op.op, p.kind, set, options.seed, max_n, init));
     } else if (p.op.is_custom) {
-      if (!problem.segments.flat())
+      if (!problem.segments.flat() || p.struct_bytes())
         detail::fail("{}: segmented scans of custom operators have no host reference", p.label());
       make_custom_reference();
     } else {
@@ -220,6 +228,24 @@ struct GpuEvaluator::Impl {
     cv.notify_all();
   }
 
+  /// Struct values: each 4-byte word a float of +-1, whatever the struct's fields.
+  /// The library's operators then combine exactly in any order (the linear
+  /// recurrence's products stay +-1 and its sums integers far below 2^24; argmax
+  /// compares), so every policy's output matches the reference bit for bit.
+  void fill_struct_words() {
+    gpu::fill_input(DataType::Float32, set, options.seed, 0, pool_elems * wide_size / 4,
+                    in_pool.ptr, stream);
+  }
+
+  /// Compares n values of the output type (struct values: word by word, as floats).
+  gpu::CompareResult compare(const void* got, const void* want, std::uint64_t n) {
+    if (!problem.struct_bytes()) return gpu::compare(types.out, got, want, n, tolerance, stream);
+    const std::size_t words = problem.struct_bytes() / 4;
+    gpu::CompareResult c = gpu::compare(DataType::Float32, got, want, n * words, tolerance, stream);
+    c.first /= words;
+    return c;
+  }
+
   void upload_reference(const std::vector<unsigned char>& host) {
     SCANTUNE_CUDA_TRY(
         cudaMemcpyAsync(ref.ptr, host.data(), host.size(), cudaMemcpyHostToDevice, stream));
@@ -279,7 +305,7 @@ struct GpuEvaluator::Impl {
     r.in = in;
     r.out = out;
     r.n = n;
-    r.init = &init;
+    r.init = problem.struct_bytes() ? nullptr : &init; // structs start at the identity
     r.stream = stream;
     r.policy = policy;
     r.segments = segments();
@@ -292,11 +318,12 @@ struct GpuEvaluator::Impl {
   void make_custom_reference() {
     const std::uint64_t n0 = std::min<std::uint64_t>(max_n, 1 << 16);
     const Policy seq = Policy::sequential();
-    const Policy def = detail::default_policy(problem.type, max_n);
+    const Policy def = problem.struct_bytes()
+                           ? detail::default_struct_policy(problem.struct_bytes())
+                           : detail::default_policy(problem.type, max_n);
     scan(&seq, n0, in_pool.ptr, ref.ptr);
     scan(&def, max_n, in_pool.ptr, out_pool.ptr);
-    const gpu::CompareResult c =
-        gpu::compare(problem.type, out_pool.ptr, ref.ptr, n0, tolerance, stream);
+    const gpu::CompareResult c = compare(out_pool.ptr, ref.ptr, n0);
     if (c.mismatches)
       detail::fail("custom operator {}: the default policy {} disagrees with the sequential scan "
                    "at {} of {} elements (first at {})",
@@ -311,8 +338,7 @@ struct GpuEvaluator::Impl {
   std::optional<std::string> check(std::uint64_t n, const Run& run) {
     SCANTUNE_CUDA_TRY(cudaMemsetAsync(out_slot(0, n), 0xA5, n * out_size, stream));
     run(in_slot(0, n), out_slot(0, n));
-    const gpu::CompareResult c =
-        gpu::compare(types.out, out_slot(0, n), ref.ptr, n, tolerance, stream);
+    const gpu::CompareResult c = compare(out_slot(0, n), ref.ptr, n);
     if (!c.mismatches) return std::nullopt;
     return fmt::format("n = {}: {} of {} elements differ from the reference, the first at {}", n,
                        c.mismatches, n, c.first);
@@ -471,6 +497,11 @@ struct GpuEvaluator::Impl {
       // bench/types_bench.cu compares CUB on converting scans.
       b.error = "no CUB baseline for " + problem.label() +
                 " in the tuner (converting scans: see bench/types_bench.cu)";
+      return b;
+    }
+    if (problem.struct_bytes()) {
+      b.error = "no CUB baseline for " + problem.label() +
+                " in the tuner (struct values: see bench/struct_bench.cu)";
       return b;
     }
     // A custom operator has a CUB baseline only as a sample with a compiled twin.

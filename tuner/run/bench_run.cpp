@@ -7,6 +7,7 @@
 #include "scan_request.hpp"
 #include "segments.hpp"
 #include "strings.hpp"
+#include "struct_values.hpp"
 
 #include <algorithm>
 #include <optional>
@@ -108,6 +109,10 @@ void check_bench_options(const BenchOptions& o) {
         throw UsageError(
             fmt::format("--policy {} is invalid for {}: {}", o.policy->key(), types, *why));
   }
+  if (o.custom && o.custom->is_struct() && o.policy)
+    if (auto why = detail::struct_invalid_reason(*o.policy, o.custom->value_bytes))
+      throw UsageError(fmt::format("--policy {} cannot run {}-byte structs: {}", o.policy->key(),
+                                   o.custom->value_bytes, *why));
   if (o.segments.flat()) return;
   const std::string spec = o.segments.spec();
   if (!o.algorithms.empty())
@@ -209,25 +214,33 @@ BenchReport run_bench(const BenchOptions& o, const std::function<void(const std:
   Scanner scanner(ScannerOptions{o.device, o.db_path, {}});
   std::optional<KernelCache> cache = KernelCache::open_default("");
   const OpRef op = o.custom ? OpRef(*o.custom) : OpRef(o.op);
-  Problem problem{o.type, detail::OpSpec::from(op), o.kind, o.segments, o.converts};
+  // A struct-valued operator scans its struct, whatever --type says.
+  const bool structs = o.custom && o.custom->is_struct();
+  const DataType type = structs ? detail::kStructStandIn : o.type;
+  Problem problem{type, detail::OpSpec::from(op), o.kind, o.segments, o.converts};
 
   BenchReport r;
   const db::DeviceInfo device = db::query_device(scanner.device());
   r.device = device.model();
-  r.type = to_string(problem.types());
+  r.type = structs ? detail::struct_type_text(o.custom->value_bytes) : to_string(problem.types());
   r.op = problem.op_name();
   r.kind = std::string(to_string(o.kind));
   r.segments = o.segments.spec();
   r.extra_bytes_per_element = o.segments.extra_bytes_per_element();
-  r.sizes = fitting_sizes(o.sizes, o.type, log, o.segments.device_bytes_per_element());
+  const DataType size_type = problem.size_types().acc; // a struct's size class
+  r.sizes = fitting_sizes(o.sizes, size_type, log,
+                          o.segments.device_bytes_per_element() + problem.extra_struct_bytes());
   r.series = {{"tuned", "", {}}, {"cub", "", {}}, {"memcpy", "", {}}};
-  auto policies = representative_policies(o.type, o.algorithms);
+  auto policies = representative_policies(size_type, o.algorithms);
   // Shapes of the accumulator that a converting scan cannot run (vector widths of
-  // its memory types, no bulk copies) and algorithms newer than the GPU are left out.
+  // its memory types, no bulk copies), or a struct, and algorithms newer than the GPU
+  // are left out.
   const int arch = device.cc_major * 10 + device.cc_minor;
   policies.erase(std::remove_if(policies.begin(), policies.end(),
                                 [&](const auto& pp) {
-                                  auto why = pp.second.invalid_reason(problem.types());
+                                  auto why = structs ? detail::struct_invalid_reason(
+                                                           pp.second, problem.struct_bytes())
+                                                     : pp.second.invalid_reason(problem.types());
                                   const int needs = detail::describe(pp.second.algorithm).min_arch;
                                   if (!why && needs > arch)
                                     why = fmt::format("needs sm_{} or newer", needs);
@@ -253,7 +266,7 @@ BenchReport run_bench(const BenchOptions& o, const std::function<void(const std:
     const std::uint64_t n = r.sizes[i];
     BenchPoint tuned = point_of([&] { return eval.time_dispatch(n); });
     tuned.policy = (o.converts ? detail::ScannerAccess::choice(scanner, *o.converts, op, o.kind, n)
-                               : detail::ScannerAccess::choice(scanner, o.type, op, o.kind, n,
+                               : detail::ScannerAccess::choice(scanner, type, op, o.kind, n,
                                                                o.segments.heads()))
                        .policy.key();
     r.series[0].points.push_back(tuned);
@@ -263,7 +276,7 @@ BenchReport run_bench(const BenchOptions& o, const std::function<void(const std:
       BenchSeries& s = r.series[3 + k];
       const BenchPoint* prev = i > 0 ? &s.points.back() : nullptr;
       s.points.push_back(
-          time_policy(eval, policies[k].second, o.type, n, prev, i > 0 ? r.sizes[i - 1] : 0));
+          time_policy(eval, policies[k].second, size_type, n, prev, i > 0 ? r.sizes[i - 1] : 0));
     }
     const auto g = r.gbs(i, tuned.ns, "tuned");
     log(fmt::format("{}: tuned {} GB/s ({})", size_label(n), g ? fmt::format("{:.1f}", *g) : "-",

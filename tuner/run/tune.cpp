@@ -20,6 +20,7 @@
 #include "errors.hpp"
 #include "nvrtc_compiler.hpp"
 #include "scan_request.hpp"
+#include "struct_values.hpp"
 #include "tuner/gpu/custom_op_twins.hpp"
 #include "tuner/gpu/gpu_device.hpp"
 #include "tuner/gpu/gpu_evaluator.hpp"
@@ -77,11 +78,21 @@ std::vector<Problem> build_problems(const TuneOptions& o, Progress& progress) {
       }
     }
     for (const CustomOp& c : o.custom_ops) {
+      if (c.is_struct()) continue; // its own type: once, below
       const detail::OpSpec spec = detail::OpSpec::from(c);
       detail::check_op(t, spec); // malformed names throw here, before any GPU work
       for (ScanKind k : o.kinds)
         out.push_back(Problem{t, spec, k, o.segments});
     }
+  }
+  for (const CustomOp& c : o.custom_ops) { // struct-valued: flat scans of the struct
+    if (!c.is_struct()) continue;
+    if (!o.segments.flat())
+      throw UsageError(fmt::format("--custom-op {}: struct values are tuned flat", c.name));
+    const detail::OpSpec spec = detail::OpSpec::from(c);
+    detail::check_op(detail::kStructStandIn, spec);
+    for (ScanKind k : o.kinds)
+      out.push_back(Problem{detail::kStructStandIn, spec, k});
   }
   if (out.empty()) throw UsageError("nothing to tune: no valid (type, operator) combination");
   return out;
@@ -90,7 +101,18 @@ std::vector<Problem> build_problems(const TuneOptions& o, Progress& progress) {
 /// The space's policies for a problem: a segmented one keeps those with a segmented
 /// kernel (lookback_warp with warp_scans, no tile loop).
 std::vector<Policy> candidates_for(const Problem& p, const SpaceOptions& space) {
-  std::vector<Policy> all = enumerate(p.types(), space);
+  std::vector<Policy> all = enumerate(p.size_types(), space);
+  if (p.struct_bytes()) { // the shapes a struct of its size runs
+    all.erase(
+        std::remove_if(all.begin(), all.end(),
+                       [&](const Policy& q) {
+                         return detail::struct_invalid_reason(q, p.struct_bytes()).has_value();
+                       }),
+        all.end());
+    if (all.empty())
+      throw UsageError(fmt::format("{}: no policy of the search space runs {}-byte structs",
+                                   p.label(), p.struct_bytes()));
+  }
   if (p.segments.flat()) return all;
   std::vector<Policy> out;
   for (const Policy& q : all)
@@ -122,7 +144,7 @@ struct RunState {
   std::string model;
   std::map<std::string, Memo> memo; // problem label -> the resumed run's measurements
   std::set<std::pair<std::string, std::uint64_t>> memcpy_done; // (type, size)
-  // Converting problems: their memcpy (of their input and output bytes) by (problem,
+  // Converting and struct problems: their memcpy (of their input and output bytes) by (problem,
   // size), for this run's table only: the database keeps one memcpy per type and size.
   std::map<std::pair<std::string, std::uint64_t>, double> converting_memcpy;
 };
@@ -339,7 +361,8 @@ detail::Choice incumbent_plan(const Tuning& t, const Problem& p, std::uint64_t n
     return detail::ScannerAccess::choice(*t.scanner, p.type, p.op.ref(), p.kind, n,
                                          p.segments.heads());
   detail::Choice plan;
-  plan.policy = detail::default_policy(p.type, n);
+  plan.policy = p.struct_bytes() ? detail::default_struct_policy(p.struct_bytes())
+                                 : detail::default_policy(p.type, n);
   if (p.converts) plan.policy = detail::converted_policy(plan.policy, *p.converts, n);
   if (auto prev = t.st.db->best_for(t.st.model, std::string(to_string(p.type)), p.op_name(),
                                     p.op_hash(), std::string(to_string(p.kind)), n, p.problem());
@@ -373,7 +396,7 @@ void store_baseline(Tuning& t, const Problem& p, std::uint64_t n, db::BaselineKi
 void measure_baselines(Tuning& t, const Problem& p, std::uint64_t n, ProblemEvaluator& ev) {
   const std::string type_s(to_string(p.type)), kind_s(to_string(p.kind));
   if (ev.gpu) {
-    if (p.converts) {
+    if (p.converts || p.struct_bytes()) {
       const auto key = std::make_pair(p.problem(), n);
       if (!t.st.converting_memcpy.count(key))
         if (const BaselineResult m = ev.gpu->time_memcpy(n); m.ok)
@@ -394,7 +417,7 @@ void measure_baselines(Tuning& t, const Problem& p, std::uint64_t n, ProblemEval
   }
   const std::int64_t rd = ev.sim->device().id;
   if (auto b = t.recorded->baseline_for(rd, db::BaselineKind::Memcpy, type_s, "", "", "", n);
-      b && !p.converts)
+      b && !p.converts && !p.struct_bytes())
     store_baseline(t, p, n, db::BaselineKind::Memcpy, b->ns, "", "");
   if (auto b = t.recorded->baseline_for(rd, db::BaselineKind::Cub, type_s, p.op_name(), p.op_hash(),
                                         kind_s, n, p.problem()))
@@ -409,7 +432,7 @@ BaselineNs stored_baselines(const Tuning& t, const Problem& p, std::uint64_t n) 
   const std::string type_s(to_string(p.type)), kind_s(to_string(p.kind));
   const db::TuningDb& db = *t.st.db;
   BaselineNs out;
-  if (p.converts) {
+  if (p.converts || p.struct_bytes()) {
     const auto it = t.st.converting_memcpy.find({p.problem(), n});
     if (it != t.st.converting_memcpy.end()) out.memcpy = it->second;
   } else if (auto b =
@@ -487,7 +510,8 @@ void tune_problem(Tuning& t, const Problem& p, const std::vector<std::uint64_t>&
   const auto problem_start = clock_type::now();
   const auto note = [&](const std::string& m) { t.progress.note(m); };
   const std::vector<std::uint64_t> sizes =
-      t.recorded ? requested : fitting_sizes(requested, p.type, note);
+      t.recorded ? requested
+                 : fitting_sizes(requested, p.size_types().acc, note, p.extra_struct_bytes());
   if (sizes.empty()) {
     t.progress.note(fmt::format("{}: no size fits the device; skipped", p.label()));
     return;

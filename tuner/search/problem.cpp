@@ -19,6 +19,29 @@ Problem Problem::of(const ScanTypes& types, const detail::OpSpec& op, ScanKind k
   return p;
 }
 
+std::size_t Problem::struct_bytes() const {
+  return op.is_custom && op.custom.is_struct() ? static_cast<std::size_t>(op.custom.value_bytes)
+                                               : 0;
+}
+
+std::size_t Problem::in_bytes() const {
+  return struct_bytes() ? struct_bytes() : size_of(types().in);
+}
+
+std::size_t Problem::out_bytes() const {
+  return struct_bytes() ? struct_bytes() : size_of(types().out);
+}
+
+ScanTypes Problem::size_types() const {
+  if (!struct_bytes()) return types();
+  const DataType t = struct_bytes() == 4 ? DataType::UInt32 : DataType::UInt64;
+  return ScanTypes{t, t, t};
+}
+
+std::uint64_t Problem::extra_struct_bytes() const {
+  return struct_bytes() ? 3 * (struct_bytes() - size_of(size_types().acc)) : 0;
+}
+
 std::string Problem::op_name() const {
   return op.is_custom ? op.custom.name : std::string(to_string(op.op));
 }
@@ -28,18 +51,20 @@ std::string Problem::op_hash() const {
 }
 
 std::string Problem::label() const {
-  const std::string flat = fmt::format("{} {} {}", to_string(types()), op_name(), to_string(kind));
+  const std::string type =
+      struct_bytes() ? detail::struct_type_text(op.custom.value_bytes) : to_string(types());
+  const std::string flat = fmt::format("{} {} {}", type, op_name(), to_string(kind));
   return segments.flat() ? flat : fmt::format("{} {}", flat, segments.spec());
 }
 
 std::string Problem::problem() const {
+  if (struct_bytes()) return "@" + detail::struct_type_text(op.custom.value_bytes);
   return converts ? converting_problem(*converts) : segments.problem();
 }
 
 double Problem::bytes(std::uint64_t n) const {
-  const ScanTypes t = types();
   return static_cast<double>(n) *
-         static_cast<double>(size_of(t.in) + size_of(t.out) + segments.extra_bytes_per_element());
+         static_cast<double>(in_bytes() + out_bytes() + segments.extra_bytes_per_element());
 }
 
 detail::KernelSpec Problem::spec(const Policy& policy) const {

@@ -115,7 +115,7 @@ unmeasured_neighbours(const SearchContext& ctx, const std::set<std::string>& all
                       const std::vector<Policy>& top, std::uint64_t n, const Keys& measured) {
   std::vector<Policy> batch;
   for (const Policy& p : top)
-    for (const Policy& q : neighbours(p, ctx.problem.types(), ctx.space))
+    for (const Policy& q : neighbours(p, ctx.problem.size_types(), ctx.space))
       if (allowed.count(q.key()) && !measured.count(q.key()) && applies_at(q, n, ctx.space) &&
           !contains(batch, q))
         batch.push_back(q);

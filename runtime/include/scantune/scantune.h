@@ -172,6 +172,33 @@ SCANTUNE_API scantune_status_t scantune_reverse_scan(scantune_scanner_t scanner,
 SCANTUNE_API void scantune_logaddexp_op(const char** name, const char** body,
                                         const char** identity);
 
+/* A struct-valued custom operator (scantune::CustomOp with value_struct): body and
+ * identity work on the struct that value_struct defines and value_type names, of
+ * value_bytes bytes (its sizeof: 4, 8, 12 or 16). */
+typedef struct {
+  const char* name;
+  const char* body;
+  const char* identity;
+  const char* value_struct;
+  const char* value_type;
+  int value_bytes;
+} scantune_struct_op_t;
+
+/* A scan of n structs (Scanner::scan_struct): an exclusive scan starts at the identity;
+ * policy_key NULL lets the scanner choose. A struct of more than 16 bytes or not a
+ * multiple of 4 fails with SCANTUNE_ERROR_UNSUPPORTED; source that does not compile,
+ * or a value_bytes that is not its sizeof, with SCANTUNE_ERROR_COMPILE (the NVRTC log in
+ * scantune_last_error_log). */
+SCANTUNE_API scantune_status_t scantune_struct_scan(scantune_scanner_t scanner,
+                                                    const scantune_struct_op_t* op, int exclusive,
+                                                    const void* d_in, void* d_out, size_t n,
+                                                    const char* policy_key, cudaStream_t stream);
+/* The library's struct-valued operators (scantune::linear_recurrence_op: pairs of floats
+ * (a, b), h[i] = a[i] * h[i-1] + b[i]; scantune::argmax_op: (float value, int32 index),
+ * the first maximum). The strings live as long as the library. */
+SCANTUNE_API void scantune_linear_recurrence_op(scantune_struct_op_t* op);
+SCANTUNE_API void scantune_argmax_op(scantune_struct_op_t* op);
+
 /* A scan that converts: elements of in_type combined in acc_type (SCANTUNE_ACC_DEFAULT:
  * the default for the pair, e.g. int32 for UINT8 into INT32) and stored as out_type; init
  * points to one acc_type element. `reverse`: a suffix scan. Unsupported pairs (an input

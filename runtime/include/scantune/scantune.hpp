@@ -214,6 +214,31 @@ public:
     converted_exclusive(d_in, d_out, n, op, init, stream, true);
   }
 
+  /// Scans of a struct-valued custom operator (CustomOp::value_struct): `d_in` and
+  /// `d_out` hold n structs of op.value_bytes bytes each, aligned to the largest power
+  /// of two dividing that size; in place allowed. An exclusive scan starts at the
+  /// operator's identity (out[0] = identity). A `policy_key` runs that configuration
+  /// (benchmarks, the tuner). Throws Error: Unsupported for a struct of more than 16
+  /// bytes or not a multiple of 4, Compile (with the NVRTC log) for struct source,
+  /// body or identity that does not compile or a value_bytes that is not its sizeof.
+  ///   scanner.scan_struct(d_pairs, d_out, n, scantune::linear_recurrence_op(),
+  ///                       scantune::ScanKind::Inclusive, stream);
+  SCANTUNE_API void scan_struct(const void* d_in, void* d_out, std::size_t n, const CustomOp& op,
+                                ScanKind kind, cudaStream_t stream = nullptr,
+                                std::string_view policy_key = {});
+  /// The same on arrays of a host struct T, the device struct's twin (same layout);
+  /// throws Error (InvalidArgument) where sizeof(T) is not op.value_bytes.
+  template <class T>
+  void scan_struct(const T* d_in, T* d_out, std::size_t n, const CustomOp& op, ScanKind kind,
+                   cudaStream_t stream = nullptr) {
+    static_assert(std::is_trivially_copyable_v<T>, "struct values are copied as bytes");
+    check_struct_size(op, sizeof(T));
+    scan_struct(static_cast<const void*>(d_in), static_cast<void*>(d_out), n, op, kind, stream);
+  }
+  /// The configuration a struct scan of n values runs (plan), and loading it (prepare).
+  SCANTUNE_API Plan plan_struct(const CustomOp& op, ScanKind kind, std::size_t n) const;
+  SCANTUNE_API void prepare_struct(const CustomOp& op, ScanKind kind, std::size_t n);
+
   /// The type-erased flat scan of any ScanTypes (and the C API's): `init` points to one
   /// accumulator (types.acc) for exclusive scans; `reverse`: a suffix scan; a
   /// `policy_key` runs that configuration (benchmarks), as scan_with does.
@@ -447,6 +472,8 @@ public:
 
 private:
   friend struct detail::ScannerAccess;
+  /// Throws Error (InvalidArgument) unless `host_bytes` is op.value_bytes.
+  SCANTUNE_API static void check_struct_size(const CustomOp& op, std::size_t host_bytes);
   template <class In, class Out, class Init>
   void converted_exclusive(const In* d_in, Out* d_out, std::size_t n, OpRef op, const Init& init,
                            cudaStream_t stream, bool reverse) {

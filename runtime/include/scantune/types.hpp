@@ -71,10 +71,29 @@ enum class Op { Sum, Product, Min, Max, BitAnd, BitOr, BitXor };
 
 /// An operator given as CUDA source at run time. It must be associative, and
 /// `identity` must be its identity element (identity op x == x op identity == x).
+///
+/// Struct-valued operators combine values of a struct given as source (up to 16
+/// bytes, a multiple of 4): set `value_struct` to its definition, `value_type` to its
+/// name and `value_bytes` to its sizeof (the generated source static_asserts it, so a
+/// mismatch is a Compile error). `body` and `identity` then work on that struct, and
+/// the scan runs through Scanner::scan_struct on arrays of it, e.g. a first-order
+/// linear recurrence h[i] = a[i] * h[i-1] + b[i] as a scan of (a, b) pairs:
+///   scantune::CustomOp linrec{"linrec",
+///       "return linrec_t{a.a * b.a, b.a * a.b + b.b};", "linrec_t{1.0f, 0.0f}",
+///       "struct linrec_t { float a, b; };", "linrec_t", 8};
+///   struct Pair { float a, b; };   // the host's twin of linrec_t
+///   scanner.scan_struct(d_pairs, d_out, n, linrec, scantune::ScanKind::Inclusive);
+///   // d_out[i].b == h[i] (with h[-1] = 0)
+/// linear_recurrence_op() and argmax_op() are ready-made ones.
 struct CustomOp {
-  std::string name;     ///< identifier, e.g. "absmax"
-  std::string body;     ///< body of a function of `a` and `b` (both T) returning T
-  std::string identity; ///< expression for the identity element, e.g. "0.0"
+  std::string name;              ///< identifier, e.g. "absmax"
+  std::string body;              ///< body of a function of `a` and `b` (both T) returning T
+  std::string identity;          ///< expression for the identity element, e.g. "0.0"
+  std::string value_struct = {}; ///< struct-valued: CUDA source defining `value_type`
+  std::string value_type = {};   ///< struct-valued: the struct's name, e.g. "linrec_t"
+  int value_bytes = 0;           ///< struct-valued: its sizeof: 4, 8, 12 or 16
+  /// Whether the operator combines struct values (`value_type` set).
+  bool is_struct() const { return !value_type.empty(); }
 };
 
 /// log(exp(a) + exp(b)), computed stably as max + log1p(exp(min - max)), with the
@@ -82,6 +101,29 @@ struct CustomOp {
 /// (and half and bfloat16, combined in float); (-inf, -inf) gives -inf, NaN propagates.
 ///   scanner.inclusive_scan(d_x, d_y, n, scantune::logaddexp_op(), stream);
 SCANTUNE_API const CustomOp& logaddexp_op();
+
+/// The host's twin of linear_recurrence_op()'s struct: the map h -> a * h + b.
+struct LinearRecurrence {
+  float a, b;
+};
+/// A first-order linear recurrence h[i] = a[i] * h[i-1] + b[i] (h[-1] = 0) as a
+/// struct-valued CustomOp on (a, b) pairs (LinearRecurrence, 8 bytes): composing
+/// x then y gives (x.a * y.a, y.a * x.b + y.b), identity (1, 0). An inclusive scan's
+/// out[i].b is h[i] and out[i].a the product a[0] * ... * a[i].
+///   scanner.scan_struct(d_pairs, d_out, n, scantune::linear_recurrence_op(),
+///                       scantune::ScanKind::Inclusive, stream);
+SCANTUNE_API const CustomOp& linear_recurrence_op();
+
+/// The host's twin of argmax_op()'s struct: a value and its index.
+struct ValueIndex {
+  float value;
+  std::int32_t index;
+};
+/// The running maximum with its index as a struct-valued CustomOp on (value, index)
+/// pairs (ValueIndex, 8 bytes): the larger value wins and ties go to the smaller
+/// index, the first occurrence in an inclusive scan; identity (-inf, INT32_MAX).
+/// Values must not be NaN (comparisons with NaN would break associativity).
+SCANTUNE_API const CustomOp& argmax_op();
 
 /// A compaction's predicate given as CUDA source at run time (Scanner::select_if,
 /// partition_if), compiled with NVRTC like a custom operator.
