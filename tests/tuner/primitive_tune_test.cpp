@@ -15,6 +15,7 @@
 #include "common/expect_error.hpp"
 #include "common/gpu.hpp"
 #include "default_policies.hpp"
+#include "scantune/scantune.h"
 #include "tuner/gpu/primitive_reference.hpp"
 #include "tuner/run/tune.hpp"
 #include "tuner/run/tune_primitives.hpp"
@@ -175,6 +176,7 @@ TEST_F(GpuPrimitiveTune, WinnersAreStoredAndDispatched) {
   apply_sort_option(o.sort_space, "--radix-bits", "8");
   o.select_space.block_threads = {128};
   o.select_space.items_per_thread = {8, 16};
+  o.select_space.ios = {TileIO::WarpTranspose};
   o.db_path = (dir / "t.db").string();
   std::FILE* quiet = std::tmpfile();
   ASSERT_EQ(run_primitive_tune(o, quiet), 0);
@@ -217,6 +219,18 @@ TEST_F(GpuPrimitiveTune, WinnersAreStoredAndDispatched) {
     SCANTUNE_CUDA_TRY(cudaMemcpy(order.data(), vals_out.ptr, n * 4, cudaMemcpyDeviceToHost));
     EXPECT_EQ(sorted, as<std::int32_t>(k.expected_keys));
     EXPECT_EQ(order, as<std::uint32_t>(k.expected_values));
+
+    // The C API's scanner of the same database runs the same routes.
+    keys_out.poison();
+    scantune_scanner_t cs = nullptr;
+    ASSERT_EQ(scantune_scanner_create(&cs, -1, o.db_path.c_str(), nullptr), SCANTUNE_SUCCESS);
+    ASSERT_EQ(scantune_sort(cs, SCANTUNE_INT32, keys.ptr, keys_out.ptr, nullptr, nullptr, 0, n, 0,
+                            0, 32, nullptr),
+              SCANTUNE_SUCCESS)
+        << scantune_last_error();
+    SCANTUNE_CUDA_TRY(cudaMemcpy(sorted.data(), keys_out.ptr, n * 4, cudaMemcpyDeviceToHost));
+    EXPECT_EQ(sorted, as<std::int32_t>(k.expected_keys));
+    scantune_scanner_destroy(cs);
   }
 }
 
