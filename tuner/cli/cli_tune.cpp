@@ -183,6 +183,18 @@ TuneOptions build_options(const RawOptions& raw) {
   return o;
 }
 
+/// The sort grid's options and default lists, from the fields' description.
+std::string sort_grid_help() {
+  std::string help;
+  for (const detail::SortField& f : detail::sort_fields()) {
+    std::string values;
+    for (int v : f.search)
+      values += fmt::format("{}{}", values.empty() ? "" : ",", v);
+    help += fmt::format("{}{} {}", help.empty() ? "" : " x\n", f.option, values);
+  }
+  return help;
+}
+
 /// `--select` / `--sort`: the types, sizes and search lists; the scan options are refused.
 tuner::PrimitiveTuneOptions build_primitive_options(const RawOptions& raw) {
   if (raw.all || raw.ops_given || raw.kinds != "inclusive" || !raw.custom_ops.empty() ||
@@ -379,15 +391,15 @@ void register_tune_command(CLI::App& app) {
                    "Tune compactions instead of scans, each a problem of its own per\n"
                    "--type: select_flags, unique, partition_flags, or 'all'.\n"
                    "Candidates: lookback_warp tile shapes (--block-threads,\n"
-                   "--items-per-thread, --vector-bytes, --tile-io)")
+                   "--items-per-thread, --vector-bytes, --tile-io). With --select or\n"
+                   "--sort, --sizes defaults to 2^10:2^28:1")
       ->type_name("LIST")
       ->excludes(all)
       ->group(problem);
   tune->add_option("--sort", raw->sort,
                    "Tune radix sorts instead of scans, per --type of keys: keys, pairs\n"
-                   "(4-byte values), pairs8, or 'all'. Candidates: --block-threads,\n"
-                   "--items-per-thread, --radix-bits (default 256,384,512 x 8,12,16,20\n"
-                   "x 7,8, within shared memory)")
+                   "(4-byte values), pairs8, or 'all'. Candidates, within shared memory:\n" +
+                       sort_grid_help())
       ->type_name("LIST")
       ->excludes(all)
       ->group(problem);
