@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <tuple>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -11,6 +12,7 @@
 #include "base/size_bucket.hpp"
 #include "errors.hpp"
 #include "policy.hpp"
+#include "sort_policy.hpp"
 #include "table_gen.hpp"
 
 namespace scantune::builtin {
@@ -124,12 +126,28 @@ std::vector<Row> sorted_rows(const Table& t) {
 
 } // namespace
 
+namespace {
+
+// The canonical key of `key` and why it cannot run `r`: a sort's policy for a sort row,
+// else a scan's (the problem's checks are the ones dispatch runs on DB winners).
+template <class P>
+std::pair<std::string, std::optional<std::string>> checked(const Row& r,
+                                                           std::optional<std::size_t> sorts) {
+  const P p = P::parse(r.policy);
+  if constexpr (std::is_same_v<P, detail::SortPolicy>)
+    return {p.key(), p.invalid_reason(size_of(r.type), *sorts)};
+  else
+    return {p.key(), detail::stored_problem_invalid_reason(p, r.type, r.problem)};
+}
+
+} // namespace
+
 void check_row(const Row& r) {
-  const Policy p = Policy::parse(r.policy);
-  if (p.key() != r.policy)
-    throw Error(fmt::format("policy '{}' is not canonical (its key is '{}')", r.policy, p.key()));
-  if (auto why = detail::stored_problem_invalid_reason(p, r.type, r.problem))
-    throw Error(fmt::format("policy {} cannot run {}: {}", r.policy, row_label(r), *why));
+  const auto sorts = detail::parse_sort_problem(r.problem);
+  const auto [key, why] = sorts ? checked<detail::SortPolicy>(r, sorts) : checked<Policy>(r, sorts);
+  if (key != r.policy)
+    throw Error(fmt::format("policy '{}' is not canonical (its key is '{}')", r.policy, key));
+  if (why) throw Error(fmt::format("policy {} cannot run {}: {}", r.policy, row_label(r), *why));
   if (r.size == 0 || !(r.ns > 0)) throw Error("size and ns must be positive");
 }
 

@@ -15,6 +15,7 @@
 #include "policy.hpp"
 #include "scantune/scantune.hpp"
 #include "segments.hpp"
+#include "sort_policy.hpp"
 
 namespace scantune::detail {
 
@@ -35,14 +36,18 @@ struct ProblemName {
   /// A struct-valued custom operator's value size (CustomOp::value_bytes): a problem of
   /// its own, stored with the stand-in `type` uint32 and the problem text "@struct8".
   int struct_bytes = 0;
+  /// A radix sort of `type` keys moving values of this many bytes (0: keys only): a
+  /// problem of its own, without operator or kind (stored as sum inclusive).
+  std::optional<std::size_t> sorts = std::nullopt;
 
   static ProblemName of(DataType type, const OpRef& op, ScanKind kind, Heads heads = Heads::None);
   static ProblemName of(const ScanTypes& types, const OpRef& op, ScanKind kind);
+  static ProblemName sort(DataType key, std::size_t value_bytes);
   /// "int32 sum inclusive", "int32 sum inclusive rows", "uint8:int32 sum inclusive",
-  /// "struct8 linear_recurrence inclusive"
+  /// "struct8 linear_recurrence inclusive", "uint32 sort_pairs4"
   std::string label() const;
   /// The database's `problem` text: "" (flat), "rows", ..., "@uint8:int32" (converting),
-  /// "@struct8" (struct values).
+  /// "@struct8" (struct values), "sort_keys", "sort_pairs4", "sort_pairs8".
   std::string problem_text() const;
   /// Sets heads and converts from a database `problem` text; false for an unknown one.
   bool set_problem_text(std::string_view text);
@@ -55,12 +60,23 @@ struct TunedEntry {
   ProblemName problem;
   std::uint64_t size = 0;
   int bucket = 0;
-  Policy policy;
+  Policy policy;          ///< scans and compactions
+  SortPolicy sort_policy; ///< sorts (problem.sorts)
+  std::string policy_key() const { return problem.sorts ? sort_policy.key() : policy.key(); }
 };
 
 /// A Plan with its configuration parsed: what routes and launches use.
 struct Choice {
   Policy policy;
+  Match match = Match::BuiltIn;
+  std::uint64_t tuned_size = 0;
+  std::string source;
+  Plan plan() const { return {policy.key(), match, tuned_size, source}; }
+};
+
+/// The same for a radix sort.
+struct SortChoice {
+  SortPolicy policy;
   Match match = Match::BuiltIn;
   std::uint64_t tuned_size = 0;
   std::string source;
@@ -77,6 +93,9 @@ public:
 
   /// The fallback chain (Exact, NearestSize, SameArch, BuiltIn) for n elements.
   Choice resolve(const ProblemName& problem, std::uint64_t n) const;
+  /// The same chain for a radix sort of `key` keys with values of `value_bytes` (0, 4,
+  /// 8), ending at default_sort_policy.
+  SortChoice resolve_sort(DataType key, std::size_t value_bytes, std::uint64_t n) const;
 
   int arch() const { return arch_; }
   const std::string& model() const { return model_; }
@@ -91,6 +110,13 @@ private:
   enum class Models { Own, Others, Any };
   const TunedEntry* nearest(const Entries& entries, std::uint64_t n, Models which) const;
   const Entries* most_similar_builtin(const ProblemName& problem) const;
+  /// The entry the chain picks (null: none, the heuristic), its match and source.
+  struct Pick {
+    const TunedEntry* entry = nullptr;
+    Match match = Match::BuiltIn;
+    std::string source;
+  };
+  Pick pick(const ProblemName& problem, std::uint64_t n) const;
 
   int arch_;
   std::string model_, db_path_;

@@ -23,6 +23,12 @@ struct Route {
   std::atomic<bool> reported{false}; ///< fallback logged (and autotune asked) once
 };
 
+/// A radix sort's route: its choice and (once loaded) its kernels.
+struct SortRoute {
+  SortChoice plan;
+  std::atomic<const KernelSet*> kernels{nullptr};
+};
+
 class RouteCache {
 public:
   /// `reproducible`: floating-point problems get their policy's reproducible form
@@ -38,6 +44,9 @@ public:
   Route& route(DataType type, const OpRef& op, ScanKind kind, std::uint64_t n,
                Heads heads = Heads::None, bool reverse = false,
                const ScanTypes* converts = nullptr);
+  /// The route of a radix sort (builds the key type's and value size's route set on
+  /// first use); `value_bytes` 0, 4 or 8.
+  SortRoute& sort_route(DataType key, std::size_t value_bytes, std::uint64_t n);
   const DispatchTable& table() const { return *table_; }
 
   /// Keeps `set` alive as long as this cache (routes point at it) and returns it.
@@ -66,14 +75,22 @@ private:
   Route& searched_route(DataType type, const OpRef& op, ScanKind kind, std::size_t bucket,
                         Heads heads, bool reverse, const ScanTypes* converts);
 
+  struct SortRouteSet {
+    std::array<SortRoute, kBuckets> by_bucket;
+  };
+  static constexpr std::size_t kTypes = static_cast<std::size_t>(DataType::BFloat16) + 1;
+
   std::shared_ptr<const DispatchTable> table_;
   bool reproducible_ = false;
   // [heads][type][op][kind][reverse]
   std::array<std::atomic<RouteSet*>, kHeadsCount * 6 * 7 * 2 * 2> builtin_{};
   std::shared_mutex custom_mutex_;
   std::vector<CustomRoutes> custom_;
-  std::mutex mutex_; // owned_ and kept_
+  std::mutex mutex_; // owned_, owned_sorts_ and kept_
   std::vector<std::unique_ptr<RouteSet>> owned_;
+  // [key type][value bytes / 4]
+  std::array<std::atomic<SortRouteSet*>, kTypes * 3> sorts_{};
+  std::vector<std::unique_ptr<SortRouteSet>> owned_sorts_;
   std::vector<std::shared_ptr<const KernelSet>> kept_;
 };
 

@@ -63,6 +63,7 @@ struct ScanRequest {
 namespace detail {
 
 struct Choice;
+struct SortChoice;
 struct SortRequest;
 struct SortPolicy;
 
@@ -79,6 +80,9 @@ struct ScannerAccess {
   static Policy choose(const Scanner& s, DataType type, OpRef op, ScanKind kind, std::size_t n);
   /// A radix sort (Scanner::run_sort); `policy` null: the default one.
   static void sort(Scanner& s, const SortRequest& r, const SortPolicy* policy = nullptr);
+  /// The route a sort of n `key` keys with values of `value_bytes` (0: none) takes.
+  static const SortChoice& sort_choice(const Scanner& s, DataType key, std::size_t value_bytes,
+                                       std::size_t n);
 };
 
 /// Fills a ScanRequest from typed arguments (tests, tuner).

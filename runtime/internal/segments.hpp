@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "scantune/types.hpp"
+#include "scantune/scantune.hpp"
 
 namespace scantune {
 struct ScanRequest;
@@ -41,6 +41,18 @@ enum class Heads {
   PartitionIf,
 };
 inline constexpr std::size_t kHeadsCount = 14;
+
+/// The problem kind of a compaction.
+inline Heads compaction_heads(Compaction how) {
+  constexpr Heads kinds[] = {Heads::SelectFlags, Heads::SelectIf, Heads::Unique,
+                             Heads::PartitionFlags, Heads::PartitionIf};
+  return kinds[static_cast<std::size_t>(how)];
+}
+/// A predicate as the custom operator routes and kernel specs key on (its identity is
+/// never used).
+inline CustomOp predicate_op(const Predicate& p) {
+  return {p.name, p.body, "false"};
+}
 
 /// Whether `h` is a compaction (select_kernel), one that takes a predicate, or a partition.
 inline bool is_compaction(Heads h) {

@@ -12,31 +12,13 @@
 
 #include "codegen.hpp"
 #include "scantune/scantune.hpp"
+#include "sort_policy.hpp"
 
 namespace scantune::detail {
 
 class WorkspacePool;
 struct KernelSet;
 struct LaunchTarget;
-
-/// A radix sort's tile shape and digit width; key "radix.tpb384.ipt12.rb8".
-struct SortPolicy {
-  int block_threads = 384;
-  int items_per_thread = 12;
-  int radix_bits = 8;
-
-  int tile_items() const { return block_threads * items_per_thread; }
-  std::string key() const;
-  /// Throws InvalidArgument naming the key when it is not one key() writes.
-  static SortPolicy parse(std::string_view key);
-  /// Why this policy cannot sort keys of `key_bytes` with values of `value_bytes`
-  /// (shared memory, shape), or nothing.
-  std::optional<std::string> invalid_reason(std::size_t key_bytes, std::size_t value_bytes) const;
-  friend bool operator==(const SortPolicy& a, const SortPolicy& b) { return a.key() == b.key(); }
-};
-
-/// The untuned policy of a key type and value size (0: keys only).
-SortPolicy default_sort_policy(DataType key, std::size_t value_bytes);
 
 /// Everything that selects one compiled sort kernel set.
 struct SortSpec {

@@ -46,6 +46,12 @@ ProblemName ProblemName::of(DataType type, const OpRef& op, ScanKind kind, Heads
   return p;
 }
 
+ProblemName ProblemName::sort(DataType key, std::size_t value_bytes) {
+  ProblemName p = of(key, Op::Sum, ScanKind::Inclusive);
+  p.sorts = value_bytes;
+  return p;
+}
+
 ProblemName ProblemName::of(const ScanTypes& types, const OpRef& op, ScanKind kind) {
   ProblemName p = of(types.acc, op, kind);
   if (!types.uniform()) p.converts = types;
@@ -53,6 +59,7 @@ ProblemName ProblemName::of(const ScanTypes& types, const OpRef& op, ScanKind ki
 }
 
 std::string ProblemName::label() const {
+  if (sorts) return fmt::format("{} {}", to_string(type), problem_text());
   const std::string types = struct_bytes ? struct_type_text(struct_bytes)
                             : converts   ? to_string(*converts)
                                          : std::string(to_string(type));
@@ -61,23 +68,26 @@ std::string ProblemName::label() const {
 }
 
 std::string ProblemName::problem_text() const {
+  if (sorts) return sort_problem(*sorts);
   if (struct_bytes) return "@" + struct_type_text(struct_bytes);
   return converts ? "@" + to_string(*converts) : std::string(to_string(heads));
 }
 
 bool ProblemName::set_problem_text(std::string_view text) {
+  heads = Heads::None;
+  converts.reset();
+  struct_bytes = 0;
+  sorts = parse_sort_problem(text);
+  if (sorts) return true;
   for (int bytes = 4; bytes <= kMaxStructBytes; bytes += 4)
     if (text == "@" + struct_type_text(bytes)) {
       if (type != kStructStandIn) return false;
-      heads = Heads::None;
-      converts.reset();
       struct_bytes = bytes;
       return true;
     }
   if (!text.empty() && text[0] == '@') {
     const ScanTypes t = parse_scan_types(text.substr(1));
     if (t.acc != type) return false;
-    heads = Heads::None;
     converts = t;
     return true;
   }
@@ -97,14 +107,15 @@ DispatchTable::DispatchTable(int arch, std::string model, const std::vector<Tune
     : arch_(arch), model_(std::move(model)), db_path_(std::move(db_path)) {
   for (const TunedEntry& e : db_entries) {
     if (e.arch != arch_) continue; // never another compute capability's winner
-    // Structs: their own rules (no staged copies); else the problem text's (a converting
+    // Sorts and structs have rules of their own; else the problem text's (a converting
     // problem's vectors count elements of its wider side).
-    auto why =
-        e.problem.struct_bytes
+    const auto why =
+        e.problem.sorts ? e.sort_policy.invalid_reason(size_of(e.problem.type), *e.problem.sorts)
+        : e.problem.struct_bytes
             ? struct_invalid_reason(e.policy, static_cast<std::size_t>(e.problem.struct_bytes))
             : stored_problem_invalid_reason(e.policy, e.problem.type, e.problem.problem_text());
     if (why) {
-      log(LogLevel::Warn, "tuning DB {}: ignoring {} for {} on {}: {}", db_path_, e.policy.key(),
+      log(LogLevel::Warn, "tuning DB {}: ignoring {} for {} on {}: {}", db_path_, e.policy_key(),
           e.problem.label(), e.model, *why);
       continue;
     }
@@ -119,7 +130,10 @@ DispatchTable::DispatchTable(int arch, std::string model, const std::vector<Tune
     if (!e.problem.set_problem_text(b.problem)) continue; // the generator checked every row
     e.size = b.size;
     e.bucket = db::size_bucket(b.size);
-    e.policy = Policy::parse(b.policy);
+    if (e.problem.sorts)
+      e.sort_policy = SortPolicy::parse(b.policy);
+    else
+      e.policy = Policy::parse(b.policy);
     builtin_[key_of(e.problem)].push_back(std::move(e));
   }
 }
@@ -152,7 +166,7 @@ const TunedEntry* DispatchTable::nearest(const Entries& entries, std::uint64_t n
     if ((which == Models::Own && e.model != model_) ||
         (which == Models::Others && e.model == model_))
       continue;
-    if (!applies_to(e.policy, e.size, n)) continue;
+    if (!e.problem.sorts && !applies_to(e.policy, e.size, n)) continue;
     if (!best || db::nearer_bucket(e.bucket, best->bucket, target)) best = &e;
   }
   return best;
@@ -171,7 +185,8 @@ const DispatchTable::Entries* DispatchTable::most_similar_builtin(const ProblemN
   int best_score = -1;
   for (const auto& kv : builtin_) {
     const ProblemName& q = kv.second.front().problem;
-    if (size_of(q.type) != size_of(p.type) || q.heads != p.heads || q.converts != p.converts)
+    if (size_of(q.type) != size_of(p.type) || q.heads != p.heads || q.converts != p.converts ||
+        q.sorts != p.sorts || q.struct_bytes != p.struct_bytes)
       continue;
     const int op_score = q.op == p.op && q.op_hash == p.op_hash ? 2
                          : costly_op(q) && costly_op(p)         ? 1
@@ -205,51 +220,65 @@ Choice DispatchTable::resolve(const ProblemName& problem, std::uint64_t n) const
     return plan;
   }
   Choice plan;
-  if (auto it = db_.find(key_of(problem)); it != db_.end()) {
-    if (const TunedEntry* e = nearest(it->second, n, Models::Own)) {
-      plan.policy = e->policy;
-      plan.match = e->bucket == db::size_bucket(n) ? Match::Exact : Match::NearestSize;
-      plan.tuned_size = e->size;
-      plan.source = fmt::format("tuning DB {}: {}, tuned at n = {}", db_path_, e->model,
-                                db::size_label(e->size));
-      return plan;
+  const Pick pk = pick(problem, n);
+  plan.match = pk.match;
+  plan.source = pk.source;
+  if (pk.entry) {
+    plan.policy = pk.entry->policy;
+    plan.tuned_size = pk.entry->size;
+    // lookback_bulk reduces each tile in one warp: with a costly operator that chain
+    // bounds the scan (H100, 2^28 float32: logcumsumexp 18.1 ms on bulk, 1.66 ms on the
+    // default shape; absmax, cheap, 98% of memcpy on bulk and 86% on the default).
+    if (pk.match == Match::BuiltIn && problem.costly &&
+        plan.policy.algorithm == Algorithm::LookbackBulk) {
+      plan.policy = default_policy(problem.type, n);
+      plan.source += " (a costly operator: the default, not bulk)";
     }
-    if (const TunedEntry* e = nearest(it->second, n, Models::Others)) {
-      plan.policy = e->policy;
-      plan.match = Match::SameArch;
-      plan.tuned_size = e->size;
-      plan.source = fmt::format("tuning DB {}: {} (also sm_{}), tuned at n = {}", db_path_,
-                                e->model, arch_, db::size_label(e->size));
-      return plan;
-    }
+    return plan;
   }
-  plan.match = Match::BuiltIn;
   if (problem.struct_bytes) { // no built-in table row is a struct's: the default shape
     plan.policy = default_struct_policy(static_cast<std::size_t>(problem.struct_bytes));
     plan.source = fmt::format("built-in default for {}-byte struct values", problem.struct_bytes);
     return plan;
   }
-  if (const Entries* entries = most_similar_builtin(problem))
-    if (const TunedEntry* e = nearest(*entries, n, Models::Any)) {
-      plan.policy = e->policy;
-      // lookback_bulk reduces each tile in one warp: with a costly operator that chain
-      // bounds the scan (H100, 2^28 float32: logcumsumexp 18.1 ms on bulk, 1.66 ms on the
-      // default shape; absmax, cheap, 98% of memcpy on bulk and 86% on the default).
-      const bool unbulked = problem.costly && plan.policy.algorithm == Algorithm::LookbackBulk;
-      if (unbulked) plan.policy = default_policy(problem.type, n);
-      plan.tuned_size = e->size;
-      const std::string label = e->problem.label();
-      plan.source = fmt::format("built-in table: {}, {}{}, tuned at n = {}{}", e->model, label,
-                                label == problem.label() ? "" : " (the nearest tuned problem)",
-                                db::size_label(e->size),
-                                unbulked ? " (a costly operator: the default, not bulk)" : "");
-      return plan;
-    }
   plan.policy = problem.heads == Heads::Axis   ? default_axis_policy(problem.type)
                 : is_compaction(problem.heads) ? default_select_policy(problem.type)
                                                : default_policy(problem.type, n);
-  plan.source = fmt::format("built-in heuristic (nothing tuned for sm_{})", arch_);
   return plan;
+}
+
+SortChoice DispatchTable::resolve_sort(DataType key, std::size_t value_bytes,
+                                       std::uint64_t n) const {
+  const Pick pk = pick(ProblemName::sort(key, value_bytes), n);
+  SortChoice c;
+  c.match = pk.match;
+  c.source = pk.source;
+  c.policy = pk.entry ? pk.entry->sort_policy : default_sort_policy(key, value_bytes);
+  c.tuned_size = pk.entry ? pk.entry->size : 0;
+  return c;
+}
+
+DispatchTable::Pick DispatchTable::pick(const ProblemName& problem, std::uint64_t n) const {
+  if (auto it = db_.find(key_of(problem)); it != db_.end()) {
+    if (const TunedEntry* e = nearest(it->second, n, Models::Own))
+      return {e, e->bucket == db::size_bucket(n) ? Match::Exact : Match::NearestSize,
+              fmt::format("tuning DB {}: {}, tuned at n = {}", db_path_, e->model,
+                          db::size_label(e->size))};
+    if (const TunedEntry* e = nearest(it->second, n, Models::Others))
+      return {e, Match::SameArch,
+              fmt::format("tuning DB {}: {} (also sm_{}), tuned at n = {}", db_path_, e->model,
+                          arch_, db::size_label(e->size))};
+  }
+  if (const Entries* entries = most_similar_builtin(problem))
+    if (const TunedEntry* e = nearest(*entries, n, Models::Any)) {
+      const std::string label = e->problem.label();
+      return {e, Match::BuiltIn,
+              fmt::format("built-in table: {}, {}{}, tuned at n = {}", e->model, label,
+                          label == problem.label() ? "" : " (the nearest tuned problem)",
+                          db::size_label(e->size))};
+    }
+  return {nullptr, Match::BuiltIn,
+          fmt::format("built-in heuristic (nothing tuned for sm_{})", arch_)};
 }
 
 } // namespace scantune::detail

@@ -27,7 +27,10 @@ std::optional<std::vector<TunedEntry>> read_tuned_entries(const std::filesystem:
         continue;
       }
       e.problem.kind = parse_scan_kind(b.kind);
-      e.policy = Policy::parse(b.policy);
+      if (e.problem.sorts)
+        e.sort_policy = SortPolicy::parse(b.policy);
+      else
+        e.policy = Policy::parse(b.policy);
     } catch (const Error& x) {
       log(LogLevel::Warn, "tuning DB {}: ignoring the winner of {} {} {} at n = {}: {}",
           path.string(), b.type, b.op, b.kind, b.size, x.what());

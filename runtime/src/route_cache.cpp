@@ -94,6 +94,26 @@ Route& RouteCache::route(DataType type, const OpRef& op, ScanKind kind, std::uin
   return set->by_bucket[bucket];
 }
 
+SortRoute& RouteCache::sort_route(DataType key, std::size_t value_bytes, std::uint64_t n) {
+  const auto bucket = static_cast<std::size_t>(db::size_bucket(n));
+  const std::size_t slot = static_cast<std::size_t>(key) * 3 + value_bytes / 4;
+  SortRouteSet* set = sorts_.at(slot).load(std::memory_order_acquire);
+  if (!set) {
+    auto built = std::make_unique<SortRouteSet>();
+    for (int b = 0; b < kBuckets; ++b)
+      built->by_bucket[static_cast<std::size_t>(b)].plan =
+          table_->resolve_sort(key, value_bytes, db::bucket_size(b));
+    std::lock_guard<std::mutex> lock(mutex_);
+    set = sorts_[slot].load(std::memory_order_acquire);
+    if (!set) {
+      set = built.get();
+      owned_sorts_.push_back(std::move(built));
+      sorts_[slot].store(set, std::memory_order_release);
+    }
+  }
+  return set->by_bucket[bucket];
+}
+
 const KernelSet* RouteCache::keep(std::shared_ptr<const KernelSet> set) {
   std::lock_guard<std::mutex> lock(mutex_);
   kept_.push_back(std::move(set));

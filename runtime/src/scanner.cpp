@@ -177,7 +177,6 @@ struct Scanner::Impl {
 
   // The default sort policy's kernels of each (key type, value size): no registry
   // lookup (a formatted key) per call. The registry keeps them loaded.
-  std::array<std::atomic<const detail::KernelSet*>, 6 * 3> sort_kernels{};
 
   std::unique_ptr<detail::Autotuner> autotuner; // last: stopped before the rest goes
 
@@ -263,16 +262,19 @@ struct Scanner::Impl {
     return *k;
   }
 
-  const detail::KernelSet& kernels_for_sort(const detail::SortSpec& spec, bool cached) {
-    std::atomic<const detail::KernelSet*>& slot =
-        sort_kernels[static_cast<std::size_t>(spec.key) * 3 + spec.value_bytes / 4];
-    if (const detail::KernelSet* k = cached ? slot.load(std::memory_order_acquire) : nullptr)
-      return *k;
-    const auto set = detail::KernelRegistry::instance().get_generated(
+  std::shared_ptr<const detail::KernelSet> kernels_for_sort(const detail::SortSpec& spec) {
+    return detail::KernelRegistry::instance().get_generated(
         spec.id(), [&] { return detail::generate_sort(spec); }, arch,
         disk_cache ? &*disk_cache : nullptr);
-    if (cached) slot.store(set.get(), std::memory_order_release);
-    return *set;
+  }
+
+  // The sort route's kernels, loaded on its first call.
+  const detail::KernelSet& sort_route_kernels(detail::RouteCache& cache, detail::SortRoute& route,
+                                              const detail::SortSpec& spec) {
+    if (const detail::KernelSet* k = route.kernels.load(std::memory_order_acquire)) return *k;
+    const detail::KernelSet* k = cache.keep(kernels_for_sort(spec));
+    route.kernels.store(k, std::memory_order_release);
+    return *k;
   }
 
   // Once per route: log a fallback, ask for a background tuning.
@@ -305,6 +307,23 @@ Plan Scanner::plan(DataType type, OpRef op, ScanKind kind, std::size_t n) const 
 
 Plan Scanner::plan(const ScanTypes& types, OpRef op, ScanKind kind, std::size_t n) const {
   return detail::ScannerAccess::choice(*this, types, op, kind, n).plan();
+}
+
+Plan Scanner::select_plan(DataType type, Compaction how, std::size_t n,
+                          const Predicate* predicate) const {
+  const detail::Heads heads = detail::compaction_heads(how);
+  CustomOp as_op;
+  OpRef op = Op::Sum;
+  if (detail::takes_predicate(heads)) {
+    if (!predicate) detail::fail("null predicate for a {}", detail::to_string(heads));
+    as_op = detail::predicate_op(*predicate);
+    op = as_op;
+  }
+  return detail::ScannerAccess::choice(*this, type, op, ScanKind::Inclusive, n, heads).plan();
+}
+
+Plan Scanner::sort_plan(DataType key, std::size_t value_bytes, std::size_t n) const {
+  return detail::ScannerAccess::sort_choice(*this, key, value_bytes, n).plan();
 }
 
 void Scanner::prepare(DataType type, OpRef op, ScanKind kind, std::size_t n) {
@@ -403,24 +422,19 @@ void Scanner::run_reduce(DataType type, OpRef op, const void* in, void* result, 
 void Scanner::run_select(DataType type, Compaction how, const void* in, const std::uint8_t* flags,
                          const Predicate* predicate, void* out, std::size_t n,
                          std::uint64_t* d_num_selected, cudaStream_t stream) {
-  using detail::Heads;
-  constexpr Heads kinds[] = {Heads::SelectFlags, Heads::SelectIf, Heads::Unique,
-                             Heads::PartitionFlags, Heads::PartitionIf};
   ScanRequest r;
   r.set_types(scan_types(type));
   r.in = in;
   r.out = out;
   r.n = n;
   r.stream = stream;
-  r.compaction = kinds[static_cast<std::size_t>(how)];
+  r.compaction = detail::compaction_heads(how);
   r.num_selected = d_num_selected;
   r.segments.head_flags = flags;
-  // A predicate travels as a custom operator (routes and kernel specs key on it);
-  // its identity is never used.
   CustomOp as_op;
   if (detail::takes_predicate(r.compaction)) {
     if (!predicate) detail::fail("null predicate for a {}", detail::to_string(r.compaction));
-    as_op = {predicate->name, predicate->body, "false"};
+    as_op = detail::predicate_op(*predicate);
     r.op = as_op;
   }
   detail::ScannerAccess::scan(*this, r);
@@ -619,11 +633,10 @@ void ScannerAccess::scan(Scanner& s, const ScanRequest& r) {
 void ScannerAccess::sort(Scanner& s, const SortRequest& r, const SortPolicy* policy) {
   check_sort(r);
   const std::size_t value_bytes = r.values_in ? r.value_bytes : 0;
-  const SortSpec spec{policy ? *policy : default_sort_policy(r.key, value_bytes), r.key,
-                      value_bytes};
-  if (auto why = spec.policy.invalid_reason(size_of(r.key), value_bytes))
-    fail("sort policy {} cannot sort {} keys with {}-byte values: {}", spec.policy.key(),
-         to_string(r.key), value_bytes, *why);
+  if (policy)
+    if (auto why = policy->invalid_reason(size_of(r.key), value_bytes))
+      fail("sort policy {} cannot sort {} keys with {}-byte values: {}", policy->key(),
+           to_string(r.key), value_bytes, *why);
   if (r.n == 0) return;
   Scanner::Impl& im = *s.impl_;
   if (im.device < 0 || !im.workspaces) fail<NoDevice>("{}", im.device_error);
@@ -636,8 +649,22 @@ void ScannerAccess::sort(Scanner& s, const SortRequest& r, const SortPolicy* pol
                                         cudaMemcpyDeviceToDevice, r.stream));
     return;
   }
-  launch_sort(im.kernels_for_sort(spec, policy == nullptr), spec.policy, r, *im.workspaces,
-              im.target);
+  if (policy) { // explicit configuration (tuner, tests): no route
+    const SortSpec spec{*policy, r.key, value_bytes};
+    launch_sort(*im.kernels_for_sort(spec), spec.policy, r, *im.workspaces, im.target);
+    return;
+  }
+  RouteCache& cache = im.current_routes();
+  SortRoute& route = cache.sort_route(r.key, value_bytes, r.n);
+  const SortSpec spec{route.plan.policy, r.key, value_bytes};
+  launch_sort(im.sort_route_kernels(cache, route, spec), spec.policy, r, *im.workspaces, im.target);
+}
+
+const SortChoice& ScannerAccess::sort_choice(const Scanner& s, DataType key,
+                                             std::size_t value_bytes, std::size_t n) {
+  if (value_bytes != 0 && value_bytes != 4 && value_bytes != 8)
+    fail<Unsupported>("values of {} bytes: a sort moves values of 4 or 8 bytes", value_bytes);
+  return s.impl_->current_routes().sort_route(key, value_bytes, n).plan;
 }
 
 } // namespace detail

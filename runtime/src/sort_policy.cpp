@@ -1,7 +1,6 @@
-// The radix sort's policy, kernel names, workspace layout and argument checks: host
+// The radix sort's kernel names, workspace layout and argument checks: host
 // arithmetic only (tests run it without a GPU).
 #include <algorithm>
-#include <charconv>
 #include <cstdint>
 
 #include <fmt/format.h>
@@ -9,30 +8,12 @@
 #include "errors.hpp"
 #include "policy.hpp"
 #include "sort.hpp"
-#include "strings.hpp"
 
 namespace scantune::detail {
 namespace {
 
-bool parse_field(std::string_view token, std::string_view prefix, int& value) {
-  if (token.substr(0, prefix.size()) != prefix) return false;
-  const std::string_view digits = token.substr(prefix.size());
-  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-  return ec == std::errc() && end == digits.data() + digits.size() && !digits.empty();
-}
-
 std::size_t round_up(std::size_t x, std::size_t to) {
   return (x + to - 1) / to * to;
-}
-
-// Shared memory of radix_onesweep_kernel (onesweep_smem in radix_sort.cuh).
-std::size_t onesweep_shared_bytes(const SortPolicy& p, std::size_t key_bytes,
-                                  std::size_t value_bytes) {
-  const std::size_t radix = std::size_t{1} << p.radix_bits;
-  const std::size_t counters = static_cast<std::size_t>(p.block_threads / 32) * radix * 4;
-  const std::size_t items = static_cast<std::size_t>(p.tile_items()) *
-                            (value_bytes > key_bytes ? value_bytes : key_bytes);
-  return round_up(counters > items ? counters : items, 16) + radix * (8 + 4 + 4) + 16;
 }
 
 bool overlap(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes) {
@@ -41,42 +22,6 @@ bool overlap(const void* a, std::size_t a_bytes, const void* b, std::size_t b_by
 }
 
 } // namespace
-
-std::string SortPolicy::key() const {
-  return fmt::format("radix.tpb{}.ipt{}.rb{}", block_threads, items_per_thread, radix_bits);
-}
-
-SortPolicy SortPolicy::parse(std::string_view key) {
-  const auto parts = split(key, '.');
-  SortPolicy p;
-  if (parts.size() != 4 || parts[0] != "radix" || !parse_field(parts[1], "tpb", p.block_threads) ||
-      !parse_field(parts[2], "ipt", p.items_per_thread) ||
-      !parse_field(parts[3], "rb", p.radix_bits))
-    fail("sort policy key '{}': expected radix.tpb<threads>.ipt<items>.rb<radix bits>", key);
-  return p;
-}
-
-std::optional<std::string> SortPolicy::invalid_reason(std::size_t key_bytes,
-                                                      std::size_t value_bytes) const {
-  if (block_threads < 64 || block_threads > 1024 || block_threads % 32)
-    return fmt::format("block_threads {} is not a multiple of 32 in [64, 1024]", block_threads);
-  if (items_per_thread < 1 || items_per_thread > 32)
-    return fmt::format("items_per_thread {} is outside [1, 32]", items_per_thread);
-  if (radix_bits < 4 || radix_bits > 8)
-    return fmt::format("radix_bits {} is outside [4, 8]", radix_bits);
-  const std::size_t smem = onesweep_shared_bytes(*this, key_bytes, value_bytes);
-  if (smem > kMaxStaticSharedBytes)
-    return fmt::format("the tile needs {} bytes of shared memory for {}-byte keys and {}-byte "
-                       "values, more than {}",
-                       smem, key_bytes, value_bytes, kMaxStaticSharedBytes);
-  return std::nullopt;
-}
-
-SortPolicy default_sort_policy(DataType key, std::size_t value_bytes) {
-  // 4608 items of 4 bytes (18 KiB exchanged) or 3072 of 8 (24 KiB) per tile.
-  if (size_of(key) == 4 && value_bytes <= 4) return {384, 12, 8};
-  return {256, 12, 8};
-}
 
 std::string SortSpec::id() const {
   return fmt::format("{}|{}|v{}|{}", policy.key(), to_string(key), value_bytes,

@@ -143,6 +143,38 @@ TEST(BuiltinTableGen, ProblemsOtherThanFlatScansRoundTrip) {
                       "int32 sum inclusive rows bucket 2^10");
 }
 
+// Compaction and sort rows: a compaction's policy is a scan policy its kernel takes, a
+// sort's a radix sort policy whose tile fits shared memory with its key and value sizes.
+TEST(BuiltinTableGen, CompactionAndSortRows) {
+  const char* m = "GPU \"A\" (sm_90, 1 SMs)";
+  json select = entry(1, m, "int32", 1u << 20, "lookback_warp.tpb128.ipt16.vec4.warp_scans");
+  select["problem"] = "select_flags";
+  json keys = entry(1, m, "uint32", 1u << 20, "radix.tpb256.ipt16.rb8");
+  keys["problem"] = "sort_keys";
+  json pairs = entry(1, m, "uint64", 1u << 20, "radix.tpb256.ipt12.rb8");
+  pairs["problem"] = "sort_pairs8";
+  const json t = table(doc({select, keys, pairs}));
+  ASSERT_EQ(t["entries"].size(), 3u);
+  const std::string src = generate_table_source({{"t.json", t}});
+  EXPECT_NE(
+      src.find(
+          R"(DataType::UInt32, Op::Sum, ScanKind::Inclusive, "sort_keys", 1048576ull, "radix.tpb256.ipt16.rb8")"),
+      std::string::npos)
+      << src;
+  EXPECT_NE(src.find(R"("select_flags", 1048576ull)"), std::string::npos) << src;
+  json bad = pairs;
+  bad["policy"] = "radix.tpb1024.ipt32.rb8";
+  EXPECT_ERROR_NAMING(table_of_export({"x.json", doc({bad})}), "x.json: best[0]",
+                      "uint64 sum inclusive sort_pairs8", "shared memory");
+  bad["policy"] = "radix.tpb256.ipt012.rb8";
+  EXPECT_ERROR_NAMING(table_of_export({"x.json", doc({bad})}), "not canonical");
+  bad["policy"] = "lookback_warp.tpb128.ipt16.vec4.warp_scans";
+  EXPECT_ERROR_NAMING(table_of_export({"x.json", doc({bad})}), "sort policy key");
+  bad = select;
+  bad["policy"] = "lookback_warp.tpb128.ipt16.vec4.warp_scans.direct";
+  EXPECT_ERROR_NAMING(table_of_export({"x.json", doc({bad})}), "staged tile I/O");
+}
+
 TEST(BuiltinTableGen, CustomOperatorsAreLeftOutAndNothingIsAnEmptyTable) {
   json e = entry(1, "m", "float64", 64, "lookback_warp.tpb256.ipt12.vec2.warp_scans");
   e["op"] = "absmax";

@@ -358,6 +358,33 @@ TEST(CliInspectStruct, ShowListsStructProblemsByTheirStruct) {
   EXPECT_EQ(r.output.find("struct8"), std::string::npos) << r.output;
 }
 
+// Compaction and sort winners show as their type and problem, without operator or kind.
+TEST(CliInspectPrimitives, ShowListsCompactionsAndSorts) {
+  TempDir dir;
+  {
+    TuningDb db = TuningDb::open(dir / "p.db", rw());
+    const std::int64_t h = db.add_device(h100());
+    const std::int64_t run = db.begin_run(sample_run(h));
+    BestEntry e = best(h, run, "inclusive", 1u << 20, 3000, kLookback);
+    e.problem = "select_flags";
+    db.set_best(e);
+    e.problem = "sort_pairs4";
+    e.type = "uint32";
+    e.policy = "radix.tpb384.ipt12.rb8";
+    db.set_best(e);
+    db.end_run(run, RunStatus::Complete);
+  }
+  const std::string db = " --db " + (dir / "p.db").string();
+  auto r = run_cli("show" + db);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("): int32 select_flags\n"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("): uint32 sort_pairs4\n"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("radix.tpb384.ipt12.rb8"), std::string::npos) << r.output;
+  r = run_cli("show --type uint32" + db);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(r.output.find("select_flags"), std::string::npos) << r.output;
+}
+
 TEST_F(CliInspect, BenchWithoutAGpuExits77) {
   if (scantune::test::has_gpu()) GTEST_SKIP() << "a GPU is present";
   for (const char* args : {"bench --sizes 2^10", "bench --type float64 --custom-op absmax",

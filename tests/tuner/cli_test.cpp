@@ -111,7 +111,8 @@ TEST(CliTune, HelpListsEveryOption) {
   std::istringstream options(
       "--type --op --kind --custom-op --sizes --strategy --algorithms --block-threads "
       "--items-per-thread --vector-bytes --backoff --budget --db --resume --dry-run --hot "
-      "--simulate --time-limit --device --seed --progress --all --force");
+      "--simulate --time-limit --device --seed --progress --all --force --select --sort "
+      "--radix-bits");
   for (std::string option; options >> option;)
     EXPECT_NE(r.output.find(option), std::string::npos) << option << " missing in\n" << r.output;
   EXPECT_NE(r.output.find("scantune tune --type int32 --op sum --kind inclusive"),
@@ -206,6 +207,42 @@ TEST_F(Cli, TuneDryRunOfSegmentedProblems) {
   r = run("tune --dry-run --segments cols:8");
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("unknown kind 'cols'"), std::string::npos) << r.output;
+}
+
+// Compactions and sorts: their own problems per type, their own candidates; the scan
+// options that do not apply are usage errors.
+TEST_F(Cli, TuneDryRunOfCompactionsAndSorts) {
+  auto r = run("tune --dry-run --select select_flags,unique --sort keys --type int32,float64 "
+               "--sizes 2^16:2^28:4");
+  EXPECT_EQ(r.code, 0) << r.output;
+  for (const char* label :
+       {"int32 select_flags (problem 'select_flags'): ", "float64 unique (problem 'unique'): ",
+        "float64 sort_keys (problem 'sort_keys'): "})
+    EXPECT_NE(r.output.find(label), std::string::npos) << label << r.output;
+  EXPECT_NE(r.output.find("x 4 sizes (2^16..2^28)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("6 problem(s)"), std::string::npos) << r.output;
+  // The sort grid's lists, and the default policy beside them.
+  r = run("tune --dry-run --sort pairs --type uint32 --block-threads 256 --items-per-thread 8,16 "
+          "--radix-bits 8 --sizes 2^20");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("uint32 sort_pairs4 (problem 'sort_pairs4'): 3 candidates"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("radix.tpb256.ipt16.rb8"), std::string::npos) << r.output;
+  const std::pair<const char*, const char*> bad[] = {
+      {"--sort keys --op max", "--select and --sort take"},
+      {"--select select_if", "select_if"},
+      {"--sort pairs16", "pairs16"},
+      {"--sort keys --type uint8", "uint8"},
+      {"--sort keys --type uint8:int32", "element types"},
+      {"--radix-bits 8", "--radix-bits applies to --sort"},
+      {"--sort keys --radix-bits 3:x", "--radix-bits"},
+  };
+  for (const auto& [args, named] : bad) {
+    r = run(std::string("tune --dry-run ") + args);
+    EXPECT_EQ(r.code, 2) << args << ": " << r.output;
+    EXPECT_NE(r.output.find(named), std::string::npos) << args << ": " << r.output;
+  }
 }
 
 // Converting types are problems of their own: IN:ACC, IN:ACC:OUT or a narrow type

@@ -159,7 +159,7 @@ void run_sort_command(const BenchCliOptions& raw) {
     fail(kExitUsage, "bench", e.what());
   }
   run_alone(raw, [&](const auto& log) {
-    return tuner::sort_bench_markdown(tuner::run_sort_bench(types, modes, sizes, log));
+    return tuner::sort_bench_markdown(tuner::run_sort_bench(types, modes, sizes, raw.db, log));
   });
 }
 

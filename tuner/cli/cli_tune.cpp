@@ -20,6 +20,7 @@
 #include "tuner/run/bench_run.hpp"
 #include "tuner/run/tune.hpp"
 #include "tuner/run/tune_matrix.hpp"
+#include "tuner/run/tune_primitives.hpp"
 #include "tuner/search/strategy.hpp"
 
 namespace scantune::cli {
@@ -35,6 +36,7 @@ struct RawOptions {
   std::string sizes, strategy = "halving", algorithms;
   std::map<std::string, std::string> grid; ///< the search-space lists, by option name
   std::string budget, db, simulate, against, progress = "auto", segments;
+  std::string select, sort; ///< compactions and sorts to tune instead of scans
   bool resume = false, dry_run = false, hot = false, all = false, force = false;
   double time_limit = 2.5;
   int device = -1;
@@ -42,7 +44,23 @@ struct RawOptions {
   bool ops_given = false;
 };
 
+/// A search list given on the command line, or nothing.
+const std::string* given_list(const RawOptions& raw, std::string_view option) {
+  const auto it = raw.grid.find(std::string(option));
+  return it != raw.grid.end() && !it->second.empty() ? &it->second : nullptr;
+}
+
+/// Whether `option` is a sort field's and not also a scan grid's (--radix-bits).
+bool sort_only_option(std::string_view option) {
+  for (const tuner::SpaceField& f : tuner::space_fields())
+    if (f.option == option) return false;
+  return true;
+}
+
 TuneOptions build_options(const RawOptions& raw) {
+  for (const detail::SortField& f : detail::sort_fields())
+    if (sort_only_option(f.option) && given_list(raw, f.option))
+      throw Exit(kExitUsage, fmt::format("{} applies to --sort", f.option));
   TuneOptions o;
   o.types = parse_scan_type_list(raw.types);
   o.ops = parse_names(raw.ops, kAllOps, parse_op);
@@ -165,6 +183,58 @@ TuneOptions build_options(const RawOptions& raw) {
   return o;
 }
 
+/// The sort grid's options and default lists, from the fields' description.
+std::string sort_grid_help() {
+  std::string help;
+  for (const detail::SortField& f : detail::sort_fields()) {
+    std::string values;
+    for (int v : f.search)
+      values += fmt::format("{}{}", values.empty() ? "" : ",", v);
+    help += fmt::format("{}{} {}", help.empty() ? "" : " x\n", f.option, values);
+  }
+  return help;
+}
+
+/// `--select` / `--sort`: the types, sizes and search lists; the scan options are refused.
+tuner::PrimitiveTuneOptions build_primitive_options(const RawOptions& raw) {
+  if (raw.all || raw.ops_given || raw.kinds != "inclusive" || !raw.custom_ops.empty() ||
+      !raw.segments.empty() || !raw.simulate.empty() || !raw.against.empty() || raw.resume ||
+      raw.hot || !raw.budget.empty())
+    throw Exit(kExitUsage, "--select and --sort take --type, --sizes, the search lists, --db, "
+                           "--device, --seed and --dry-run (no operator, kind, segments, "
+                           "--all, --simulate, --against, --resume, --hot or --budget)");
+  tuner::PrimitiveTuneOptions o;
+  std::vector<DataType> types;
+  for (const ScanTypes& t : parse_scan_type_list(raw.types)) {
+    if (!t.uniform())
+      throw Exit(kExitUsage,
+                 fmt::format("--type {}: compactions and sorts take element types", to_string(t)));
+    types.push_back(t.acc);
+  }
+  const auto compactions =
+      raw.select.empty() ? std::vector<detail::Heads>{} : tuner::parse_compactions(raw.select);
+  const auto sorts =
+      raw.sort.empty() ? std::vector<std::size_t>{} : tuner::parse_sort_values(raw.sort);
+  o.problems = tuner::primitive_problems(types, compactions, sorts);
+  if (!raw.sizes.empty()) o.sizes = tuner::parse_sizes(raw.sizes);
+  if (!raw.algorithms.empty()) tuner::apply_algorithms(o.select_space, raw.algorithms);
+  for (const tuner::SpaceField& f : tuner::space_fields())
+    if (const std::string* list = f.option.empty() ? nullptr : given_list(raw, f.option))
+      f.apply(o.select_space, *list, f.option);
+  for (const detail::SortField& f : detail::sort_fields())
+    if (const std::string* list = given_list(raw, f.option))
+      tuner::apply_sort_option(o.sort_space, f.option, *list);
+  o.db_path = raw.db;
+  o.dry_run = raw.dry_run;
+  if (raw.device < -1)
+    throw Exit(kExitUsage,
+               fmt::format("--device {}: expected a device ordinal (0, 1, ...)", raw.device));
+  o.device = raw.device;
+  o.seed = raw.seed;
+  o.command_line = command_line;
+  return o;
+}
+
 void on_sigint(int) {
   tuner::request_interrupt();
 }
@@ -196,7 +266,29 @@ private:
   fail(kExitUsage, "tune", message);
 }
 
+void run_primitives(const RawOptions& raw) {
+  tuner::PrimitiveTuneOptions options;
+  try {
+    options = build_primitive_options(raw);
+  } catch (const Exit& e) {
+    usage_error(e.what());
+  } catch (const Error& e) {
+    usage_error(e.what()); // tuner::UsageError, parse_sizes, a list's parse
+  }
+  int rc = kExitFailure;
+  try {
+    SigintGuard guard;
+    rc = tuner::run_primitive_tune(options, stdout);
+  } catch (const tuner::UsageError& e) {
+    usage_error(e.what());
+  } catch (const std::runtime_error& e) {
+    fail(kExitFailure, "tune", e.what());
+  }
+  if (rc != kExitOk) throw Exit(rc, "");
+}
+
 void run(const RawOptions& raw) {
+  if (!raw.select.empty() || !raw.sort.empty()) return run_primitives(raw);
   TuneOptions options;
   try {
     options = build_options(raw);
@@ -230,6 +322,8 @@ const char* const kFooter = R"(Examples:
       Show how many measurements a custom operator would take, without a GPU.
   scantune tune --custom-op linear_recurrence --kind all --sizes 2^20:2^28:2
       Tune the struct-valued linear recurrence on (a, b) float pairs per size bucket.
+  scantune tune --select select_flags,unique --sort keys,pairs --type int32,uint32
+      Tune compactions and radix sorts per size bucket (their own problem kinds).
 
 Ctrl-C stops after the current measurement and keeps what was measured (exit 130);
 --resume (implied by --all) continues the run. A second Ctrl-C kills the process.
@@ -298,6 +392,22 @@ void register_tune_command(CLI::App& app) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->excludes(all)
       ->group(problem);
+  tune->add_option("--select", raw->select,
+                   "Tune compactions instead of scans, each a problem of its own per\n"
+                   "--type: select_flags, unique, partition_flags, or 'all'.\n"
+                   "Candidates: lookback_warp tile shapes (--block-threads,\n"
+                   "--items-per-thread, --vector-bytes, --tile-io). With --select or\n"
+                   "--sort, --sizes defaults to 2^10:2^28:1")
+      ->type_name("LIST")
+      ->excludes(all)
+      ->group(problem);
+  tune->add_option("--sort", raw->sort,
+                   "Tune radix sorts instead of scans, per --type of keys: keys, pairs\n"
+                   "(4-byte values), pairs8, or 'all'. Candidates, within shared memory:\n" +
+                       sort_grid_help())
+      ->type_name("LIST")
+      ->excludes(all)
+      ->group(problem);
   tune->add_option("--sizes", raw->sizes,
                    "Input sizes: 2^A:2^B:STEP (powers of two, STEP in the exponent),\n"
                    "2^K, N, or a comma-separated list of those.\n"
@@ -328,6 +438,12 @@ void register_tune_command(CLI::App& app) {
   for (const tuner::SpaceField& f : tuner::space_fields())
     if (!f.option.empty())
       tune->add_option(std::string(f.option), raw->grid[std::string(f.option)], std::string(f.help))
+          ->type_name("LIST")
+          ->group(search);
+  for (const detail::SortField& f : detail::sort_fields())
+    if (sort_only_option(f.option))
+      tune->add_option(std::string(f.option), raw->grid[std::string(f.option)],
+                       fmt::format("With --sort: {}. Default: the sort grid", f.help))
           ->type_name("LIST")
           ->group(search);
   tune->add_option("--time-limit", raw->time_limit,

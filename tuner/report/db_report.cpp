@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include "segments.hpp"
+#include "sort_policy.hpp"
 #include "tuner/search/problem.hpp"
 
 namespace scantune::tuner {
@@ -143,6 +145,11 @@ std::string problem_label(const db::BestEntry& e) {
   const std::string op = e.op_hash.empty() ? e.op : fmt::format("{}[{}]", e.op, e.op_hash);
   if (is_converting_problem(e.problem)) // "uint8:int32 sum inclusive"
     return fmt::format("{} {} {}", e.problem.substr(1), op, e.kind);
+  // Compactions and sorts have no operator or kind: "int32 select_flags", "uint32
+  // sort_keys"; a predicate's name and hash follow its compaction.
+  const auto heads = detail::parse_heads(e.problem);
+  if (detail::parse_sort_problem(e.problem) || (heads && detail::is_compaction(*heads)))
+    return fmt::format("{} {}{}", e.type, e.problem, e.op_hash.empty() ? "" : " " + op);
   const std::string flat = fmt::format("{} {} {}", e.type, op, e.kind);
   return e.problem.empty() ? flat : fmt::format("{} {}", flat, e.problem); // "... rows"
 }

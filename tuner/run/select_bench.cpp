@@ -84,7 +84,10 @@ SelectBenchRow run_case(Scanner& scanner, DataType type, const SelectPattern& pa
     throw Error(fmt::format("select_flagged {} {} n = {}: {} items differ from CUB's, the first "
                             "at {}",
                             to_string(type), pattern.text, n, cmp.mismatches, cmp.first));
-  SelectBenchRow row{type, pattern.text, n, got[0], 0, 0, 0};
+  SelectBenchRow row{type, pattern.text,
+                     n,    got[0],
+                     0,    0,
+                     0,    scanner.select_plan(type, Compaction::SelectFlagged, n).policy};
   const std::size_t half_moved = (n * w + n + got[0] * w) / 2;
   row.scantune_ns = time_call(ours, stream);
   row.cub_ns = time_call(cub, stream);
@@ -137,16 +140,17 @@ std::vector<SelectBenchRow> run_select_bench(const std::vector<DataType>& types,
 }
 
 std::string select_bench_markdown(const std::vector<SelectBenchRow>& rows) {
-  std::string s = "| type | flags | n | selected | scantune us | CUB us | memcpy us | vs CUB | "
-                  "of memcpy | scantune GB/s |\n|---|---|---|---|---|---|---|---|---|---|\n";
+  std::string s =
+      "| type | flags | n | selected | scantune us | CUB us | memcpy us | vs CUB | "
+      "of memcpy | scantune GB/s | policy |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const SelectBenchRow& r : rows) {
     const double moved =
         static_cast<double>(r.n * size_of(r.type) + r.n + r.selected * size_of(r.type));
     s += fmt::format(
-        "| {} | {} | {} | {} | {:.2f} | {:.2f} | {:.2f} | {:.2f}x | {:.2f}x | {:.1f} |\n",
+        "| {} | {} | {} | {} | {:.2f} | {:.2f} | {:.2f} | {:.2f}x | {:.2f}x | {:.1f} | {} |\n",
         to_string(r.type), r.pattern, r.n, r.selected, r.scantune_ns / 1e3, r.cub_ns / 1e3,
         r.memcpy_ns / 1e3, r.cub_ns / r.scantune_ns, r.memcpy_ns / r.scantune_ns,
-        moved / r.scantune_ns);
+        moved / r.scantune_ns, r.policy);
   }
   return s;
 }

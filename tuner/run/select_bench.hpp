@@ -31,6 +31,7 @@ struct SelectBenchRow {
   std::string pattern;
   std::uint64_t n = 0, selected = 0;
   double scantune_ns = 0, cub_ns = 0, memcpy_ns = 0;
+  std::string policy; ///< what the dispatch ran (Scanner::select_plan)
 };
 
 /// Runs the benchmark on the current device (the scanner reads `db_path`, empty = the

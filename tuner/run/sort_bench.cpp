@@ -57,7 +57,7 @@ SortBenchRow run_case(Scanner& scanner, DataType type, bool pairs, std::uint64_t
   };
   ours();
   cub();
-  SortBenchRow row{type, pairs, n, 0, 0};
+  SortBenchRow row{type, pairs, n, 0, 0, scanner.sort_plan(type, pairs ? 4 : 0, n).policy};
   check_against_cub(row, out.ptr, cub_out.ptr, values_out.ptr, cub_values_out.ptr, stream);
   row.scantune_ns = time_call(ours, stream);
   row.cub_ns = time_call(cub, stream);
@@ -83,8 +83,11 @@ std::vector<bool> parse_sort_modes(std::string_view list) {
 std::vector<SortBenchRow> run_sort_bench(const std::vector<DataType>& types,
                                          const std::vector<bool>& modes,
                                          const std::vector<std::uint64_t>& sizes,
+                                         const std::string& db_path,
                                          const std::function<void(const std::string&)>& log) {
-  Scanner scanner;
+  ScannerOptions options;
+  options.database = db_path;
+  Scanner scanner(options);
   cudaStream_t stream;
   SCANTUNE_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   std::vector<SortBenchRow> rows;
@@ -104,17 +107,18 @@ std::vector<SortBenchRow> run_sort_bench(const std::vector<DataType>& types,
 }
 
 std::string sort_bench_markdown(const std::vector<SortBenchRow>& rows) {
-  std::string s = "| type | mode | n | scantune us | CUB us | vs CUB | scantune Gkeys/s | "
-                  "scantune GB/s | CUB GB/s |\n|---|---|---|---|---|---|---|---|---|\n";
+  std::string s =
+      "| type | mode | n | scantune us | CUB us | vs CUB | scantune Gkeys/s | "
+      "scantune GB/s | CUB GB/s | policy |\n|---|---|---|---|---|---|---|---|---|---|\n";
   for (const SortBenchRow& r : rows) {
     // One read and one write of every key (and value): the least a sort moves.
     const double bytes =
         2.0 * static_cast<double>(r.n) * static_cast<double>(size_of(r.type) + (r.pairs ? 4 : 0));
-    s +=
-        fmt::format("| {} | {} | {} | {:.2f} | {:.2f} | {:.2f}x | {:.2f} | {:.1f} | {:.1f} |\n",
-                    to_string(r.type), mode_name(r.pairs), r.n, r.scantune_ns / 1e3, r.cub_ns / 1e3,
-                    r.cub_ns / r.scantune_ns, static_cast<double>(r.n) / r.scantune_ns,
-                    bytes / r.scantune_ns, bytes / r.cub_ns);
+    s += fmt::format(
+        "| {} | {} | {} | {:.2f} | {:.2f} | {:.2f}x | {:.2f} | {:.1f} | {:.1f} | {} |\n",
+        to_string(r.type), mode_name(r.pairs), r.n, r.scantune_ns / 1e3, r.cub_ns / 1e3,
+        r.cub_ns / r.scantune_ns, static_cast<double>(r.n) / r.scantune_ns, bytes / r.scantune_ns,
+        bytes / r.cub_ns, r.policy);
   }
   return s;
 }

@@ -23,12 +23,15 @@ struct SortBenchRow {
   bool pairs = false;
   std::uint64_t n = 0;
   double scantune_ns = 0, cub_ns = 0;
+  std::string policy; ///< what the dispatch ran (Scanner::sort_plan)
 };
 
-/// Runs the benchmark on the current device; `log` hears progress lines.
+/// Runs the benchmark on the current device with the dispatch of the tuning database at
+/// `db_path` (empty: the default one); `log` hears progress lines.
 std::vector<SortBenchRow> run_sort_bench(const std::vector<DataType>& types,
                                          const std::vector<bool>& modes,
                                          const std::vector<std::uint64_t>& sizes,
+                                         const std::string& db_path,
                                          const std::function<void(const std::string&)>& log);
 
 /// A markdown table: times, keys per second, GB/s of one read and one write of the keys

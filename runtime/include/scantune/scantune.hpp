@@ -448,6 +448,12 @@ public:
   /// narrow `type`: the scan_types(type) it converts through).
   SCANTUNE_API Plan plan(DataType type, OpRef op, ScanKind kind, std::size_t n) const;
   SCANTUNE_API Plan plan(const ScanTypes& types, OpRef op, ScanKind kind, std::size_t n) const;
+  /// The same for a compaction of n elements of `type` (`predicate`: the _if ones') and
+  /// for a radix sort of n `key` keys with values of `value_bytes` (0: sort_keys, 4 or 8:
+  /// sort_pairs); their policy keys are a scan policy's and "radix.tpb384.ipt12.rb8".
+  SCANTUNE_API Plan select_plan(DataType type, Compaction how, std::size_t n,
+                                const Predicate* predicate = nullptr) const;
+  SCANTUNE_API Plan sort_plan(DataType key, std::size_t value_bytes, std::size_t n) const;
   /// Loads (compiles, or reads from the kernel cache) what a call with these
   /// parameters runs, so that the call itself compiles nothing: before timing, or
   /// before capturing calls into a CUDA graph.

@@ -1,0 +1,127 @@
+// The radix sort's policy fields, key, constraints and problem texts
+// (runtime/internal/sort_policy.hpp).
+#include <charconv>
+
+#include <fmt/format.h>
+
+#include "errors.hpp"
+#include "policy.hpp"
+#include "sort_policy.hpp"
+#include "strings.hpp"
+
+namespace scantune::detail {
+namespace {
+
+bool parse_field(std::string_view token, std::string_view prefix, int& value) {
+  if (token.substr(0, prefix.size()) != prefix) return false;
+  const std::string_view digits = token.substr(prefix.size());
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  return ec == std::errc() && end == digits.data() + digits.size() && !digits.empty();
+}
+
+std::size_t round_up(std::size_t x, std::size_t to) {
+  return (x + to - 1) / to * to;
+}
+
+// Shared memory of radix_onesweep_kernel (onesweep_smem in radix_sort.cuh).
+std::size_t onesweep_shared_bytes(const SortPolicy& p, std::size_t key_bytes,
+                                  std::size_t value_bytes) {
+  const std::size_t radix = std::size_t{1} << p.radix_bits;
+  const std::size_t counters = static_cast<std::size_t>(p.block_threads / 32) * radix * 4;
+  const std::size_t items = static_cast<std::size_t>(p.tile_items()) *
+                            (value_bytes > key_bytes ? value_bytes : key_bytes);
+  return round_up(counters > items ? counters : items, 16) + radix * (8 + 4 + 4) + 16;
+}
+
+constexpr std::string_view kSortKeys = "sort_keys", kSortPairs = "sort_pairs";
+
+} // namespace
+
+const std::vector<SortField>& sort_fields() {
+  // The search: the default's neighbourhood. Tiles of 4608 4-byte items (18 KiB
+  // exchanged) or 3072 8-byte ones won on the H100; 8-bit digits take the fewest
+  // passes, 7-bit ones halve the warps' counters.
+  static const std::vector<SortField> fields = {
+      {"block_threads",
+       "tpb",
+       &SortPolicy::block_threads,
+       64,
+       1024,
+       32,
+       {256, 384, 512},
+       "--block-threads",
+       "threads per block (multiples of 32 in [64, 1024])"},
+      {"items_per_thread",
+       "ipt",
+       &SortPolicy::items_per_thread,
+       1,
+       32,
+       1,
+       {8, 12, 16, 20},
+       "--items-per-thread",
+       "keys per thread in a tile ([1, 32])"},
+      {"radix_bits",
+       "rb",
+       &SortPolicy::radix_bits,
+       4,
+       8,
+       1,
+       {7, 8},
+       "--radix-bits",
+       "bits of a digit: one pass each ([4, 8])"},
+  };
+  return fields;
+}
+
+std::string SortPolicy::key() const {
+  std::string key = "radix";
+  for (const SortField& f : sort_fields())
+    key += fmt::format(".{}{}", f.prefix, this->*f.member);
+  return key;
+}
+
+SortPolicy SortPolicy::parse(std::string_view key) {
+  const auto parts = split(key, '.');
+  const auto& fields = sort_fields();
+  SortPolicy p;
+  bool ok = parts.size() == fields.size() + 1 && parts[0] == "radix";
+  for (std::size_t i = 0; ok && i < fields.size(); ++i)
+    ok = parse_field(parts[i + 1], fields[i].prefix, p.*fields[i].member);
+  if (!ok) fail("sort policy key '{}': expected radix.tpb<threads>.ipt<items>.rb<radix bits>", key);
+  return p;
+}
+
+std::optional<std::string> SortPolicy::invalid_reason(std::size_t key_bytes,
+                                                      std::size_t value_bytes) const {
+  for (const SortField& f : sort_fields()) {
+    const int v = this->*f.member;
+    if (v < f.min || v > f.max || v % f.multiple_of)
+      return f.multiple_of > 1 ? fmt::format("{} {} is not a multiple of {} in [{}, {}]", f.name, v,
+                                             f.multiple_of, f.min, f.max)
+                               : fmt::format("{} {} is outside [{}, {}]", f.name, v, f.min, f.max);
+  }
+  const std::size_t smem = onesweep_shared_bytes(*this, key_bytes, value_bytes);
+  if (smem > kMaxStaticSharedBytes)
+    return fmt::format("the tile needs {} bytes of shared memory for {}-byte keys and {}-byte "
+                       "values, more than {}",
+                       smem, key_bytes, value_bytes, kMaxStaticSharedBytes);
+  return std::nullopt;
+}
+
+SortPolicy default_sort_policy(DataType key, std::size_t value_bytes) {
+  // 4608 items of 4 bytes (18 KiB exchanged) or 3072 of 8 (24 KiB) per tile.
+  if (size_of(key) == 4 && value_bytes <= 4) return {384, 12, 8};
+  return {256, 12, 8};
+}
+
+std::string sort_problem(std::size_t value_bytes) {
+  return value_bytes ? fmt::format("{}{}", kSortPairs, value_bytes) : std::string(kSortKeys);
+}
+
+std::optional<std::size_t> parse_sort_problem(std::string_view text) {
+  for (std::size_t v : kSortValueBytes)
+    if (text == sort_problem(v)) return v;
+  return std::nullopt;
+}
+
+} // namespace scantune::detail

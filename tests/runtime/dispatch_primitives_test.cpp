@@ -1,0 +1,169 @@
+// Compaction and radix sort as tuned problems: their problem texts, the sort policy's
+// field description, their winners' round trip through a tuning database, and the
+// dispatcher's fallback chain for them (Exact, NearestSize, SameArch, BuiltIn, then
+// today's heuristic policies).
+#include <gtest/gtest.h>
+
+#include "cache/tuning_db_test_util.hpp"
+#include "default_policies.hpp"
+#include "dispatch.hpp"
+#include "sort_policy.hpp"
+
+namespace scantune::detail {
+namespace {
+
+using db::testing::TempDir;
+
+constexpr const char* kSort = "radix.tpb256.ipt16.rb8";
+constexpr const char* kSortOther = "radix.tpb512.ipt8.rb7";
+constexpr const char* kSelect = "lookback_warp.tpb128.ipt16.vec4.warp_scans";
+
+TEST(PrimitiveProblems, SortProblemTextsRoundTrip) {
+  for (std::size_t v : kSortValueBytes) {
+    const ProblemName p = ProblemName::sort(DataType::Float64, v);
+    ProblemName back = ProblemName::of(DataType::Float64, Op::Sum, ScanKind::Inclusive);
+    ASSERT_TRUE(back.set_problem_text(p.problem_text()));
+    EXPECT_EQ(back.sorts, std::optional<std::size_t>(v));
+    EXPECT_EQ(back.label(), p.label());
+  }
+  EXPECT_EQ(ProblemName::sort(DataType::UInt32, 0).label(), "uint32 sort_keys");
+  EXPECT_EQ(ProblemName::sort(DataType::Int64, 8).problem_text(), "sort_pairs8");
+  EXPECT_FALSE(parse_sort_problem("sort_pairs2"));
+  EXPECT_FALSE(parse_sort_problem("sort"));
+  // Compactions keep their Heads text; a sort text clears it.
+  ProblemName q = ProblemName::of(DataType::Int32, Op::Sum, ScanKind::Inclusive);
+  ASSERT_TRUE(q.set_problem_text("select_flags"));
+  EXPECT_EQ(q.heads, Heads::SelectFlags);
+  ASSERT_TRUE(q.set_problem_text("sort_pairs4"));
+  EXPECT_EQ(q.heads, Heads::None);
+  EXPECT_FALSE(q.set_problem_text("sort_everything"));
+}
+
+// The fields' description gives the key, its parsing and the range checks.
+TEST(PrimitiveProblems, SortFieldsDescribeThePolicy) {
+  const auto& fields = sort_fields();
+  ASSERT_EQ(fields.size(), 3u);
+  SortPolicy p;
+  std::string key = "radix";
+  for (const SortField& f : fields) {
+    key += "." + std::string(f.prefix) + std::to_string(p.*f.member);
+    EXPECT_FALSE(f.search.empty()) << f.name;
+    for (int v : f.search) {
+      SortPolicy q;
+      q.*f.member = v;
+      EXPECT_FALSE(q.invalid_reason(4, 0)) << f.name << " " << v;
+    }
+    SortPolicy out;
+    out.*f.member = f.max + 1;
+    const auto why = out.invalid_reason(4, 0);
+    ASSERT_TRUE(why) << f.name;
+    EXPECT_NE(why->find(std::string(f.name)), std::string::npos) << *why;
+  }
+  EXPECT_EQ(p.key(), key);
+  EXPECT_EQ(SortPolicy::parse(key), p);
+}
+
+db::BestEntry best(std::int64_t dev, const char* type, const char* problem, std::uint64_t size,
+                   const char* policy) {
+  db::BestEntry e = db::testing::make_best(dev, std::nullopt, type, size, 1000.0, policy);
+  e.problem = problem;
+  return e;
+}
+
+class PrimitiveDispatch : public ::testing::Test {
+protected:
+  void SetUp() override {
+    auto tdb = db::TuningDb::open(dir_ / "tuning.db");
+    const auto h = tdb.add_device(db::testing::h100());
+    db::DeviceInfo other = db::testing::h100("GPU-33333333-0000-0000-0000-000000000000");
+    other.name = "NVIDIA H200";
+    const auto h2 = tdb.add_device(other);
+    tdb.set_best(best(h, "uint32", "sort_keys", 1u << 20, kSort));
+    tdb.set_best(best(h2, "uint32", "sort_pairs4", 1u << 24, kSortOther));
+    // 1024 x 32 items of 8 bytes: more shared memory than a block has, dropped.
+    tdb.set_best(best(h, "uint64", "sort_pairs8", 1u << 20, "radix.tpb1024.ipt32.rb8"));
+    tdb.set_best(best(h, "int32", "select_flags", 1u << 20, kSelect));
+    auto entries = read_tuned_entries(dir_ / "tuning.db");
+    ASSERT_TRUE(entries.has_value());
+    entries_ = *entries;
+  }
+  DispatchTable table(const BuiltinTable& builtin = {nullptr, 0}) const {
+    const db::DeviceInfo d = db::testing::h100();
+    return DispatchTable(d.cc_major * 10 + d.cc_minor, d.model(), entries_,
+                         (dir_ / "tuning.db").string(), builtin);
+  }
+
+  TempDir dir_;
+  std::vector<TunedEntry> entries_;
+};
+
+TEST_F(PrimitiveDispatch, WinnersRoundTripThroughTheDatabase) {
+  ASSERT_EQ(entries_.size(), 4u);
+  std::size_t sorts = 0;
+  for (const TunedEntry& e : entries_) {
+    if (!e.problem.sorts) continue;
+    ++sorts;
+    EXPECT_EQ(e.policy_key(), SortPolicy::parse(e.policy_key()).key());
+  }
+  EXPECT_EQ(sorts, 3u);
+  EXPECT_EQ(table().own_entries() + table().same_arch_entries(), 3u); // the oversized tile dropped
+}
+
+TEST_F(PrimitiveDispatch, SortsFollowTheFallbackChain) {
+  const SortPolicy sort = SortPolicy::parse(kSort), other = SortPolicy::parse(kSortOther);
+  const SortPolicy builtin_policy{384, 16, 7};
+  const std::string builtin_key = builtin_policy.key();
+  const BuiltinEntry rows[] = {{90, "m", DataType::Int32, Op::Sum, ScanKind::Inclusive, "sort_keys",
+                                1u << 28, builtin_key.c_str(), 1.0}};
+  const DispatchTable t = table({rows, 1});
+  auto exact = t.resolve_sort(DataType::UInt32, 0, 1u << 20);
+  EXPECT_EQ(exact.match, Match::Exact);
+  EXPECT_EQ(exact.policy, sort);
+  auto nearest = t.resolve_sort(DataType::UInt32, 0, 1u << 26);
+  EXPECT_EQ(nearest.match, Match::NearestSize);
+  EXPECT_EQ(nearest.policy, sort);
+  auto same_arch = t.resolve_sort(DataType::UInt32, 4, 1u << 20);
+  EXPECT_EQ(same_arch.match, Match::SameArch);
+  EXPECT_EQ(same_arch.policy, other);
+  // int32 keys: nothing in the database; the built-in row of int32 keys.
+  auto builtin = t.resolve_sort(DataType::Int32, 0, 1u << 20);
+  EXPECT_EQ(builtin.match, Match::BuiltIn);
+  EXPECT_EQ(builtin.policy, builtin_policy);
+  EXPECT_NE(builtin.source.find("built-in table: m, int32 sort_keys, tuned at n = 2^28"),
+            std::string::npos)
+      << builtin.source;
+  // float32 keys borrow the int32 row (same key size); pairs never borrow keys-only rows.
+  EXPECT_NE(t.resolve_sort(DataType::Float32, 0, 1u << 20).source.find("nearest tuned problem"),
+            std::string::npos);
+  auto heuristic = t.resolve_sort(DataType::Int32, 8, 1u << 20);
+  EXPECT_EQ(heuristic.policy, default_sort_policy(DataType::Int32, 8));
+  EXPECT_NE(heuristic.source.find("heuristic"), std::string::npos);
+  // The dropped 8-byte pairs winner: the heuristic too.
+  EXPECT_EQ(t.resolve_sort(DataType::UInt64, 8, 1u << 20).policy,
+            default_sort_policy(DataType::UInt64, 8));
+  EXPECT_EQ(exact.plan().policy, kSort);
+}
+
+TEST_F(PrimitiveDispatch, CompactionsFollowTheFallbackChain) {
+  const Policy select_builtin = Policy::parse("lookback_warp.tpb512.ipt8.vec4.warp_scans.wxpose");
+  const std::string key = select_builtin.key();
+  const BuiltinEntry rows[] = {{90, "m", DataType::Int32, Op::Sum, ScanKind::Inclusive, "unique",
+                                1u << 20, key.c_str(), 1.0}};
+  const DispatchTable t = table({rows, 1});
+  auto problem = [](Heads h) {
+    return ProblemName::of(DataType::Int32, Op::Sum, ScanKind::Inclusive, h);
+  };
+  auto exact = t.resolve(problem(Heads::SelectFlags), 1u << 20);
+  EXPECT_EQ(exact.match, Match::Exact);
+  EXPECT_EQ(exact.policy.key(), kSelect);
+  EXPECT_EQ(t.resolve(problem(Heads::SelectFlags), 1u << 12).match, Match::NearestSize);
+  auto builtin = t.resolve(problem(Heads::Unique), 1u << 16);
+  EXPECT_EQ(builtin.match, Match::BuiltIn);
+  EXPECT_EQ(builtin.policy, select_builtin);
+  auto heuristic = t.resolve(problem(Heads::PartitionFlags), 1u << 20);
+  EXPECT_EQ(heuristic.policy, default_select_policy(DataType::Int32));
+  EXPECT_NE(heuristic.source.find("heuristic"), std::string::npos);
+}
+
+} // namespace
+} // namespace scantune::detail

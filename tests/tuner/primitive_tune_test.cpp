@@ -1,0 +1,238 @@
+// Compaction and radix sort tuning: their search spaces and constraints, the option
+// lists, the host references, the dry run; and on a GPU (Gpu*) a small tune whose
+// winners dispatch then runs, with correct results.
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "algorithms.hpp"
+#include "cache/tuning_db.hpp"
+#include "cache/tuning_db_test_util.hpp"
+#include "common/expect_error.hpp"
+#include "common/gpu.hpp"
+#include "default_policies.hpp"
+#include "scantune/scantune.h"
+#include "tuner/gpu/primitive_reference.hpp"
+#include "tuner/run/tune.hpp"
+#include "tuner/run/tune_primitives.hpp"
+
+namespace scantune::tuner {
+namespace {
+
+using detail::Heads;
+using detail::SortPolicy;
+
+TEST(PrimitiveSpace, SortCandidatesAreTheFieldsProductWithinSharedMemory) {
+  const SortSpace space = default_sort_space();
+  ASSERT_EQ(space.size(), detail::sort_fields().size());
+  const auto keys = sort_candidates(DataType::UInt32, 0, space);
+  EXPECT_EQ(keys.size(), 3u * 4u * 2u); // 4-byte keys: every tile fits
+  const auto wide = sort_candidates(DataType::UInt64, 8, space);
+  EXPECT_LT(wide.size(), keys.size()); // 512 x 20 items of 8 bytes do not
+  std::set<std::string> unique;
+  for (const SortPolicy& p : wide) {
+    EXPECT_FALSE(p.invalid_reason(8, 8)) << p.key();
+    unique.insert(p.key());
+  }
+  EXPECT_EQ(unique.size(), wide.size());
+  SortSpace narrow = space;
+  EXPECT_TRUE(apply_sort_option(narrow, "--radix-bits", "6:8"));
+  EXPECT_TRUE(apply_sort_option(narrow, "--block-threads", "1024"));
+  EXPECT_TRUE(apply_sort_option(narrow, "--items-per-thread", "32"));
+  EXPECT_FALSE(apply_sort_option(narrow, "--tile-io", "xpose"));
+  EXPECT_TRUE(sort_candidates(DataType::UInt64, 8, narrow).empty()); // 256 KiB tiles
+  EXPECT_ERROR_NAMING(apply_sort_option(narrow, "--radix-bits", "eight"), "--radix-bits");
+}
+
+TEST(PrimitiveSpace, SelectCandidatesAreCompactionKernelShapes) {
+  for (DataType t : {DataType::Int32, DataType::Float64})
+    for (Heads h : {Heads::SelectFlags, Heads::Unique, Heads::PartitionFlags}) {
+      const auto c = select_candidates(t, h, select_space());
+      ASSERT_FALSE(c.empty());
+      for (const Policy& p : c) {
+        EXPECT_FALSE(detail::problem_invalid_reason(p, h)) << p.key();
+        EXPECT_FALSE(p.invalid_reason(t)) << p.key();
+      }
+    }
+  SpaceOptions direct = select_space();
+  direct.ios = {TileIO::Direct};
+  EXPECT_TRUE(select_candidates(DataType::Int32, Heads::SelectFlags, direct).empty());
+}
+
+TEST(PrimitiveOptions, ListsAndProblems) {
+  EXPECT_EQ(parse_compactions("all").size(), 3u);
+  EXPECT_EQ(parse_compactions("unique,select_flags"),
+            (std::vector<Heads>{Heads::Unique, Heads::SelectFlags}));
+  EXPECT_ERROR_NAMING(parse_compactions("select_if"), "--select", "select_if");
+  EXPECT_EQ(parse_sort_values("keys,pairs,pairs8"), (std::vector<std::size_t>{0, 4, 8}));
+  EXPECT_EQ(parse_sort_values("all").size(), 3u);
+  EXPECT_ERROR_NAMING(parse_sort_values("pairs16"), "--sort", "pairs16");
+  const auto problems =
+      primitive_problems({DataType::Int32, DataType::Float64}, {Heads::Unique}, {0, 4});
+  ASSERT_EQ(problems.size(), 6u);
+  EXPECT_EQ(problems[0].label(), "int32 unique");
+  EXPECT_EQ(problems[5].label(), "float64 sort_pairs4");
+  EXPECT_EQ(problems[5].problem(), "sort_pairs4");
+  EXPECT_ERROR_NAMING(primitive_problems({DataType::Float16}, {}, {0}), "float16");
+  // The default policy is a candidate, last, once.
+  PrimitiveTuneOptions o;
+  for (const PrimitiveProblem& p : problems) {
+    const auto keys = primitive_candidates(p, o);
+    const std::string untuned = p.sort_values
+                                    ? detail::default_sort_policy(p.type, *p.sort_values).key()
+                                    : detail::default_select_policy(p.type).key();
+    EXPECT_EQ(keys.back(), untuned);
+    EXPECT_EQ(std::count(keys.begin(), keys.end(), untuned), 1);
+  }
+}
+
+template <class T>
+std::vector<T> as(const std::vector<std::uint8_t>& bytes) {
+  std::vector<T> v(bytes.size() / sizeof(T));
+  std::memcpy(v.data(), bytes.data(), bytes.size());
+  return v;
+}
+
+TEST(PrimitiveReference, CompactionsSelectUniqueAndPartition) {
+  const std::uint64_t n = 1000;
+  const SelectCase s = select_case(DataType::Int32, Heads::SelectFlags, n, 1);
+  const auto items = as<std::int32_t>(s.items);
+  std::vector<std::int32_t> want;
+  for (std::uint64_t i = 0; i < n; ++i)
+    if (s.flags[i]) want.push_back(items[i]);
+  EXPECT_EQ(as<std::int32_t>(s.expected), want);
+  EXPECT_EQ(s.selected, want.size());
+  EXPECT_GT(want.size(), n / 3); // about half flagged
+  const SelectCase u = select_case(DataType::Int32, Heads::Unique, n, 1);
+  const auto runs = as<std::int32_t>(u.expected);
+  EXPECT_LE(u.selected, n / 2 + 1); // runs of two at least
+  for (std::size_t j = 1; j < runs.size(); ++j)
+    EXPECT_NE(runs[j], runs[j - 1]);
+  const SelectCase p = select_case(DataType::Float64, Heads::PartitionFlags, n, 1);
+  EXPECT_EQ(p.expected.size(), n * sizeof(double));
+}
+
+TEST(PrimitiveReference, SortsAreStableAndOrderFloatsBySign) {
+  const std::uint64_t n = 5000;
+  const SortCase c = sort_case(DataType::Float32, 4, n, 3);
+  const auto keys = as<float>(c.keys), sorted = as<float>(c.expected_keys);
+  const auto order = as<std::uint32_t>(c.expected_values);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    EXPECT_EQ(sorted[i], keys[order[i]]);
+    if (i) {
+      ASSERT_LE(sorted[i - 1], sorted[i]) << i;
+      if (sorted[i - 1] == sorted[i]) { // stable
+        EXPECT_LT(order[i - 1], order[i]) << i;
+      }
+    }
+  }
+  EXPECT_LT(sorted.front(), 0.0f);
+  const SortCase k = sort_case(DataType::Int64, 0, 100, 3);
+  EXPECT_TRUE(k.values.empty());
+  const auto ik = as<std::int64_t>(k.expected_keys);
+  EXPECT_TRUE(std::is_sorted(ik.begin(), ik.end()));
+}
+
+std::string dry_run(const PrimitiveTuneOptions& o) {
+  std::FILE* f = std::tmpfile();
+  EXPECT_EQ(run_primitive_tune(o, f), 0);
+  std::rewind(f);
+  std::string text;
+  for (int c; (c = std::fgetc(f)) != EOF;)
+    text += static_cast<char>(c);
+  std::fclose(f);
+  return text;
+}
+
+TEST(PrimitiveTune, DryRunListsProblemsAndCandidates) {
+  PrimitiveTuneOptions o;
+  o.problems = primitive_problems({DataType::UInt32}, {Heads::SelectFlags}, {0});
+  o.sizes = {1u << 16, 1u << 20};
+  o.dry_run = true;
+  const std::string text = dry_run(o);
+  EXPECT_NE(text.find("uint32 select_flags (problem 'select_flags'): "), std::string::npos) << text;
+  EXPECT_NE(text.find("uint32 sort_keys (problem 'sort_keys'): 24 candidates x 2 sizes "
+                      "(2^16..2^20)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  radix.tpb384.ipt12.rb8\n"), std::string::npos) << text;
+}
+
+// A small tune stores one winner per bucket; a scanner reading that database then runs
+// them (Exact), with results equal to the host reference's.
+class GpuPrimitiveTune : public test::GpuTest {};
+
+TEST_F(GpuPrimitiveTune, WinnersAreStoredAndDispatched) {
+  db::testing::TempDir dir;
+  PrimitiveTuneOptions o;
+  o.problems = primitive_problems({DataType::Int32}, {Heads::SelectFlags, Heads::Unique}, {0, 4});
+  o.sizes = {1u << 12, 1u << 18};
+  apply_sort_option(o.sort_space, "--block-threads", "256");
+  apply_sort_option(o.sort_space, "--items-per-thread", "8,16");
+  apply_sort_option(o.sort_space, "--radix-bits", "8");
+  o.select_space.block_threads = {128};
+  o.select_space.items_per_thread = {8, 16};
+  o.select_space.ios = {TileIO::WarpTranspose};
+  o.db_path = (dir / "t.db").string();
+  std::FILE* quiet = std::tmpfile();
+  ASSERT_EQ(run_primitive_tune(o, quiet), 0);
+  std::fclose(quiet);
+  const auto db = db::TuningDb::open(o.db_path);
+  std::map<std::pair<std::string, std::uint64_t>, std::string> stored;
+  for (const db::BestEntry& e : db.list_best())
+    stored[{e.problem, e.size}] = e.policy;
+  ASSERT_EQ(stored.size(), o.problems.size() * o.sizes.size());
+
+  Scanner s(ScannerOptions{-1, o.db_path, {}});
+  for (std::uint64_t n : o.sizes) {
+    const Plan sel = s.select_plan(DataType::Int32, Compaction::SelectFlagged, n);
+    EXPECT_EQ(sel.match, Match::Exact) << sel.source;
+    EXPECT_EQ(sel.policy, (stored[{"select_flags", n}]));
+    const Plan srt = s.sort_plan(DataType::Int32, 4, n);
+    EXPECT_EQ(srt.match, Match::Exact) << srt.source;
+    EXPECT_EQ(srt.policy, (stored[{"sort_pairs4", n}]));
+
+    const SelectCase c = select_case(DataType::Int32, Heads::Unique, n, 9);
+    test::DeviceBuffer<std::int32_t> in(n), out(n);
+    test::DeviceBuffer<std::uint64_t> count(1);
+    SCANTUNE_CUDA_TRY(cudaMemcpy(in.ptr, c.items.data(), c.items.size(), cudaMemcpyHostToDevice));
+    s.unique(in.ptr, out.ptr, n, count.ptr);
+    ASSERT_EQ(selected_count(count.ptr), c.selected);
+    std::vector<std::int32_t> got(c.selected);
+    SCANTUNE_CUDA_TRY(cudaMemcpy(got.data(), out.ptr, c.expected.size(), cudaMemcpyDeviceToHost));
+    EXPECT_EQ(got, as<std::int32_t>(c.expected));
+
+    const SortCase k = sort_case(DataType::Int32, 4, n, 9);
+    test::DeviceBuffer<std::int32_t> keys(n), keys_out(n);
+    test::DeviceBuffer<std::uint32_t> vals(n), vals_out(n);
+    SCANTUNE_CUDA_TRY(cudaMemcpy(keys.ptr, k.keys.data(), k.keys.size(), cudaMemcpyHostToDevice));
+    SCANTUNE_CUDA_TRY(
+        cudaMemcpy(vals.ptr, k.values.data(), k.values.size(), cudaMemcpyHostToDevice));
+    s.sort_pairs(keys.ptr, keys_out.ptr, vals.ptr, vals_out.ptr, n);
+    std::vector<std::int32_t> sorted(n);
+    std::vector<std::uint32_t> order(n);
+    SCANTUNE_CUDA_TRY(cudaMemcpy(sorted.data(), keys_out.ptr, n * 4, cudaMemcpyDeviceToHost));
+    SCANTUNE_CUDA_TRY(cudaMemcpy(order.data(), vals_out.ptr, n * 4, cudaMemcpyDeviceToHost));
+    EXPECT_EQ(sorted, as<std::int32_t>(k.expected_keys));
+    EXPECT_EQ(order, as<std::uint32_t>(k.expected_values));
+
+    // The C API's scanner of the same database runs the same routes.
+    keys_out.poison();
+    scantune_scanner_t cs = nullptr;
+    ASSERT_EQ(scantune_scanner_create(&cs, -1, o.db_path.c_str(), nullptr), SCANTUNE_SUCCESS);
+    ASSERT_EQ(scantune_sort(cs, SCANTUNE_INT32, keys.ptr, keys_out.ptr, nullptr, nullptr, 0, n, 0,
+                            0, 32, nullptr),
+              SCANTUNE_SUCCESS)
+        << scantune_last_error();
+    SCANTUNE_CUDA_TRY(cudaMemcpy(sorted.data(), keys_out.ptr, n * 4, cudaMemcpyDeviceToHost));
+    EXPECT_EQ(sorted, as<std::int32_t>(k.expected_keys));
+    scantune_scanner_destroy(cs);
+  }
+}
+
+} // namespace
+} // namespace scantune::tuner

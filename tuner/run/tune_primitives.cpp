@@ -1,0 +1,240 @@
+#include "tuner/run/tune_primitives.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "cache/tuning_db.hpp"
+#include "codegen.hpp"
+#include "cuda_check.hpp"
+#include "default_policies.hpp"
+#include "device_query.hpp"
+#include "nvrtc_compiler.hpp"
+#include "strings.hpp"
+#include "tuner/gpu/gpu_device.hpp"
+#include "tuner/run/primitive_timing.hpp"
+#include "tuner/run/tune.hpp"
+#include "tuner/search/evaluator.hpp"
+
+namespace scantune::tuner {
+namespace {
+
+constexpr detail::Heads kTunedCompactions[] = {detail::Heads::SelectFlags, detail::Heads::Unique,
+                                               detail::Heads::PartitionFlags};
+
+// The names of a comma-separated list; "all" gives every one of `all`.
+template <class T, class Parse>
+std::vector<T> parse_list(std::string_view list, const char* option, std::vector<T> all,
+                          Parse parse) {
+  std::vector<T> out;
+  for (std::string_view name : detail::split(list, ',', true)) {
+    if (name == "all") return all;
+    const std::optional<T> v = parse(name);
+    if (!v) throw UsageError(fmt::format("{}: unknown name '{}' in '{}'", option, name, list));
+    if (std::find(out.begin(), out.end(), *v) == out.end()) out.push_back(*v);
+  }
+  if (out.empty()) throw UsageError(fmt::format("{}: expected a list of names", option));
+  return out;
+}
+
+std::vector<std::uint64_t> default_primitive_sizes() {
+  std::vector<std::uint64_t> s;
+  for (int k = 10; k <= 28; ++k)
+    s.push_back(std::uint64_t{1} << k);
+  return s;
+}
+
+// The sizes whose buffers fit the free memory of the current device, with a reserve.
+std::vector<std::uint64_t> fitting(const PrimitiveProblem& p,
+                                   const std::vector<std::uint64_t>& sizes, std::FILE* out) {
+  std::size_t free_b = 0, total_b = 0;
+  if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) return sizes;
+  std::vector<std::uint64_t> fit;
+  for (std::uint64_t n : sizes)
+    if (primitive_device_bytes(p, n) + (std::uint64_t{1} << 30) + total_b / 20 <= free_b)
+      fit.push_back(n);
+    else
+      fmt::print(out, "skipping n = {} for {}: not enough free device memory\n", size_label(n),
+                 p.label());
+  return fit;
+}
+
+void print_dry_run(const PrimitiveTuneOptions& o, const std::vector<std::uint64_t>& sizes,
+                   std::FILE* out) {
+  std::size_t total = 0;
+  for (const PrimitiveProblem& p : o.problems) {
+    const auto candidates = primitive_candidates(p, o);
+    total += candidates.size() * sizes.size();
+    fmt::print(out, "{} (problem '{}'): {} candidates x {} sizes ({}..{})\n", p.label(),
+               p.problem(), candidates.size(), sizes.size(), size_label(sizes.front()),
+               size_label(sizes.back()));
+    for (const std::string& key : candidates)
+      fmt::print(out, "  {}\n", key);
+  }
+  fmt::print(out, "{} problem(s), {} measurements planned\n", o.problems.size(), total);
+}
+
+struct Run {
+  db::TuningDb& db;
+  std::int64_t device_id, run_id;
+  Scanner& scanner;
+  cudaStream_t stream;
+  std::FILE* out;
+};
+
+// One size: every candidate, the fastest stored as the bucket's winner.
+void tune_size(Run& r, const PrimitiveTuneOptions& o, const PrimitiveProblem& p,
+               const std::vector<std::string>& candidates, std::uint64_t n) {
+  const PrimitiveSize s = time_primitive(r.scanner, p, n, o.seed, candidates, r.stream, [] {
+    if (interrupt_requested()) throw Interrupted();
+  });
+  const PrimitiveTiming* best = nullptr;
+  for (const PrimitiveTiming& t : s.timings) {
+    if (!t.ns)
+      fmt::print(r.out, "  {} n = {}: {} failed: {}\n", p.label(), size_label(n), t.policy,
+                 t.error);
+    else if (!best || *t.ns < *best->ns)
+      best = &t;
+  }
+  if (!best) throw Error(fmt::format("{} n = {}: every candidate failed", p.label(), n));
+  const PrimitiveTiming& untuned = s.timings.back(); // the default policy, timed last
+  db::BestEntry e;
+  e.device_id = r.device_id;
+  e.run_id = r.run_id;
+  e.type = std::string(to_string(p.type));
+  e.op = "sum"; // compactions and sorts have no operator or kind
+  e.kind = "inclusive";
+  e.problem = p.problem();
+  e.size = n;
+  e.policy = best->policy;
+  e.ns = *best->ns;
+  e.gbs = s.bytes / e.ns;
+  r.db.set_best(e, db::BestMode::Replace);
+  fmt::print(r.out, "{} n = {}: {} {:.2f} us, {:.1f} GB/s ({:.2f}x the default {})\n", p.label(),
+             size_label(n), e.policy, e.ns / 1e3, e.gbs, untuned.ns ? *untuned.ns / e.ns : 0.0,
+             untuned.policy);
+}
+
+int tune_all(const PrimitiveTuneOptions& o, const std::vector<std::uint64_t>& sizes, int ordinal,
+             std::FILE* out) {
+  db::TuningDb db = db::TuningDb::open(db::default_db_path(o.db_path));
+  const std::int64_t device_id = db.add_device(db::query_device(ordinal));
+  db::RunInfo info;
+  info.device_id = device_id;
+  info.library_version = SCANTUNE_TUNER_VERSION;
+  info.template_hash = detail::template_sources_hash();
+  info.nvrtc_version = detail::nvrtc_version();
+  info.command_line = o.command_line;
+  const std::int64_t run_id = db.begin_run(info);
+  Scanner scanner(ScannerOptions{ordinal, "off", {}}); // explicit policies only
+  cudaStream_t stream;
+  SCANTUNE_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  Run r{db, device_id, run_id, scanner, stream, out};
+  int rc = 0;
+  try {
+    for (const PrimitiveProblem& p : o.problems) {
+      const auto candidates = primitive_candidates(p, o);
+      for (std::uint64_t n : fitting(p, sizes, out))
+        tune_size(r, o, p, candidates, n);
+    }
+    db.end_run(run_id, db::RunStatus::Complete);
+    fmt::print(out, "tuned {} problem(s); database {}\n", o.problems.size(), db.path().string());
+  } catch (const Interrupted&) {
+    db.end_run(run_id, db::RunStatus::Interrupted);
+    fmt::print(stderr, "scantune tune: interrupted; the winners so far are stored in {}\n",
+               db.path().string());
+    rc = 130;
+  } catch (...) {
+    cudaStreamDestroy(stream);
+    db.end_run(run_id, db::RunStatus::Interrupted); // not complete: no status of its own
+    throw;
+  }
+  cudaStreamDestroy(stream);
+  return rc;
+}
+
+} // namespace
+
+std::string PrimitiveProblem::problem() const {
+  return sort_values ? detail::sort_problem(*sort_values)
+                     : std::string(detail::to_string(compaction));
+}
+
+std::string PrimitiveProblem::label() const {
+  return fmt::format("{} {}", to_string(type), problem());
+}
+
+std::vector<detail::Heads> parse_compactions(std::string_view list) {
+  return parse_list<detail::Heads>(list, "--select",
+                                   {std::begin(kTunedCompactions), std::end(kTunedCompactions)},
+                                   [](std::string_view name) -> std::optional<detail::Heads> {
+                                     for (detail::Heads h : kTunedCompactions)
+                                       if (detail::to_string(h) == name) return h;
+                                     return std::nullopt;
+                                   });
+}
+
+std::vector<std::size_t> parse_sort_values(std::string_view list) {
+  return parse_list<std::size_t>(list, "--sort", {0, 4, 8},
+                                 [](std::string_view name) -> std::optional<std::size_t> {
+                                   if (name == "keys") return 0;
+                                   if (name == "pairs" || name == "pairs4") return 4;
+                                   if (name == "pairs8") return 8;
+                                   return std::nullopt;
+                                 });
+}
+
+std::vector<PrimitiveProblem> primitive_problems(const std::vector<DataType>& types,
+                                                 const std::vector<detail::Heads>& compactions,
+                                                 const std::vector<std::size_t>& sort_values) {
+  std::vector<PrimitiveProblem> out;
+  for (DataType t : types)
+    if (size_of(t) != 4 && size_of(t) != 8)
+      throw UsageError(fmt::format("--type {}: compactions and sorts are tuned for int32, "
+                                   "uint32, int64, uint64, float32 and float64",
+                                   to_string(t)));
+  for (detail::Heads h : compactions)
+    for (DataType t : types)
+      out.push_back({t, h, std::nullopt});
+  for (std::size_t v : sort_values)
+    for (DataType t : types)
+      out.push_back({t, detail::Heads::None, v});
+  return out;
+}
+
+std::vector<std::string> primitive_candidates(const PrimitiveProblem& p,
+                                              const PrimitiveTuneOptions& o) {
+  std::vector<std::string> keys;
+  std::string untuned;
+  if (p.sort_values) {
+    for (const detail::SortPolicy& s : sort_candidates(p.type, *p.sort_values, o.sort_space))
+      keys.push_back(s.key());
+    untuned = detail::default_sort_policy(p.type, *p.sort_values).key();
+  } else {
+    for (const Policy& s : select_candidates(p.type, p.compaction, o.select_space))
+      keys.push_back(s.key());
+    untuned = detail::default_select_policy(p.type).key();
+  }
+  keys.erase(std::remove(keys.begin(), keys.end(), untuned), keys.end());
+  keys.push_back(untuned); // last: tune_size reports the gain over it
+  return keys;
+}
+
+int run_primitive_tune(const PrimitiveTuneOptions& o, std::FILE* out) {
+  const std::vector<std::uint64_t> sizes = o.sizes.empty() ? default_primitive_sizes() : o.sizes;
+  if (o.dry_run) {
+    print_dry_run(o, sizes, out);
+    return 0;
+  }
+  const GpuCount gpus = count_gpus();
+  if (gpus.count == 0) {
+    fmt::print(stderr,
+               "scantune tune: no CUDA device found ({}). Tuning times kernels on a GPU; use "
+               "--dry-run to see the candidates.\n",
+               gpus.why_none);
+    return 77;
+  }
+  return tune_all(o, sizes, use_device(o.device, gpus.count), out);
+}
+
+} // namespace scantune::tuner

@@ -1,0 +1,65 @@
+#include "tuner/search/primitive_space.hpp"
+
+#include "algorithms.hpp"
+
+namespace scantune::tuner {
+
+SpaceOptions select_space() {
+  SpaceOptions s = default_space();
+  s.algorithms = {Algorithm::LookbackWarp};
+  s.block_scans = {BlockScan::WarpScans};
+  s.block_threads = {128, 256, 512};
+  s.items_per_thread = {8, 12, 16, 24};
+  s.vector_bytes = {16};
+  s.ios = {TileIO::Transpose, TileIO::WarpTranspose};
+  s.streaming = {false};
+  s.backoffs_ns = {0};
+  s.tile_loops = {false};
+  return s;
+}
+
+std::vector<Policy> select_candidates(DataType type, detail::Heads how, const SpaceOptions& space) {
+  std::vector<Policy> out;
+  for (const Policy& p : enumerate(type, space))
+    if (!detail::problem_invalid_reason(p, how)) out.push_back(p);
+  return out;
+}
+
+SortSpace default_sort_space() {
+  SortSpace s;
+  for (const detail::SortField& f : detail::sort_fields())
+    s[std::string(f.name)] = f.search;
+  return s;
+}
+
+bool apply_sort_option(SortSpace& space, std::string_view option, std::string_view text) {
+  for (const detail::SortField& f : detail::sort_fields())
+    if (f.option == option) {
+      space[std::string(f.name)] = parse_int_list(text, option);
+      return true;
+    }
+  return false;
+}
+
+std::vector<detail::SortPolicy> sort_candidates(DataType key, std::size_t value_bytes,
+                                                const SortSpace& space) {
+  std::vector<detail::SortPolicy> out{detail::SortPolicy{}};
+  for (const detail::SortField& f : detail::sort_fields()) {
+    const auto it = space.find(f.name);
+    const std::vector<int>& values = it != space.end() ? it->second : f.search;
+    std::vector<detail::SortPolicy> next;
+    for (const detail::SortPolicy& p : out)
+      for (int v : values) {
+        detail::SortPolicy q = p;
+        q.*f.member = v;
+        next.push_back(q);
+      }
+    out = std::move(next);
+  }
+  std::vector<detail::SortPolicy> valid;
+  for (const detail::SortPolicy& p : out)
+    if (!p.invalid_reason(size_of(key), value_bytes)) valid.push_back(p);
+  return valid;
+}
+
+} // namespace scantune::tuner
