@@ -287,11 +287,12 @@ struct onesweep_tile {
 };
 
 // One pass over the tiles: ranks each tile by the digit at `shift` (`bits` wide), and
-// scatters keys (and values) to their place in this pass's order. `starts`: the
+// scatters keys (and values) to their place in this pass's order. MIN_BLOCKS: resident
+// blocks per SM that the registers must allow (SortPolicy::min_blocks). `starts`: the
 // pass's digit starts; `status`: tiles x RADIX words, `ticket`: a counter, both
 // zeroed by the host before the pass.
-template <class K, int VALUE_BYTES, int TPB, int IPT, int RADIX_BITS>
-__global__ void __launch_bounds__(TPB)
+template <class K, int VALUE_BYTES, int TPB, int IPT, int RADIX_BITS, int MIN_BLOCKS>
+__global__ void __launch_bounds__(TPB, MIN_BLOCKS)
     radix_onesweep_kernel(const K* keys_in, K* keys_out, const void* values_in, void* values_out,
                           unsigned long long n, unsigned shift, unsigned bits, unsigned descending,
                           const unsigned long long* starts, unsigned long long* status,

@@ -15,11 +15,13 @@
 
 namespace scantune::detail {
 
-/// A radix sort's tile shape and digit width; key "radix.tpb384.ipt12.rb8".
+/// A radix sort's tile shape, digit width and register budget; key
+/// "radix.tpb384.ipt12.rb8" (".mb3" when the onesweep kernel asks for 3 resident blocks).
 struct SortPolicy {
   int block_threads = 384;
   int items_per_thread = 12;
   int radix_bits = 8;
+  int min_blocks = 1; ///< resident blocks per SM the onesweep kernel's registers allow
 
   int tile_items() const { return block_threads * items_per_thread; }
   std::string key() const;
@@ -40,6 +42,9 @@ struct SortField {
   int min, max, multiple_of;     ///< what the kernel takes (radix_sort.cuh)
   std::vector<int> search;       ///< the tuner's default values
   std::string_view option, help; ///< "--block-threads"
+  /// Left out of the key at SortPolicy's default value (keys of earlier policies stay
+  /// valid).
+  bool optional = false;
 };
 
 /// The fields in key order.

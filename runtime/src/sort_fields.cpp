@@ -69,6 +69,18 @@ const std::vector<SortField>& sort_fields() {
        {7, 8},
        "--radix-bits",
        "bits of a digit: one pass each ([4, 8])"},
+      // Three 384-thread blocks per SM (56 registers) sorted 2^28 uint32 keys 8% and pairs
+      // 30% faster on the H100, and 2^20 keys no faster (docs/decisions.md, radix sort).
+      {"min_blocks",
+       "mb",
+       &SortPolicy::min_blocks,
+       1,
+       4,
+       1,
+       {1, 3},
+       "--min-blocks",
+       "resident blocks per SM the onesweep kernel's registers allow ([1, 4])",
+       true},
   };
   return fields;
 }
@@ -76,18 +88,27 @@ const std::vector<SortField>& sort_fields() {
 std::string SortPolicy::key() const {
   std::string key = "radix";
   for (const SortField& f : sort_fields())
-    key += fmt::format(".{}{}", f.prefix, this->*f.member);
+    if (!f.optional || this->*f.member != SortPolicy{}.*f.member)
+      key += fmt::format(".{}{}", f.prefix, this->*f.member);
   return key;
 }
 
 SortPolicy SortPolicy::parse(std::string_view key) {
   const auto parts = split(key, '.');
-  const auto& fields = sort_fields();
   SortPolicy p;
-  bool ok = parts.size() == fields.size() + 1 && parts[0] == "radix";
-  for (std::size_t i = 0; ok && i < fields.size(); ++i)
-    ok = parse_field(parts[i + 1], fields[i].prefix, p.*fields[i].member);
-  if (!ok) fail("sort policy key '{}': expected radix.tpb<threads>.ipt<items>.rb<radix bits>", key);
+  bool ok = !parts.empty() && parts[0] == "radix";
+  std::size_t next = 1;
+  for (const SortField& f : sort_fields()) {
+    if (!ok) break;
+    if (next < parts.size() && parse_field(parts[next], f.prefix, p.*f.member))
+      ++next;
+    else
+      ok = f.optional;
+  }
+  if (!ok || next != parts.size())
+    fail("sort policy key '{}': expected radix.tpb<threads>.ipt<items>.rb<radix bits>"
+         "[.mb<blocks>]",
+         key);
   return p;
 }
 
@@ -109,8 +130,9 @@ std::optional<std::string> SortPolicy::invalid_reason(std::size_t key_bytes,
 }
 
 SortPolicy default_sort_policy(DataType key, std::size_t value_bytes) {
-  // 4608 items of 4 bytes (18 KiB exchanged) or 3072 of 8 (24 KiB) per tile.
-  if (size_of(key) == 4 && value_bytes <= 4) return {384, 12, 8};
+  // 4608 items of 4 bytes (18 KiB exchanged) or 3072 of 8 (24 KiB) per tile; three
+  // 384-thread blocks per SM for 4-byte keys (the min_blocks field's measurements).
+  if (size_of(key) == 4 && value_bytes <= 4) return {384, 12, 8, 3};
   return {256, 12, 8};
 }
 

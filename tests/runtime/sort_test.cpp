@@ -61,10 +61,19 @@ TEST(SortPolicy, KeyRoundTrip) {
       EXPECT_FALSE(p.invalid_reason(size_of(t), v)) << p.key();
     }
   EXPECT_EQ(SortPolicy::parse("radix.tpb128.ipt7.rb5").key(), "radix.tpb128.ipt7.rb5");
-  EXPECT_EQ(default_sort_policy(DataType::Float32, 0).key(), "radix.tpb384.ipt12.rb8");
+  EXPECT_EQ(default_sort_policy(DataType::Float32, 0).key(), "radix.tpb384.ipt12.rb8.mb3");
+  EXPECT_EQ(default_sort_policy(DataType::Float64, 8).key(), "radix.tpb256.ipt12.rb8");
+  // The register budget is optional in the key: left out at its default of one block.
+  SortPolicy three = SortPolicy::parse("radix.tpb384.ipt12.rb8.mb3");
+  EXPECT_EQ(three.min_blocks, 3);
+  EXPECT_EQ(three.key(), "radix.tpb384.ipt12.rb8.mb3");
+  three.min_blocks = 1;
+  EXPECT_EQ(three.key(), "radix.tpb384.ipt12.rb8");
+  EXPECT_TRUE(SortPolicy::parse("radix.tpb384.ipt12.rb8.mb5").invalid_reason(4, 0));
   for (const char* bad :
-       {"", "radix", "radix.tpb128.ipt7", "radix.tpb128.ipt7.rb5.x",
-        "lookback_warp.tpb128.ipt7.rb5", "radix.tpb.ipt7.rb5", "radix.tpbx.ipt7.rb5"})
+       {"", "radix", "radix.tpb128.ipt7", "radix.tpb128.ipt7.rb5.x", "radix.tpb128.ipt7.rb5.mb",
+        "radix.tpb128.ipt7.rb5.mb1.mb2", "lookback_warp.tpb128.ipt7.rb5", "radix.tpb.ipt7.rb5",
+        "radix.tpbx.ipt7.rb5"})
     EXPECT_THROW(SortPolicy::parse(bad), Error) << bad;
 }
 
