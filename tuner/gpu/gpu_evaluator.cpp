@@ -157,7 +157,7 @@ struct GpuEvaluator::Impl {
     if (p.converts) {
       upload_reference(reference_scan(types, p.op.op, p.kind, set, options.seed, max_n, init));
     } else if (p.op.is_custom) {
-      if (!problem.segments.flat() || p.struct_bytes())
+      if (!problem.segments.flat())
         detail::fail("{}: segmented scans of custom operators have no host reference", p.label());
       make_custom_reference();
     } else {
