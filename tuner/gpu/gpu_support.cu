@@ -81,11 +81,18 @@ struct CompareState {
 };
 
 template <class T>
-__device__ bool matches(T got, T want, double rel_tol) {
+__device__ bool matches(T got, T want, double rel_tol, bool same_bits_match) {
   if constexpr (std::is_integral_v<T>) {
     return got == want;
   } else {
     if (got == want) return true; // also equal infinities; NaN never compares equal
+    if (same_bits_match) {
+      using Bits = std::conditional_t<sizeof(T) == 8, unsigned long long, unsigned>;
+      Bits a, b;
+      memcpy(&a, &got, sizeof(T));
+      memcpy(&b, &want, sizeof(T));
+      if (a == b) return true;
+    }
     if (rel_tol == 0) return false;
     const double g = got, w = want;
     return fabs(g - w) <= rel_tol * fmax(1.0, fabs(w)); // false when either is NaN
@@ -94,12 +101,12 @@ __device__ bool matches(T got, T want, double rel_tol) {
 
 template <class T>
 __global__ void compare_kernel(const T* got, const T* want, std::size_t n, double rel_tol,
-                               CompareState* state) {
+                               bool same_bits_match, CompareState* state) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   unsigned long long count = 0, first = 0;
   for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += stride) {
-    if (!matches(got[i], want[i], rel_tol)) {
+    if (!matches(got[i], want[i], rel_tol, same_bits_match)) {
       if (count == 0) first = i; // a thread's indices increase: its first is its minimum
       ++count;
     }
@@ -185,7 +192,7 @@ void fill_input(DataType type, ValueSet set, std::uint64_t seed, std::uint64_t f
 }
 
 CompareResult compare(DataType type, const void* got, const void* want, std::size_t n,
-                      double rel_tol, cudaStream_t stream) {
+                      double rel_tol, cudaStream_t stream, bool same_bits_match) {
   CompareResult result;
   if (n == 0) {
     check(cudaStreamSynchronize(stream), "compare: cudaStreamSynchronize");
@@ -200,8 +207,9 @@ CompareResult compare(DataType type, const void* got, const void* want, std::siz
     // Narrow outputs compare bit-exactly: their references round as the kernels do.
     const auto launch = [&](auto tag) {
       using T = decltype(tag);
-      compare_kernel<T><<<grid, kThreads, 0, stream>>>(
-          static_cast<const T*>(got), static_cast<const T*>(want), n, rel_tol, d_state);
+      compare_kernel<T><<<grid, kThreads, 0, stream>>>(static_cast<const T*>(got),
+                                                       static_cast<const T*>(want), n, rel_tol,
+                                                       same_bits_match, d_state);
     };
     if (is_accumulator(type))
       with_type(type, launch);

@@ -29,9 +29,11 @@ struct CompareResult {
 /// Compares got[0, n) with want[0, n). Integers, half and bfloat16 bit-exactly; float
 /// and double exactly
 /// when rel_tol == 0, else |got - want| <= rel_tol * max(1, |want|) (NaN never
-/// matches). Synchronizes `stream`. Throws scantune::Error on CUDA errors.
+/// matches, unless `same_bits_match`: then identical bits always match, for words that
+/// are not floats, such as a struct's integer fields read as float32). Synchronizes
+/// `stream`. Throws scantune::Error on CUDA errors.
 CompareResult compare(DataType type, const void* got, const void* want, std::size_t n,
-                      double rel_tol, cudaStream_t stream);
+                      double rel_tol, cudaStream_t stream, bool same_bits_match = false);
 
 /// Whether CUB DeviceScan is available as a baseline for (type, op): every valid
 /// built-in pair (bitwise operators on integers only).
