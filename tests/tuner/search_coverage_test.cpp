@@ -2,6 +2,7 @@
 // dispatches is a candidate of the default space at the size it won, so a
 // from-scratch tune on a new GPU model can reach what the hand-tuned table reaches.
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -10,6 +11,9 @@
 #include "builtin_table.hpp"
 #include "policy.hpp"
 #include "scantune/scantune.hpp"
+#include "segments.hpp"
+#include "sort_policy.hpp"
+#include "tuner/search/primitive_space.hpp"
 #include "tuner/search/search_space.hpp"
 
 namespace scantune::tuner {
@@ -25,15 +29,34 @@ const std::set<std::string>& default_keys(DataType type) {
   return it->second;
 }
 
+// Whether a compaction or sort row's policy is a candidate of `scantune tune --select`
+// or `--sort` with default settings; nothing for a scan row.
+std::optional<bool> primitive_candidate(const detail::BuiltinEntry& e) {
+  if (const auto values = detail::parse_sort_problem(e.problem)) {
+    for (const detail::SortPolicy& p : sort_candidates(e.type, *values, default_sort_space()))
+      if (p.key() == e.policy) return true;
+    return false;
+  }
+  const auto heads = detail::parse_heads(e.problem);
+  if (!heads || !detail::is_compaction(*heads)) return std::nullopt;
+  for (const Policy& p : select_candidates(e.type, *heads, select_space()))
+    if (p.key() == e.policy) return true;
+  return false;
+}
+
 TEST(SearchCoverage, DefaultSearchReachesEveryBuiltinPolicy) {
   const SpaceOptions space = default_space();
   std::size_t entries = 0;
   for (const detail::BuiltinEntry& e : detail::builtin_table()) {
     ++entries;
-    const Policy p = Policy::parse(e.policy);
     const std::string where = std::string(to_string(e.type)) + " " + std::string(to_string(e.op)) +
-                              " " + std::string(to_string(e.kind)) +
+                              " " + std::string(to_string(e.kind)) + " " + e.problem +
                               " n=" + std::to_string(e.size) + " (" + e.model + "): " + e.policy;
+    if (const auto found = primitive_candidate(e)) {
+      EXPECT_TRUE(*found) << "not a default candidate of tune --select/--sort: " << where;
+      continue;
+    }
+    const Policy p = Policy::parse(e.policy);
     EXPECT_EQ(p.key(), e.policy) << where;
     EXPECT_TRUE(default_keys(e.type).count(p.key())) << "not in the default space: " << where;
     EXPECT_TRUE(applies_at(p, e.size, space)) << "not timed at its size: " << where;
