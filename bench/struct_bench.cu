@@ -18,18 +18,10 @@
 #include <CLI/CLI.hpp>
 #include <cub/device/device_scan.cuh>
 
+#include "event_timer.cuh"
 #include "scantune/scantune.hpp"
 
 namespace {
-
-#define CHECK(x)                                                                                   \
-  do {                                                                                             \
-    const cudaError_t e_ = (x);                                                                    \
-    if (e_ != cudaSuccess) {                                                                       \
-      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));                                \
-      std::exit(1);                                                                                \
-    }                                                                                              \
-  } while (0)
 
 using scantune::LinearRecurrence;
 using scantune::ValueIndex;
@@ -61,31 +53,6 @@ __global__ void fill(ValueIndex* p, std::size_t n) {
        i += std::size_t(gridDim.x) * blockDim.x)
     p[i] = {float(unsigned(i * 2654435761ull) >> 20), int(i)};
 }
-
-struct Timer {
-  cudaEvent_t a, b;
-  Timer() {
-    CHECK(cudaEventCreate(&a));
-    CHECK(cudaEventCreate(&b));
-  }
-  template <class F>
-  double median_ms(F f, int repeats) {
-    for (int i = 0; i < 3; ++i)
-      f();
-    std::vector<float> ms;
-    for (int i = 0; i < repeats; ++i) {
-      CHECK(cudaEventRecord(a));
-      f();
-      CHECK(cudaEventRecord(b));
-      CHECK(cudaEventSynchronize(b));
-      float t = 0;
-      CHECK(cudaEventElapsedTime(&t, a, b));
-      ms.push_back(t);
-    }
-    std::sort(ms.begin(), ms.end());
-    return ms[ms.size() / 2];
-  }
-};
 
 // Candidate shapes of 8-byte structs: the warp and thread look-backs, 8- or 16-byte
 // vectors, the three tile I/Os.

@@ -20,18 +20,10 @@
 #include <cub/device/device_scan.cuh>
 #include <thrust/iterator/transform_iterator.h>
 
+#include "event_timer.cuh"
 #include "scantune/scantune.hpp"
 
 namespace {
-
-#define CHECK(x)                                                                                   \
-  do {                                                                                             \
-    const cudaError_t e_ = (x);                                                                    \
-    if (e_ != cudaSuccess) {                                                                       \
-      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));                                \
-      std::exit(1);                                                                                \
-    }                                                                                              \
-  } while (0)
 
 // Values in {-1, 0, 1} (unsigned: {0, 1}) from a hash: never all zeros, and the float
 // prefixes stay far below 2^24, so every accumulation order gives the same bits.
@@ -49,31 +41,6 @@ struct to_acc {
   template <class T>
   __host__ __device__ A operator()(T x) const {
     return A(x);
-  }
-};
-
-struct Timer {
-  cudaEvent_t a, b;
-  Timer() {
-    CHECK(cudaEventCreate(&a));
-    CHECK(cudaEventCreate(&b));
-  }
-  template <class F>
-  double median_ms(F f, int repeats) {
-    for (int i = 0; i < 3; ++i)
-      f();
-    std::vector<float> ms;
-    for (int i = 0; i < repeats; ++i) {
-      CHECK(cudaEventRecord(a));
-      f();
-      CHECK(cudaEventRecord(b));
-      CHECK(cudaEventSynchronize(b));
-      float t = 0;
-      CHECK(cudaEventElapsedTime(&t, a, b));
-      ms.push_back(t);
-    }
-    std::sort(ms.begin(), ms.end());
-    return ms[ms.size() / 2];
   }
 };
 

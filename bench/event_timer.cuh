@@ -1,0 +1,44 @@
+// What the nvcc-built bench drivers share: CHECK on CUDA calls (exits with the call's
+// text) and a CUDA-event timer taking the median of repeats after three warm-up calls.
+#pragma once
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#define CHECK(x)                                                                                   \
+  do {                                                                                             \
+    const cudaError_t e_ = (x);                                                                    \
+    if (e_ != cudaSuccess) {                                                                       \
+      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));                                \
+      std::exit(1);                                                                                \
+    }                                                                                              \
+  } while (0)
+
+struct Timer {
+  cudaEvent_t a, b;
+  Timer() {
+    CHECK(cudaEventCreate(&a));
+    CHECK(cudaEventCreate(&b));
+  }
+  template <class F>
+  double median_ms(F f, int repeats) {
+    for (int i = 0; i < 3; ++i)
+      f();
+    std::vector<float> ms;
+    for (int i = 0; i < repeats; ++i) {
+      CHECK(cudaEventRecord(a));
+      f();
+      CHECK(cudaEventRecord(b));
+      CHECK(cudaEventSynchronize(b));
+      float t = 0;
+      CHECK(cudaEventElapsedTime(&t, a, b));
+      ms.push_back(t);
+    }
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
+  }
+};
