@@ -57,6 +57,13 @@ bool sort_only_option(std::string_view option) {
   return true;
 }
 
+int checked_device(int device) {
+  if (device < -1)
+    throw Exit(kExitUsage,
+               fmt::format("--device {}: expected a device ordinal (0, 1, ...)", device));
+  return device;
+}
+
 TuneOptions build_options(const RawOptions& raw) {
   for (const detail::SortField& f : detail::sort_fields())
     if (sort_only_option(f.option) && given_list(raw, f.option))
@@ -154,10 +161,7 @@ TuneOptions build_options(const RawOptions& raw) {
                            "time so far)",
                            raw.time_limit));
   o.time_limit_factor = raw.time_limit;
-  if (raw.device < -1)
-    throw Exit(kExitUsage,
-               fmt::format("--device {}: expected a device ordinal (0, 1, ...)", raw.device));
-  o.device = raw.device;
+  o.device = checked_device(raw.device);
   o.seed = raw.seed;
   o.command_line = command_line;
   if (!raw.segments.empty()) {
@@ -226,10 +230,7 @@ tuner::PrimitiveTuneOptions build_primitive_options(const RawOptions& raw) {
       tuner::apply_sort_option(o.sort_space, f.option, *list);
   o.db_path = raw.db;
   o.dry_run = raw.dry_run;
-  if (raw.device < -1)
-    throw Exit(kExitUsage,
-               fmt::format("--device {}: expected a device ordinal (0, 1, ...)", raw.device));
-  o.device = raw.device;
+  o.device = checked_device(raw.device);
   o.seed = raw.seed;
   o.command_line = command_line;
   return o;
