@@ -79,5 +79,7 @@ const std::string& template_sources_hash();
 
 /// CUDA spelling of an element type ("int", "unsigned long long", ...).
 const char* device_type_name(DataType t);
+/// The device functor of a built-in operator on `t`: "scantune::op_sum<int>".
+std::string builtin_op_functor(Op op, DataType t);
 
 } // namespace scantune::detail

@@ -54,7 +54,7 @@ std::string op_type(const OpSpec& op, DataType t, Heads heads) {
   if (op.custom.is_struct())
     return struct_namespace(op, t, heads) + custom_struct_name(op, t, heads);
   if (op.is_custom) return "scantune_user::" + custom_struct_name(op, t, heads);
-  return fmt::format("scantune::op_{}<{}>", to_string(op.op), device_type_name(t));
+  return builtin_op_functor(op.op, t);
 }
 
 // The CUDA spelling of the scan's value type: a struct-valued operator's struct.
@@ -203,6 +203,10 @@ const std::string& template_sources_hash() {
     return h.hex_digest();
   }();
   return hash;
+}
+
+std::string builtin_op_functor(Op op, DataType t) {
+  return fmt::format("scantune::op_{}<{}>", to_string(op), device_type_name(t));
 }
 
 const char* device_type_name(DataType t) {

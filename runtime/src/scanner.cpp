@@ -11,6 +11,7 @@
 
 #include "algorithms.hpp"
 #include "autotune.hpp"
+#include "axis_columns.hpp"
 #include "cache/kernel_cache.hpp"
 #include "cache/tuning_db.hpp"
 #include "codegen.hpp"
@@ -484,6 +485,33 @@ ScanRequest struct_request(const CustomOp& op, ScanKind kind, std::size_t n) {
   return r;
 }
 
+// An axis scan the scanner chooses for (no policy, no caller workspace), inclusive, of
+// few columns: each matrix as a scan of structs of its columns (axis_columns.hpp).
+// Many matrices (a launch each) and pointers not aligned to the struct keep the axis
+// kernel.
+bool scan_columns_as_structs(Scanner& s, const ScanRequest& r) {
+  constexpr std::size_t kMaxMatrices = 16;
+  if (r.policy || r.workspace.ptr || r.kind != ScanKind::Inclusive || r.seeded || r.op.custom ||
+      r.converts)
+    return false;
+  const CustomOp* columns = detail::columns_struct_op(r.type, r.op.op, r.axis.inner);
+  if (!columns) return false;
+  const std::size_t bytes = static_cast<std::size_t>(columns->value_bytes);
+  const std::size_t align = bytes % 8 ? 4 : 8, matrix = r.axis.len * bytes;
+  const std::size_t matrices = r.n / (r.axis.len * r.axis.inner);
+  if (matrices > kMaxMatrices || reinterpret_cast<std::uintptr_t>(r.in) % align ||
+      reinterpret_cast<std::uintptr_t>(r.out) % align)
+    return false;
+  for (std::size_t m = 0; m < matrices; ++m) {
+    ScanRequest q = struct_request(*columns, r.kind, r.axis.len);
+    q.in = static_cast<const unsigned char*>(r.in) + m * matrix;
+    q.out = static_cast<unsigned char*>(r.out) + m * matrix;
+    q.stream = r.stream;
+    detail::ScannerAccess::scan(s, q);
+  }
+  return true;
+}
+
 } // namespace
 
 void Scanner::check_struct_size(const CustomOp& op, std::size_t host_bytes) {
@@ -617,6 +645,7 @@ void ScannerAccess::scan(Scanner& s, const ScanRequest& r) {
     return;
   }
   check_segments_on_device_data(r);
+  if (heads == Heads::Axis && scan_columns_as_structs(s, r)) return;
   if (r.policy) { // explicit configuration (tuner, tests): no route
     launch_scan(*im.kernels_for(*r.policy, r), *r.policy, r, *im.workspaces, im.target);
     return;

@@ -289,6 +289,21 @@ TEST_F(GpuTest, AxisScansAgainstColumnScans) {
   check_axis<float>(scanner, nullptr, Op::Sum, ScanKind::Inclusive, 4, 100, 1, false); // rows
 }
 
+// The scanner's own choice for 8-16 bytes of columns: scans of structs of the columns
+// (axis_columns.hpp), a matrix each; exclusive scans and misaligned pointers keep the
+// axis kernel.
+TEST_F(GpuTest, AxisScansOfFewColumnsAsStructs) {
+  Scanner scanner;
+  for (auto [outer, len, inner] : std::vector<std::array<std::size_t, 3>>{
+           {1, 100003, 4}, {3, 7919, 2}, {1, 1, 4}, {2, 33, 3}, {17, 100, 2}})
+    for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive}) {
+      check_axis<std::int32_t>(scanner, nullptr, Op::Sum, k, outer, len, inner, false);
+      check_axis<std::int32_t>(scanner, nullptr, Op::Max, k, outer, len, inner, true);
+      check_axis<std::uint64_t>(scanner, nullptr, Op::BitXor, k, outer, len, 2, false);
+      check_axis<double>(scanner, nullptr, Op::Min, k, outer, len, 2, false);
+    }
+}
+
 // Small runs for compute-sanitizer (memcheck, racecheck): both head sources, tiles
 // with and without heads, more than 32 tiles of look-back.
 TEST_F(GpuTest, SegmentedSanitizeSmall) {
