@@ -2,6 +2,7 @@
 // name the problem.
 #pragma once
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -35,6 +36,17 @@ std::string error_of(F&& f) {
     return e.what();
   }
   return "no error";
+}
+
+/// The kind of the scantune::Error `f` throws, or nothing.
+template <class F>
+std::optional<ErrorKind> kind_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.kind();
+  }
+  return std::nullopt;
 }
 
 } // namespace scantune::test

@@ -15,15 +15,7 @@ namespace {
 
 using test::error_of;
 
-template <class F>
-std::optional<ErrorKind> kind_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.kind();
-  }
-  return std::nullopt;
-}
+using test::kind_of;
 
 // A fake but element-aligned device address: argument checks run before any use.
 template <class T>

@@ -20,15 +20,7 @@
 namespace scantune::detail {
 namespace {
 
-template <class F>
-std::optional<ErrorKind> kind_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.kind();
-  }
-  return std::nullopt;
-}
+using test::kind_of;
 
 std::vector<const CustomOp*> struct_ops() {
   return {&linear_recurrence_op(), &argmax_op(), &test::int3_sum_op(),
