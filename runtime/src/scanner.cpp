@@ -88,8 +88,12 @@ void check_conversion(const ScanRequest& r) {
 
 // Elements are aligned to their size, or for struct values (whose vectors the
 // policy sizes) to the largest power of two dividing it.
+std::size_t element_alignment(std::size_t bytes) {
+  return bytes & (~bytes + 1);
+}
+
 void check_pointer(const char* what, const void* p, std::size_t bytes, std::string_view type) {
-  const std::size_t align = bytes & (~bytes + 1);
+  const std::size_t align = element_alignment(bytes);
   if (reinterpret_cast<std::uintptr_t>(p) % align == 0) return;
   if (align == bytes)
     detail::fail("{} pointer {} is not aligned to its {}-byte {} elements", what, p, bytes, type);
@@ -497,7 +501,7 @@ bool scan_columns_as_structs(Scanner& s, const ScanRequest& r) {
   const CustomOp* columns = detail::columns_struct_op(r.type, r.op.op, r.axis.inner);
   if (!columns) return false;
   const std::size_t bytes = static_cast<std::size_t>(columns->value_bytes);
-  const std::size_t align = bytes % 8 ? 4 : 8, matrix = r.axis.len * bytes;
+  const std::size_t align = element_alignment(bytes), matrix = r.axis.len * bytes;
   const std::size_t matrices = r.n / (r.axis.len * r.axis.inner);
   if (matrices > kMaxMatrices || reinterpret_cast<std::uintptr_t>(r.in) % align ||
       reinterpret_cast<std::uintptr_t>(r.out) % align)
