@@ -5,8 +5,7 @@
 #include <vector>
 
 #include "axis_columns.hpp"
-#include "codegen.hpp"
-#include "nvrtc_compiler.hpp"
+#include "common/nvrtc_batch.hpp"
 #include "struct_values.hpp"
 
 namespace scantune::detail {
@@ -45,13 +44,7 @@ TEST_P(NvrtcAxisColumns, OperatorsCompileOnTheStructDefault) {
     specs.push_back({default_struct_policy(static_cast<std::size_t>(c->value_bytes)),
                      kStructStandIn, OpSpec::from(*c), ScanKind::Inclusive});
   }
-  const GeneratedSource g = generate(specs);
-  std::vector<std::string> names;
-  for (const auto& n : g.name_expressions)
-    names.insert(names.end(), n.begin(), n.end());
-  CompiledProgram prog;
-  ASSERT_NO_THROW(prog = nvrtc_compile(g.name, g.source, names, GetParam())) << g.source;
-  EXPECT_EQ(prog.lowered_names.size(), names.size());
+  test::compile_batch(specs, GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(Archs, NvrtcAxisColumns, ::testing::Values(80, 90));

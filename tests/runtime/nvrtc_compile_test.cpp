@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 
+#include "common/nvrtc_batch.hpp"
 #include "common/spec_sets.hpp"
 #include "errors.hpp"
 #include "kernel_registry.hpp"
@@ -29,14 +30,9 @@ void compile_all(const std::vector<KernelSpec>& specs, int arch) {
       ASSERT_FALSE(
           s.policy.invalid_reason(s.converts ? *s.converts : ScanTypes{s.type, s.type, s.type}))
           << s.id();
-    auto g = generate(batch);
-    std::vector<std::string> names;
-    for (const auto& n : g.name_expressions)
-      names.insert(names.end(), n.begin(), n.end());
     CompiledProgram prog;
-    ASSERT_NO_THROW(prog = nvrtc_compile(g.name, g.source, names, arch)) << g.source;
+    ASSERT_NO_FATAL_FAILURE(test::compile_batch(batch, arch, &prog));
     EXPECT_GT(prog.cubin.size(), 1000u);
-    ASSERT_EQ(prog.lowered_names.size(), names.size());
     for (const auto& l : prog.lowered_names)
       EXPECT_EQ(l.rfind("_Z", 0), 0u) << l;
   }
@@ -260,17 +256,7 @@ TEST_P(NvrtcCompile, CustomOperators) {
 INSTANTIATE_TEST_SUITE_P(Archs, NvrtcCompile, ::testing::Values(80, 90),
                          [](const auto& info) { return "sm_" + std::to_string(info.param); });
 
-// The CompileError of a spec whose user source does not compile for sm_90.
-CompileError compile_failure(const KernelSpec& s) {
-  auto g = generate({s});
-  try {
-    nvrtc_compile(g.name, g.source, g.name_expressions[0], 90);
-  } catch (const CompileError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "compile should fail";
-  return CompileError("no error", "");
-}
+using test::compile_failure;
 
 TEST(NvrtcCompileErrors, BrokenCustomOperatorCarriesTheNvrtcLog) {
   const CustomOp broken{"broken", "return a + undefined_thing(b);", "0"};

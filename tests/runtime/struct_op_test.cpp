@@ -8,6 +8,7 @@
 #include "cache/tuning_db_test_util.hpp"
 #include "codegen.hpp"
 #include "common/expect_error.hpp"
+#include "common/nvrtc_batch.hpp"
 #include "common/struct_ops.hpp"
 #include "dispatch.hpp"
 #include "errors.hpp"
@@ -44,13 +45,7 @@ void compile_structs(const std::vector<KernelSpec>& specs, int arch) {
   for (const KernelSpec& s : specs)
     ASSERT_FALSE(struct_invalid_reason(s.policy, static_cast<std::size_t>(s.op.custom.value_bytes)))
         << s.id();
-  const GeneratedSource g = generate(specs);
-  std::vector<std::string> names;
-  for (const auto& n : g.name_expressions)
-    names.insert(names.end(), n.begin(), n.end());
-  CompiledProgram prog;
-  ASSERT_NO_THROW(prog = nvrtc_compile(g.name, g.source, names, arch)) << g.source;
-  EXPECT_EQ(prog.lowered_names.size(), names.size());
+  test::compile_batch(specs, arch);
 }
 
 TEST(StructOpCodegen, SourceDefinesTheStructBesideItsFunctor) {
@@ -130,14 +125,7 @@ INSTANTIATE_TEST_SUITE_P(Archs, NvrtcStructCompile, ::testing::Values(80, 90),
                          [](const auto& info) { return "sm_" + std::to_string(info.param); });
 
 CompileError struct_compile_failure(const CustomOp& op) {
-  const GeneratedSource g = generate({struct_spec(op, default_struct_policy(8))});
-  try {
-    nvrtc_compile(g.name, g.source, g.name_expressions[0], 90);
-  } catch (const CompileError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "compile should fail";
-  return CompileError("no error", "");
+  return test::compile_failure(struct_spec(op, default_struct_policy(8)));
 }
 
 TEST(StructOpErrors, BrokenStructSourceIsACompileErrorWithTheLog) {
