@@ -20,6 +20,7 @@
 #include "tuner/run/tune.hpp"
 #include "tuner/search/problem.hpp"
 #include "tuner/search/search_space.hpp"
+#include "tuner_test_util.hpp"
 
 namespace scantune::tuner {
 namespace {
@@ -207,9 +208,7 @@ TEST_P(ConvertTuneTypes, SimulatedWinnersDispatchExactly) {
   o.strategy = "exhaustive";
   o.progress = Progress::Mode::Quiet;
   o.space.algorithms = {Algorithm::ReduceThenScan, Algorithm::LookbackWarp};
-  std::FILE* out = std::tmpfile();
-  ASSERT_EQ(run_tune(o, out), 0);
-  std::fclose(out);
+  ASSERT_EQ(run_tune_quietly(o), 0);
 
   auto db = db::TuningDb::open(o.db_path);
   const auto best = db.list_best();

@@ -165,9 +165,7 @@ TuneOptions small_run(const TempDir& dir) {
 TEST_F(GpuTuneTest, StoresAVerifiedWinnerAndBaselinesPerBucket) {
   TempDir dir;
   const TuneOptions o = small_run(dir);
-  std::FILE* out = std::tmpfile();
-  ASSERT_EQ(run_tune(o, out), 0);
-  std::fclose(out);
+  ASSERT_EQ(run_tune_quietly(o), 0);
   auto db = db::TuningDb::open(o.db_path);
   const auto best = db.list_best();
   ASSERT_EQ(best.size(), o.sizes.size());
@@ -192,9 +190,7 @@ TEST_F(GpuTuneTest, ConvertingWinnersAreStoredAndDispatched) {
   TuneOptions o = small_run(dir);
   o.types = {parse_scan_types("uint8:int32")};
   o.sizes = {1 << 16, 1 << 20};
-  std::FILE* out = std::tmpfile();
-  ASSERT_EQ(run_tune(o, out), 0);
-  std::fclose(out);
+  ASSERT_EQ(run_tune_quietly(o), 0);
   auto db = db::TuningDb::open(o.db_path);
   const auto best = db.list_best();
   ASSERT_EQ(best.size(), o.sizes.size());
@@ -220,9 +216,7 @@ TEST_F(GpuTuneTest, InterruptThenResume) {
   const TuneOptions o = small_run(dir);
   {
     EnvGuard hook("SCANTUNE_TEST_INTERRUPT_AFTER", "25");
-    std::FILE* out = std::tmpfile();
-    EXPECT_EQ(run_tune(o, out), 130);
-    std::fclose(out);
+    EXPECT_EQ(run_tune_quietly(o), 130);
   }
   std::size_t first = 0;
   {
@@ -236,9 +230,7 @@ TEST_F(GpuTuneTest, InterruptThenResume) {
   clear_interrupt();
   TuneOptions again = o;
   again.resume = true;
-  std::FILE* out = std::tmpfile();
-  ASSERT_EQ(run_tune(again, out), 0);
-  std::fclose(out);
+  ASSERT_EQ(run_tune_quietly(again), 0);
   auto db = db::TuningDb::open(o.db_path);
   ASSERT_EQ(db.list_runs().size(), 1u); // the same run, continued
   EXPECT_EQ(db.list_runs()[0].status, db::RunStatus::Complete);

@@ -13,6 +13,7 @@
 #include "struct_values.hpp"
 #include "tuner/gpu/gpu_evaluator.hpp"
 #include "tuner/run/tune.hpp"
+#include "tuner_test_util.hpp"
 
 namespace scantune::tuner {
 namespace {
@@ -82,9 +83,7 @@ TEST_F(GpuStructTune, WinnersAreStoredPerBucketAndDispatched) {
   o.space.items_per_thread = {8, 12};
   o.ops.clear();
   o.custom_ops = {linear_recurrence_op()};
-  std::FILE* out = std::tmpfile();
-  ASSERT_EQ(run_tune(o, out), 0);
-  std::fclose(out);
+  ASSERT_EQ(run_tune_quietly(o), 0);
   auto db = db::TuningDb::open(o.db_path);
   const auto best = db.list_best();
   ASSERT_EQ(best.size(), o.sizes.size());
