@@ -120,4 +120,70 @@ struct reversed_op {
   static __device__ __forceinline__ decltype(Op::identity()) identity() { return Op::identity(); }
 };
 
+// Sums of 1- and 2-byte integers into 32-bit accumulators, a word at a time: dp4a adds
+// the four bytes of a word (dp2a.lo its two halves) to an accumulator in one
+// instruction, where converting and adding each element costs two. lookback_bulk's one
+// reducer warp folds every tile, and at one byte per element that work bounded the
+// scan (docs/decisions.md, "Byte sums").
+template <class Op>
+struct is_sum_op {
+  static const bool value = false;
+};
+template <class T>
+struct is_sum_op<op_sum<T>> {
+  static const bool value = true;
+};
+template <class Op>
+struct is_sum_op<reversed_op<Op>> : is_sum_op<Op> {};
+
+// Elements of In per 32-bit word, and whether they are signed.
+template <class In>
+struct packed_lanes {
+  static const int value = 0;
+  static const bool is_signed = false;
+};
+template <>
+struct packed_lanes<signed char> {
+  static const int value = 4;
+  static const bool is_signed = true;
+};
+template <>
+struct packed_lanes<unsigned char> {
+  static const int value = 4;
+  static const bool is_signed = false;
+};
+template <>
+struct packed_lanes<short> {
+  static const int value = 2;
+  static const bool is_signed = true;
+};
+template <>
+struct packed_lanes<unsigned short> {
+  static const int value = 2;
+  static const bool is_signed = false;
+};
+
+template <class T, class Op, class In>
+struct packed_sum {
+  // Elements a word adds at once; 0 where this sum has no packed form.
+  static const int lanes =
+      is_sum_op<Op>::value && (same_type<T, int>::value || same_type<T, unsigned>::value)
+          ? packed_lanes<In>::value
+          : 0;
+  // c + the elements of word w (wrapping as the accumulator's sums do).
+  static __device__ __forceinline__ T add(unsigned w, T c) {
+    const bool sig = packed_lanes<In>::is_signed;
+    unsigned d;
+    if (lanes == 4 && sig)
+      asm("dp4a.s32.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(w), "r"(0x01010101u), "r"(unsigned(c)));
+    else if (lanes == 4)
+      asm("dp4a.u32.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(w), "r"(0x01010101u), "r"(unsigned(c)));
+    else if (sig)
+      asm("dp2a.lo.s32.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(w), "r"(0x0101u), "r"(unsigned(c)));
+    else
+      asm("dp2a.lo.u32.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(w), "r"(0x0101u), "r"(unsigned(c)));
+    return T(d);
+  }
+};
+
 } // namespace scantune

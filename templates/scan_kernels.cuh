@@ -385,10 +385,15 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
   }
 }
 
-// gcd(N, 8), for bank-conflict-free rotations of 16-byte accesses.
+// gcd(N, G) for a power of two G: the rotation that spreads a warp's strided accesses of
+// B-byte vectors over the 128 / B bank groups one shared-memory wavefront serves.
+template <int N, int G>
+struct gcd_pow2 {
+  static const int value = N % G == 0 ? G : gcd_pow2<N, G / 2>::value;
+};
 template <int N>
-struct gcd8 {
-  static const int value = N % 8 == 0 ? 8 : N % 4 == 0 ? 4 : N % 2 == 0 ? 2 : 1;
+struct gcd_pow2<N, 1> {
+  static const int value = 1;
 };
 
 // The loop of bulk_kernel's reducer and look-back warps: take each of the S
@@ -432,16 +437,27 @@ __device__ __forceinline__ void relay_stages(unsigned long long* from, unsigned 
 // Minimum one block per SM in the launch bounds: shared memory, not registers, bounds
 // this kernel's occupancy, and without it NVRTC's ptxas capped some shapes at 80
 // registers and spilled (which the tuner rejects).
-template <class T, class Op, int KIND, class P>
+// Converting scans (In, Out other than T) stage the input as it is in memory and
+// convert where the reducer and the consumers read it: a byte input moves a quarter of
+// the shared memory and copy work its int32 accumulators would. A partial tile's stage
+// then holds no identity padding (the identity of T may have no In value): the readers
+// mask elements past the input. An output no wider than the input is staged over the
+// input it replaces; a wider one in two buffers per consumer warp (S tiles of In, then
+// 2 x CONSUMERS segments of Out: Policy::dynamic_shared_bytes), so the stage goes back
+// as soon as it is read.
+template <class T, class Op, int KIND, class P, class In = T, class Out = T>
 __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::min_blocks : 1)
-    bulk_kernel(SCANTUNE_KERNEL_PARAMS) {
+    bulk_kernel(SCANTUNE_IO_KERNEL_PARAMS) {
   await_previous_grid();
   init = start_value<T, Op, KIND>(init, start, flags);
   static_assert(P::algorithm == ALG_LOOKBACK_BULK, "bulk_kernel runs lookback_bulk");
   const int S = P::stages, CONSUMERS = P::block_threads / 32, VEC = P::vector_width;
   const int ROWS = P::items_per_thread / VEC, SEG = 32 * P::items_per_thread;
   const long long TILE = P::tile_items;
-  typedef typename raw_vector<VEC * sizeof(T)>::type V;
+  typedef typename raw_vector<VEC * sizeof(In)>::type V;
+  typedef typename raw_vector<VEC * sizeof(Out)>::type VO;
+  const bool PAD = same_type<In, T>::value;      // partial tiles padded with the identity
+  const bool OWN_OUT = sizeof(Out) > sizeof(In); // consumers stage output in own buffers
   extern __shared__ __align__(128) unsigned char dynamic_smem[]; // S tiles (host-sized)
   __shared__ __align__(8) unsigned long long full[S], reduced[S], ready[S], empty[S];
   __shared__ unsigned s_tile[S], s_gen;
@@ -451,7 +467,7 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
   const unsigned long long tiles = (n + shift + TILE - 1) / TILE;
   const unsigned last = unsigned(tiles) + gridDim.x - 1; // each block draws one ticket past the end
   const int warp = int(threadIdx.x >> 5), lane = int(lane_id());
-  auto stage = [&](int s) { return reinterpret_cast<T*>(dynamic_smem) + s * TILE; };
+  auto stage = [&](int s) { return reinterpret_cast<In*>(dynamic_smem) + s * TILE; };
   auto start_of = [&](unsigned t) { return (long long)t * TILE - (long long)shift; };
   auto is_full = [&](unsigned t) {
     return start_of(t) >= 0 && (unsigned long long)(start_of(t) + TILE) <= n;
@@ -463,18 +479,45 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
   const int NV = 32 * ROWS;
   auto at_of = [&](unsigned t) { return tile_io<T, P>::tile_offset(start_of(t), n); };
   auto seg_of = [&](int c) { return REV ? CONSUMERS - 1 - c : c; };
-  auto flip = [&](T(&x)[VEC]) {
-    if (REV)
+  // Vector q of a segment whose first element is at `at` in memory, converted; `mask`
+  // (a partial tile without padding) puts the identity where the input has no element.
+  auto raw_at = [&](const V* seg, int q) { return seg[REV ? NV - 1 - q : q]; };
+  auto elements = [&](const V& w, int q, T(&x)[VEC], bool mask, long long at) {
+    const int qm = REV ? NV - 1 - q : q;
+    const In* raw = reinterpret_cast<const In*>(&w);
+    if (!mask) {
 #pragma unroll
-      for (int e = 0; e < VEC / 2; ++e) {
-        const T y = x[e];
-        x[e] = x[VEC - 1 - e];
-        x[VEC - 1 - e] = y;
-      }
+      for (int e = 0; e < VEC; ++e)
+        x[e] = convert<T>(raw[REV ? VEC - 1 - e : e]);
+      return;
+    }
+#pragma unroll
+    for (int e = 0; e < VEC; ++e) {
+      const int em = REV ? VEC - 1 - e : e;
+      const long long g = at + qm * VEC + em;
+      x[e] = g >= 0 && (unsigned long long)g < n ? convert<T>(raw[em]) : Op::identity();
+    }
   };
-  auto vec_at = [&](const V* seg, int q, T(&x)[VEC]) {
-    *reinterpret_cast<V*>(x) = seg[REV ? NV - 1 - q : q];
-    flip(x);
+  // op over a vector's elements: a word at a time where the sum has a packed form
+  // (packed_sum; a masked vector's elements past the input are not zero there).
+  typedef packed_sum<T, Op, In> packed;
+  // The reducer only: the consumers convert every element anyway, and their packed
+  // folds made byte scans slower (H100, 2^28 int8: 0.230 ms reducer only, 0.319 both).
+  const bool PACK_REDUCER = packed::lanes > 0 && sizeof(V) >= 4;
+  auto fold_words = [&](const V& w) {
+    const unsigned* words = reinterpret_cast<const unsigned*>(&w);
+    T acc = T(0);
+#pragma unroll
+    for (int i = 0; i < int(sizeof(V) / 4); ++i)
+      acc = packed::add(words[i], acc);
+    return acc;
+  };
+  auto fold = [&](const T(&x)[VEC]) {
+    T acc = x[0];
+#pragma unroll
+    for (int e = 1; e < VEC; ++e)
+      acc = op(acc, x[e]);
+    return acc;
   };
   if (threadIdx.x == 0) {
     for (int s = 0; s < S; ++s) {
@@ -503,14 +546,18 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
         return;
       }
       if (is_full(t) && lane == 0) {
-        mbar_arrive_expect_tx(&full[s], unsigned(TILE * sizeof(T)));
-        bulk_load(stage(s), in + at_of(t), unsigned(TILE * sizeof(T)), &full[s]);
+        mbar_arrive_expect_tx(&full[s], unsigned(TILE * sizeof(In)));
+        bulk_load(stage(s), in + at_of(t), unsigned(TILE * sizeof(In)), &full[s]);
       } else {
         if (!is_full(t)) {
-          T* to = stage(s);
+          In* to = stage(s);
           for (long long i = lane; i < TILE; i += 32) {
             const long long g = at_of(t) + i;
-            to[i] = g >= 0 && (unsigned long long)g < n ? in[g] : Op::identity();
+            const bool inside = g >= 0 && (unsigned long long)g < n;
+            if (PAD)
+              to[i] = inside ? in[g] : convert<In>(Op::identity());
+            else if (inside)
+              to[i] = in[g];
           }
           fence_shared_to_async(); // a later bulk load into this stage comes after these writes
         }
@@ -531,22 +578,33 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
       // role, up to 8% behind sum (docs/decisions.md, bulk reducer). The segments'
       // warp reductions then run interleaved: one shuffle chain after another made
       // this warp the slowest role at 8 rows per segment.
-      const int rot = (lane / (8 / gcd8<ROWS>::value)) % ROWS;
+      const int GROUPS = 128 / (sizeof(V) < 4 ? 4 : int(sizeof(V)));
+      const int rot = (lane / (GROUPS / gcd_pow2<ROWS, GROUPS>::value)) % ROWS;
+      const bool mask = !PAD && !is_full(t);
       T part[CONSUMERS];
 #pragma unroll
       for (int c = 0; c < CONSUMERS; ++c) {
         const V* seg = reinterpret_cast<const V*>(stage(s) + seg_of(c) * SEG);
-        T x[ROWS][VEC]; // in the order read: positions rot, rot+1, ..., then 0 .. rot-1
+        const long long at = at_of(t) + seg_of(c) * SEG;
+        auto q_of = [&](int j) {
+          return lane * ROWS + (j + rot < ROWS ? j + rot : j + rot - ROWS);
+        };
+        V w[ROWS]; // in the order read: positions rot, rot+1, ..., then 0 .. rot-1
 #pragma unroll
         for (int j = 0; j < ROWS; ++j)
-          vec_at(seg, lane * ROWS + (j + rot < ROWS ? j + rot : j + rot - ROWS), x[j]);
+          w[j] = raw_at(seg, q_of(j));
         T acc[ROWS];
+        if (PACK_REDUCER && !mask) {
 #pragma unroll
-        for (int j = 0; j < ROWS; ++j) {
-          acc[j] = x[j][0];
+          for (int j = 0; j < ROWS; ++j)
+            acc[j] = fold_words(w[j]);
+        } else {
 #pragma unroll
-          for (int e = 1; e < VEC; ++e)
-            acc[j] = op(acc[j], x[j][e]);
+          for (int j = 0; j < ROWS; ++j) {
+            T x[VEC];
+            elements(w[j], q_of(j), x, mask, at);
+            acc[j] = fold(x);
+          }
         }
         T head = Op::identity(), tail = Op::identity(); // positions < rot, >= rot
 #pragma unroll
@@ -581,29 +639,41 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
   }
 
   // Consumers. A stage is handed back (empty) once this warp's bulk store from it
-  // has read it: checked when the next store is issued, so stores overlap.
+  // has read it: checked when the next store is issued, so stores overlap. With their
+  // own output buffers, right after reading it (a buffer is rewritten once the store
+  // issued from it two tiles before has read it).
   const bool out_vectors = (flags & FLAG_OUT_VECTORS) != 0;
-  int pending = -1; // stage of this warp's last bulk store not yet handed back
+  Out* own = reinterpret_cast<Out*>(dynamic_smem + S * TILE * sizeof(In)) + warp * 2 * SEG;
+  int pending = -1;    // stage of this warp's last bulk store not yet handed back
+  unsigned buffer = 0; // own buffer of the next bulk store: they alternate
   for (unsigned k = 0;; ++k) {
     const int s = int(k % S);
     mbar_wait(&ready[s], (k / S) & 1u);
     const unsigned t = s_tile[s];
     if (t >= tiles) break;
     T carry = op(s_prefix[s], s_seg[s][warp]);
-    T* seg = stage(s) + seg_of(warp) * SEG;
-    V* vseg = reinterpret_cast<V*>(seg);
+    In* seg = stage(s) + seg_of(warp) * SEG;
+    const V* vseg = reinterpret_cast<const V*>(seg);
     T x[ROWS][VEC], lane_incl[ROWS];
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
-      vec_at(vseg, r * 32 + lane, x[r]);
-      T acc = x[r][0];
-#pragma unroll
-      for (int e = 1; e < VEC; ++e)
-        acc = op(acc, x[r][e]);
-      lane_incl[r] = warp_inclusive_scan(acc, op);
+      elements(raw_at(vseg, r * 32 + lane), r * 32 + lane, x[r], !PAD && !is_full(t),
+               at_of(t) + seg_of(warp) * SEG);
+      lane_incl[r] = warp_inclusive_scan(fold(x[r]), op);
     }
     const long long g_seg = start_of(t) + warp * SEG;
     const bool bulk = out_vectors && is_full(t);
+    Out* staged = OWN_OUT ? own + buffer * SEG : reinterpret_cast<Out*>(seg);
+    if (OWN_OUT) {
+      __syncwarp(); // every lane has read the stage
+      if (lane == 0) {
+        mbar_arrive(&empty[s]);
+        if (bulk) bulk_wait_read<1>(); // the store before the last, from this buffer
+      }
+      __syncwarp();
+    } else if (sizeof(Out) != sizeof(In)) {
+      __syncwarp(); // narrower output over input other lanes read
+    }
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
       const T before = shfl_up(lane_incl[r], 1u);
@@ -621,13 +691,18 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
         }
       }
       if (bulk) {
-        flip(x[r]); // x[r] is dead after the store
-        vseg[REV ? NV - 1 - (r * 32 + lane) : r * 32 + lane] = *reinterpret_cast<V*>(x[r]);
+        VO w;
+        Out* o = reinterpret_cast<Out*>(&w);
+#pragma unroll
+        for (int e = 0; e < VEC; ++e)
+          o[REV ? VEC - 1 - e : e] = convert<Out>(x[r][e]);
+        reinterpret_cast<VO*>(staged)[REV ? NV - 1 - (r * 32 + lane) : r * 32 + lane] = w;
       } else {
 #pragma unroll
         for (int e = 0; e < VEC; ++e) {
           const long long g = g_seg + (r * 32 + lane) * VEC + e;
-          if (g >= 0 && (unsigned long long)g < n) out[REV ? (long long)n - 1 - g : g] = x[r][e];
+          if (g >= 0 && (unsigned long long)g < n)
+            out[REV ? (long long)n - 1 - g : g] = convert<Out>(x[r][e]);
         }
       }
     }
@@ -635,15 +710,16 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
       fence_shared_to_async();
       __syncwarp();
       if (lane == 0) {
-        bulk_store(out + at_of(t) + seg_of(warp) * SEG, seg, unsigned(SEG * sizeof(T)));
+        bulk_store(out + at_of(t) + seg_of(warp) * SEG, staged, unsigned(SEG * sizeof(Out)));
         bulk_commit();
-        if (pending >= 0) {
+        if (!OWN_OUT && pending >= 0) {
           bulk_wait_read<1>();
           mbar_arrive(&empty[pending]);
         }
       }
-      pending = s;
-    } else {
+      if (!OWN_OUT) pending = s;
+      buffer ^= 1u;
+    } else if (!OWN_OUT) {
       __syncwarp();
       if (lane == 0) {
         if (pending >= 0) {

@@ -90,5 +90,7 @@ Policy reduce_policy_of(const Policy& flat);
 
 /// Dynamic shared memory of a launch: the tile stages of stages_tiles algorithms.
 std::size_t dynamic_shared_bytes(const Policy& p, std::size_t size);
+/// The same for a converting scan (templates/scan_kernels.cuh's bulk_kernel layout).
+std::size_t dynamic_shared_bytes(const Policy& p, const ScanTypes& types);
 
 } // namespace scantune::detail

@@ -11,16 +11,16 @@ namespace scantune::detail {
 /// Tiles a policy lays over n elements of a pointer misaligned by `shift` elements.
 std::size_t tile_count(const Policy& p, std::size_t n, unsigned shift);
 
-/// Elements every full tile's start is aligned to: the vector width, or 16 bytes for
-/// lookback_bulk's bulk copies.
-int tile_alignment(const Policy& p, DataType t);
+/// Elements every full tile's start is aligned to: the vector width, or 16 bytes of
+/// input elements of type `in` for lookback_bulk's bulk copies.
+int tile_alignment(const Policy& p, DataType in);
 
 /// Input misalignment in elements relative to the policy's vector width.
 unsigned misalignment(const void* p, std::size_t element_size, int vector_width);
 
 /// Device workspace a call of n elements needs with this policy, for any
-/// misalignment of its pointers (Scanner::workspace_bytes).
-std::size_t workspace_bytes(const Policy& p, DataType t, std::size_t n);
+/// misalignment of its pointers (Scanner::workspace_bytes), for a scan of `types`.
+std::size_t workspace_bytes(const Policy& p, const ScanTypes& types, std::size_t n);
 
 /// Whether `stream` is being captured into a CUDA graph.
 bool capturing(cudaStream_t stream);

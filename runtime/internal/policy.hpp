@@ -131,6 +131,9 @@ struct Policy {
   /// stages of lookback_pipelined and lookback_bulk (so they may exceed the 48 KiB
   /// static limit), else 0.
   std::size_t dynamic_shared_bytes(DataType t) const;
+  /// The same for a scan of `types` (lookback_bulk stages input elements as they are
+  /// in memory, and an output wider than them apart).
+  std::size_t dynamic_shared_bytes(const ScanTypes& types) const;
   /// Threads per block of a launch: block_threads, plus lookback_bulk's three role warps.
   int launch_threads() const;
   /// The oldest compute capability (major * 10 + minor) the kernel runs on:

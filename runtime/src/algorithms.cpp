@@ -180,4 +180,11 @@ std::size_t dynamic_shared_bytes(const Policy& p, std::size_t size) {
   return static_cast<std::size_t>(p.stages) * p.tile_items() * size;
 }
 
+std::size_t dynamic_shared_bytes(const Policy& p, const ScanTypes& types) {
+  if (p.algorithm != Algorithm::LookbackBulk) return dynamic_shared_bytes(p, size_of(types.acc));
+  const std::size_t in = size_of(types.in), out = size_of(types.out);
+  // S stages of input, then two output segments per consumer warp where the output is wider.
+  return dynamic_shared_bytes(p, in) + (out > in ? 2 * p.tile_items() * out : 0);
+}
+
 } // namespace scantune::detail

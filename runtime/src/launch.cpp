@@ -17,9 +17,9 @@ std::size_t tile_count(const Policy& p, std::size_t n, unsigned shift) {
   return (n + shift + tile - 1) / tile;
 }
 
-int tile_alignment(const Policy& p, DataType t) {
+int tile_alignment(const Policy& p, DataType in) {
   const int bytes = describe(p.algorithm).alignment_bytes;
-  return bytes ? bytes / static_cast<int>(size_of(t)) : p.vector_width;
+  return bytes ? bytes / static_cast<int>(size_of(in)) : p.vector_width;
 }
 
 unsigned misalignment(const void* p, std::size_t element_size, int vector_width) {
@@ -48,13 +48,14 @@ bool tiles_by_block_from_env() {
   return !(v && std::string_view(v) == "1");
 }
 
-std::size_t workspace_bytes(const Policy& p, DataType t, std::size_t n) {
+std::size_t workspace_bytes(const Policy& p, const ScanTypes& types, std::size_t n) {
   if (p.algorithm == Algorithm::Sequential || n == 0) return 0;
   // The worst misalignment of the input shifts the tiles by up to alignment - 1.
-  const std::size_t tiles = tile_count(p, n, static_cast<unsigned>(tile_alignment(p, t) - 1));
+  const std::size_t tiles =
+      tile_count(p, n, static_cast<unsigned>(tile_alignment(p, types.in) - 1));
   if (p.uses_tile_status()) return WorkspacePool::status_bytes(tiles);
   if (p.algorithm == Algorithm::ReduceThenScan)
-    return WorkspacePool::partial_bytes(tiles, size_of(t));
+    return WorkspacePool::partial_bytes(tiles, size_of(types.acc));
   return 0;
 }
 
@@ -162,7 +163,7 @@ unsigned axis_flags(const Policy& p, const ScanRequest& r) {
 void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanRequest& r,
                  WorkspacePool& pool, const LaunchTarget& target) {
   const std::size_t size = r.acc_bytes();
-  const int align = tile_alignment(policy, r.type);
+  const int align = tile_alignment(policy, r.in_type());
   const bool axis = r.axis.inner != 0;
   // Reversed, full tiles end on a vector boundary: the tiling is shifted by what
   // the end of the input lacks to reach one.
@@ -188,7 +189,8 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
          policy.key(), INT_MAX);
 
   // Checked before any workspace is taken or captured: a refused policy leaves nothing behind.
-  const std::size_t dynamic_bytes = dynamic_shared_bytes(policy, size);
+  const std::size_t dynamic_bytes =
+      r.converts ? dynamic_shared_bytes(policy, *r.converts) : dynamic_shared_bytes(policy, size);
   if (dynamic_bytes) opt_in_shared(kernels, policy, r.type, dynamic_bytes);
 
   // A reduction: one grid of resident blocks, each folding a run of vectors into a partial

@@ -242,6 +242,10 @@ std::size_t Policy::dynamic_shared_bytes(DataType t) const {
   return detail::dynamic_shared_bytes(*this, size_of(t));
 }
 
+std::size_t Policy::dynamic_shared_bytes(const ScanTypes& types) const {
+  return detail::dynamic_shared_bytes(*this, types);
+}
+
 std::optional<std::string> Policy::invalid_reason(DataType t) const {
   return invalid_reason(ScanTypes{t, t, t});
 }
@@ -257,9 +261,6 @@ std::optional<std::string> Policy::invalid_reason(const ScanTypes& types) const 
   }
   if (auto why = detail::field_problem(*this, types)) return why;
   if (auto why = a.constraint(*this)) return why;
-  if (!types.uniform() && algorithm == Algorithm::LookbackBulk)
-    return fmt::format("lookback_bulk copies elements without converting them, not {}",
-                       to_string(types));
   if (!types.uniform() && a.stages_tiles && vector_width * size_of(types.in) < 4)
     return fmt::format("lookback_pipelined copies vectors of 4, 8 or 16 bytes, not {} x {}",
                        vector_width, to_string(types.in));
@@ -272,10 +273,10 @@ std::optional<std::string> Policy::invalid_reason(const ScanTypes& types) const 
   if (shared_bytes(t) > kMaxStaticSharedBytes)
     return fmt::format("needs {} bytes of shared memory for {} (limit {})", shared_bytes(t),
                        to_string(t), kMaxStaticSharedBytes);
-  if (shared_bytes(t) + dynamic_shared_bytes(t) > kMaxDynamicSharedBytes)
+  if (shared_bytes(t) + dynamic_shared_bytes(types) > kMaxDynamicSharedBytes)
     return fmt::format("needs {} bytes of shared memory for {} ({} tile stages; the largest "
                        "any GPU allows one block is {})",
-                       shared_bytes(t) + dynamic_shared_bytes(t), to_string(t), stages,
+                       shared_bytes(t) + dynamic_shared_bytes(types), to_string(types), stages,
                        kMaxDynamicSharedBytes);
   return std::nullopt;
 }

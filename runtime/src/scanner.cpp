@@ -354,7 +354,7 @@ void Scanner::prepare(const ScanTypes& types, OpRef op, ScanKind kind, std::size
 std::size_t Scanner::workspace_bytes(DataType type, OpRef op, ScanKind kind, std::size_t n) const {
   const ScanTypes types = scan_types(type);
   return detail::workspace_bytes(detail::ScannerAccess::choice(*this, types, op, kind, n).policy,
-                                 types.acc, n);
+                                 types, n);
 }
 
 void Scanner::reload_database() {

@@ -125,8 +125,10 @@ std::vector<std::size_t> sizes_around(std::size_t tile) {
   return {0, 1, 31, 32, 33, tile - 1, tile, tile + 1, 3 * tile + 7, 65537};
 }
 
-// Every algorithm that converts x tile I/O, forward (and lookback_warp reversed), sum,
-// both kinds, misaligned and in place where the sizes allow.
+// Every algorithm that converts x tile I/O, forward (and lookback_warp and lookback_bulk
+// reversed), sum, both kinds, misaligned and in place where the sizes allow. lookback_bulk
+// also takes max (its partial tiles hold no identity padding: the readers mask them) and a
+// size where every block cycles its stages and output buffers several times.
 template <class In, class Out>
 void every_algorithm() {
   Scanner s;
@@ -138,30 +140,39 @@ void every_algorithm() {
       Policy p = make_policy(a, 128, 16, vec, BlockScan::WarpScans, io);
       if (p.invalid_reason(t)) continue;
       policies.push_back(p);
-      if (a == Algorithm::LookbackWarp) {
+      if (a == Algorithm::LookbackWarp || a == Algorithm::LookbackBulk) {
         p.reverse = true;
         policies.push_back(p);
       }
     }
-  for (const Policy& p : policies)
-    for (std::size_t n : sizes_around(128 * 16)) {
+  for (const Policy& p : policies) {
+    const bool bulk = p.algorithm == Algorithm::LookbackBulk;
+    std::vector<std::size_t> sizes = sizes_around(128 * 16);
+    if (bulk) sizes.push_back((std::size_t{1} << 23) + 13);
+    for (std::size_t n : sizes) {
       if (p.algorithm == Algorithm::Sequential && n > 5000) continue;
-      for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive}) {
-        Case c{n, 0, 0, false, p.reverse, k, Op::Sum};
-        EXPECT_TRUE((run_case<In, Out>(s, &p, c)));
-        c.in_off = 1;
-        c.out_off = sizeof(In) == sizeof(Out) ? 1 : 2;
-        EXPECT_TRUE((run_case<In, Out>(s, &p, c)));
-        if (sizeof(In) == sizeof(Out)) {
-          c.in_place = true;
+      for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive})
+        for (Op op : {Op::Sum, Op::Max}) {
+          if (op == Op::Max && !bulk) continue;
+          Case c{n, 0, 0, false, p.reverse, k, op};
           EXPECT_TRUE((run_case<In, Out>(s, &p, c)));
+          c.in_off = 1;
+          c.out_off = sizeof(In) == sizeof(Out) ? 1 : 2;
+          EXPECT_TRUE((run_case<In, Out>(s, &p, c)));
+          if (sizeof(In) == sizeof(Out)) {
+            c.in_place = true;
+            EXPECT_TRUE((run_case<In, Out>(s, &p, c)));
+          }
         }
-      }
     }
+  }
 }
 
 TEST_F(GpuTest, ConvertEveryAlgorithmInt8) {
   every_algorithm<std::int8_t, std::int8_t>();
+}
+TEST_F(GpuTest, ConvertEveryAlgorithmInt16) {
+  every_algorithm<std::int16_t, std::int16_t>();
 }
 TEST_F(GpuTest, ConvertEveryAlgorithmUInt8ToInt32) {
   every_algorithm<std::uint8_t, std::int32_t>();
@@ -175,6 +186,7 @@ TEST_F(GpuTest, ConvertEveryAlgorithmHalf) {
 TEST_F(GpuTest, ConvertSanitizeCases) {
   Scanner s;
   for (const char* key : {"lookback_pipelined.tpb128.ipt16.vec4.warp_scans",
+                          "lookback_bulk.tpb128.ipt16.vec4.warp_scans.st4",
                           "lookback_warp.tpb128.ipt16.vec4.warp_scans.wxpose",
                           "lookback_warp.tpb128.ipt16.vec4.warp_scans"}) {
     const Policy p = Policy::parse(key);

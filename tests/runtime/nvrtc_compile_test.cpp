@@ -221,6 +221,13 @@ std::vector<KernelSpec> converting_paths() {
     p.reverse = true;
     add(t, p, Op::Max, ScanKind::Inclusive);
     add(t, Policy::sequential(), Op::Min, ScanKind::Inclusive);
+    // lookback_bulk stages the input as it is (sm_90 only; sm_80 skips it).
+    Policy b =
+        make_policy(Algorithm::LookbackBulk, 256, 32, vec, BlockScan::WarpScans, TileIO::Transpose);
+    b.stages = 4;
+    add(t, b, Op::Sum, ScanKind::Inclusive);
+    b.reverse = true;
+    add(t, b, Op::Max, ScanKind::Exclusive);
   }
   return v;
 }

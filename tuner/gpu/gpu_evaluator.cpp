@@ -388,7 +388,7 @@ struct GpuEvaluator::Impl {
     c.registers = regs;
     c.spill_bytes = spill;
     if (auto why = kernel_constraint(policy, set->attributes,
-                                     policy.dynamic_shared_bytes(problem.type), shared_limit)) {
+                                     policy.dynamic_shared_bytes(problem.types()), shared_limit)) {
       c.failure = failed(policy, 0, MeasurementStatus::Rejected, *why);
       return c;
     }

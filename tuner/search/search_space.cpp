@@ -54,11 +54,11 @@ int log2_of(std::uint64_t pow2) {
 // The vector widths (elements) of the grid for `types`: each byte width that holds
 // at least one element of the wider of input and output (vectors move elements as
 // they are in memory), plus 1 element (always loadable). lookback_bulk copies byte
-// ranges; its vector is only the row layout of a segment: 16 bytes.
+// ranges; its vector is only the row layout of a segment: 16 bytes of the wider side.
 std::vector<int> vector_widths(const ScanTypes& types, const SpaceOptions& space,
                                Algorithm algorithm = Algorithm::LookbackWarp) {
-  if (algorithm == Algorithm::LookbackBulk) return {static_cast<int>(16 / size_of(types.acc))};
   const int size = static_cast<int>(std::max(size_of(types.in), size_of(types.out)));
+  if (algorithm == Algorithm::LookbackBulk) return {16 / size};
   std::set<int> widths{1};
   for (int bytes : space.vector_bytes) {
     const int w = bytes / size;
