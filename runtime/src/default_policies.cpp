@@ -1,6 +1,7 @@
 #include "default_policies.hpp"
 
 #include <algorithm>
+#include <optional>
 
 namespace scantune::detail {
 
@@ -77,6 +78,33 @@ Policy large_converting_shape(const ScanTypes& types, int widest) {
   return p;
 }
 
+// lookback_bulk stages converting tiles as they are in memory (H100, 2^28 sums,
+// scantune_types_bench --sweep, docs/performance.md): int8 0.230 ms against 0.337 for
+// the warp-transposed shape, int16 0.382 against 0.441, uint8 into int32 0.495 against
+// 0.603, bfloat16 through float 0.401 against 0.447. Half into float and int32 into
+// int64 stay on their shapes (bulk was no faster there).
+std::optional<Policy> bulk_converting_shape(const ScanTypes& types) {
+  const std::size_t in = size_of(types.in), out = size_of(types.out);
+  const bool narrow_int = types.in == DataType::Int8 || types.in == DataType::UInt8 ||
+                          types.in == DataType::Int16 || types.in == DataType::UInt16;
+  Policy p;
+  p.algorithm = Algorithm::LookbackBulk;
+  p.block_threads = 256;
+  p.vector_width = static_cast<int>(16 / std::max(in, out));
+  p.items_per_thread = 32;
+  p.stages = 6;
+  if (in == out && narrow_int) return p;
+  if (in == out && in == 2) { // half, bfloat16
+    p.items_per_thread = 16;
+    return p;
+  }
+  if (in == 1 && out == 4 && narrow_int) {
+    p.stages = 8;
+    return p;
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 Policy converted_policy(const Policy& tuned, const ScanTypes& types, std::size_t n) {
@@ -94,6 +122,10 @@ Policy converted_policy(const Policy& tuned, const ScanTypes& types, std::size_t
   Policy p = shaped(tuned);
   if (n >= (std::size_t{1} << 22)) { // large: the shapes measured for converting scans
     p = large_converting_shape(types, widest);
+    // Where the accumulator's own choice is lookback_bulk (so this GPU has bulk copies).
+    const std::optional<Policy> bulk = bulk_converting_shape(types);
+    if (bulk && n >= (std::size_t{1} << 25) && tuned.algorithm == Algorithm::LookbackBulk)
+      p = *bulk;
     p.reverse = tuned.reverse;
     p.reproducible = tuned.reproducible;
   }
