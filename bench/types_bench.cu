@@ -44,6 +44,11 @@ struct to_acc {
   }
 };
 
+// --types: the rows to run (their labels); all when empty.
+std::vector<std::string> g_only;
+// --sweep-only: sweep only the candidate keys containing this text.
+std::string g_sweep_only;
+
 // --sweep: candidate shapes for a converting scan (vectors of 16 bytes of the wider side),
 // each timed beside the dispatched one; prints the fastest valid ones.
 std::vector<std::string> sweep_keys(std::size_t widest) {
@@ -57,6 +62,12 @@ std::vector<std::string> sweep_keys(std::size_t widest) {
           keys.push_back(std::string(alg) + ".tpb" + std::to_string(tpb) + ".ipt" +
                          std::to_string(ipt) + ".vec" + std::to_string(vec) + ".warp_scans" + io);
         }
+  for (int tpb : {256, 512, 768})
+    for (int ipt : {16, 32})
+      for (int st : {4, 6, 8})
+        if (ipt % vec == 0)
+          keys.push_back("lookback_bulk.tpb" + std::to_string(tpb) + ".ipt" + std::to_string(ipt) +
+                         ".vec" + std::to_string(vec) + ".warp_scans.st" + std::to_string(st));
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   return keys;
@@ -69,6 +80,7 @@ void sweep(const char* label, std::size_t n, In* in, Out* out, double t_dispatch
       scantune::scan_types(scantune::data_type_of<In>(), scantune::data_type_of<Out>());
   std::vector<std::pair<double, std::string>> best;
   for (const std::string& key : sweep_keys(std::max(sizeof(In), sizeof(Out)))) {
+    if (key.find(g_sweep_only) == std::string::npos) continue;
     try {
       scanner.run_types(t, scantune::ScanKind::Inclusive, scantune::Op::Sum, in, out, n, nullptr,
                         nullptr, false, key);
@@ -92,6 +104,7 @@ void sweep(const char* label, std::size_t n, In* in, Out* out, double t_dispatch
 template <class In, class Acc, class Out>
 void run_case(const char* label, std::size_t n, int repeats, scantune::Scanner& scanner,
               Timer& timer, bool sweeping = false) {
+  if (!g_only.empty() && std::find(g_only.begin(), g_only.end(), label) == g_only.end()) return;
   In* in = nullptr;
   Out *out = nullptr, *cub_out = nullptr;
   CHECK(cudaMalloc(&in, n * sizeof(In)));
@@ -160,6 +173,9 @@ int main(int argc, char** argv) {
   app.add_option("--log2n", log2n, "sizes as powers of two")->delimiter(',');
   app.add_flag("--sweep", sweeping, "also time candidate shapes (printed after the table row)");
   app.add_option("--repeats", repeats, "timed calls per median");
+  app.add_option("--types", g_only, "rows to run, by label (int8, uint8:int32, ...)")
+      ->delimiter(',');
+  app.add_option("--sweep-only", g_sweep_only, "sweep only keys containing this text");
   CLI11_PARSE(app, argc, argv);
   cudaDeviceProp prop{};
   CHECK(cudaGetDeviceProperties(&prop, 0));
