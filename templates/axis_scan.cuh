@@ -20,7 +20,9 @@
 //
 // Shared memory per block (kernel and look-back): the warps' column totals, G * C
 // values; the look-back window, W * C values and W * C flag bytes; C done bytes. W is
-// max(1, TPB / C) * lookback_span, capped so the window stays within kWindowBytes.
+// max(1, 4 * lookback_span * TPB / C) (4 x span slots per thread), capped so the window
+// stays within kWindowBytes (12 KB): 5 KB for 4-byte values at 256 threads x 128
+// columns (W = 8), 9 KB for 8-byte ones at 256 x 64 (W = 16).
 #pragma once
 
 #include "scantune/tile_status.cuh"
@@ -34,10 +36,12 @@ struct axis_tile {
   static const int G = TPB / 32, R = G * IPT, C = 32 * VEC;
   typedef typename raw_vector<VEC * sizeof(T)>::type V;
   // The look-back: columns per thread, window depth (chunks per round), entries per
-  // thread.
+  // thread. Each thread reads 4 x lookback_span slots a round: the tuner's default
+  // span of 1 then already looks 8 chunks back per round at 256 threads x 128 columns.
   static const int CPT = (C + TPB - 1) / TPB;
   static const int kWindowBytes = 12 * 1024;
-  static const int W_WANT = (TPB >= C ? TPB / C : 1) * P::lookback_span;
+  static const int W_ENTRIES = 4 * P::lookback_span * TPB / C;
+  static const int W_WANT = W_ENTRIES > 1 ? W_ENTRIES : 1;
   static const int W_FIT = kWindowBytes / (C * (int(sizeof(T)) + 1));
   static const int W = W_WANT < W_FIT ? W_WANT : (W_FIT > 1 ? W_FIT : 1);
   static const int E = (W * C + TPB - 1) / TPB;

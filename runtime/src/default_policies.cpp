@@ -55,13 +55,12 @@ AxisShape axis_class_shape(int c) {
 
 Policy default_axis_policy(DataType type, AxisShape shape) {
   // 8 rows x a 16-byte vector per thread, 256 threads: a 64 x 128 (4-byte) tile, and
-  // a look-back window of 8 (4-byte) or 16 (8-byte) chunks per round trip (span 4).
+  // a look-back window of 8 (4-byte) or 16 (8-byte) chunks per round trip.
   Policy p;
   p.algorithm = Algorithm::LookbackWarp;
   p.block_threads = 256;
   p.items_per_thread = 8;
   p.vector_width = size_of(type) == 4 ? 4 : 2;
-  p.lookback_span = 4;
   // Fewer columns than a warp's 32 vectors: vectors no wider than the columns need
   // (inner <= 32: one column a lane), else most lanes load nothing.
   if (shape.inner)
@@ -75,7 +74,6 @@ Policy default_axis_policy(DataType type, AxisShape shape) {
     p.items_per_thread = std::min(p.vector_width, rows);
     p.vector_width = p.items_per_thread;
     p.block_threads = 32 * (rows / p.items_per_thread);
-    p.lookback_span = 1;
   }
   return p;
 }

@@ -202,9 +202,8 @@ TEST_F(Dispatch, SegmentedProblemsHaveTheirOwnWinners) {
   EXPECT_EQ(of(Heads::Flags).match, Match::BuiltIn);
   EXPECT_FALSE(segmented_invalid_reason(of(Heads::Flags).policy));
   EXPECT_NE(of(Heads::None).policy.key(), "lookback_warp.tpb128.ipt8.vec4.warp_scans");
-  // Axis scans untuned: their own heuristic (8 rows x a 16-byte vector per thread, a
-  // look-back window of span 4).
-  EXPECT_EQ(of(Heads::Axis).policy.key(), "lookback_warp.tpb256.ipt8.vec4.warp_scans.span4");
+  // Axis scans untuned: their own heuristic (8 rows x a 16-byte vector per thread).
+  EXPECT_EQ(of(Heads::Axis).policy.key(), "lookback_warp.tpb256.ipt8.vec4.warp_scans");
   // Reductions: the flat scan's tile shape on lookback_warp, which has the kernel.
   const Choice flat = of(Heads::None), reduce = of(Heads::Reduce);
   EXPECT_EQ(reduce.policy.algorithm, Algorithm::LookbackWarp);
@@ -249,14 +248,14 @@ TEST_F(Dispatch, AxisDefaultsFollowTheShapeUnlessTuned) {
   auto key = [&](std::size_t len, std::size_t inner) {
     return untuned.resolve(axis, 1u << 24, {len, inner}).policy.key();
   };
-  EXPECT_EQ(key(16384, 1024), "lookback_warp.tpb256.ipt8.vec4.warp_scans.span4");
+  EXPECT_EQ(key(16384, 1024), "lookback_warp.tpb256.ipt8.vec4.warp_scans");
   EXPECT_EQ(key(0, 0), key(16384, 1024));
   EXPECT_EQ(key(4, 1u << 22), "lookback_warp.tpb32.ipt4.vec4.warp_scans");
   EXPECT_EQ(key(7, 1u << 22), "lookback_warp.tpb64.ipt4.vec4.warp_scans");
   EXPECT_EQ(key(2, 1u << 23), "lookback_warp.tpb32.ipt2.vec2.warp_scans");
   EXPECT_EQ(key(1, 1u << 24), "lookback_warp.tpb32.ipt1.vec1.warp_scans");
-  EXPECT_EQ(key(1000, 20), "lookback_warp.tpb256.ipt8.vec1.warp_scans.span4");
-  EXPECT_EQ(key(1000, 64), "lookback_warp.tpb256.ipt8.vec2.warp_scans.span4");
+  EXPECT_EQ(key(1000, 20), "lookback_warp.tpb256.ipt8.vec1.warp_scans");
+  EXPECT_EQ(key(1000, 64), "lookback_warp.tpb256.ipt8.vec2.warp_scans");
   EXPECT_EQ(key(4, 20), "lookback_warp.tpb128.ipt1.vec1.warp_scans");
   for (DataType t : {DataType::Int32, DataType::Float32, DataType::Int64, DataType::Float64})
     for (std::size_t len = 1; len <= 20; ++len)
