@@ -1,7 +1,8 @@
-// The scan hot path's lookup: per (type, operator, kind) a set of routes, one per
-// size bucket, each holding its Choice and (once loaded) its kernels. Route sets are
-// built on first use from a DispatchTable and never change afterwards, so a warm
-// call finds its kernels with two atomic loads: no lock, no allocation, no string.
+// The scan hot path's lookup: per (type, operator, kind; for axis scans also the
+// columns' shape class, default_policies.hpp) a set of routes, one per size bucket,
+// each holding its Choice and (once loaded) its kernels. Route sets are built on
+// first use from a DispatchTable and never change afterwards, so a warm call finds
+// its kernels with two atomic loads: no lock, no allocation, no string.
 #pragma once
 
 #include <array>
