@@ -851,7 +851,8 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
 // Scan along the middle axis of outer x len x inner (see axis_scan.cuh): one tile per
 // block, tiles by blockIdx or by ticket as single_pass_kernel, n = outer * len * inner.
 // Thread c < C (and c + TPB, ...) owns column c's totals, publications and carry;
-// the look-back's reads are spread over the whole block.
+// the look-back's reads are spread over the whole block. Shared memory: G x C values
+// of warp totals and axis_tile::window (at most 12 KB), see axis_scan.cuh.
 template <class T, class Op, int KIND, class P>
 __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
     axis_kernel(SCANTUNE_KERNEL_PARAMS, segment_args shape) {
