@@ -5,11 +5,24 @@
 // A tile is R = (TPB / 32) * IPT rows by C = 32 * VEC columns of one matrix o: warp w
 // owns rows w * IPT .. w * IPT + IPT - 1 of the tile and lane l the VEC columns
 // l * VEC ..., so a warp reads 32 * VEC consecutive elements of one row per load
-// (vectors where inner and the pointers allow). Tiles run down the columns in chunks;
-// chunk k's carry comes from decoupled look-back along its C columns (one status slot
-// per tile and column), done by warp 0, a thread per VEC columns.
-// Tiles are numbered chunk-fastest ((o, column block) outer), so a tile only waits on
-// lower-numbered ones.
+// (vectors where inner and the pointers allow). A chain is the C columns of one
+// (matrix, column block); its tiles run down the columns in chunks, and chunk k's
+// carry comes from decoupled look-back along its C columns (one status slot per tile
+// and column), by the whole block, W earlier chunks of every column per round trip.
+//
+// Tiles are numbered chain-fastest: tile = chunk * chains + chain, so the predecessor
+// in a chain is `chains` tiles back and a tile only waits on lower-numbered ones. Of
+// the tiles in flight (a wave of a few hundred to a few thousand), each chain then
+// holds about in-flight / chains, the length of a look-back walk; numbered
+// chunk-fastest, a chain's tiles would all be in flight together, and chunk k would
+// walk back up to k chunks. Consecutive tiles also read neighbouring columns of the
+// same rows, one contiguous stretch of memory.
+//
+// Shared memory per block (kernel and look-back): the warps' column totals, G * C
+// values; the look-back window, W * C values and W * C flag bytes; C done bytes. W is
+// max(1, 4 * lookback_span * TPB / C) (4 x span slots per thread), capped so the window
+// stays within kWindowBytes (12 KB): 5 KB for 4-byte values at 256 threads x 128
+// columns (W = 8), 9 KB for 8-byte ones at 256 x 64 (W = 16).
 #pragma once
 
 #include "scantune/tile_status.cuh"
@@ -22,20 +35,38 @@ struct axis_tile {
   static const int TPB = P::block_threads, IPT = P::items_per_thread, VEC = P::vector_width;
   static const int G = TPB / 32, R = G * IPT, C = 32 * VEC;
   typedef typename raw_vector<VEC * sizeof(T)>::type V;
+  // The look-back: columns per thread, window depth (chunks per round), entries per
+  // thread. Each thread reads 4 x lookback_span slots a round: the tuner's default
+  // span of 1 then already looks 8 chunks back per round at 256 threads x 128 columns.
+  static const int CPT = (C + TPB - 1) / TPB;
+  static const int kWindowBytes = 12 * 1024;
+  static const int W_ENTRIES = 4 * P::lookback_span * TPB / C;
+  static const int W_WANT = W_ENTRIES > 1 ? W_ENTRIES : 1;
+  static const int W_FIT = kWindowBytes / (C * (int(sizeof(T)) + 1));
+  static const int W = W_WANT < W_FIT ? W_WANT : (W_FIT > 1 ? W_FIT : 1);
+  static const int E = (W * C + TPB - 1) / TPB;
+
+  struct window {
+    T v[W][C];
+    unsigned char inclusive[W][C];
+    bool done[C]; // the column's carry is known
+  };
 
   struct place {
     unsigned long long chunk, row0, col0, matrix; // rows of this thread, its first column
+    unsigned long long chains;                    // tiles per chunk: the look-back stride
   };
 
-  static __device__ __forceinline__ place locate(unsigned tile, unsigned long long len,
-                                                 unsigned long long inner) {
-    const unsigned long long chunks = (len + R - 1) / R, blocks = (inner + C - 1) / C;
+  static __device__ __forceinline__ place locate(unsigned tile, unsigned long long n,
+                                                 unsigned long long len, unsigned long long inner) {
+    const unsigned long long blocks = (inner + C - 1) / C;
     place p;
-    p.chunk = tile % chunks;
-    const unsigned long long rest = tile / chunks;
-    p.matrix = rest / blocks;
+    p.chains = n / (len * inner) * blocks;
+    p.chunk = tile / p.chains;
+    const unsigned long long chain = tile % p.chains;
+    p.matrix = chain / blocks;
     p.row0 = p.chunk * R + (threadIdx.x >> 5) * IPT;
-    p.col0 = (rest % blocks) * C + lane_id() * VEC;
+    p.col0 = (chain % blocks) * C + lane_id() * VEC;
     return p;
   }
 
@@ -84,22 +115,88 @@ struct axis_tile {
     }
   }
 
-  // One column's carry into chunk `chunk` of tile `tile`: look back over the same
-  // column's slots of the earlier chunks until an inclusive one.
-  static __device__ T lookback_column(const unsigned long long* slots, unsigned tile,
-                                      unsigned long long chunk, unsigned column, unsigned gen,
-                                      Op op) {
-    T acc = Op::identity();
-    for (unsigned long long back = 1; back <= chunk; ++back) {
-      const unsigned long long slot = (tile - back) * C + column;
-      T v;
-      unsigned f;
-      while (((f = tile_status<T>::read(slots, unsigned(slot), v)) >> 1) != gen)
-        poll_backoff<P::backoff_ns>();
-      acc = op(v, acc);
-      if (f & 1u) break;
+  // Decoupled look-back, block-wide: each round reads a window of W earlier chunks
+  // of every column at once (entry j = w * C + c: chunk - base - 1 - w, column c; E
+  // entries per thread), so a walk of k chunks takes k / W round trips to L2, not k.
+  // Entries past chunk 0 read as inclusive identities (chunk 0 publishes inclusive
+  // at once, so no fold reaches them), and columns already resolved are not read.
+  // Returns when all of this thread's entries carry the launch's generation.
+  static __device__ __forceinline__ void read_window(const unsigned long long* slots,
+                                                     const place& p, unsigned tile,
+                                                     unsigned long long base, unsigned gen,
+                                                     window& s) {
+    T v[E];
+    unsigned f[E];
+#pragma unroll
+    for (int k = 0; k < E; ++k) {
+      const int j = int(threadIdx.x) + k * TPB, c = j % C;
+      const unsigned long long back = base + 1 + j / C;
+      f[k] = 0u;
+      if (j >= W * C || s.done[c] || back > p.chunk) {
+        v[k] = Op::identity();
+        f[k] = make_flag(gen, true);
+      }
     }
-    return acc;
+    bool ready;
+    do {
+      ready = true;
+#pragma unroll
+      for (int k = 0; k < E; ++k) {
+        if ((f[k] >> 1) == gen) continue;
+        const int j = int(threadIdx.x) + k * TPB;
+        const unsigned long long back = base + 1 + j / C;
+        const unsigned slot = unsigned((tile - back * p.chains) * C) + unsigned(j % C);
+        f[k] = tile_status<T>::read(slots, slot, v[k]);
+        ready = ready && (f[k] >> 1) == gen;
+      }
+      if (!ready) poll_backoff<P::backoff_ns>();
+    } while (!ready);
+#pragma unroll
+    for (int k = 0; k < E; ++k) {
+      const int j = int(threadIdx.x) + k * TPB;
+      if (j < W * C) {
+        s.v[j / C][j % C] = v[k];
+        s.inclusive[j / C][j % C] = (unsigned char)(f[k] & 1u);
+      }
+    }
+  }
+
+  // Folds column c's window into acc, nearest chunk first (v covers earlier rows than
+  // acc: op(v, acc)), up to and including its first inclusive entry; marks the column
+  // done if there was one.
+  static __device__ __forceinline__ void fold_window(window& s, int c, T& acc, Op op) {
+    bool found = false;
+#pragma unroll
+    for (int w = 0; w < W; ++w)
+      if (!found) {
+        acc = op(s.v[w][c], acc);
+        found = s.inclusive[w][c] != 0;
+      }
+    s.done[c] = found;
+  }
+
+  // The carry into this tile's chunk of the columns that thread owns (c = threadIdx.x
+  // + k * TPB < C), for a chunk > 0. Every thread of the block calls it: the rounds end
+  // together, when __syncthreads_or finds no column unresolved. s.done must be clear.
+  static __device__ void lookback(const unsigned long long* slots, const place& p, unsigned tile,
+                                  unsigned gen, window& s, Op op, T (&acc)[CPT]) {
+#pragma unroll
+    for (int k = 0; k < CPT; ++k)
+      acc[k] = Op::identity();
+    for (unsigned long long base = 0;; base += W) {
+      read_window(slots, p, tile, base, gen, s);
+      __syncthreads();
+      bool open = false;
+#pragma unroll
+      for (int k = 0; k < CPT; ++k) {
+        const int c = int(threadIdx.x) + k * TPB;
+        if (c < C && !s.done[c]) {
+          fold_window(s, c, acc[k], op);
+          open = open || !s.done[c];
+        }
+      }
+      if (!__syncthreads_or(open)) return;
+    }
   }
 };
 

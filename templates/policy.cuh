@@ -37,7 +37,9 @@ struct policy {
   static const int tile_io = IO;
   static const int backoff_ns = BACKOFF_NS;
   static const int cache = CACHE;
-  static const int lookback_span = LOOKBACK_SPAN; // tiles per lane per warp look-back step
+  // Tiles per lane per warp look-back step (axis_kernel: 4 x span slots per thread
+  // per look-back round, axis_scan.cuh).
+  static const int lookback_span = LOOKBACK_SPAN;
   static const int stages = STAGES; // lookback_pipelined's / lookback_bulk's shared tile stages
   // __launch_bounds__'s minimum resident blocks per SM; 0 (the generated source
   // omits it) compiles exactly as no minimum.

@@ -926,6 +926,9 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
 
 // Scan along the middle axis of outer x len x inner (see axis_scan.cuh): one tile per
 // block, tiles by blockIdx or by ticket as single_pass_kernel, n = outer * len * inner.
+// Thread c < C (and c + TPB, ...) owns column c's totals, publications and carry;
+// the look-back's reads are spread over the whole block. Shared memory: G x C values
+// of warp totals and axis_tile::window (at most 12 KB), see axis_scan.cuh.
 template <class T, class Op, int KIND, class P>
 __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
     axis_kernel(SCANTUNE_KERNEL_PARAMS, segment_args shape) {
@@ -936,10 +939,11 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
   const bool vectors = (flags & FLAG_AXIS_VECTORS) != 0;
   __shared__ unsigned s_ticket, s_gen;
   __shared__ T s_part[at::G][at::C]; // warp totals, then each warp's carry
+  __shared__ typename at::window s_window;
   const unsigned long long drawn = draw_ticket(ws, by_block, s_ticket, s_gen);
   const unsigned tile = by_block ? blockIdx.x : s_ticket;
   const unsigned long long len = shape.axis_len, inner = shape.axis_inner;
-  const typename at::place p = at::locate(tile, len, inner);
+  const typename at::place p = at::locate(tile, n, len, inner);
   const unsigned long long offset = p.matrix * len * inner;
   Op op;
   T x[at::IPT][at::VEC];
@@ -953,42 +957,44 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
       agg = op(agg, x[i][v]);
     s_part[warp][lane * at::VEC + v] = agg;
   }
+#pragma unroll
+  for (int k = 0; k < at::CPT; ++k)
+    if (threadIdx.x + k * at::TPB < at::C) s_window.done[threadIdx.x + k * at::TPB] = false;
+  if (by_block && threadIdx.x == 0) s_gen = settle_ticket(ws, drawn, gridDim.x - 1);
   __syncthreads();
-  if (warp == 0) {
-    unsigned gen = s_gen;
-    if (by_block) {
-      if (threadIdx.x == 0) gen = settle_ticket(ws, drawn, gridDim.x - 1);
-      gen = __shfl_sync(FULL_WARP, gen, 0);
-    }
-    unsigned long long* slots = ws + STATUS_OFFSET_WORDS;
-    const unsigned first = unsigned((unsigned long long)tile * at::C) + lane * at::VEC;
-    // Every column's tile total out first (inclusive in the first chunk), so later
-    // chunks' look-backs proceed while this one looks back.
-    T total[at::VEC];
+  const unsigned gen = s_gen;
+  unsigned long long* slots = ws + STATUS_OFFSET_WORDS;
+  const unsigned first = unsigned((unsigned long long)tile * at::C);
+  // Every column's tile total out first (inclusive in the first chunk), so later
+  // chunks' look-backs proceed while this one looks back.
+  T total[at::CPT];
 #pragma unroll
-    for (int v = 0; v < at::VEC; ++v) {
-      const unsigned column = lane * at::VEC + v;
-      total[v] = Op::identity();
-      for (int w = 0; w < at::G; ++w) { // each warp's exclusive prefix within the tile
-        const T t = s_part[w][column];
-        s_part[w][column] = total[v];
-        total[v] = op(total[v], t);
-      }
-      const bool known = p.chunk == 0;
-      tile_status<T>::publish(slots, first + v, make_flag(gen, known),
-                              known ? op(init, total[v]) : total[v]);
+  for (int k = 0; k < at::CPT; ++k) {
+    const int c = int(threadIdx.x) + k * at::TPB;
+    if (c >= at::C) continue;
+    total[k] = Op::identity();
+    for (int w = 0; w < at::G; ++w) { // each warp's exclusive prefix within the tile
+      const T t = s_part[w][c];
+      s_part[w][c] = total[k];
+      total[k] = op(total[k], t);
     }
+    const bool known = p.chunk == 0;
+    tile_status<T>::publish(slots, first + c, make_flag(gen, known),
+                            known ? op(init, total[k]) : total[k]);
+  }
+  T carry[at::CPT];
+  if (p.chunk > 0) // block-uniform: every thread takes part in the rounds
+    at::lookback(slots, p, tile, gen, s_window, op, carry);
 #pragma unroll
-    for (int v = 0; v < at::VEC; ++v) {
-      const unsigned column = lane * at::VEC + v;
-      T carry = init;
-      if (p.chunk > 0) {
-        carry = at::lookback_column(slots, tile, p.chunk, column, gen, op);
-        tile_status<T>::publish(slots, first + v, make_flag(gen, true), op(carry, total[v]));
-      }
-      for (int w = 0; w < at::G; ++w)
-        s_part[w][column] = op(carry, s_part[w][column]);
-    }
+  for (int k = 0; k < at::CPT; ++k) {
+    const int c = int(threadIdx.x) + k * at::TPB;
+    if (c >= at::C) continue;
+    if (p.chunk > 0)
+      tile_status<T>::publish(slots, first + c, make_flag(gen, true), op(carry[k], total[k]));
+    else
+      carry[k] = init;
+    for (int w = 0; w < at::G; ++w)
+      s_part[w][c] = op(carry[k], s_part[w][c]);
   }
   __syncthreads();
 #pragma unroll

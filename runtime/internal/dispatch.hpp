@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "builtin_table.hpp"
+#include "default_policies.hpp"
 #include "policy.hpp"
 #include "scantune/scantune.hpp"
 #include "segments.hpp"
@@ -91,8 +92,9 @@ public:
   DispatchTable(int arch, std::string model, const std::vector<TunedEntry>& db_entries,
                 std::string db_path, const BuiltinTable& builtin = builtin_table());
 
-  /// The fallback chain (Exact, NearestSize, SameArch, BuiltIn) for n elements.
-  Choice resolve(const ProblemName& problem, std::uint64_t n) const;
+  /// The fallback chain (Exact, NearestSize, SameArch, BuiltIn) for n elements;
+  /// `axis`: an axis scan's shape, for the default where nothing was tuned.
+  Choice resolve(const ProblemName& problem, std::uint64_t n, AxisShape axis = {}) const;
   /// The same chain for a radix sort of `key` keys with values of `value_bytes` (0, 4,
   /// 8), ending at default_sort_policy.
   SortChoice resolve_sort(DataType key, std::size_t value_bytes, std::uint64_t n) const;

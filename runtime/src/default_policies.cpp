@@ -27,12 +27,55 @@ Policy default_policy(DataType type, std::size_t /*n*/) {
   return p;
 }
 
-Policy default_axis_policy(DataType type) {
+namespace {
+
+constexpr std::size_t kClassRows[] = {1, 2, 4, 8, 0}; // 0: more than 8
+constexpr std::size_t kClassColumns[] = {32, 64, 0};  // 0: more than 64
+
+std::size_t pow2_at_least(std::size_t x) {
+  std::size_t p = 1;
+  while (p < x)
+    p *= 2;
+  return p;
+}
+
+} // namespace
+
+int axis_shape_class(AxisShape shape) {
+  int rows = 4, columns = 2;
+  for (int i = 3; i >= 0; --i)
+    if (shape.len && shape.len <= kClassRows[i]) rows = i;
+  for (int i = 1; i >= 0; --i)
+    if (shape.inner && shape.inner <= kClassColumns[i]) columns = i;
+  return rows * 3 + columns;
+}
+
+AxisShape axis_class_shape(int c) {
+  return {kClassRows[c / 3], kClassColumns[c % 3]};
+}
+
+Policy default_axis_policy(DataType type, AxisShape shape) {
+  // 8 rows x a 16-byte vector per thread, 256 threads: a 64 x 128 (4-byte) tile, and
+  // a look-back window of 8 (4-byte) or 16 (8-byte) chunks per round trip.
   Policy p;
   p.algorithm = Algorithm::LookbackWarp;
   p.block_threads = 256;
   p.items_per_thread = 8;
   p.vector_width = size_of(type) == 4 ? 4 : 2;
+  // Fewer columns than a warp's 32 vectors: vectors no wider than the columns need
+  // (inner <= 32: one column a lane), else most lanes load nothing.
+  if (shape.inner)
+    while (p.vector_width > 1 && std::size_t{16} * p.vector_width >= shape.inner)
+      p.vector_width /= 2;
+  // Columns of at most 8 rows: a tile of as many rows (rounded up to a power of two),
+  // not 64 mostly empty ones, with no look-back (one chunk per column): rows of up to
+  // a vector per thread (items_per_thread >= vector_width) and the rest across warps.
+  if (shape.len && shape.len <= 8) {
+    const int rows = static_cast<int>(pow2_at_least(shape.len));
+    p.items_per_thread = std::min(p.vector_width, rows);
+    p.vector_width = p.items_per_thread;
+    p.block_threads = 32 * (rows / p.items_per_thread);
+  }
   return p;
 }
 

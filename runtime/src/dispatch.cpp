@@ -201,7 +201,7 @@ const DispatchTable::Entries* DispatchTable::most_similar_builtin(const ProblemN
   return best;
 }
 
-Choice DispatchTable::resolve(const ProblemName& problem, std::uint64_t n) const {
+Choice DispatchTable::resolve(const ProblemName& problem, std::uint64_t n, AxisShape axis) const {
   if (problem.heads == Heads::Reduce) { // untuned as a problem: the flat scan's tile shape
     ProblemName flat = problem;
     flat.heads = Heads::None;
@@ -241,7 +241,7 @@ Choice DispatchTable::resolve(const ProblemName& problem, std::uint64_t n) const
     plan.source = fmt::format("built-in default for {}-byte struct values", problem.struct_bytes);
     return plan;
   }
-  plan.policy = problem.heads == Heads::Axis   ? default_axis_policy(problem.type)
+  plan.policy = problem.heads == Heads::Axis   ? default_axis_policy(problem.type, axis)
                 : is_compaction(problem.heads) ? default_select_policy(problem.type)
                                                : default_policy(problem.type, n);
   return plan;

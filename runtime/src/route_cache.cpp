@@ -23,7 +23,8 @@ void reverse_plan(Choice& plan, DataType type) {
 
 std::unique_ptr<RouteCache::RouteSet> RouteCache::build(DataType type, const OpRef& op,
                                                         ScanKind kind, Heads heads, bool reverse,
-                                                        const ScanTypes* converts) const {
+                                                        const ScanTypes* converts,
+                                                        int axis_class) const {
   auto set = std::make_unique<RouteSet>();
   ProblemName problem = ProblemName::of(type, op, kind, heads);
   if (converts) problem.converts = *converts;
@@ -32,7 +33,7 @@ std::unique_ptr<RouteCache::RouteSet> RouteCache::build(DataType type, const OpR
   for (int b = 0; b < kBuckets; ++b) {
     // The bucket's largest n: one-block winners must cover all of it.
     Choice& plan = set->by_bucket[static_cast<std::size_t>(b)].plan;
-    plan = table_->resolve(problem, db::bucket_size(b));
+    plan = table_->resolve(problem, db::bucket_size(b), axis_class_shape(axis_class));
     if (repro && field_named("reproducible").takes(describe(plan.policy.algorithm))) {
       plan.policy.reproducible = true;
       plan.source += " (reproducible)";
@@ -46,12 +47,14 @@ std::unique_ptr<RouteCache::RouteSet> RouteCache::build(DataType type, const OpR
 }
 
 Route& RouteCache::searched_route(DataType type, const OpRef& op, ScanKind kind, std::size_t bucket,
-                                  Heads heads, bool reverse, const ScanTypes* converts) {
+                                  Heads heads, bool reverse, const ScanTypes* converts,
+                                  int axis_class) {
   const CustomOp* c = op.custom;
   const ScanTypes uniform{type, type, type};
   auto same = [&](const CustomRoutes& r) {
     return r.type == type && r.kind == kind && r.heads == heads && r.reverse == reverse &&
-           r.custom == (c != nullptr) && r.converts == (converts ? *converts : uniform) &&
+           r.axis_class == axis_class && r.custom == (c != nullptr) &&
+           r.converts == (converts ? *converts : uniform) &&
            (c ? r.op.name == c->name && r.op.body == c->body && r.op.identity == c->identity &&
                     r.op.value_struct == c->value_struct && r.op.value_type == c->value_type &&
                     r.op.value_bytes == c->value_bytes
@@ -62,33 +65,42 @@ Route& RouteCache::searched_route(DataType type, const OpRef& op, ScanKind kind,
     for (auto& r : custom_)
       if (same(r)) return r.routes->by_bucket[bucket];
   }
-  auto built = build(type, op, kind, heads, reverse, converts);
+  auto built = build(type, op, kind, heads, reverse, converts, axis_class);
   std::unique_lock<std::shared_mutex> lock(custom_mutex_);
   for (auto& r : custom_)
     if (same(r)) return r.routes->by_bucket[bucket];
   custom_.push_back({type, kind, heads, reverse, op.op, c != nullptr, c ? *c : CustomOp{},
-                     converts ? *converts : uniform, std::move(built)});
+                     converts ? *converts : uniform, axis_class, std::move(built)});
   return custom_.back().routes->by_bucket[bucket];
 }
 
 Route& RouteCache::route(DataType type, const OpRef& op, ScanKind kind, std::uint64_t n,
-                         Heads heads, bool reverse, const ScanTypes* converts) {
+                         Heads heads, bool reverse, const ScanTypes* converts, AxisShape axis) {
   const auto bucket = static_cast<std::size_t>(db::size_bucket(n));
+  // The general class (long, wide or unknown columns) keeps the heads-indexed slots
+  // that every other problem uses; the other axis classes have slots of their own.
+  const int general = axis_shape_class({});
+  const int cls = heads == Heads::Axis ? axis_shape_class(axis) : general;
   if (op.custom || converts)
-    return searched_route(type, op, kind, bucket, heads, reverse, converts);
-  const std::size_t by_op =
-      (static_cast<std::size_t>(heads) * 6 + static_cast<std::size_t>(type)) * 7 +
-      static_cast<std::size_t>(op.op);
-  const std::size_t slot = (by_op * 2 + static_cast<std::size_t>(kind)) * 2 + (reverse ? 1 : 0);
-  RouteSet* set = builtin_[slot].load(std::memory_order_acquire);
+    return searched_route(type, op, kind, bucket, heads, reverse, converts, cls);
+  const std::size_t by_type = static_cast<std::size_t>(type) * 7 + static_cast<std::size_t>(op.op);
+  std::atomic<RouteSet*>* slot = nullptr;
+  if (cls == general) {
+    const std::size_t by_op = static_cast<std::size_t>(heads) * 6 * 7 + by_type;
+    slot = &builtin_[(by_op * 2 + static_cast<std::size_t>(kind)) * 2 + (reverse ? 1 : 0)];
+  } else { // axis scans are never reversed
+    const std::size_t by_class = static_cast<std::size_t>(cls < general ? cls : cls - 1);
+    slot = &axis_classes_[(by_class * 6 * 7 + by_type) * 2 + static_cast<std::size_t>(kind)];
+  }
+  RouteSet* set = slot->load(std::memory_order_acquire);
   if (!set) {
-    auto built = build(type, op, kind, heads, reverse, nullptr);
+    auto built = build(type, op, kind, heads, reverse, nullptr, cls);
     std::lock_guard<std::mutex> lock(mutex_);
-    set = builtin_[slot].load(std::memory_order_acquire);
+    set = slot->load(std::memory_order_acquire);
     if (!set) {
       set = built.get();
       owned_.push_back(std::move(built));
-      builtin_[slot].store(set, std::memory_order_release);
+      slot->store(set, std::memory_order_release);
     }
   }
   return set->by_bucket[bucket];

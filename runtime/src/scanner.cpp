@@ -656,7 +656,8 @@ void ScannerAccess::scan(Scanner& s, const ScanRequest& r) {
   }
   RouteCache& cache = im.current_routes();
   Route& route =
-      cache.route(r.type, r.op, r.kind, r.n, heads, r.reverse, r.converts ? &*r.converts : nullptr);
+      cache.route(r.type, r.op, r.kind, r.n, heads, r.reverse, r.converts ? &*r.converts : nullptr,
+                  AxisShape{r.axis.len, r.axis.inner});
   const KernelSet& kernels = im.route_kernels(cache, route, r);
   if (!route.reported.load(std::memory_order_relaxed) && !route.reported.exchange(true))
     im.report(route, r);

@@ -236,6 +236,73 @@ TEST_F(Dispatch, SegmentedProblemsHaveTheirOwnWinners) {
       problem_invalid_reason(Policy::parse("chained.tpb256.ipt16.vec4.warp_scans"), Heads::Unique));
 }
 
+// Untuned axis scans: the default follows the columns' shape, the same policy for
+// every shape of a class (the route cache keeps one route set per class): columns of
+// at most 8 rows get a tile of as many rows, at most 64 columns narrower vectors. A
+// tuned axis winner serves every shape.
+TEST_F(Dispatch, AxisDefaultsFollowTheShapeUnlessTuned) {
+  const ProblemName axis =
+      ProblemName::of(DataType::Float32, Op::Sum, ScanKind::Inclusive, Heads::Axis);
+  const std::string model = db::testing::h100().model();
+  const DispatchTable untuned(90, model, {}, "x");
+  auto key = [&](std::size_t len, std::size_t inner) {
+    return untuned.resolve(axis, 1u << 24, {len, inner}).policy.key();
+  };
+  EXPECT_EQ(key(16384, 1024), "lookback_warp.tpb256.ipt8.vec4.warp_scans");
+  EXPECT_EQ(key(0, 0), key(16384, 1024));
+  EXPECT_EQ(key(4, 1u << 22), "lookback_warp.tpb32.ipt4.vec4.warp_scans");
+  EXPECT_EQ(key(7, 1u << 22), "lookback_warp.tpb64.ipt4.vec4.warp_scans");
+  EXPECT_EQ(key(2, 1u << 23), "lookback_warp.tpb32.ipt2.vec2.warp_scans");
+  EXPECT_EQ(key(1, 1u << 24), "lookback_warp.tpb32.ipt1.vec1.warp_scans");
+  EXPECT_EQ(key(1000, 20), "lookback_warp.tpb256.ipt8.vec1.warp_scans");
+  EXPECT_EQ(key(1000, 64), "lookback_warp.tpb256.ipt8.vec2.warp_scans");
+  EXPECT_EQ(key(4, 20), "lookback_warp.tpb128.ipt1.vec1.warp_scans");
+  for (DataType t : {DataType::Int32, DataType::Float32, DataType::Int64, DataType::Float64})
+    for (std::size_t len = 1; len <= 20; ++len)
+      for (std::size_t inner : {2, 31, 32, 33, 63, 64, 65, 128, 1000}) {
+        const Policy p = default_axis_policy(t, {len, inner});
+        const int c = axis_shape_class({len, inner});
+        EXPECT_EQ(p, default_axis_policy(t, axis_class_shape(c))) << len << " x " << inner;
+        EXPECT_FALSE(p.invalid_reason(t)) << p.key();
+        EXPECT_FALSE(problem_invalid_reason(p, Heads::Axis)) << p.key();
+        const std::size_t rows = p.block_threads / 32 * p.items_per_thread;
+        if (len <= 8) {
+          EXPECT_TRUE(rows >= len && rows < 2 * len) << p.key() << " " << len;
+        }
+        if (inner <= 64 && len > 1) { // a 1-row tile has a column a lane
+          EXPECT_GE(32u * p.vector_width, inner) << p.key();
+        } else if (len > 8) {
+          EXPECT_EQ(p.vector_width, size_of(t) == 4 ? 4 : 2) << p.key();
+        }
+      }
+  // The route cache: a route per class, the general one shared with shapeless calls.
+  auto table = std::make_shared<const DispatchTable>(90, model, std::vector<TunedEntry>{}, "x");
+  RouteCache cache(table);
+  auto route = [&](AxisShape s) -> Route& {
+    return cache.route(DataType::Float32, Op::Sum, ScanKind::Inclusive, 1u << 24, Heads::Axis,
+                       false, nullptr, s);
+  };
+  EXPECT_EQ(route({4, 1u << 22}).plan.policy.key(), key(4, 1u << 22));
+  EXPECT_EQ(&route({3, 1u << 22}), &route({4, 1u << 20}));
+  EXPECT_NE(&route({4, 1u << 22}), &route({16384, 1024}));
+  EXPECT_EQ(&route({16384, 1024}), &route({}));
+  EXPECT_EQ(route({1000, 20}).plan.policy.key(), key(1000, 20));
+  {
+    auto tdb = db::TuningDb::open(dir_ / "tuning.db");
+    db::BestEntry tuned = best(1, "float32", "sum", "inclusive", 1u << 24, kLw);
+    tuned.problem = "axis";
+    tdb.set_best(tuned);
+  }
+  const auto entries = read_tuned_entries(dir_ / "tuning.db");
+  ASSERT_TRUE(entries.has_value());
+  const DispatchTable t(90, model, *entries, "x");
+  for (AxisShape s : {AxisShape{4, 1u << 22}, AxisShape{16384, 1024}, AxisShape{1000, 20}}) {
+    const Choice c = t.resolve(axis, 1u << 24, s);
+    EXPECT_EQ(c.match, Match::Exact);
+    EXPECT_EQ(c.policy.key(), kLw);
+  }
+}
+
 TEST(DispatchDb, MissingDatabaseIsNoneAndABrokenOneThrows) {
   TempDir dir;
   EXPECT_FALSE(read_tuned_entries(dir / "absent.db").has_value());

@@ -235,22 +235,20 @@ TEST_F(GpuTest, SegmentedCheckNamesTheFirstBadOffset) {
                       "offsets[2] = 3 is less than offsets[1] = 4");
 }
 
-// Axis scans: every (o, j) column of an outer x len x inner array against a host
-// scan of the column, for shapes around the tile's rows and columns, odd inner
-// (no vectors), in place and exclusive.
-template <class T>
-void check_axis(Scanner& scanner, const Policy* p, Op op, ScanKind kind, std::size_t outer,
-                std::size_t len, std::size_t inner, bool in_place) {
+// Axis scans: every (o, j) column of an outer x len x inner array against
+// `scan_column` of the column on the host, in place or not.
+template <class T, class ColumnScan>
+void check_axis_of(Scanner& scanner, const Policy* p, OpRef op, ScanKind kind, T init,
+                   const std::vector<T>& in, std::size_t outer, std::size_t len, std::size_t inner,
+                   bool in_place, ColumnScan scan_column) {
   const std::size_t n = outer * len * inner;
-  const T init = make_init<T>(op);
-  const std::vector<T> in = make_input<T>(n, op, 17 + n);
   std::vector<T> want(n);
   for (std::size_t o = 0; o < outer; ++o)
     for (std::size_t j = 0; j < inner; ++j) {
       std::vector<T> column(len);
       for (std::size_t i = 0; i < len; ++i)
         column[i] = in[(o * len + i) * inner + j];
-      const std::vector<T> scanned = reference_scan(column, op, kind, init);
+      const std::vector<T> scanned = scan_column(column);
       for (std::size_t i = 0; i < len; ++i)
         want[(o * len + i) * inner + j] = scanned[i];
     }
@@ -264,8 +262,20 @@ void check_axis(Scanner& scanner, const Policy* p, Op op, ScanKind kind, std::si
   SCANTUNE_CUDA_TRY(cudaDeviceSynchronize());
   ASSERT_TRUE(equal_exact((in_place ? d_in : d_out).download(n), want))
       << (p ? p->key() : "dispatched") << " " << to_string(data_type_of<T>()) << " "
-      << to_string(op) << " " << to_string(kind) << " " << outer << " x " << len << " x " << inner
+      << to_string(kind) << " " << outer << " x " << len << " x " << inner
       << (in_place ? " in place" : "");
+}
+
+// The same for a built-in operator, against a host scan of the column, for shapes
+// around the tile's rows and columns, odd inner (no vectors), in place and exclusive.
+template <class T>
+void check_axis(Scanner& scanner, const Policy* p, Op op, ScanKind kind, std::size_t outer,
+                std::size_t len, std::size_t inner, bool in_place) {
+  const T init = make_init<T>(op);
+  const std::size_t n = outer * len * inner;
+  check_axis_of<T>(
+      scanner, p, op, kind, init, make_input<T>(n, op, 17 + n), outer, len, inner, in_place,
+      [&](const std::vector<T>& column) { return reference_scan(column, op, kind, init); });
 }
 
 TEST_F(GpuTest, AxisScansAgainstColumnScans) {
@@ -287,6 +297,55 @@ TEST_F(GpuTest, AxisScansAgainstColumnScans) {
       check_axis<std::uint64_t>(scanner, nullptr, Op::BitXor, k, outer, len, inner, false);
     }
   check_axis<float>(scanner, nullptr, Op::Sum, ScanKind::Inclusive, 4, 100, 1, false); // rows
+}
+
+// Long chains: 1025 (16-row tiles) and 257 (the default's 64-row tiles) chunks per
+// column, so the look-back walks many windows; 4-row columns (the default's short
+// tile, no look-back), dispatched and on a 16-row tile.
+TEST_F(GpuTest, AxisScansOfLongAndShortColumns) {
+  Scanner scanner;
+  const Policy p =
+      make_policy(Algorithm::LookbackWarp, 128, 4, 4, BlockScan::WarpScans, TileIO::Transpose);
+  for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive}) {
+    check_axis<std::int32_t>(scanner, &p, Op::Sum, k, 1, (1u << 14) + 3, 1000, false);
+    check_axis<std::int32_t>(scanner, nullptr, Op::Sum, k, 1, (1u << 14) + 3, 1000, false);
+    check_axis<std::int64_t>(scanner, nullptr, Op::Sum, k, 2, 5000, 300, k == ScanKind::Inclusive);
+    check_axis<std::int32_t>(scanner, nullptr, Op::Sum, k, 1, 4, (1u << 20) + 5, false);
+    check_axis<std::int32_t>(scanner, &p, Op::Sum, k, 3, 4, 1000, false);
+    check_axis<float>(scanner, nullptr, Op::Max, k, 1, 7, 100000, false);
+    check_axis<std::int32_t>(scanner, nullptr, Op::Sum, k, 5, 2, 40, false);
+  }
+}
+
+// A non-commutative operator keeps each column's order through the look-back: the
+// first non-zero value of the column so far (zeros are frequent).
+TEST_F(GpuTest, AxisNonCommutativeOperatorKeepsColumnOrder) {
+  Scanner scanner;
+  const CustomOp first{"first_nonzero", "return a != 0 ? a : b;", "0"};
+  const auto host = [](int a, int b) { return a != 0 ? a : b; };
+  const Policy p =
+      make_policy(Algorithm::LookbackWarp, 128, 4, 4, BlockScan::WarpScans, TileIO::Transpose);
+  for (auto [outer, len, inner] : std::vector<std::array<std::size_t, 3>>{
+           {1, (1u << 14) + 3, 1000}, {2, 3001, 129}, {1, 4, 5000}})
+    for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive}) {
+      const std::size_t n = outer * len * inner;
+      std::vector<int> in(n);
+      std::mt19937 rng{unsigned(n)};
+      for (int& x : in)
+        x = rng() % 1024 == 0 ? int(rng() % 100) + 1 : 0; // mostly zeros: carries matter
+      auto scan_column = [&](const std::vector<int>& column) {
+        std::vector<int> out(column.size());
+        int acc = 0; // the identity, the exclusive scans' init
+        for (std::size_t i = 0; i < column.size(); ++i) {
+          if (k == ScanKind::Exclusive) out[i] = acc;
+          acc = host(acc, column[i]);
+          if (k == ScanKind::Inclusive) out[i] = acc;
+        }
+        return out;
+      };
+      for (const Policy* policy : {&p, static_cast<const Policy*>(nullptr)})
+        check_axis_of<int>(scanner, policy, first, k, 0, in, outer, len, inner, false, scan_column);
+    }
 }
 
 // The scanner's own choice for 8-16 bytes of columns: scans of structs of the columns

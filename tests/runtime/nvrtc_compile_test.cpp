@@ -6,6 +6,7 @@
 
 #include "common/nvrtc_batch.hpp"
 #include "common/spec_sets.hpp"
+#include "default_policies.hpp"
 #include "errors.hpp"
 #include "kernel_registry.hpp"
 #include "nvrtc_compiler.hpp"
@@ -146,6 +147,35 @@ std::vector<KernelSpec> segmented_paths() {
   return v;
 }
 
+// Axis scans: the default of every shape class on every width and kind, blocks of
+// fewer threads than columns (32 threads, 4 or 2 columns each), an odd warp
+// count, windows of several spans, a non-commutative custom operator.
+std::vector<KernelSpec> axis_paths() {
+  const CustomOp first{"first_nonzero", "return a != 0 ? a : b;", "0"};
+  std::vector<KernelSpec> v;
+  std::set<std::string> seen;
+  auto add = [&](const KernelSpec& s) {
+    if (seen.insert(s.id()).second) v.push_back(s);
+  };
+  for (DataType t : {DataType::Int32, DataType::Float32, DataType::Int64, DataType::Float64})
+    for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive}) {
+      for (int c = 0; c < kAxisShapeClasses; ++c)
+        add({default_axis_policy(t, axis_class_shape(c)), t, OpSpec::from(Op::Sum), k,
+             Heads::Axis});
+      Policy odd = make_policy(Algorithm::LookbackWarp, 96, 2, 2, BlockScan::WarpScans,
+                               TileIO::Transpose, 100);
+      odd.lookback_span = 3;
+      add({odd, t, OpSpec::from(Op::Max), k, Heads::Axis});
+      Policy narrow = make_policy(Algorithm::LookbackWarp, 32, 4, size_of(t) == 8 ? 2 : 4,
+                                  BlockScan::WarpScans, TileIO::Transpose);
+      narrow.lookback_span = 8;
+      add({narrow, t, OpSpec::from(Op::Sum), k, Heads::Axis});
+      if (t == DataType::Int32 || t == DataType::Int64)
+        add({default_axis_policy(t), t, OpSpec::from(first), k, Heads::Axis});
+    }
+  return v;
+}
+
 // Compaction: every mode x type on the default shape, the other block scans and tile
 // I/Os, a predicate per type.
 std::vector<KernelSpec> compaction_paths() {
@@ -248,6 +278,10 @@ TEST_P(NvrtcCompile, CompactionModesAndTypes) {
 
 TEST_P(NvrtcCompile, SegmentedHeadSourcesTypesOperatorsAndKinds) {
   compile_all(segmented_paths(), GetParam());
+}
+
+TEST_P(NvrtcCompile, AxisShapesTypesAndOperators) {
+  compile_all(axis_paths(), GetParam());
 }
 
 TEST_P(NvrtcCompile, EveryAlgorithmBlockScanIoAndVectorWidth) {
