@@ -41,9 +41,10 @@ public:
   /// The route of a call (builds the problem's route set on first use).
   /// `reverse`: a suffix scan, the forward problem's tuned shape run reversed.
   /// `converts`: a converting flat scan's types (acc == type), else null.
+  /// `shape`: a rows, offsets or axis scan's length class (shape_class_of).
   Route& route(DataType type, const OpRef& op, ScanKind kind, std::uint64_t n,
-               Heads heads = Heads::None, bool reverse = false,
-               const ScanTypes* converts = nullptr);
+               Heads heads = Heads::None, bool reverse = false, const ScanTypes* converts = nullptr,
+               ShapeClass shape = {});
   /// The route of a radix sort (builds the key type's and value size's route set on
   /// first use); `value_bytes` 0, 4 or 8.
   SortRoute& sort_route(DataType key, std::size_t value_bytes, std::uint64_t n);
@@ -58,13 +59,14 @@ private:
     std::array<Route, kBuckets> by_bucket;
   };
   std::unique_ptr<RouteSet> build(DataType type, const OpRef& op, ScanKind kind, Heads heads,
-                                  bool reverse, const ScanTypes* converts) const;
+                                  ShapeClass shape, bool reverse, const ScanTypes* converts) const;
 
   // Custom operators and converting scans: found by a search under a shared lock.
   struct CustomRoutes {
     DataType type;
     ScanKind kind;
     Heads heads;
+    ShapeClass shape;
     bool reverse;
     Op builtin; // when !custom
     bool custom;
@@ -73,7 +75,7 @@ private:
     std::unique_ptr<RouteSet> routes;
   };
   Route& searched_route(DataType type, const OpRef& op, ScanKind kind, std::size_t bucket,
-                        Heads heads, bool reverse, const ScanTypes* converts);
+                        Heads heads, ShapeClass shape, bool reverse, const ScanTypes* converts);
 
   struct SortRouteSet {
     std::array<SortRoute, kBuckets> by_bucket;
@@ -82,8 +84,8 @@ private:
 
   std::shared_ptr<const DispatchTable> table_;
   bool reproducible_ = false;
-  // [heads][type][op][kind][reverse]
-  std::array<std::atomic<RouteSet*>, kHeadsCount * 6 * 7 * 2 * 2> builtin_{};
+  // [problem_slot(heads, shape)][type][op][kind][reverse]
+  std::array<std::atomic<RouteSet*>, kProblemSlots * 6 * 7 * 2 * 2> builtin_{};
   std::shared_mutex custom_mutex_;
   std::vector<CustomRoutes> custom_;
   std::mutex mutex_; // owned_, owned_sorts_ and kept_

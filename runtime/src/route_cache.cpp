@@ -22,10 +22,11 @@ void reverse_plan(Choice& plan, DataType type) {
 } // namespace
 
 std::unique_ptr<RouteCache::RouteSet> RouteCache::build(DataType type, const OpRef& op,
-                                                        ScanKind kind, Heads heads, bool reverse,
+                                                        ScanKind kind, Heads heads,
+                                                        ShapeClass shape, bool reverse,
                                                         const ScanTypes* converts) const {
   auto set = std::make_unique<RouteSet>();
-  ProblemName problem = ProblemName::of(type, op, kind, heads);
+  ProblemName problem = ProblemName::of(type, op, kind, heads, shape);
   if (converts) problem.converts = *converts;
   // Integer operators are exact in any order; float ones (built-in or custom) are not.
   const bool repro = reproducible_ && (type == DataType::Float32 || type == DataType::Float64);
@@ -46,12 +47,14 @@ std::unique_ptr<RouteCache::RouteSet> RouteCache::build(DataType type, const OpR
 }
 
 Route& RouteCache::searched_route(DataType type, const OpRef& op, ScanKind kind, std::size_t bucket,
-                                  Heads heads, bool reverse, const ScanTypes* converts) {
+                                  Heads heads, ShapeClass shape, bool reverse,
+                                  const ScanTypes* converts) {
   const CustomOp* c = op.custom;
   const ScanTypes uniform{type, type, type};
   auto same = [&](const CustomRoutes& r) {
-    return r.type == type && r.kind == kind && r.heads == heads && r.reverse == reverse &&
-           r.custom == (c != nullptr) && r.converts == (converts ? *converts : uniform) &&
+    return r.type == type && r.kind == kind && r.heads == heads && r.shape == shape &&
+           r.reverse == reverse && r.custom == (c != nullptr) &&
+           r.converts == (converts ? *converts : uniform) &&
            (c ? r.op.name == c->name && r.op.body == c->body && r.op.identity == c->identity &&
                     r.op.value_struct == c->value_struct && r.op.value_type == c->value_type &&
                     r.op.value_bytes == c->value_bytes
@@ -62,27 +65,26 @@ Route& RouteCache::searched_route(DataType type, const OpRef& op, ScanKind kind,
     for (auto& r : custom_)
       if (same(r)) return r.routes->by_bucket[bucket];
   }
-  auto built = build(type, op, kind, heads, reverse, converts);
+  auto built = build(type, op, kind, heads, shape, reverse, converts);
   std::unique_lock<std::shared_mutex> lock(custom_mutex_);
   for (auto& r : custom_)
     if (same(r)) return r.routes->by_bucket[bucket];
-  custom_.push_back({type, kind, heads, reverse, op.op, c != nullptr, c ? *c : CustomOp{},
+  custom_.push_back({type, kind, heads, shape, reverse, op.op, c != nullptr, c ? *c : CustomOp{},
                      converts ? *converts : uniform, std::move(built)});
   return custom_.back().routes->by_bucket[bucket];
 }
 
 Route& RouteCache::route(DataType type, const OpRef& op, ScanKind kind, std::uint64_t n,
-                         Heads heads, bool reverse, const ScanTypes* converts) {
+                         Heads heads, bool reverse, const ScanTypes* converts, ShapeClass shape) {
   const auto bucket = static_cast<std::size_t>(db::size_bucket(n));
   if (op.custom || converts)
-    return searched_route(type, op, kind, bucket, heads, reverse, converts);
-  const std::size_t by_op =
-      (static_cast<std::size_t>(heads) * 6 + static_cast<std::size_t>(type)) * 7 +
-      static_cast<std::size_t>(op.op);
+    return searched_route(type, op, kind, bucket, heads, shape, reverse, converts);
+  const std::size_t by_op = (problem_slot(heads, shape) * 6 + static_cast<std::size_t>(type)) * 7 +
+                            static_cast<std::size_t>(op.op);
   const std::size_t slot = (by_op * 2 + static_cast<std::size_t>(kind)) * 2 + (reverse ? 1 : 0);
   RouteSet* set = builtin_[slot].load(std::memory_order_acquire);
   if (!set) {
-    auto built = build(type, op, kind, heads, reverse, nullptr);
+    auto built = build(type, op, kind, heads, shape, reverse, nullptr);
     std::lock_guard<std::mutex> lock(mutex_);
     set = builtin_[slot].load(std::memory_order_acquire);
     if (!set) {

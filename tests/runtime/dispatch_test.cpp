@@ -1,6 +1,7 @@
 // The dispatcher's fallback chain (Exact, NearestSize, SameArch, BuiltIn), the
 // nearest-bucket rule and the built-in table, on tuning databases built here.
 #include <fstream>
+#include <memory>
 
 #include <tuple>
 
@@ -234,6 +235,66 @@ TEST_F(Dispatch, SegmentedProblemsHaveTheirOwnWinners) {
       Policy::parse("lookback_warp.tpb256.ipt16.vec4.warp_scans.direct"), Heads::SelectFlags));
   EXPECT_TRUE(
       problem_invalid_reason(Policy::parse("chained.tpb256.ipt16.vec4.warp_scans"), Heads::Unique));
+}
+
+// Length classes: a classed winner serves calls of its class (at its size and, nearest,
+// at others); a call of another class takes the unclassed winner, else the heuristic.
+TEST_F(Dispatch, LengthClassedWinnersServeTheirClassOnly) {
+  constexpr const char* kShortRows = "lookback_warp.tpb128.ipt8.vec4.warp_scans";
+  constexpr const char* kLongColumns = "lookback_warp.tpb512.ipt4.vec4.warp_scans";
+  {
+    auto tdb = db::TuningDb::open(dir_ / "tuning.db");
+    db::BestEntry rows = best(1, "int32", "sum", "inclusive", 1u << 24, kLw);
+    rows.problem = "rows"; // unclassed, as databases from before length classes hold
+    tdb.set_best(rows);
+    db::BestEntry short_rows = best(1, "int32", "sum", "inclusive", 1u << 24, kShortRows);
+    short_rows.problem = "rows.len_le16";
+    tdb.set_best(short_rows);
+    db::BestEntry columns = best(1, "int32", "sum", "inclusive", 1u << 24, kLongColumns);
+    columns.problem = "axis.len_gt4096.inner_lt32";
+    tdb.set_best(columns);
+  }
+  const auto entries = read_tuned_entries(dir_ / "tuning.db");
+  ASSERT_TRUE(entries.has_value());
+  const auto t =
+      std::make_shared<const DispatchTable>(90, db::testing::h100().model(), *entries, "x");
+  auto rows = [&](std::uint64_t len, std::uint64_t n) {
+    return t->resolve(ProblemName::of(DataType::Int32, Op::Sum, ScanKind::Inclusive,
+                                      Heads::Periodic, length_class(len)),
+                      n);
+  };
+  EXPECT_EQ(rows(8, 1u << 24).match, Match::Exact);
+  EXPECT_EQ(rows(8, 1u << 24).policy.key(), kShortRows);
+  EXPECT_EQ(rows(16, 1u << 20).match, Match::NearestSize); // its class, the nearest size
+  EXPECT_EQ(rows(16, 1u << 20).policy.key(), kShortRows);
+  const Choice longer = rows(17, 1u << 24); // another class: the unclassed winner
+  EXPECT_EQ(longer.match, Match::Exact);
+  EXPECT_EQ(longer.policy.key(), kLw);
+  EXPECT_NE(longer.source.find("(nothing tuned for rows.len_le256)"), std::string::npos)
+      << longer.source;
+  auto axis = [&](std::uint64_t len, std::uint64_t inner) {
+    return t->resolve(ProblemName::of(DataType::Int32, Op::Sum, ScanKind::Inclusive, Heads::Axis,
+                                      axis_class(len, inner)),
+                      1u << 24);
+  };
+  EXPECT_EQ(axis(1u << 20, 16).policy.key(), kLongColumns);
+  EXPECT_EQ(axis(1u << 20, 16).match, Match::Exact);
+  // (2^20, 16) and (4, 2^20) differ: the other shape has no axis winner at all.
+  const Choice other = axis(4, 1u << 20);
+  EXPECT_EQ(other.policy, default_axis_policy(DataType::Int32));
+  EXPECT_NE(other.source.find("nothing tuned for axis.len_le16.inner_ge128"), std::string::npos)
+      << other.source;
+  // Routes of different classes are different route sets.
+  RouteCache cache(t);
+  const auto route = [&](ShapeClass c) -> const Choice& {
+    return cache
+        .route(DataType::Int32, Op::Sum, ScanKind::Inclusive, 1u << 24, Heads::Periodic, false,
+               nullptr, c)
+        .plan;
+  };
+  EXPECT_EQ(route(length_class(4)).policy.key(), kShortRows);
+  EXPECT_EQ(route(length_class(1024)).policy.key(), kLw);
+  EXPECT_EQ(route({}).policy.key(), kLw);
 }
 
 TEST(DispatchDb, MissingDatabaseIsNoneAndABrokenOneThrows) {
