@@ -14,17 +14,11 @@ struct AxisShape {
   std::size_t len = 0, inner = 0;
 };
 
-/// Axis shapes in classes of one default policy each: columns of 1, 2, 3-4, 5-8 or more
-/// rows, by 1-32, 33-64 or more columns. The dispatcher keeps a route per class.
-inline constexpr int kAxisShapeClasses = 15;
-int axis_shape_class(AxisShape shape);
-/// A shape of class `c`, standing for all of them.
-AxisShape axis_class_shape(int c);
-
 /// The same for an axis scan (templates/axis_scan.cuh), whose threads hold
 /// items_per_thread rows x vector_width columns: 8 x 16 bytes, not the flat tile's 24
 /// x 4-byte items, which would hold 96 values in registers. Columns of at most 8 rows
-/// get a tile of as many rows, narrow arrays narrower vectors (see the definition).
+/// get a tile of as many rows, narrow arrays narrower vectors (see the definition). The
+/// dispatcher passes its length class's largest shape (axis_class_shape).
 Policy default_axis_policy(DataType type, AxisShape shape = {});
 
 /// The same for compaction (select_kernel), untuned: 16-byte vectors, 4096 4-byte or

@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "builtin_table.hpp"
-#include "default_policies.hpp"
 #include "policy.hpp"
 #include "scantune/scantune.hpp"
 #include "segments.hpp"
+#include "shape_class.hpp"
 #include "sort_policy.hpp"
 
 namespace scantune::detail {
@@ -31,6 +31,9 @@ struct ProblemName {
   /// ...): a costly combine, which the built-in fallback keeps off lookback_bulk.
   bool costly = false;
   Heads heads = Heads::None; ///< segmented scans: a problem kind of its own
+  /// Rows, offsets and axis scans: their length class, part of the problem text
+  /// ("rows.len_le256"); unclassed entries serve every class the classed ones miss.
+  ShapeClass shape;
   /// A converting flat scan's types (acc == type): a problem of its own. The database
   /// stores its accumulator as `type` and problem_text() as `problem`.
   std::optional<ScanTypes> converts = std::nullopt;
@@ -41,16 +44,19 @@ struct ProblemName {
   /// problem of its own, without operator or kind (stored as sum inclusive).
   std::optional<std::size_t> sorts = std::nullopt;
 
-  static ProblemName of(DataType type, const OpRef& op, ScanKind kind, Heads heads = Heads::None);
+  static ProblemName of(DataType type, const OpRef& op, ScanKind kind, Heads heads = Heads::None,
+                        ShapeClass shape = {});
   static ProblemName of(const ScanTypes& types, const OpRef& op, ScanKind kind);
   static ProblemName sort(DataType key, std::size_t value_bytes);
-  /// "int32 sum inclusive", "int32 sum inclusive rows", "uint8:int32 sum inclusive",
+  /// "int32 sum inclusive", "int32 sum inclusive rows.len_le256", "uint8:int32 sum inclusive",
   /// "struct8 linear_recurrence inclusive", "uint32 sort_pairs4"
   std::string label() const;
-  /// The database's `problem` text: "" (flat), "rows", ..., "@uint8:int32" (converting),
+  /// The database's `problem` text: "" (flat), "rows", "rows.len_le256",
+  /// "axis.len_le16.inner_le32", ..., "@uint8:int32" (converting),
   /// "@struct8" (struct values), "sort_keys", "sort_pairs4", "sort_pairs8".
   std::string problem_text() const;
-  /// Sets heads and converts from a database `problem` text; false for an unknown one.
+  /// Sets heads, shape and converts from a database `problem` text; false for an unknown
+  /// one.
   bool set_problem_text(std::string_view text);
 };
 
@@ -92,8 +98,10 @@ public:
   DispatchTable(int arch, std::string model, const std::vector<TunedEntry>& db_entries,
                 std::string db_path, const BuiltinTable& builtin = builtin_table());
 
-  /// The fallback chain (Exact, NearestSize, SameArch, BuiltIn) for n elements;
-  /// `axis`: an axis scan's shape, for the default where nothing was tuned.
+  /// The fallback chain (Exact, NearestSize, SameArch, BuiltIn) for n elements. A classed
+  /// problem takes its class's entries first (this model's, then its arch's, then built-in
+  /// rows of its class), else the unclassed problem's chain. Untuned axis scans take
+  /// default_axis_policy for `axis`, else for their class's shape.
   Choice resolve(const ProblemName& problem, std::uint64_t n, AxisShape axis = {}) const;
   /// The same chain for a radix sort of `key` keys with values of `value_bytes` (0, 4,
   /// 8), ending at default_sort_policy.

@@ -1,8 +1,7 @@
-// The scan hot path's lookup: per (type, operator, kind; for axis scans also the
-// columns' shape class, default_policies.hpp) a set of routes, one per size bucket,
-// each holding its Choice and (once loaded) its kernels. Route sets are built on
-// first use from a DispatchTable and never change afterwards, so a warm call finds
-// its kernels with two atomic loads: no lock, no allocation, no string.
+// The scan hot path's lookup: per (type, operator, kind) a set of routes, one per
+// size bucket, each holding its Choice and (once loaded) its kernels. Route sets are
+// built on first use from a DispatchTable and never change afterwards, so a warm
+// call finds its kernels with two atomic loads: no lock, no allocation, no string.
 #pragma once
 
 #include <array>
@@ -42,10 +41,10 @@ public:
   /// The route of a call (builds the problem's route set on first use).
   /// `reverse`: a suffix scan, the forward problem's tuned shape run reversed.
   /// `converts`: a converting flat scan's types (acc == type), else null.
-  /// `axis`: an axis scan's shape; each axis_shape_class has its own routes.
+  /// `shape`: a rows, offsets or axis scan's length class (shape_class_of).
   Route& route(DataType type, const OpRef& op, ScanKind kind, std::uint64_t n,
                Heads heads = Heads::None, bool reverse = false, const ScanTypes* converts = nullptr,
-               AxisShape axis = {});
+               ShapeClass shape = {});
   /// The route of a radix sort (builds the key type's and value size's route set on
   /// first use); `value_bytes` 0, 4 or 8.
   SortRoute& sort_route(DataType key, std::size_t value_bytes, std::uint64_t n);
@@ -60,23 +59,23 @@ private:
     std::array<Route, kBuckets> by_bucket;
   };
   std::unique_ptr<RouteSet> build(DataType type, const OpRef& op, ScanKind kind, Heads heads,
-                                  bool reverse, const ScanTypes* converts, int axis_class) const;
+                                  ShapeClass shape, bool reverse, const ScanTypes* converts) const;
 
   // Custom operators and converting scans: found by a search under a shared lock.
   struct CustomRoutes {
     DataType type;
     ScanKind kind;
     Heads heads;
+    ShapeClass shape;
     bool reverse;
     Op builtin; // when !custom
     bool custom;
     CustomOp op;        // a copy: the caller's object may change or die
     ScanTypes converts; // uniform: none
-    int axis_class;
     std::unique_ptr<RouteSet> routes;
   };
   Route& searched_route(DataType type, const OpRef& op, ScanKind kind, std::size_t bucket,
-                        Heads heads, bool reverse, const ScanTypes* converts, int axis_class);
+                        Heads heads, ShapeClass shape, bool reverse, const ScanTypes* converts);
 
   struct SortRouteSet {
     std::array<SortRoute, kBuckets> by_bucket;
@@ -85,9 +84,8 @@ private:
 
   std::shared_ptr<const DispatchTable> table_;
   bool reproducible_ = false;
-  // [heads][type][op][kind][reverse], then axis scans' further classes [class - 1][type][op][kind]
-  std::array<std::atomic<RouteSet*>, kHeadsCount * 6 * 7 * 2 * 2> builtin_{};
-  std::array<std::atomic<RouteSet*>, (kAxisShapeClasses - 1) * 6 * 7 * 2> axis_classes_{};
+  // [problem_slot(heads, shape)][type][op][kind][reverse]
+  std::array<std::atomic<RouteSet*>, kProblemSlots * 6 * 7 * 2 * 2> builtin_{};
   std::shared_mutex custom_mutex_;
   std::vector<CustomRoutes> custom_;
   std::mutex mutex_; // owned_, owned_sorts_ and kept_

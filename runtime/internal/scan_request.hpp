@@ -7,6 +7,7 @@
 #include "policy.hpp"
 #include "scantune/scantune.hpp"
 #include "segments.hpp"
+#include "shape_class.hpp"
 
 namespace scantune {
 
@@ -70,9 +71,9 @@ struct SortPolicy;
 struct ScannerAccess {
   static void scan(Scanner& s, const ScanRequest& r);
   /// The route a call with these parameters takes (lives as long as the scanner);
-  /// `heads`: that of a segmented call.
+  /// `heads`, `shape`: those of a segmented call (shape_class_of).
   static const Choice& choice(const Scanner& s, DataType type, OpRef op, ScanKind kind,
-                              std::size_t n, Heads heads = Heads::None);
+                              std::size_t n, Heads heads = Heads::None, ShapeClass shape = {});
   /// The same for a flat scan of `types` (a converting one unless uniform).
   static const Choice& choice(const Scanner& s, const ScanTypes& types, OpRef op, ScanKind kind,
                               std::size_t n);

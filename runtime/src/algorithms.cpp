@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "shape_class.hpp"
+
 namespace scantune::detail {
 namespace {
 
@@ -156,10 +158,11 @@ std::optional<std::string> stored_problem_invalid_reason(const Policy& p, DataTy
       return fmt::format("problem {} does not accumulate in {}", problem, to_string(type));
     return p.invalid_reason(types);
   }
-  const std::optional<Heads> heads = parse_heads(problem);
-  if (!heads) return fmt::format("unknown problem '{}'", problem);
+  std::string unknown;
+  const std::optional<ClassedHeads> h = parse_classed_heads(problem, &unknown);
+  if (!h) return unknown;
   if (auto why = p.invalid_reason(ScanTypes{type, type, type})) return why;
-  return *heads == Heads::None ? std::nullopt : problem_invalid_reason(p, *heads);
+  return h->heads == Heads::None ? std::nullopt : problem_invalid_reason(p, h->heads);
 }
 
 Policy reduce_policy_of(const Policy& flat) {

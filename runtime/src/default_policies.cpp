@@ -29,9 +29,6 @@ Policy default_policy(DataType type, std::size_t /*n*/) {
 
 namespace {
 
-constexpr std::size_t kClassRows[] = {1, 2, 4, 8, 0}; // 0: more than 8
-constexpr std::size_t kClassColumns[] = {32, 64, 0};  // 0: more than 64
-
 std::size_t pow2_at_least(std::size_t x) {
   std::size_t p = 1;
   while (p < x)
@@ -40,19 +37,6 @@ std::size_t pow2_at_least(std::size_t x) {
 }
 
 } // namespace
-
-int axis_shape_class(AxisShape shape) {
-  int rows = 4, columns = 2;
-  for (int i = 3; i >= 0; --i)
-    if (shape.len && shape.len <= kClassRows[i]) rows = i;
-  for (int i = 1; i >= 0; --i)
-    if (shape.inner && shape.inner <= kClassColumns[i]) columns = i;
-  return rows * 3 + columns;
-}
-
-AxisShape axis_class_shape(int c) {
-  return {kClassRows[c / 3], kClassColumns[c % 3]};
-}
 
 Policy default_axis_policy(DataType type, AxisShape shape) {
   // 8 rows x a 16-byte vector per thread, 256 threads: a 64 x 128 (4-byte) tile, and

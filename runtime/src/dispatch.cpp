@@ -26,11 +26,13 @@ bool is_integer_type(DataType t) {
 
 } // namespace
 
-ProblemName ProblemName::of(DataType type, const OpRef& op, ScanKind kind, Heads heads) {
+ProblemName ProblemName::of(DataType type, const OpRef& op, ScanKind kind, Heads heads,
+                            ShapeClass shape) {
   ProblemName p;
   p.type = type;
   p.kind = kind;
   p.heads = heads;
+  if (takes_shape_class(heads)) p.shape = shape;
   if (op.custom) {
     p.custom = true;
     p.op = op.custom->name;
@@ -64,17 +66,19 @@ std::string ProblemName::label() const {
                             : converts   ? to_string(*converts)
                                          : std::string(to_string(type));
   const std::string flat = fmt::format("{} {} {}", types, op, to_string(kind));
-  return heads == Heads::None ? flat : fmt::format("{} {}", flat, to_string(heads));
+  return heads == Heads::None ? flat
+                              : fmt::format("{} {}", flat, classed_problem_text(heads, shape));
 }
 
 std::string ProblemName::problem_text() const {
   if (sorts) return sort_problem(*sorts);
   if (struct_bytes) return "@" + struct_type_text(struct_bytes);
-  return converts ? "@" + to_string(*converts) : std::string(to_string(heads));
+  return converts ? "@" + to_string(*converts) : classed_problem_text(heads, shape);
 }
 
 bool ProblemName::set_problem_text(std::string_view text) {
   heads = Heads::None;
+  shape = {};
   converts.reset();
   struct_bytes = 0;
   sorts = parse_sort_problem(text);
@@ -91,9 +95,11 @@ bool ProblemName::set_problem_text(std::string_view text) {
     converts = t;
     return true;
   }
-  const std::optional<Heads> h = parse_heads(text);
-  if (h) heads = *h;
-  return h.has_value();
+  const std::optional<ClassedHeads> h = parse_classed_heads(text);
+  if (!h) return false;
+  heads = h->heads;
+  shape = h->shape;
+  return true;
 }
 
 bool applies_to(const Policy& p, std::uint64_t tuned_size, std::uint64_t n) {
@@ -185,8 +191,8 @@ const DispatchTable::Entries* DispatchTable::most_similar_builtin(const ProblemN
   int best_score = -1;
   for (const auto& kv : builtin_) {
     const ProblemName& q = kv.second.front().problem;
-    if (size_of(q.type) != size_of(p.type) || q.heads != p.heads || q.converts != p.converts ||
-        q.sorts != p.sorts || q.struct_bytes != p.struct_bytes)
+    if (size_of(q.type) != size_of(p.type) || q.heads != p.heads || q.shape != p.shape ||
+        q.converts != p.converts || q.sorts != p.sorts || q.struct_bytes != p.struct_bytes)
       continue;
     const int op_score = q.op == p.op && q.op_hash == p.op_hash ? 2
                          : costly_op(q) && costly_op(p)         ? 1
@@ -219,8 +225,16 @@ Choice DispatchTable::resolve(const ProblemName& problem, std::uint64_t n, AxisS
     plan.source += fmt::format(" (its shape, for {})", to_string(*problem.converts));
     return plan;
   }
-  Choice plan;
   const Pick pk = pick(problem, n);
+  if (!pk.entry && problem.shape.classed()) { // nothing of its class: the unclassed chain
+    ProblemName plain = problem;
+    plain.shape = {};
+    Choice plan =
+        resolve(plain, n, axis.len || axis.inner ? axis : axis_class_shape(problem.shape));
+    plan.source += fmt::format(" (nothing tuned for {})", problem.problem_text());
+    return plan;
+  }
+  Choice plan;
   plan.match = pk.match;
   plan.source = pk.source;
   if (pk.entry) {
@@ -241,6 +255,7 @@ Choice DispatchTable::resolve(const ProblemName& problem, std::uint64_t n, AxisS
     plan.source = fmt::format("built-in default for {}-byte struct values", problem.struct_bytes);
     return plan;
   }
+  if (!axis.len && !axis.inner) axis = axis_class_shape(problem.shape);
   plan.policy = problem.heads == Heads::Axis   ? default_axis_policy(problem.type, axis)
                 : is_compaction(problem.heads) ? default_select_policy(problem.type)
                                                : default_policy(problem.type, n);

@@ -22,18 +22,18 @@ void reverse_plan(Choice& plan, DataType type) {
 } // namespace
 
 std::unique_ptr<RouteCache::RouteSet> RouteCache::build(DataType type, const OpRef& op,
-                                                        ScanKind kind, Heads heads, bool reverse,
-                                                        const ScanTypes* converts,
-                                                        int axis_class) const {
+                                                        ScanKind kind, Heads heads,
+                                                        ShapeClass shape, bool reverse,
+                                                        const ScanTypes* converts) const {
   auto set = std::make_unique<RouteSet>();
-  ProblemName problem = ProblemName::of(type, op, kind, heads);
+  ProblemName problem = ProblemName::of(type, op, kind, heads, shape);
   if (converts) problem.converts = *converts;
   // Integer operators are exact in any order; float ones (built-in or custom) are not.
   const bool repro = reproducible_ && (type == DataType::Float32 || type == DataType::Float64);
   for (int b = 0; b < kBuckets; ++b) {
     // The bucket's largest n: one-block winners must cover all of it.
     Choice& plan = set->by_bucket[static_cast<std::size_t>(b)].plan;
-    plan = table_->resolve(problem, db::bucket_size(b), axis_class_shape(axis_class));
+    plan = table_->resolve(problem, db::bucket_size(b));
     if (repro && field_named("reproducible").takes(describe(plan.policy.algorithm))) {
       plan.policy.reproducible = true;
       plan.source += " (reproducible)";
@@ -47,13 +47,13 @@ std::unique_ptr<RouteCache::RouteSet> RouteCache::build(DataType type, const OpR
 }
 
 Route& RouteCache::searched_route(DataType type, const OpRef& op, ScanKind kind, std::size_t bucket,
-                                  Heads heads, bool reverse, const ScanTypes* converts,
-                                  int axis_class) {
+                                  Heads heads, ShapeClass shape, bool reverse,
+                                  const ScanTypes* converts) {
   const CustomOp* c = op.custom;
   const ScanTypes uniform{type, type, type};
   auto same = [&](const CustomRoutes& r) {
-    return r.type == type && r.kind == kind && r.heads == heads && r.reverse == reverse &&
-           r.axis_class == axis_class && r.custom == (c != nullptr) &&
+    return r.type == type && r.kind == kind && r.heads == heads && r.shape == shape &&
+           r.reverse == reverse && r.custom == (c != nullptr) &&
            r.converts == (converts ? *converts : uniform) &&
            (c ? r.op.name == c->name && r.op.body == c->body && r.op.identity == c->identity &&
                     r.op.value_struct == c->value_struct && r.op.value_type == c->value_type &&
@@ -65,42 +65,32 @@ Route& RouteCache::searched_route(DataType type, const OpRef& op, ScanKind kind,
     for (auto& r : custom_)
       if (same(r)) return r.routes->by_bucket[bucket];
   }
-  auto built = build(type, op, kind, heads, reverse, converts, axis_class);
+  auto built = build(type, op, kind, heads, shape, reverse, converts);
   std::unique_lock<std::shared_mutex> lock(custom_mutex_);
   for (auto& r : custom_)
     if (same(r)) return r.routes->by_bucket[bucket];
-  custom_.push_back({type, kind, heads, reverse, op.op, c != nullptr, c ? *c : CustomOp{},
-                     converts ? *converts : uniform, axis_class, std::move(built)});
+  custom_.push_back({type, kind, heads, shape, reverse, op.op, c != nullptr, c ? *c : CustomOp{},
+                     converts ? *converts : uniform, std::move(built)});
   return custom_.back().routes->by_bucket[bucket];
 }
 
 Route& RouteCache::route(DataType type, const OpRef& op, ScanKind kind, std::uint64_t n,
-                         Heads heads, bool reverse, const ScanTypes* converts, AxisShape axis) {
+                         Heads heads, bool reverse, const ScanTypes* converts, ShapeClass shape) {
   const auto bucket = static_cast<std::size_t>(db::size_bucket(n));
-  // The general class (long, wide or unknown columns) keeps the heads-indexed slots
-  // that every other problem uses; the other axis classes have slots of their own.
-  const int general = axis_shape_class({});
-  const int cls = heads == Heads::Axis ? axis_shape_class(axis) : general;
   if (op.custom || converts)
-    return searched_route(type, op, kind, bucket, heads, reverse, converts, cls);
-  const std::size_t by_type = static_cast<std::size_t>(type) * 7 + static_cast<std::size_t>(op.op);
-  std::atomic<RouteSet*>* slot = nullptr;
-  if (cls == general) {
-    const std::size_t by_op = static_cast<std::size_t>(heads) * 6 * 7 + by_type;
-    slot = &builtin_[(by_op * 2 + static_cast<std::size_t>(kind)) * 2 + (reverse ? 1 : 0)];
-  } else { // axis scans are never reversed
-    const std::size_t by_class = static_cast<std::size_t>(cls < general ? cls : cls - 1);
-    slot = &axis_classes_[(by_class * 6 * 7 + by_type) * 2 + static_cast<std::size_t>(kind)];
-  }
-  RouteSet* set = slot->load(std::memory_order_acquire);
+    return searched_route(type, op, kind, bucket, heads, shape, reverse, converts);
+  const std::size_t by_op = (problem_slot(heads, shape) * 6 + static_cast<std::size_t>(type)) * 7 +
+                            static_cast<std::size_t>(op.op);
+  const std::size_t slot = (by_op * 2 + static_cast<std::size_t>(kind)) * 2 + (reverse ? 1 : 0);
+  RouteSet* set = builtin_[slot].load(std::memory_order_acquire);
   if (!set) {
-    auto built = build(type, op, kind, heads, reverse, nullptr, cls);
+    auto built = build(type, op, kind, heads, shape, reverse, nullptr);
     std::lock_guard<std::mutex> lock(mutex_);
-    set = slot->load(std::memory_order_acquire);
+    set = builtin_[slot].load(std::memory_order_acquire);
     if (!set) {
       set = built.get();
       owned_.push_back(std::move(built));
-      slot->store(set, std::memory_order_release);
+      builtin_[slot].store(set, std::memory_order_release);
     }
   }
   return set->by_bucket[bucket];

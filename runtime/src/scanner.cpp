@@ -25,6 +25,7 @@
 #include "scan_request.hpp"
 #include "scantune/scantune.hpp"
 #include "segments.hpp"
+#include "shape_class.hpp"
 #include "sort.hpp"
 #include "struct_values.hpp"
 #include "workspace.hpp"
@@ -582,6 +583,20 @@ Heads problem_of(const ScanRequest& r) {
   return r.axis.inner ? Heads::Axis : heads_of(r.segments);
 }
 
+ShapeClass shape_class_of(const ScanRequest& r) {
+  switch (problem_of(r)) {
+  case Heads::Axis:
+    return axis_class(r.axis.len, r.axis.inner);
+  case Heads::Periodic:
+    return length_class(r.segments.row_length);
+  case Heads::Offsets32:
+  case Heads::Offsets64: // the average segment: no pass over the offsets
+    return length_class(r.n / (r.segments.num_segments ? r.segments.num_segments : 1));
+  default:
+    return {};
+  }
+}
+
 void check_segments(const Segments& s) {
   const int sources = (s.head_flags != nullptr) + (s.row_length != 0) + (s.keys != nullptr) +
                       (s.offsets != nullptr);
@@ -596,10 +611,10 @@ void check_segments(const Segments& s) {
 }
 
 const Choice& ScannerAccess::choice(const Scanner& s, DataType type, OpRef op, ScanKind kind,
-                                    std::size_t n, Heads heads) {
+                                    std::size_t n, Heads heads, ShapeClass shape) {
   if (heads == Heads::None) return choice(s, scan_types(type), op, kind, n);
   check_op(type, op);
-  return s.impl_->current_routes().route(type, op, kind, n, heads).plan;
+  return s.impl_->current_routes().route(type, op, kind, n, heads, false, nullptr, shape).plan;
 }
 
 const Choice& ScannerAccess::choice(const Scanner& s, const ScanTypes& types, OpRef op,
@@ -655,9 +670,8 @@ void ScannerAccess::scan(Scanner& s, const ScanRequest& r) {
     return;
   }
   RouteCache& cache = im.current_routes();
-  Route& route =
-      cache.route(r.type, r.op, r.kind, r.n, heads, r.reverse, r.converts ? &*r.converts : nullptr,
-                  AxisShape{r.axis.len, r.axis.inner});
+  Route& route = cache.route(r.type, r.op, r.kind, r.n, heads, r.reverse,
+                             r.converts ? &*r.converts : nullptr, shape_class_of(r));
   const KernelSet& kernels = im.route_kernels(cache, route, r);
   if (!route.reported.load(std::memory_order_relaxed) && !route.reported.exchange(true))
     im.report(route, r);

@@ -10,6 +10,7 @@
 #include "errors.hpp"
 #include "kernel_registry.hpp"
 #include "nvrtc_compiler.hpp"
+#include "shape_class.hpp"
 
 namespace scantune::detail {
 namespace {
@@ -159,9 +160,10 @@ std::vector<KernelSpec> axis_paths() {
   };
   for (DataType t : {DataType::Int32, DataType::Float32, DataType::Int64, DataType::Float64})
     for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive}) {
-      for (int c = 0; c < kAxisShapeClasses; ++c)
-        add({default_axis_policy(t, axis_class_shape(c)), t, OpSpec::from(Op::Sum), k,
-             Heads::Axis});
+      for (int len = 1; len <= kLenClasses; ++len)
+        for (int inner = 1; inner <= kInnerClasses; ++inner)
+          add({default_axis_policy(t, axis_class_shape(ShapeClass{len, inner})), t,
+               OpSpec::from(Op::Sum), k, Heads::Axis});
       Policy odd = make_policy(Algorithm::LookbackWarp, 96, 2, 2, BlockScan::WarpScans,
                                TileIO::Transpose, 100);
       odd.lookback_span = 3;

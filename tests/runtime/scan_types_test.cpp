@@ -69,8 +69,13 @@ TEST(ScanTypes, PoliciesThatCannotConvertSayWhy) {
   const ScanTypes bytes = scan_types(D::UInt8, D::Int32);
   const auto bulk = Policy::parse("lookback_bulk.tpb256.ipt16.vec4.warp_scans.st6");
   EXPECT_FALSE(bulk.invalid_reason(D::Int32));
-  ASSERT_TRUE(bulk.invalid_reason(bytes));
-  EXPECT_NE(bulk.invalid_reason(bytes)->find("without converting"), std::string::npos);
+  EXPECT_FALSE(bulk.invalid_reason(bytes)); // it stages the bytes and converts as it reads
+  // Its vectors too move the wider side: 8 int32 outputs are 32 bytes.
+  const auto wide = Policy::parse("lookback_bulk.tpb256.ipt16.vec8.warp_scans.st6");
+  ASSERT_TRUE(wide.invalid_reason(bytes));
+  EXPECT_NE(wide.invalid_reason(bytes)->find("exceeds 16 bytes"), std::string::npos);
+  // Stages of bytes, then two int32 output segments per consumer warp.
+  EXPECT_EQ(bulk.dynamic_shared_bytes(bytes), 6u * 4096 + 2u * 4096 * 4);
   const auto pipelined = Policy::parse("lookback_pipelined.tpb256.ipt16.vec2.warp_scans.st4");
   ASSERT_TRUE(pipelined.invalid_reason(bytes));
   EXPECT_NE(pipelined.invalid_reason(bytes)->find("4, 8 or 16 bytes"), std::string::npos);

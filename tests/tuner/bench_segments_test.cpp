@@ -39,6 +39,23 @@ TEST(BenchSegments, ParsesSpecs) {
   EXPECT_EQ(parse_segments("rows:1").length, 1u);
 }
 
+// `scantune tune --segments` takes several SPECs; rows are stored per length class
+// (the dispatcher's class for calls of that row length), flags unclassed.
+TEST(BenchSegments, TuneListsAndStoredProblems) {
+  const std::vector<Segmentation> list = parse_segments_list("rows:16,rows:17,flags:random");
+  ASSERT_EQ(list.size(), 3u);
+  EXPECT_EQ(list[0].problem(), "rows.len_le16");
+  EXPECT_EQ(list[1].problem(), "rows.len_le256");
+  EXPECT_EQ(list[2].problem(), "flags");
+  EXPECT_EQ(parse_segments("rows:2^20").problem(), "rows.len_gt4096");
+  EXPECT_EQ(parse_segments("flags:8").problem(), "flags");
+  EXPECT_EQ(parse_segments("").problem(), "");
+  EXPECT_EQ(list[0].shape(), detail::length_class(16));
+  for (const char* bad : {"", "rows:8,", ",rows:8", "rows:8,,flags:8"})
+    EXPECT_THROW(parse_segments_list(bad), UsageError) << bad;
+  EXPECT_ERROR_NAMING(parse_segments_list("rows:8,cols:8"), "'cols:8'");
+}
+
 TEST(BenchSegments, BadSpecsAreUsageErrorsNamingThem) {
   for (const char* bad : {"rows", "rows:", "rows:0", "rows:x", "rows:random", "cols:8",
                           "flags:8,16", "flags:2^4:2^8", "flags:-3", ":8"}) {

@@ -385,6 +385,28 @@ TEST(CliInspectPrimitives, ShowListsCompactionsAndSorts) {
   EXPECT_EQ(r.output.find("select_flags"), std::string::npos) << r.output;
 }
 
+// Length-classed winners show their classed problem, apart from the unclassed kind's.
+TEST(CliInspectClasses, ShowListsLengthClassedProblems) {
+  TempDir dir;
+  {
+    TuningDb db = TuningDb::open(dir / "l.db", rw());
+    const std::int64_t h = db.add_device(h100());
+    const std::int64_t run = db.begin_run(sample_run(h));
+    BestEntry e = best(h, run, "inclusive", 1u << 20, 3000, kLookback);
+    for (const char* problem : {"rows", "rows.len_le16", "axis.len_gt4096.inner_le32"}) {
+      e.problem = problem;
+      db.set_best(e);
+    }
+    db.end_run(run, RunStatus::Complete);
+  }
+  auto r = run_cli("show --db " + (dir / "l.db").string());
+  ASSERT_EQ(r.code, 0) << r.output;
+  for (const char* label :
+       {"): int32 sum inclusive rows\n", "): int32 sum inclusive rows.len_le16\n",
+        "): int32 sum inclusive axis.len_gt4096.inner_lt32\n"})
+    EXPECT_NE(r.output.find(label), std::string::npos) << label << r.output;
+}
+
 TEST_F(CliInspect, BenchWithoutAGpuExits77) {
   if (scantune::test::has_gpu()) GTEST_SKIP() << "a GPU is present";
   for (const char* args : {"bench --sizes 2^10", "bench --type float64 --custom-op absmax",

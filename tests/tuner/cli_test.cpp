@@ -195,12 +195,23 @@ TEST_F(Cli, TuneDryRunPrintsTheSizeOfTheSearch) {
 TEST_F(Cli, TuneDryRunOfSegmentedProblems) {
   auto r = run("tune --dry-run --segments rows:1024 --sizes 2^20,2^24");
   EXPECT_EQ(r.code, 0) << r.output;
-  EXPECT_NE(r.output.find("int32 sum inclusive rows:1024: 1392 candidates (1392 lookback_warp)"),
+  EXPECT_NE(r.output.find("int32 sum inclusive rows:1024 (problem rows.len_le4096): 1392 "
+                          "candidates (1392 lookback_warp)"),
             std::string::npos)
       << r.output;
   r = run("tune --dry-run --segments flags:random --type float64 --kind exclusive");
   EXPECT_EQ(r.code, 0) << r.output;
-  EXPECT_NE(r.output.find("float64 sum exclusive flags:random"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("float64 sum exclusive flags:random (problem flags)"), std::string::npos)
+      << r.output;
+  // Several row lengths: a problem per length class.
+  r = run("tune --dry-run --segments rows:8,rows:2^20,flags:32 --sizes 2^20");
+  EXPECT_EQ(r.code, 0) << r.output;
+  for (const char* p : {"rows:8 (problem rows.len_le16)", "rows:1048576 (problem rows.len_gt4096)",
+                        "flags:32 (problem flags)", "total: 3 problems"})
+    EXPECT_NE(r.output.find(p), std::string::npos) << p << "\n" << r.output;
+  r = run("tune --dry-run --segments rows:8,");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("empty SPEC"), std::string::npos) << r.output;
   r = run("tune --dry-run --segments rows:8 --custom-op absmax --type float32");
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("takes built-in operators"), std::string::npos) << r.output;

@@ -256,7 +256,7 @@ TEST(ConvertTune, SegmentedOrCustomConvertingIsAUsageError) {
   o.types = {parse_scan_types("uint8:int32")};
   o.dry_run = true;
   o.progress = Progress::Mode::Quiet;
-  o.segments = parse_segments("rows:1024");
+  o.segments = {parse_segments("rows:1024")};
   EXPECT_THROW(run_tune(o, std::tmpfile()), UsageError);
   o.segments = {};
   o.ops.clear();

@@ -165,7 +165,7 @@ TuneOptions build_options(const RawOptions& raw) {
   o.seed = raw.seed;
   o.command_line = command_line;
   if (!raw.segments.empty()) {
-    o.segments = tuner::parse_segments(raw.segments);
+    o.segments = tuner::parse_segments_list(raw.segments);
     if (!o.custom_ops.empty() || !o.simulate_db.empty())
       throw Exit(kExitUsage, fmt::format("--segments {} takes built-in operators and a GPU (no "
                                          "custom operators, no --simulate)",
@@ -502,7 +502,10 @@ void register_tune_command(CLI::App& app) {
   tune->add_option("--segments", raw->segments,
                    "Tune segmented scans instead, stored as their own problem kind:\n"
                    "rows:L (batched rows of L elements), flags:L or flags:random (as in\n"
-                   "`scantune bench --segments`). Candidates: lookback_warp with warp_scans")
+                   "`scantune bench --segments`); several, comma-separated, are problems\n"
+                   "of their own. Rows are stored per length class of L (rows.len_le16,\n"
+                   "len_le256, len_le4096, len_gt4096), which calls of that class use.\n"
+                   "Candidates: lookback_warp with warp_scans")
       ->type_name("SPEC")
       ->excludes(all)
       ->group(run_group);

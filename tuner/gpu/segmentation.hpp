@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "segments.hpp"
+#include "shape_class.hpp"
 
 namespace scantune::tuner {
 
@@ -33,8 +34,13 @@ struct Segmentation {
            : has_flags() ? detail::Heads::Flags
                          : detail::Heads::Periodic;
   }
-  /// The tuning DB's `problem` text ("", "flags", "rows").
-  std::string problem() const { return std::string(detail::to_string(heads())); }
+  /// Rows: the class of their length, the dispatcher's for such calls; else none
+  /// (flags: the dispatcher sees no segment length).
+  detail::ShapeClass shape() const {
+    return kind == Kind::Rows ? detail::length_class(length) : detail::ShapeClass{};
+  }
+  /// The tuning DB's `problem` text ("", "flags", "rows.len_le256").
+  std::string problem() const { return detail::classed_problem_text(heads(), shape()); }
 };
 
 /// flags:random draws segment lengths floor(2^(u * kRandomSegmentBits)), u uniform

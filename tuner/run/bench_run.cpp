@@ -93,6 +93,17 @@ Segmentation parse_segments(std::string_view spec) {
   return s;
 }
 
+std::vector<Segmentation> parse_segments_list(std::string_view specs) {
+  std::vector<Segmentation> out;
+  for (std::size_t begin = 0; begin <= specs.size();) {
+    const std::size_t comma = std::min(specs.find(',', begin), specs.size());
+    out.push_back(parse_segments(specs.substr(begin, comma - begin)));
+    if (out.back().flat()) throw UsageError(fmt::format("--segments '{}': an empty SPEC", specs));
+    begin = comma + 1;
+  }
+  return out;
+}
+
 void check_bench_options(const BenchOptions& o) {
   if (o.converts) {
     const std::string types = to_string(*o.converts);
@@ -265,10 +276,11 @@ BenchReport run_bench(const BenchOptions& o, const std::function<void(const std:
   for (std::size_t i = 0; i < r.sizes.size(); ++i) {
     const std::uint64_t n = r.sizes[i];
     BenchPoint tuned = point_of([&] { return eval.time_dispatch(n); });
-    tuned.policy = (o.converts ? detail::ScannerAccess::choice(scanner, *o.converts, op, o.kind, n)
-                               : detail::ScannerAccess::choice(scanner, type, op, o.kind, n,
-                                                               o.segments.heads()))
-                       .policy.key();
+    tuned.policy =
+        (o.converts ? detail::ScannerAccess::choice(scanner, *o.converts, op, o.kind, n)
+                    : detail::ScannerAccess::choice(scanner, type, op, o.kind, n,
+                                                    o.segments.heads(), o.segments.shape()))
+            .policy.key();
     r.series[0].points.push_back(tuned);
     r.series[1].points.push_back(point_of([&] { return eval.time_cub(n); }));
     r.series[2].points.push_back(point_of([&] { return eval.time_memcpy(n); }));

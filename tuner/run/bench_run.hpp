@@ -36,6 +36,9 @@ representative_policies(DataType type, const std::vector<std::string>& names);
 /// segmentation.hpp); L is N or 2^K, at least 1. "" is flat. Throws UsageError
 /// naming the SPEC.
 Segmentation parse_segments(std::string_view spec);
+/// Parses `scantune tune --segments`: one SPEC or several, comma-separated
+/// ("rows:16,rows:4096"), each a problem of its own (its length class).
+std::vector<Segmentation> parse_segments_list(std::string_view specs);
 
 /// An algorithm series is not timed at n (nor above) when one call would take
 /// longer than this: its time at the previous size scaled linearly (any algorithm;

@@ -44,15 +44,21 @@ std::uint64_t pow2(int k) {
   return std::uint64_t{1} << k;
 }
 
+/// The segmentations each problem is tuned with: flat when none is given.
+std::vector<Segmentation> segmentations(const TuneOptions& o) {
+  return o.segments.empty() ? std::vector<Segmentation>{Segmentation{}} : o.segments;
+}
+
 /// Converting types take built-in operators and flat scans (the library's converting
 /// scans are flat; custom operators have no host reference at a narrow output).
 void check_tunable(const ScanTypes& types, const TuneOptions& o) {
   check_scan_types(types);
   if (types.uniform()) return;
-  if (!o.segments.flat())
-    throw UsageError(fmt::format("--segments {} with converting types {}: segmented scans take "
-                                 "the six accumulator types only",
-                                 o.segments.spec(), to_string(types)));
+  for (const Segmentation& s : o.segments)
+    if (!s.flat())
+      throw UsageError(fmt::format("--segments {} with converting types {}: segmented scans "
+                                   "take the six accumulator types only",
+                                   s.spec(), to_string(types)));
   if (!o.custom_ops.empty())
     throw UsageError(fmt::format("--custom-op with converting types {}: the tuner verifies "
                                  "converting scans of built-in operators only",
@@ -72,22 +78,24 @@ std::vector<Problem> build_problems(const TuneOptions& o, Progress& progress) {
                                   to_string(op), to_string(t)));
         continue;
       }
-      for (ScanKind k : o.kinds) {
-        out.push_back(Problem::of(types, detail::OpSpec::from(op), k));
-        out.back().segments = o.segments;
-      }
+      for (const Segmentation& s : segmentations(o))
+        for (ScanKind k : o.kinds) {
+          out.push_back(Problem::of(types, detail::OpSpec::from(op), k));
+          out.back().segments = s;
+        }
     }
     for (const CustomOp& c : o.custom_ops) {
       if (c.is_struct()) continue; // its own type: once, below
       const detail::OpSpec spec = detail::OpSpec::from(c);
       detail::check_op(t, spec); // malformed names throw here, before any GPU work
-      for (ScanKind k : o.kinds)
-        out.push_back(Problem{t, spec, k, o.segments});
+      for (const Segmentation& s : segmentations(o))
+        for (ScanKind k : o.kinds)
+          out.push_back(Problem{t, spec, k, s});
     }
   }
   for (const CustomOp& c : o.custom_ops) { // struct-valued: flat scans of the struct
     if (!c.is_struct()) continue;
-    if (!o.segments.flat())
+    if (!o.segments.empty())
       throw UsageError(fmt::format("--custom-op {}: struct values are tuned flat", c.name));
     const detail::OpSpec spec = detail::OpSpec::from(c);
     detail::check_op(detail::kStructStandIn, spec);
@@ -228,8 +236,10 @@ void print_dry_run(const TuneOptions& o, const std::vector<Problem>& problems,
     fmt::print(out,
                "  {}: {} candidates ({}); {} candidate-sizes in all; {} plans {} "
                "measurements\n",
-               p.label(), ctx.candidates.size(), algs, exhaustive->planned_measurements(ctx),
-               strategy->name(), planned);
+               p.segments.flat() ? p.label()
+                                 : fmt::format("{} (problem {})", p.label(), p.problem()),
+               ctx.candidates.size(), algs, exhaustive->planned_measurements(ctx), strategy->name(),
+               planned);
   }
   fmt::print(out, "total: {} problems, {} planned measurements\n", problems.size(), total);
 }
@@ -359,7 +369,7 @@ detail::Choice incumbent_plan(const Tuning& t, const Problem& p, std::uint64_t n
     return detail::ScannerAccess::choice(*t.scanner, *p.converts, p.op.ref(), p.kind, n);
   if (t.scanner)
     return detail::ScannerAccess::choice(*t.scanner, p.type, p.op.ref(), p.kind, n,
-                                         p.segments.heads());
+                                         p.segments.heads(), p.segments.shape());
   detail::Choice plan;
   plan.policy = p.struct_bytes() ? detail::default_struct_policy(p.struct_bytes())
                                  : detail::default_policy(p.type, n);

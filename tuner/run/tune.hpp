@@ -46,9 +46,11 @@ struct TuneOptions {
   std::uint64_t seed = 1;   ///< input data
   std::string command_line; ///< stored with the run
   Progress::Mode progress = Progress::Mode::Lines;
-  /// Segmented problems (`--segments rows:L|flags:L|flags:random`); flat by default.
-  /// They are stored under their own problem kind, beside the flat winners.
-  Segmentation segments;
+  /// Segmented problems (`--segments rows:L|flags:L|flags:random`, comma-separated):
+  /// each option's problems once per segmentation; empty: flat. They are stored under
+  /// their own problem kind and length class ("rows.len_le256"), beside the flat
+  /// winners.
+  std::vector<Segmentation> segments;
 };
 
 /// Asks a running run_tune to stop after the current measurement, as Ctrl-C does

@@ -63,8 +63,8 @@ struct Problem {
   /// "struct8 linear_recurrence inclusive"
   /// (logs, progress, memo keys).
   std::string label() const;
-  /// The tuning DB's `problem` column: "" (flat), "flags", "rows", "@uint8:int32" or
-  /// "@struct8".
+  /// The tuning DB's `problem` column: "" (flat), "flags", "rows.len_le256" (rows of
+  /// 17 to 256 elements), "@uint8:int32" or "@struct8".
   std::string problem() const;
   /// Bytes a scan of n elements reads and writes (values, and head flags).
   double bytes(std::uint64_t n) const;
