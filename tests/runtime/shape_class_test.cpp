@@ -11,19 +11,13 @@ namespace scantune::detail {
 namespace {
 
 TEST(ShapeClass, LengthBoundaries) {
+  // Each class's largest length and the next one up.
+  const std::uint64_t bounds[] = {2, 4, 8, 16, 256, 4096};
+  for (int c = 1; c <= 6; ++c) {
+    EXPECT_EQ(length_class(bounds[c - 1]).len, c);
+    EXPECT_EQ(length_class(bounds[c - 1] + 1).len, c + 1);
+  }
   EXPECT_EQ(length_class(1).len, 1);
-  EXPECT_EQ(length_class(2).len, 1);
-  EXPECT_EQ(length_class(3).len, 2);
-  EXPECT_EQ(length_class(4).len, 2);
-  EXPECT_EQ(length_class(5).len, 3);
-  EXPECT_EQ(length_class(8).len, 3);
-  EXPECT_EQ(length_class(9).len, 4);
-  EXPECT_EQ(length_class(16).len, 4);
-  EXPECT_EQ(length_class(17).len, 5);
-  EXPECT_EQ(length_class(256).len, 5);
-  EXPECT_EQ(length_class(257).len, 6);
-  EXPECT_EQ(length_class(4096).len, 6);
-  EXPECT_EQ(length_class(4097).len, 7);
   EXPECT_EQ(length_class(std::uint64_t{1} << 40).len, 7);
   EXPECT_EQ(length_class(0).len, 1); // never a real row; still a class, never unclassed
   EXPECT_EQ(length_class(16).inner, 0);
