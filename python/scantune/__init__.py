@@ -9,9 +9,9 @@ the input's device, computed on the framework's current stream::
     >>> scantune.cumsum(x)
     tensor([ 1,  3,  6, 10, 15], device='cuda:0')
 
-Besides scans: ``reduce``, and the stream compactions ``masked_select``,
+Besides scans: ``reduce``, the stream compactions ``masked_select``,
 ``unique_consecutive`` and ``partition`` (which synchronize the stream to read
-their count back).
+their count back), and the stable radix ``sort`` of keys or key-value pairs.
 
 Reproducible floating-point results: with the environment variable
 ``SCANTUNE_REPRODUCIBLE=1`` set before the first call (it is read when the
@@ -24,14 +24,14 @@ works with any Python 3 version; importing it needs neither CUDA nor a GPU (the
 library is loaded on the first call; see ``scantune.library_path``).
 """
 
-from . import _api, _compact, _dtypes, _errors, _frameworks, _loader, _segmented
+from . import _api, _compact, _dtypes, _errors, _frameworks, _loader, _segmented, _sort
 from ._errors import (ScantuneError, ScantuneRuntimeError, ScantuneTypeError,
                       ScantuneValueError)
 from ._api import OPS
 
 __version__ = "0.1.0"
 __all__ = ["cumsum", "cumprod", "cummax", "cummin", "logcumsumexp", "scan", "segmented_scan", "reduce",
-           "masked_select", "unique_consecutive", "partition", "OPS", "SUPPORTED_DTYPES",
+           "masked_select", "unique_consecutive", "partition", "sort", "OPS", "SUPPORTED_DTYPES",
            "ScantuneError", "ScantuneValueError", "ScantuneTypeError", "ScantuneRuntimeError",
            "library_path"]
 SUPPORTED_DTYPES = _dtypes.SUPPORTED
@@ -270,3 +270,26 @@ def partition(x, mask, *, out=None):
     """
     _, y, count = _compact.run(_compact.PARTITION_FLAGGED, x, mask, out)
     return y, count
+
+
+def sort(x, values=None, *, descending=False, begin_bit=0, end_bit=None, out=None):
+    """The dense 1-d ``x`` sorted by a stable LSD radix sort (equal keys keep their
+    input order), or with ``values`` (a dense 1-d array of ``x``'s length, any
+    dtype of 4 or 8 bytes) the pair ``(keys, values)`` sorted by key.
+
+    Keys: int32, uint32, float32, int64, uint64, float64; floats in IEEE total
+    order (``-0.0`` before ``+0.0``, NaNs last; reversed when ``descending``).
+    ``begin_bit``/``end_bit`` sort by those bits of the key's order-preserving
+    image only (default: all). Asynchronous on the framework's current stream.
+    ``out=``: the keys' array, or a ``(keys, values)`` pair with ``values``; outputs
+    may not overlap the inputs. Sorting with ``values=torch.arange(n)`` gives
+    ``torch.sort(x, stable=True)``'s indices.
+
+    Example:
+        >>> x = torch.tensor([3, 1, 2, 1], device="cuda", dtype=torch.int32)
+        >>> keys, order = scantune.sort(x, torch.arange(4, device="cuda"))
+        >>> keys, order
+        (tensor([1, 1, 2, 3], device='cuda:0', dtype=torch.int32),
+         tensor([1, 3, 2, 0], device='cuda:0'))
+    """
+    return _sort.run(x, values, descending, begin_bit, end_bit, out)

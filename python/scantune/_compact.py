@@ -19,7 +19,8 @@ def _span(v):
     return start, start + math.prod(v.shape) * _dtypes.itemsize(v.dtype)
 
 
-def _overlap(a, b):
+def overlap(a, b):
+    """Whether the memory of two dense views overlaps."""
     (a0, a1), (b0, b1) = _span(a), _span(b)
     return a0 < b1 and b0 < a1
 
@@ -33,9 +34,9 @@ def _check_out(fw, name, how, out, v, m):
     o = fw.view(out)
     if not o.dense():
         raise bad_argument(f"out= must be dense, got {o.describe()}")
-    if m is not None and _overlap(o, m):
+    if m is not None and overlap(o, m):
         raise bad_argument(f"{name}: out= overlaps the mask")
-    if _overlap(o, v):
+    if overlap(o, v):
         if how == PARTITION_FLAGGED:
             raise bad_argument("partition cannot run in place: out= overlaps the input")
         if o.ptr != v.ptr:

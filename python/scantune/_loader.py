@@ -41,6 +41,8 @@ _SIGNATURES = {
     "scantune_compact": (_p, _int, _int, _p, _p, ctypes.c_char_p, ctypes.c_char_p, _p, _size, _p,
                          _p),
     "scantune_selected_count": (_p, _p, ctypes.POINTER(ctypes.c_uint64)),
+    "scantune_sort": (_p, _int, _p, _p, _p, _p, _size, _size, _int, ctypes.c_uint, ctypes.c_uint,
+                      _p),
 }
 
 

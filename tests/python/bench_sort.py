@@ -1,0 +1,58 @@
+"""scantune.sort against torch.sort(stable=True) and cupy.sort, on random keys, on the
+same stream, timed with CUDA events (warmup, then the median of repeats). Keys only,
+and keys with an int64 index payload (what torch.sort returns beside the values;
+scantune reads a torch.arange made once, outside the timing, where torch makes the
+indices itself); results are checked against torch first. Prints a markdown table; ratio > 1 means
+scantune is faster.
+
+    python3 tests/python/bench_sort.py [--repeats 50] [--sizes 16,20,24,28]
+"""
+
+import torch
+
+import scantune
+from bench_cumsum import setup, time_ms
+
+
+def cupy_time(cp, x, repeats):
+    """cupy.sort (keys only) on x's memory, on torch's current stream."""
+    cx = cp.asarray(x)
+    stream = cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream)
+
+    def run():
+        with stream:
+            return cp.sort(cx)
+    return time_ms(run, repeats)
+
+
+def main():
+    args, cp = setup(__doc__.splitlines()[0])
+    print("| dtype | n | payload | scantune ms | torch ms | torch/scantune | cupy ms "
+          "| cupy/scantune |")
+    print("|---|---|---|---|---|---|---|---|")
+    for dtype in (torch.int32, torch.float32, torch.int64):
+        for log_n in (int(s) for s in args.sizes.split(",")):
+            n = 1 << log_n
+            x = (torch.randn(n, device="cuda") * 1e6).to(dtype)
+            idx = torch.arange(n, device="cuda")
+            k, v = scantune.sort(x, idx)
+            want = torch.sort(x, stable=True)
+            assert torch.equal(k, want.values) and torch.equal(v, want.indices)
+            for payload in ("keys", "int64 index"):
+                if payload == "keys":
+                    st = time_ms(lambda: scantune.sort(x), args.repeats)
+                    tt = time_ms(lambda: torch.sort(x, stable=True).values, args.repeats)
+                    ct = cupy_time(cp, x, args.repeats) if cp is not None else None
+                else:
+                    st = time_ms(lambda: scantune.sort(x, idx), args.repeats)
+                    tt = time_ms(lambda: torch.sort(x, stable=True), args.repeats)
+                    ct = None
+                cupy = f"{ct:.4f} | {ct / st:.2f}" if ct is not None else "- | -"
+                print(f"| {str(dtype)[6:]} | 2^{log_n} | {payload} | {st:.4f} | {tt:.4f} | "
+                      f"{tt / st:.2f} | {cupy} |")
+            del x, idx, k, v, want
+            torch.cuda.empty_cache()
+
+
+if __name__ == "__main__":
+    main()
