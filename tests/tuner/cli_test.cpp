@@ -206,7 +206,7 @@ TEST_F(Cli, TuneDryRunOfSegmentedProblems) {
   // Several row lengths: a problem per length class.
   r = run("tune --dry-run --segments rows:8,rows:2^20,flags:32 --sizes 2^20");
   EXPECT_EQ(r.code, 0) << r.output;
-  for (const char* p : {"rows:8 (problem rows.len_le16)", "rows:1048576 (problem rows.len_gt4096)",
+  for (const char* p : {"rows:8 (problem rows.len_le8)", "rows:1048576 (problem rows.len_gt4096)",
                         "flags:32 (problem flags)", "total: 3 problems"})
     EXPECT_NE(r.output.find(p), std::string::npos) << p << "\n" << r.output;
   r = run("tune --dry-run --segments rows:8,");
@@ -267,7 +267,8 @@ TEST_F(Cli, TuneDryRunOfConvertingTypes) {
                             "float16:float32:float16 sum inclusive: "})
     EXPECT_NE(r.output.find(label), std::string::npos) << label << r.output;
   EXPECT_NE(r.output.find("total: 3 problems"), std::string::npos) << r.output;
-  EXPECT_EQ(r.output.find("lookback_bulk"), std::string::npos) << r.output;
+  // lookback_bulk stages converting tiles at the input's width: searched too.
+  EXPECT_NE(r.output.find("lookback_bulk"), std::string::npos) << r.output;
 }
 
 TEST_F(Cli, TuneWithoutAGpuExits77) {

@@ -66,14 +66,18 @@ TEST(ConvertSpace, ValidForTheTypesWithWideVectorsOfBytes) {
   const ScanTypes int8 = scan_types(DataType::Int8);
   const std::vector<Policy> space = enumerate(int8, default_space());
   ASSERT_FALSE(space.empty());
-  bool vec16 = false, pipelined = false;
+  bool vec16 = false, pipelined = false, bulk = false;
   for (const Policy& p : space) {
     EXPECT_FALSE(p.invalid_reason(int8)) << p.key() << ": " << *p.invalid_reason(int8);
-    EXPECT_NE(p.algorithm, Algorithm::LookbackBulk) << p.key();
+    if (p.algorithm == Algorithm::LookbackBulk) { // rows of 16 bytes of the input
+      bulk = true;
+      EXPECT_EQ(p.vector_width, 16) << p.key();
+    }
     vec16 = vec16 || p.vector_width == 16;
     pipelined = pipelined || p.algorithm == Algorithm::LookbackPipelined;
   }
   EXPECT_TRUE(vec16);
+  EXPECT_TRUE(bulk);
   EXPECT_TRUE(pipelined); // with 4-byte input vectors and no warp transpose only
 
   const ScanTypes widening = parse_scan_types("uint8:int32");
