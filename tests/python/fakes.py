@@ -136,3 +136,34 @@ def make_framework():
             return out
 
     return RecordingFramework
+
+
+def library_or_skip():
+    """libscantune, or the calling test skipped where it cannot be loaded."""
+    import pytest
+    import scantune
+    from scantune import _loader
+    try:
+        return _loader.library()
+    except scantune.ScantuneError as e:
+        pytest.skip(f"libscantune not loadable here ({e}); set SCANTUNE_LIBRARY")
+
+
+def gpu_present():
+    import scantune
+    from scantune import _loader
+    try:
+        library_or_skip()
+        _loader.current_device()
+        return True
+    except scantune.ScantuneError:
+        return False
+
+
+def skip_unless_no_gpu():
+    """For tests of the error a call gives without a GPU: skipped where the library
+    cannot be loaded or a GPU is present."""
+    import pytest
+    library_or_skip()
+    if gpu_present():
+        pytest.skip("a GPU is present")

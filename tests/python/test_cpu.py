@@ -11,24 +11,9 @@ import scantune
 from scantune import _dtypes, _errors, _frameworks, _loader
 
 from fakes import FakeCudaArray as Fake
+from fakes import library_or_skip, skip_unless_no_gpu
 
 PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(scantune.__file__)))
-
-
-def library_or_skip():
-    try:
-        return _loader.library()
-    except scantune.ScantuneError as e:
-        pytest.skip(f"libscantune not loadable here ({e}); set SCANTUNE_LIBRARY")
-
-
-def gpu_present():
-    try:
-        library_or_skip()
-        _loader.current_device()
-        return True
-    except scantune.ScantuneError:
-        return False
 
 
 def test_import_loads_no_library():
@@ -163,9 +148,7 @@ def test_argument_errors(call, error, match):
 
 
 def test_no_gpu_gives_a_clear_runtime_error():
-    library_or_skip()
-    if gpu_present():
-        pytest.skip("a GPU is present")
+    skip_unless_no_gpu()
     with pytest.raises(RuntimeError, match="no usable CUDA device") as e:
         scantune.cumsum(Fake((8,)))
     assert e.value.kind == "no_device"

@@ -8,6 +8,7 @@ import scantune
 from scantune import _loader
 
 from fakes import FakeCudaArray as Fake
+from fakes import library_or_skip, skip_unless_no_gpu
 
 
 class OtherFake(Fake):
@@ -89,10 +90,7 @@ def test_argument_errors(call, error, match):
 
 
 def test_library_checks_compaction_arguments():
-    try:
-        lib = _loader.library()
-    except scantune.ScantuneError as e:
-        pytest.skip(f"libscantune not loadable here ({e}); set SCANTUNE_LIBRARY")
+    lib = library_or_skip()
     with pytest.raises(ValueError, match="null scanner"):
         _loader.check(lib.scantune_compact(None, 0, 0, None, None, None, None, None, 4, None,
                                            None))
@@ -101,13 +99,7 @@ def test_library_checks_compaction_arguments():
 
 
 def test_no_gpu_gives_a_clear_runtime_error():
-    try:
-        _loader.library()
-        _loader.current_device()
-        pytest.skip("a GPU is present")
-    except scantune.ScantuneError as e:
-        if e.kind == "library":
-            pytest.skip(f"libscantune not loadable here ({e}); set SCANTUNE_LIBRARY")
+    skip_unless_no_gpu()
     with pytest.raises(RuntimeError, match="no usable CUDA device") as e:
         scantune.reduce(Fake((8,)), out=Fake((), ptr=0x40000))
     assert e.value.kind == "no_device"

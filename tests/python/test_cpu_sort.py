@@ -7,7 +7,7 @@ import pytest
 import scantune
 
 from fakes import FakeCudaArray as Fake
-from fakes import TorchArray
+from fakes import TorchArray, skip_unless_no_gpu
 
 INT32, UINT64, FLOAT32 = 0, 3, 4
 
@@ -106,14 +106,7 @@ def test_out_pair_is_returned(recording):
 
 
 def test_no_gpu_gives_a_clear_runtime_error():
-    from scantune import _loader
-    try:
-        _loader.library()
-        _loader.current_device()
-        pytest.skip("a GPU is present")
-    except scantune.ScantuneError as e:
-        if e.kind == "library":
-            pytest.skip(f"libscantune not loadable here ({e}); set SCANTUNE_LIBRARY")
+    skip_unless_no_gpu()
     with pytest.raises(RuntimeError, match="no usable CUDA device") as e:
         scantune.sort(Fake((8,)), out=Fake((8,), ptr=0x40000))
     assert e.value.kind == "no_device"
