@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include "builtin_table.hpp"
+#include "common/spec_sets.hpp"
+#include "default_policies.hpp"
 #include "policy.hpp"
 #include "scantune/scantune.hpp"
 #include "segments.hpp"
@@ -63,6 +65,23 @@ TEST(SearchCoverage, DefaultSearchReachesEveryBuiltinPolicy) {
   }
   // A table that failed to embed would pass vacuously.
   EXPECT_GT(entries, 200u);
+}
+
+// Untuned converting scans run converted_policy's shapes: a tune of the converting
+// problem must be able to reach them (here from a bulk accumulator shape, which
+// gives the bulk converting shapes at large n).
+TEST(SearchCoverage, DefaultSearchReachesConvertedShapes) {
+  const SpaceOptions space = default_space();
+  const Policy tuned = Policy::parse("lookback_bulk.tpb256.ipt32.vec4.warp_scans.st7");
+  for (const ScanTypes& t : test::converting_types())
+    for (std::size_t n : {std::size_t{1} << 22, std::size_t{1} << 28}) {
+      const Policy p = detail::converted_policy(tuned, t, n);
+      std::set<std::string> keys;
+      for (const Policy& q : enumerate(t, space))
+        keys.insert(q.key());
+      EXPECT_TRUE(keys.count(p.key())) << to_string(t) << " n=" << n << ": " << p.key();
+      EXPECT_TRUE(applies_at(p, n, space)) << to_string(t) << " n=" << n << ": " << p.key();
+    }
 }
 
 TEST(SearchCoverage, PipelinedShapesAreLookbackPipelinedOnly) {
