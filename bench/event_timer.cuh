@@ -1,8 +1,10 @@
 // What the nvcc-built bench drivers share: CHECK on CUDA calls (exits with the call's
-// text) and a CUDA-event timer taking the median of repeats after three warm-up calls.
+// text), a CUDA-event timer taking the median of repeats after three warm-up calls, and
+// the memcpy baseline.
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -25,7 +27,7 @@ struct Timer {
     CHECK(cudaEventCreate(&b));
   }
   template <class F>
-  double median_ms(F f, int repeats) {
+  double median_ms(F&& f, int repeats) {
     for (int i = 0; i < 3; ++i)
       f();
     std::vector<float> ms;
@@ -40,5 +42,19 @@ struct Timer {
     }
     std::sort(ms.begin(), ms.end());
     return ms[ms.size() / 2];
+  }
+};
+
+// A device-to-device copy moving `bytes` in all (half read, half written), as the scans
+// count their reads and writes.
+struct CopyBaseline {
+  std::size_t bytes;
+  char* buf = nullptr;
+  explicit CopyBaseline(std::size_t total) : bytes(total) { CHECK(cudaMalloc(&buf, bytes)); }
+  ~CopyBaseline() { cudaFree(buf); }
+  CopyBaseline(const CopyBaseline&) = delete;
+  CopyBaseline& operator=(const CopyBaseline&) = delete;
+  void operator()() const {
+    CHECK(cudaMemcpyAsync(buf + bytes / 2, buf, bytes / 2, cudaMemcpyDeviceToDevice));
   }
 };

@@ -101,11 +101,7 @@ void run_case(const scantune::CustomOp& op, CubOp cub_op, std::size_t n, int rep
   };
   auto scan_call = [&] { scanner.scan_struct(in, out, n, op, scantune::ScanKind::Inclusive); };
   const std::size_t bytes = 2 * n * sizeof(T);
-  char* copy = nullptr;
-  CHECK(cudaMalloc(&copy, bytes));
-  auto copy_call = [&] {
-    CHECK(cudaMemcpyAsync(copy + bytes / 2, copy, bytes / 2, cudaMemcpyDeviceToDevice));
-  };
+  const CopyBaseline copy_call(bytes);
 
   scan_call();
   cub_call();
@@ -148,7 +144,6 @@ void run_case(const scantune::CustomOp& op, CubOp cub_op, std::size_t n, int rep
   cudaFree(out);
   cudaFree(cub_out);
   cudaFree(temp);
-  cudaFree(copy);
 }
 
 } // namespace

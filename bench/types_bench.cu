@@ -126,11 +126,7 @@ void run_case(const char* label, std::size_t n, int repeats, scantune::Scanner& 
   };
   auto scantune_call = [&] { scanner.inclusive_scan(in, out, n, scantune::Op::Sum); };
   const std::size_t bytes = n * (sizeof(In) + sizeof(Out));
-  char* copy = nullptr;
-  CHECK(cudaMalloc(&copy, bytes));
-  auto copy_call = [&] {
-    CHECK(cudaMemcpyAsync(copy + bytes / 2, copy, bytes / 2, cudaMemcpyDeviceToDevice));
-  };
+  const CopyBaseline copy_call(bytes);
 
   scantune_call();
   cub_call();
@@ -160,7 +156,6 @@ void run_case(const char* label, std::size_t n, int repeats, scantune::Scanner& 
   cudaFree(out);
   cudaFree(cub_out);
   cudaFree(temp);
-  cudaFree(copy);
 }
 
 } // namespace
