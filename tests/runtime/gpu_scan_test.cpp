@@ -149,8 +149,12 @@ TEST_F(GpuTest, SinglePassTilesBeyondOneWave) {
 }
 
 // 2^k - 1, 2^k + 1 and primes up to 2^27 (the slow seed variants up to 2^20),
-// with the default scanner policy and every inter-block algorithm.
-TEST_F(GpuTest, LargeSizes) {
+// with the default scanner policy and every inter-block algorithm. One test per element
+// type: the host reference and the downloads bound it, so shards run the types apart.
+class GpuLargeSizes : public GpuTest, public ::testing::WithParamInterface<DataType> {};
+
+TEST_P(GpuLargeSizes, EveryAlgorithm) {
+  const DataType t = GetParam();
   Scanner scanner;
   std::vector<std::size_t> sizes{1000003, 16777259};
   for (int k : {10, 13, 16, 19, 20, 22, 24, 26, 27}) {
@@ -170,47 +174,50 @@ TEST_F(GpuTest, LargeSizes) {
                   TileIO::WarpTranspose),
       make_policy(Algorithm::LookbackBulk, 256, 32, 4, BlockScan::WarpScans, TileIO::Transpose),
   };
-  for (DataType t : {DataType::Int32, DataType::Float32, DataType::Int64, DataType::Float64,
-                     DataType::UInt32, DataType::UInt64})
-    for_type(t, [&](auto tag) {
-      using T = decltype(tag);
-      for (std::size_t n : sizes) {
-        if (sizeof(T) == 8 && n > (std::size_t{1} << 26) && t != DataType::Float64 &&
-            t != DataType::Int64)
-          continue;
-        const Op op = std::is_integral_v<T> && n % 2 ? Op::BitXor : Op::Sum;
-        auto in = make_input<T>(n, op, 11);
-        DeviceBuffer<T> d_in(n), d_out(n);
-        d_in.upload(in);
-        for (ScanKind kind : {ScanKind::Inclusive, ScanKind::Exclusive}) {
-          auto want = reference_scan(in, op, kind, make_init<T>(op));
-          for (Policy p : policies) {
-            const bool slow =
-                p.algorithm == Algorithm::Sequential || p.algorithm == Algorithm::SingleBlock;
-            if (slow && n > (std::size_t{1} << 20) + 1) continue;
-            if (size_of(t) == 8 && p.vector_width == 4) { // same tile bytes for 8-byte elements
-              p.vector_width = 2;
-              p.items_per_thread /= 2;
-            }
-            d_out.poison();
-            scantune::detail::scan_with(scanner, p, kind, d_in.ptr, d_out.ptr, n, op,
-                                        make_init<T>(op));
-            SCANTUNE_CUDA_TRY(cudaDeviceSynchronize());
-            ASSERT_TRUE(equal_exact(d_out.download(n), want))
-                << p.key() << " " << to_string(t) << " " << to_string(kind) << " n=" << n;
+  for_type(t, [&](auto tag) {
+    using T = decltype(tag);
+    for (std::size_t n : sizes) {
+      if (sizeof(T) == 8 && n > (std::size_t{1} << 26) && t != DataType::Float64 &&
+          t != DataType::Int64)
+        continue;
+      const Op op = std::is_integral_v<T> && n % 2 ? Op::BitXor : Op::Sum;
+      auto in = make_input<T>(n, op, 11);
+      DeviceBuffer<T> d_in(n), d_out(n);
+      d_in.upload(in);
+      for (ScanKind kind : {ScanKind::Inclusive, ScanKind::Exclusive}) {
+        auto want = reference_scan(in, op, kind, make_init<T>(op));
+        for (Policy p : policies) {
+          const bool slow =
+              p.algorithm == Algorithm::Sequential || p.algorithm == Algorithm::SingleBlock;
+          if (slow && n > (std::size_t{1} << 20) + 1) continue;
+          if (size_of(t) == 8 && p.vector_width == 4) { // same tile bytes for 8-byte elements
+            p.vector_width = 2;
+            p.items_per_thread /= 2;
           }
           d_out.poison();
-          if (kind == ScanKind::Inclusive)
-            scanner.inclusive_scan(d_in.ptr, d_out.ptr, n, op);
-          else
-            scanner.exclusive_scan(d_in.ptr, d_out.ptr, n, op, make_init<T>(op));
+          scantune::detail::scan_with(scanner, p, kind, d_in.ptr, d_out.ptr, n, op,
+                                      make_init<T>(op));
           SCANTUNE_CUDA_TRY(cudaDeviceSynchronize());
           ASSERT_TRUE(equal_exact(d_out.download(n), want))
-              << "default policy " << to_string(t) << " n=" << n;
+              << p.key() << " " << to_string(t) << " " << to_string(kind) << " n=" << n;
         }
+        d_out.poison();
+        if (kind == ScanKind::Inclusive)
+          scanner.inclusive_scan(d_in.ptr, d_out.ptr, n, op);
+        else
+          scanner.exclusive_scan(d_in.ptr, d_out.ptr, n, op, make_init<T>(op));
+        SCANTUNE_CUDA_TRY(cudaDeviceSynchronize());
+        ASSERT_TRUE(equal_exact(d_out.download(n), want))
+            << "default policy " << to_string(t) << " n=" << n;
       }
-    });
+    }
+  });
 }
+
+INSTANTIATE_TEST_SUITE_P(Types, GpuLargeSizes,
+                         ::testing::Values(DataType::Int32, DataType::Float32, DataType::Int64,
+                                           DataType::Float64, DataType::UInt32, DataType::UInt64),
+                         [](const auto& info) { return std::string(to_string(info.param)); });
 
 // Random floats in [0, 1) against a float64 reference. Stated tolerance: the
 // relative error of a prefix is at most (tiles + 64) * eps, since the carry
