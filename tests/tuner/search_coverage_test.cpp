@@ -21,12 +21,16 @@
 namespace scantune::tuner {
 namespace {
 
-// The candidate keys of the default space, per element type (enumerated once).
-const std::set<std::string>& default_keys(DataType type) {
-  static std::map<DataType, std::set<std::string>> cache;
-  auto [it, fresh] = cache.try_emplace(type);
+// The candidate keys of the default space for a table row's problem: its element type,
+// or the types of a converting problem ("@int16:int32:int16"; enumerated once each).
+const std::set<std::string>& default_keys(const detail::BuiltinEntry& e) {
+  static std::map<std::string, std::set<std::string>> cache;
+  const std::string_view problem = e.problem;
+  const bool converts = !problem.empty() && problem.front() == '@';
+  const ScanTypes types = converts ? parse_scan_types(problem.substr(1)) : scan_types(e.type);
+  auto [it, fresh] = cache.try_emplace(to_string(types));
   if (fresh)
-    for (const Policy& p : enumerate(type, default_space()))
+    for (const Policy& p : enumerate(types, default_space()))
       it->second.insert(p.key());
   return it->second;
 }
@@ -60,7 +64,7 @@ TEST(SearchCoverage, DefaultSearchReachesEveryBuiltinPolicy) {
     }
     const Policy p = Policy::parse(e.policy);
     EXPECT_EQ(p.key(), e.policy) << where;
-    EXPECT_TRUE(default_keys(e.type).count(p.key())) << "not in the default space: " << where;
+    EXPECT_TRUE(default_keys(e).count(p.key())) << "not in the default space: " << where;
     EXPECT_TRUE(applies_at(p, e.size, space)) << "not timed at its size: " << where;
   }
   // A table that failed to embed would pass vacuously.
