@@ -234,8 +234,7 @@ TEST_F(Cli, TuneDryRunOfKeysOffsetsAndAxisScans) {
         "total: 5 problems"})
     EXPECT_NE(r.output.find(p), std::string::npos) << p << "\n" << r.output;
   // Random offsets over 2^12 elements are a few segments: dispatch classes them apart.
-  EXPECT_NE(r.output.find("offsets64:random: size 4096 left out"), std::string::npos)
-      << r.output;
+  EXPECT_NE(r.output.find("offsets64:random: size 4096 left out"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find(": 0 candidates"), std::string::npos) << r.output;
   r = run("tune --dry-run --segments axis:4x128 --type float32");
   EXPECT_EQ(r.code, 0) << r.output;
