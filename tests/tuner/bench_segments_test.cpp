@@ -4,14 +4,19 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <set>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "algorithms.hpp"
 #include "common/compare.hpp"
 #include "common/expect_error.hpp"
 #include "common/scan_reference.hpp"
+#include "default_policies.hpp"
+#include "scan_request.hpp"
+#include "shape_class.hpp"
 #include "tuner/gpu/reference.hpp"
 #include "tuner/gpu/segmentation.hpp"
 #include "tuner/run/bench_run.hpp"
@@ -61,6 +66,153 @@ TEST(BenchSegments, BadSpecsAreUsageErrorsNamingThem) {
                           "flags:8,16", "flags:2^4:2^8", "flags:-3", ":8"}) {
     EXPECT_THROW(parse_segments(bad), UsageError) << bad;
     EXPECT_ERROR_NAMING(parse_segments(bad), std::string("'") + bad + "'", "rows:L");
+  }
+}
+
+TEST(BenchSegments, KeysOffsetsAndAxisSpecsRoundTrip) {
+  for (const char* spec : {"keys:8", "keys:random", "keys64:8", "keys64:random", "offsets:8",
+                           "offsets:random", "offsets64:8", "offsets64:random", "axis:4x128"})
+    EXPECT_EQ(parse_segments(spec).spec(), spec);
+  EXPECT_EQ(parse_segments("keys:2^10").spec(), "keys:1024");
+  EXPECT_EQ(parse_segments("axis:2^3x2^5").spec(), "axis:8x32");
+  const Segmentation k = parse_segments("keys64:random");
+  EXPECT_EQ(k.kind, Kind::Keys);
+  EXPECT_TRUE(k.random_lengths());
+  EXPECT_EQ(k.word_bytes, 8);
+  EXPECT_EQ(k.heads(), detail::Heads::Keys64);
+  EXPECT_EQ(parse_segments("keys:4").heads(), detail::Heads::Keys32);
+  EXPECT_EQ(parse_segments("offsets:4").heads(), detail::Heads::Offsets32);
+  EXPECT_EQ(parse_segments("offsets64:4").heads(), detail::Heads::Offsets64);
+  const Segmentation a = parse_segments("axis:4x128");
+  EXPECT_EQ(a.heads(), detail::Heads::Axis);
+  EXPECT_EQ(a.length, 4u);
+  EXPECT_EQ(a.inner, 128u);
+  EXPECT_EQ(a.elements(1000), 512u); // whole 4 x 128 slices
+  EXPECT_FALSE(a.runs_at(511, 1));
+  EXPECT_TRUE(a.runs_at(512, 1));
+}
+
+TEST(BenchSegments, BadKeysOffsetsAndAxisSpecsAreUsageErrors) {
+  for (const char* bad :
+       {"axis:0x4", "axis:4", "axis:4x", "axis:x4", "axis:4x1", "axis:4x4x4", "axis:random",
+        "keys:0", "keys:", "keys32:4", "offsets128:4", "offsets:8,16", "keys64:-1"}) {
+    EXPECT_THROW(parse_segments(bad), UsageError) << bad;
+    EXPECT_ERROR_NAMING(parse_segments(bad), std::string("'") + bad + "'", "axis:LxC");
+  }
+  EXPECT_ERROR_NAMING(parse_segments("axis:4x1"), "rows:4");
+  EXPECT_ERROR_NAMING(parse_segments("offsets128:4"), "unknown kind 'offsets128'");
+}
+
+// The dispatcher's class of a request as an application makes it.
+detail::ShapeClass dispatch_class(std::size_t n, Segments segments) {
+  ScanRequest r;
+  r.n = n;
+  r.segments = segments;
+  return detail::shape_class_of(r);
+}
+
+// Problem texts are what dispatch keys such calls on: shape_class_of of the request.
+TEST(BenchSegments, ProblemTextsAreDispatchKeys) {
+  static const std::uint32_t words[1] = {};
+  const auto text = [](const Segmentation& s, std::size_t n, Segments seg) {
+    return detail::classed_problem_text(s.heads(), dispatch_class(n, seg));
+  };
+  const std::size_t n = std::size_t{1} << 20;
+  EXPECT_EQ(parse_segments("keys:300").problem(),
+            text(parse_segments("keys:300"), n, Segments::keys_of(words)));
+  EXPECT_EQ(parse_segments("keys:300").problem(), "keys32");
+  EXPECT_EQ(parse_segments("keys64:random").problem(), "keys64");
+  for (const char* spec : {"offsets:4", "offsets:256", "offsets64:300", "offsets:2^20"}) {
+    const Segmentation s = parse_segments(spec);
+    EXPECT_EQ(s.problem(), text(s, n, Segments::offsets_of(words, (n + s.length - 1) / s.length)))
+        << spec;
+    EXPECT_EQ(s.shape_at(n, 1), s.shape()) << spec;
+  }
+  EXPECT_EQ(parse_segments("offsets:256").problem(), "offsets32.len_le256");
+  EXPECT_EQ(parse_segments("offsets64:300").problem(), "offsets64.len_le4096");
+  // Segments of 3 over 2^20 elements average 2.99..., which dispatch classes len_le2:
+  // such sizes are left out of offsets:3 (len_le4), whole multiples of 3 kept.
+  const Segmentation three = parse_segments("offsets:3");
+  EXPECT_EQ(three.problem(), "offsets32.len_le4");
+  EXPECT_FALSE(three.runs_at(n, 1));
+  EXPECT_TRUE(three.runs_at(3 * n, 1));
+  // Random offsets: the class of their average segment, over many of them.
+  const Segmentation random = parse_segments("offsets:random");
+  EXPECT_EQ(random.problem(), "offsets32.len_gt4096");
+  EXPECT_EQ(random.shape_at(std::uint64_t{1} << 30, 1),
+            dispatch_class(std::size_t{1} << 30,
+                           Segments::offsets_of(words, segment_count(random, 1, 1ull << 30))));
+  EXPECT_EQ(segment_count(random, 1, 1 << 16),
+            segment_starts(head_flags(random, 1, 1 << 16)).size());
+  // Axis scans: the class of a call of outer x L x C elements.
+  for (const auto& [spec, want] : {std::pair{"axis:4x128", "axis.len_le4.inner_gt64"},
+                                   std::pair{"axis:1000x2", "axis.len_le4096.inner_le32"},
+                                   std::pair{"axis:64x64", "axis.len_le256.inner_le64"}}) {
+    const Segmentation s = parse_segments(spec);
+    ScanRequest r;
+    detail::set_axis(r, 7, s.length, s.inner);
+    EXPECT_EQ(s.problem(),
+              detail::classed_problem_text(detail::Heads::Axis, detail::shape_class_of(r)))
+        << spec;
+    EXPECT_EQ(s.problem(), want);
+  }
+}
+
+// Keys and offsets search the segmented candidates; an axis scan its kernel's shapes,
+// starting with dispatch's default for its shape, so a tune never picks worse.
+TEST(BenchSegments, CandidatesOfKeysOffsetsAndAxisScans) {
+  const auto problem = [](DataType t, const char* spec) {
+    return Problem{t, detail::OpSpec::from(Op::Sum), ScanKind::Inclusive, parse_segments(spec)};
+  };
+  const std::size_t segmented =
+      candidates_for(problem(DataType::Int32, "flags:8"), default_space()).size();
+  for (const char* spec : {"keys:8", "keys64:random", "offsets:8", "offsets64:random"})
+    EXPECT_EQ(candidates_for(problem(DataType::Int32, spec), default_space()).size(), segmented)
+        << spec;
+  for (DataType t : {DataType::Int32, DataType::Float64})
+    for (const char* spec : {"axis:4x128", "axis:1000x2", "axis:64x48"}) {
+      const Problem p = problem(t, spec);
+      const std::vector<Policy> c = candidates_for(p, default_space());
+      ASSERT_FALSE(c.empty()) << spec;
+      const Policy def = detail::default_axis_policy(t, {p.segments.length, p.segments.inner});
+      EXPECT_EQ(c.front(), def) << spec;
+      EXPECT_GT(c.size(), 1u) << spec;
+      EXPECT_LT(c.size(), segmented / 4) << spec;
+      std::set<std::string> keys;
+      for (const Policy& q : c) {
+        EXPECT_FALSE(detail::problem_invalid_reason(q, detail::Heads::Axis)) << q.key();
+        EXPECT_TRUE(keys.insert(q.key()).second) << q.key();
+      }
+    }
+}
+
+TEST(BenchSegments, KeysAndOffsetsOfTheSameSegments) {
+  const std::vector<std::uint8_t> heads = head_flags(parse_segments("offsets:3"), 1, 8);
+  EXPECT_EQ(heads, head_flags(parse_segments("flags:3"), 1, 8));
+  EXPECT_EQ(head_flags(parse_segments("keys:random"), 4, 1000),
+            head_flags(parse_segments("flags:random"), 4, 1000));
+  EXPECT_EQ(segment_starts(heads), (std::vector<std::uint64_t>{0, 3, 6}));
+  EXPECT_EQ(segment_keys64(heads), (std::vector<std::uint64_t>{0, 0, 0, 1, 1, 1, 2, 2}));
+  EXPECT_EQ(segment_count(parse_segments("offsets:3"), 1, 8), 3u);
+  EXPECT_THROW(head_flags(parse_segments("axis:4x4"), 1, 8), Error);
+}
+
+// The axis reference against a column-by-column scan of the same inputs.
+TEST(BenchSegments, AxisReferenceScansEachColumn) {
+  constexpr std::size_t outer = 3, len = 5, inner = 7;
+  for (ScanKind kind : {ScanKind::Inclusive, ScanKind::Exclusive}) {
+    const std::vector<std::int32_t> got = as_values<std::int32_t>(reference_axis_scan(
+        DataType::Int32, Op::Sum, kind, ValueSet::Walk, 4, outer, len, inner, 3));
+    ASSERT_EQ(got.size(), outer * len * inner);
+    for (std::size_t o = 0; o < outer; ++o)
+      for (std::size_t c = 0; c < inner; ++c) {
+        std::vector<std::int32_t> column(len);
+        for (std::size_t j = 0; j < len; ++j)
+          column[j] = input_value<std::int32_t>(ValueSet::Walk, 4, (o * len + j) * inner + c);
+        const std::vector<std::int32_t> want = reference_scan(column, Op::Sum, kind, 3);
+        for (std::size_t j = 0; j < len; ++j)
+          ASSERT_EQ(got[(o * len + j) * inner + c], want[j]) << o << " " << j << " " << c;
+      }
   }
 }
 
@@ -177,6 +329,11 @@ TEST(BenchSegments, BandwidthCountsFlagBytesButNotCubKeys) {
   EXPECT_EQ(flags.device_bytes_per_element(), 5u); // flags and CUB's keys
   EXPECT_EQ(parse_segments("rows:32").extra_bytes_per_element(), 0u);
   EXPECT_EQ(parse_segments("rows:32").device_bytes_per_element(), 4u);
+  EXPECT_EQ(parse_segments("keys:32").extra_bytes_per_element(), 4u);
+  EXPECT_EQ(parse_segments("keys64:random").extra_bytes_per_element(), 8u);
+  EXPECT_EQ(parse_segments("offsets64:32").extra_bytes_per_element(), 0u);
+  EXPECT_EQ(parse_segments("axis:32x32").extra_bytes_per_element(), 0u);
+  EXPECT_EQ(parse_segments("axis:32x32").device_bytes_per_element(), 0u);
   r.segments = flags.spec();
   r.extra_bytes_per_element = flags.extra_bytes_per_element();
   EXPECT_EQ(r.bytes_per_element("tuned"), 9u);

@@ -220,6 +220,36 @@ TEST_F(Cli, TuneDryRunOfSegmentedProblems) {
   EXPECT_NE(r.output.find("unknown kind 'cols'"), std::string::npos) << r.output;
 }
 
+// Keys, offsets and axis scans: a problem each under dispatch's problem text, each with
+// candidates; axis scans search their kernel's shapes, the default axis policy among them.
+TEST_F(Cli, TuneDryRunOfKeysOffsetsAndAxisScans) {
+  auto r = run("tune --dry-run --segments keys:256,keys64:random,offsets:256,offsets64:random,"
+               "axis:4x128 --sizes 2^12,2^30");
+  EXPECT_EQ(r.code, 0) << r.output;
+  for (const char* p :
+       {"keys:256 (problem keys32): ", "keys64:random (problem keys64): ",
+        "offsets:256 (problem offsets32.len_le256): ",
+        "offsets64:random (problem offsets64.len_gt4096): ",
+        "axis:4x128 (problem axis.len_le4.inner_gt64; n rounded down to whole 4x128 slices): ",
+        "total: 5 problems"})
+    EXPECT_NE(r.output.find(p), std::string::npos) << p << "\n" << r.output;
+  // Random offsets over 2^12 elements are a few segments: dispatch classes them apart.
+  EXPECT_NE(r.output.find("offsets64:random: size 4096 left out"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find(": 0 candidates"), std::string::npos) << r.output;
+  r = run("tune --dry-run --segments axis:4x128 --type float32");
+  EXPECT_EQ(r.code, 0) << r.output;
+  const std::size_t at = r.output.find("(problem axis.len_le4.inner_gt64");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  const std::size_t count = std::stoul(r.output.substr(r.output.find("): ", at) + 3));
+  EXPECT_GT(count, 1u);
+  EXPECT_LT(count, 200u) << r.output; // block, rows per thread and vector shapes only
+  for (const char* bad : {"axis:0x4", "axis:4", "keys:0", "offsets128:4"}) {
+    r = run(std::string("tune --dry-run --segments ") + bad);
+    EXPECT_EQ(r.code, 2) << bad << "\n" << r.output;
+    EXPECT_NE(r.output.find(std::string("'") + bad + "'"), std::string::npos) << r.output;
+  }
+}
+
 // Compactions and sorts: their own problems per type, their own candidates; the scan
 // options that do not apply are usage errors.
 TEST_F(Cli, TuneDryRunOfCompactionsAndSorts) {

@@ -111,6 +111,28 @@ TEST_F(GpuEvaluatorTest, SegmentedDispatchAndCubByKey) {
     }
 }
 
+// Keys, offsets and axis scans: the dispatch and an explicit candidate verify against
+// the host reference (offsets at a smaller size too: its own end offset); CUB by key
+// for keys and offsets, none for axis scans.
+TEST_F(GpuEvaluatorTest, KeysOffsetsAndAxisScansVerify) {
+  Scanner scanner;
+  constexpr std::uint64_t n = 1 << 18;
+  const Policy warp = Policy::parse("lookback_warp.tpb256.ipt8.vec4.warp_scans");
+  for (const char* spec : {"keys64:random", "offsets:300", "axis:5x96"})
+    for (ScanKind kind : {ScanKind::Inclusive, ScanKind::Exclusive}) {
+      const Segmentation s = parse_segments(spec);
+      const Problem p{DataType::Int32, detail::OpSpec::from(Op::Sum), kind, s};
+      GpuEvaluator eval(scanner, nullptr, p, n);
+      EXPECT_TRUE(eval.time_dispatch(n).ok) << p.label();
+      EXPECT_TRUE(eval.time_dispatch(n / 2 + 480).ok) << p.label();
+      const Policy candidate = s.axis() ? detail::default_axis_policy(p.type, {5, 96}) : warp;
+      const Result r = eval.measure(candidate, n, Effort::Screen, 0);
+      EXPECT_TRUE(r.ok()) << p.label() << ": " << r.message;
+      const BaselineResult c = eval.time_cub(n);
+      EXPECT_EQ(c.ok, !s.axis()) << p.label() << ": " << c.error;
+    }
+}
+
 TEST_F(GpuEvaluatorTest, Baselines) {
   Scanner scanner;
   GpuEvaluator eval(scanner, nullptr, int32_sum_inclusive(), 1 << 24, {});

@@ -341,9 +341,13 @@ void register_bench_commands(CLI::App& app) {
       ->add_option("--segments", bo->segments,
                    "Segmented scans instead: rows:L (a batched scan of rows of L elements),\n"
                    "flags:L (a head flag every L elements) or flags:random (segment\n"
-                   "lengths 2^(20u), u uniform in [0, 1): many short, a few long). Times\n"
-                   "the dispatch, CUB's scan by key (sums) and memcpy; GB/s count the flag\n"
-                   "bytes. Not with --algorithms. Default: flat")
+                   "lengths 2^(20u), u uniform in [0, 1): many short, a few long);\n"
+                   "keys:L|random, keys64:L|random (segment ids as 32/64-bit keys) and\n"
+                   "offsets:L|random, offsets64:L|random (CSR begin offsets) of the same\n"
+                   "segments; axis:LxC (columns of L rows, C >= 2 columns, outer = n / (L*C),\n"
+                   "n rounded down). Times the dispatch, CUB's scan by key (sums; none for\n"
+                   "axis) and memcpy; GB/s count the flag and key bytes. Not with\n"
+                   "--algorithms. Default: flat")
       ->type_name("SPEC");
   bench
       ->add_option("--policy", bo->policies,

@@ -501,11 +501,14 @@ void register_tune_command(CLI::App& app) {
       ->group(run_group);
   tune->add_option("--segments", raw->segments,
                    "Tune segmented scans instead, stored as their own problem kind:\n"
-                   "rows:L (batched rows of L elements), flags:L or flags:random (as in\n"
-                   "`scantune bench --segments`); several, comma-separated, are problems\n"
-                   "of their own. Rows are stored per length class of L (rows.len_le16,\n"
-                   "len_le256, len_le4096, len_gt4096), which calls of that class use.\n"
-                   "Candidates: lookback_warp with warp_scans")
+                   "rows:L, flags:L|random, keys:L|random, keys64:L|random,\n"
+                   "offsets:L|random, offsets64:L|random or axis:LxC (as in `scantune\n"
+                   "bench --segments`); several, comma-separated, are problems of their\n"
+                   "own. Rows, offsets and axis scans are stored per length class as\n"
+                   "dispatch keys such calls (rows.len_le256, offsets32.len_gt4096,\n"
+                   "axis.len_le4.inner_gt64); sizes of another class are left out.\n"
+                   "Candidates: lookback_warp with warp_scans; axis scans their block,\n"
+                   "rows per thread and vector shapes, the default axis policy included")
       ->type_name("SPEC")
       ->excludes(all)
       ->group(run_group);

@@ -92,6 +92,13 @@ struct GpuEvaluator::Impl {
   std::uint64_t pool_elems = 0;
   DeviceBuffer in_pool, out_pool, ref, cub_temp;
   DeviceBuffer heads, keys; // segmented: flags (not for rows) and CUB's int32 keys
+  DeviceBuffer words;       // keys or CSR offsets of the problem's word size
+  // Offsets: every segment start of max_n, then max_n. A call of n elements reads the
+  // starts below n and one end entry: the entry at `patched` holds `patched_n` (written
+  // when the size changes, outside the timed loops, which repeat one size).
+  std::vector<std::uint64_t> starts;
+  std::size_t patched = 0;
+  std::uint64_t patched_n = 0;
   std::size_t cub_temp_bytes = 0;
   cudaStream_t stream = nullptr;
   cudaEvent_t ev_start = nullptr, ev_stop = nullptr;
@@ -160,6 +167,11 @@ struct GpuEvaluator::Impl {
       if (!problem.segments.flat())
         detail::fail("{}: segmented scans of custom operators have no host reference", p.label());
       make_custom_reference();
+    } else if (problem.segments.axis()) {
+      const Segmentation& a = problem.segments;
+      upload_reference(reference_axis_scan(p.type, p.op.op, p.kind, set, options.seed,
+                                           a.elements(max_n) / (a.length * a.inner), a.length,
+                                           a.inner, init));
     } else {
       const std::vector<std::uint8_t> flags =
           problem.segments.flat() ? std::vector<std::uint8_t>() : upload_segments();
@@ -288,15 +300,78 @@ struct GpuEvaluator::Impl {
     keys.allocate(max_n * sizeof(std::int32_t), "CUB's segment keys");
     SCANTUNE_CUDA_TRY(cudaMemcpyAsync(keys.ptr, host_keys.data(), max_n * sizeof(std::int32_t),
                                       cudaMemcpyHostToDevice, stream));
+    if (problem.segments.kind == Segmentation::Kind::Keys) {
+      if (problem.segments.word_bytes == 8)
+        upload_words(segment_keys64(flags), "segment keys");
+      else
+        upload_words(std::vector<std::uint32_t>(host_keys.begin(), host_keys.end()),
+                     "segment keys");
+    }
+    if (problem.segments.kind == Segmentation::Kind::Offsets) {
+      starts = segment_starts(flags);
+      starts.push_back(max_n);
+      patched = starts.size() - 1;
+      patched_n = max_n;
+      if (problem.segments.word_bytes == 8)
+        upload_words(starts, "segment offsets");
+      else
+        upload_words(std::vector<std::uint32_t>(starts.begin(), starts.end()), "segment offsets");
+    }
     SCANTUNE_CUDA_TRY(cudaStreamSynchronize(stream)); // before host_keys goes
     return flags;
   }
 
-  Segments segments() const {
-    if (problem.segments.has_flags()) return Segments::flags(heads.ptr);
-    if (problem.segments.kind == Segmentation::Kind::Rows)
+  template <class W>
+  void upload_words(const std::vector<W>& host, const char* what) {
+    words.allocate(host.size() * sizeof(W), what);
+    SCANTUNE_CUDA_TRY(cudaMemcpyAsync(words.ptr, host.data(), host.size() * sizeof(W),
+                                      cudaMemcpyHostToDevice, stream));
+    SCANTUNE_CUDA_TRY(cudaStreamSynchronize(stream)); // before `host` goes
+  }
+
+  /// Writes `value` as the offset at `index`, in the problem's word size.
+  void write_offset(std::size_t index, std::uint64_t value) {
+    const std::size_t w = static_cast<std::size_t>(problem.segments.word_bytes);
+    const auto narrow = static_cast<std::uint32_t>(value);
+    SCANTUNE_CUDA_TRY(cudaMemcpyAsync(static_cast<char*>(words.ptr) + index * w,
+                                      w == 8 ? static_cast<const void*>(&value) : &narrow, w,
+                                      cudaMemcpyHostToDevice, stream));
+    SCANTUNE_CUDA_TRY(cudaStreamSynchronize(stream)); // before `value` goes
+  }
+
+  /// The CSR offsets of a call of n elements: the starts below n, then n.
+  Segments offsets_for(std::uint64_t n) {
+    const auto end = static_cast<std::size_t>(
+        std::lower_bound(starts.begin(), starts.end() - 1, n) - starts.begin());
+    if (end != patched) write_offset(patched, starts[patched]);
+    if (end != patched || n != patched_n) write_offset(end, n);
+    patched = end;
+    patched_n = n;
+    Segments s;
+    s.offsets = words.ptr;
+    s.num_segments = end;
+    s.word_bytes = problem.segments.word_bytes;
+    return s;
+  }
+
+  Segments segments(std::uint64_t n) {
+    switch (problem.segments.kind) {
+    case Segmentation::Kind::Flags:
+    case Segmentation::Kind::RandomFlags:
+      return Segments::flags(heads.ptr);
+    case Segmentation::Kind::Rows:
       return Segments::rows(problem.segments.length);
-    return {};
+    case Segmentation::Kind::Keys: {
+      Segments s;
+      s.keys = words.ptr;
+      s.word_bytes = problem.segments.word_bytes;
+      return s;
+    }
+    case Segmentation::Kind::Offsets:
+      return offsets_for(n);
+    default:
+      return {};
+    }
   }
 
   /// One Scanner call; `policy` null = the scanner's own choice (tuning DB, defaults).
@@ -311,7 +386,11 @@ struct GpuEvaluator::Impl {
     r.init = problem.struct_bytes() ? nullptr : &init; // structs start at the identity
     r.stream = stream;
     r.policy = policy;
-    r.segments = segments();
+    const Segmentation& seg = problem.segments;
+    if (seg.axis())
+      detail::set_axis(r, seg.elements(n) / (seg.length * seg.inner), seg.length, seg.inner);
+    else
+      r.segments = segments(n);
     scantune::detail::ScannerAccess::scan(scanner, r);
   }
 
@@ -341,10 +420,11 @@ struct GpuEvaluator::Impl {
   std::optional<std::string> check(std::uint64_t n, const Run& run) {
     SCANTUNE_CUDA_TRY(cudaMemsetAsync(out_slot(0, n), 0xA5, n * out_size, stream));
     run(in_slot(0, n), out_slot(0, n));
-    const gpu::CompareResult c = compare(out_slot(0, n), ref.ptr, n);
+    const std::uint64_t m = problem.segments.elements(n); // an axis scan's whole slices
+    const gpu::CompareResult c = compare(out_slot(0, n), ref.ptr, m);
     if (!c.mismatches) return std::nullopt;
     return fmt::format("n = {}: {} of {} elements differ from the reference, the first at {}", n,
-                       c.mismatches, n, c.first);
+                       c.mismatches, m, c.first);
   }
 
   /// Sizes around the policy's tile boundaries, odd sizes and a prime, and enough
@@ -353,9 +433,13 @@ struct GpuEvaluator::Impl {
     const std::uint64_t t = p.algorithm == Algorithm::Sequential ? 1 : p.tile_items();
     std::set<std::uint64_t> s{1, 2, 31, 33, t - 1, t, t + 1, 2 * t + 7, 7919};
     if (p.algorithm != Algorithm::Sequential) s.insert(37 * t + 5);
+    const Segmentation& seg = problem.segments;
+    if (seg.axis()) // one, three and t + 1 outer slices
+      s.insert(
+          {seg.length * seg.inner, 3 * seg.length * seg.inner, (t + 1) * seg.length * seg.inner});
     std::vector<std::uint64_t> out;
     for (std::uint64_t n : s)
-      if (n >= 1 && n <= max_n) out.push_back(n);
+      if (n >= 1 && n <= max_n && seg.elements(n) > 0) out.push_back(n);
     return out;
   }
 
@@ -493,6 +577,11 @@ struct GpuEvaluator::Impl {
   }
 
   BaselineResult time_cub(std::uint64_t n) {
+    if (problem.segments.axis()) {
+      BaselineResult b;
+      b.error = "no CUB baseline for " + problem.label() + " (CUB has no axis scan)";
+      return b;
+    }
     if (!problem.segments.flat()) return time_cub_by_key(n);
     BaselineResult b;
     if (problem.converts) {

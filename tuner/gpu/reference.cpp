@@ -30,12 +30,13 @@ std::uint64_t to_bits(T v) {
 
 // The loop the whole reference runs in: one instantiation per (T, operator), so the
 // operator inlines; the hash of each element is independent of the carried value.
-// Scans input elements [begin, end) into out[begin, end) starting from `carry`, or
-// from the first element when there is none (an inclusive scan's first chunk).
+// Scans input elements begin, begin + stride, ... below `end` into the same elements
+// of out, starting from `carry`, or from the first element when there is none (an
+// inclusive scan's first chunk). A stride above 1 scans one column of an axis scan.
 template <class T, class F>
 void scan_range(F f, ScanKind kind, ValueSet set, std::uint64_t seed, std::size_t begin,
-                std::size_t end, const T* carry, T* out) {
-  if (begin == end) return;
+                std::size_t end, const T* carry, T* out, std::size_t stride = 1) {
+  if (begin >= end) return;
   std::size_t i = begin;
   T acc;
   if (carry) {
@@ -43,15 +44,15 @@ void scan_range(F f, ScanKind kind, ValueSet set, std::uint64_t seed, std::size_
   } else {
     acc = input_value<T>(set, seed, i);
     if (kind == ScanKind::Inclusive) out[i] = acc;
-    ++i;
+    i += stride;
   }
   if (kind == ScanKind::Inclusive) {
-    for (; i < end; ++i) {
+    for (; i < end; i += stride) {
       acc = f(acc, input_value<T>(set, seed, i));
       out[i] = acc;
     }
   } else {
-    for (; i < end; ++i) {
+    for (; i < end; i += stride) {
       out[i] = acc;
       acc = f(acc, input_value<T>(set, seed, i));
     }
@@ -247,6 +248,34 @@ std::vector<unsigned char> reference_scan(DataType type, Op op, ScanKind kind, V
     std::memcpy(&init_value, &init, sizeof(T));
     // The buffer comes from operator new, aligned for any fundamental type.
     scan_typed<T>(op, kind, set, seed, n, init_value, heads, reinterpret_cast<T*>(out.data()));
+  });
+  return out;
+}
+
+std::vector<unsigned char> reference_axis_scan(DataType type, Op op, ScanKind kind, ValueSet set,
+                                               std::uint64_t seed, std::size_t outer,
+                                               std::size_t len, std::size_t inner,
+                                               std::uint64_t init) {
+  check_valid(type, op, "reference_axis_scan");
+  const std::size_t slice = len * inner, columns = outer * inner;
+  std::vector<unsigned char> out(outer * slice * size_of(type));
+  with_type(type, [&](auto tag) {
+    using T = decltype(tag);
+    T init_value;
+    std::memcpy(&init_value, &init, sizeof(T));
+    const T* carry = kind == ScanKind::Exclusive ? &init_value : nullptr;
+    auto* dst = reinterpret_cast<T*>(out.data());
+    with_op<T>(op, [&](auto f) {
+      // Columns are independent: chunks of whole columns scan in parallel.
+      const std::size_t chunks = std::max<std::size_t>(1, chunk_count(outer * slice));
+      const std::size_t per = (columns + chunks - 1) / chunks;
+      in_parallel(chunks, [&](std::size_t c) {
+        for (std::size_t col = c * per; col < std::min(columns, (c + 1) * per); ++col) {
+          const std::size_t begin = col / inner * slice + col % inner;
+          scan_range(f, kind, set, seed, begin, begin + slice, carry, dst, inner);
+        }
+      });
+    });
   });
   return out;
 }

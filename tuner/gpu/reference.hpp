@@ -29,6 +29,14 @@ std::vector<unsigned char> reference_scan(DataType type, Op op, ScanKind kind, V
                                           std::uint64_t seed, std::size_t n, std::uint64_t init,
                                           const std::uint8_t* heads = nullptr);
 
+/// The scan along the middle axis of outer x len x inner elements input_value(set,
+/// seed, i) (row-major): each of the outer * inner columns of len elements, stride
+/// inner, scanned on its own (exclusive columns start at init). Raw bytes.
+std::vector<unsigned char> reference_axis_scan(DataType type, Op op, ScanKind kind, ValueSet set,
+                                               std::uint64_t seed, std::size_t outer,
+                                               std::size_t len, std::size_t inner,
+                                               std::uint64_t init);
+
 /// A converting scan's reference (types.in -> types.acc -> types.out): the input as
 /// fill_input writes it at types.in, converted to the accumulator, scanned there
 /// (integers wrap), each prefix converted to the output as the kernels do (integers

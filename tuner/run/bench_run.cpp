@@ -67,29 +67,62 @@ BenchPoint time_policy(GpuEvaluator& eval, const Policy& policy, DataType type, 
 
 } // namespace
 
+namespace {
+
+constexpr const char* kSegmentSpecs =
+    "rows:L, flags:L|random, keys:L|random, keys64:L|random, offsets:L|random, "
+    "offsets64:L|random or axis:LxC; L, C = N or 2^K";
+
+/// One length of a SPEC (N or 2^K, at least 1), or why not.
+std::uint64_t parse_spec_length(std::string_view text) {
+  if (text.empty() || text.find_first_of(":,x") != std::string_view::npos)
+    throw Error("expected one segment length");
+  return parse_sizes(text).front();
+}
+
+/// axis:LxC: columns of L rows, C >= 2 columns (one column is rows:L).
+void parse_axis(std::string_view shape, Segmentation& s) {
+  const std::size_t x = shape.find('x');
+  if (x == std::string_view::npos) throw Error("expected rows x columns, as in axis:64x128");
+  s.kind = Segmentation::Kind::Axis;
+  s.length = parse_spec_length(shape.substr(0, x));
+  s.inner = parse_spec_length(shape.substr(x + 1));
+  if (s.inner < 2)
+    throw Error(fmt::format("one column is a batched scan of rows: rows:{}", s.length));
+}
+
+} // namespace
+
 Segmentation parse_segments(std::string_view spec) {
   Segmentation s;
   if (spec.empty()) return s;
-  const auto bad = [&](const std::string& why) {
-    return UsageError(fmt::format(
-        "--segments '{}': {} (expected rows:L, flags:L or flags:random; L = N or 2^K)", spec, why));
-  };
   const std::size_t colon = spec.find(':');
-  const std::string_view what = spec.substr(0, colon);
+  const std::string what(spec.substr(0, colon));
   const std::string_view length = colon == std::string_view::npos ? "" : spec.substr(colon + 1);
-  if (what != "rows" && what != "flags") throw bad("unknown kind '" + std::string(what) + "'");
-  if (what == "flags" && length == "random") {
-    s.kind = Segmentation::Kind::RandomFlags;
-    return s;
-  }
-  if (length.empty() || length.find_first_of(":,") != std::string_view::npos)
-    throw bad("expected one segment length");
   try {
-    s.length = parse_sizes(length).front();
+    if (what == "axis") {
+      parse_axis(length, s);
+      return s;
+    }
+    const bool keys = what == "keys" || what == "keys64";
+    const bool offsets = what == "offsets" || what == "offsets64";
+    if (what != "rows" && what != "flags" && !keys && !offsets)
+      throw Error("unknown kind '" + what + "'");
+    s.word_bytes = what.size() > 2 && what.compare(what.size() - 2, 2, "64") == 0 ? 8 : 4;
+    s.kind = keys             ? Segmentation::Kind::Keys
+             : offsets        ? Segmentation::Kind::Offsets
+             : what == "rows" ? Segmentation::Kind::Rows
+                              : Segmentation::Kind::Flags;
+    if (length == "random" && what != "rows") {
+      s.random = keys || offsets;
+      if (!s.random) s.kind = Segmentation::Kind::RandomFlags;
+      return s;
+    }
+    s.length = parse_spec_length(length);
   } catch (const Error& e) {
-    throw bad(e.what());
+    throw UsageError(
+        fmt::format("--segments '{}': {} (expected {})", spec, e.what(), kSegmentSpecs));
   }
-  s.kind = what == "rows" ? Segmentation::Kind::Rows : Segmentation::Kind::Flags;
   return s;
 }
 
@@ -241,6 +274,15 @@ BenchReport run_bench(const BenchOptions& o, const std::function<void(const std:
   const DataType size_type = problem.size_types().acc; // a struct's size class
   r.sizes = fitting_sizes(o.sizes, size_type, log,
                           o.segments.device_bytes_per_element() + problem.extra_struct_bytes());
+  if (o.segments.axis()) // an axis scan of n elements runs n / (L * C) whole slices
+    r.sizes.erase(std::remove_if(r.sizes.begin(), r.sizes.end(),
+                                 [&](std::uint64_t n) {
+                                   if (o.segments.elements(n)) return false;
+                                   log(fmt::format("{}: below one {} slice; skipped", size_label(n),
+                                                   o.segments.spec()));
+                                   return true;
+                                 }),
+                  r.sizes.end());
   r.series = {{"tuned", "", {}}, {"cub", "", {}}, {"memcpy", "", {}}};
   auto policies = representative_policies(size_type, o.algorithms);
   // Shapes of the accumulator that a converting scan cannot run (vector widths of
@@ -277,9 +319,10 @@ BenchReport run_bench(const BenchOptions& o, const std::function<void(const std:
     const std::uint64_t n = r.sizes[i];
     BenchPoint tuned = point_of([&] { return eval.time_dispatch(n); });
     tuned.policy =
-        (o.converts ? detail::ScannerAccess::choice(scanner, *o.converts, op, o.kind, n)
-                    : detail::ScannerAccess::choice(scanner, type, op, o.kind, n,
-                                                    o.segments.heads(), o.segments.shape()))
+        (o.converts
+             ? detail::ScannerAccess::choice(scanner, *o.converts, op, o.kind, n)
+             : detail::ScannerAccess::choice(scanner, type, op, o.kind, n, o.segments.heads(),
+                                             o.segments.shape_at(n, o.timing.seed)))
             .policy.key();
     r.series[0].points.push_back(tuned);
     r.series[1].points.push_back(point_of([&] { return eval.time_cub(n); }));

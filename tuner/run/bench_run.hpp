@@ -33,8 +33,9 @@ representative_policies(DataType type, const std::vector<std::string>& names);
 
 /// Parses a --segments SPEC: "rows:L" (a batched scan of rows of L elements),
 /// "flags:L" (a head flag every L elements) or "flags:random" (random lengths,
-/// segmentation.hpp); L is N or 2^K, at least 1. "" is flat. Throws UsageError
-/// naming the SPEC.
+/// segmentation.hpp), "keys:L|random", "keys64:..", "offsets:..", "offsets64:.." (the
+/// same segments as keys or CSR offsets), "axis:LxC" (C >= 2 columns of L rows); L and C
+/// are N or 2^K, at least 1. "" is flat. Throws UsageError naming the SPEC.
 Segmentation parse_segments(std::string_view spec);
 /// Parses `scantune tune --segments`: one SPEC or several, comma-separated
 /// ("rows:16,rows:4096"), each a problem of its own (its length class).

@@ -106,8 +106,29 @@ std::vector<Problem> build_problems(const TuneOptions& o, Progress& progress) {
   return out;
 }
 
-/// The space's policies for a problem: a segmented one keeps those with a segmented
-/// kernel (lookback_warp with warp_scans, no tile loop).
+/// An axis scan's candidates: the axis kernel reads block_threads, items_per_thread
+/// (rows per thread) and vector_width only, so each distinct triple of the segmented
+/// candidates once, on the default axis policy of the problem's shape, which is among
+/// them: a tune never picks worse than dispatch's default.
+std::vector<Policy> axis_candidates(const Problem& p, const std::vector<Policy>& segmented) {
+  const Segmentation& s = p.segments;
+  const Policy def = detail::default_axis_policy(p.type, {s.length, s.inner});
+  std::vector<Policy> out{def};
+  std::set<std::string> seen{def.key()};
+  for (const Policy& q : segmented) {
+    Policy a = def;
+    a.block_threads = q.block_threads;
+    a.items_per_thread = q.items_per_thread;
+    a.vector_width = q.vector_width;
+    if (!seen.insert(a.key()).second) continue;
+    if (!detail::problem_invalid_reason(a, detail::Heads::Axis) && !a.invalid_reason(p.types()))
+      out.push_back(a);
+  }
+  return out;
+}
+
+} // namespace
+
 std::vector<Policy> candidates_for(const Problem& p, const SpaceOptions& space) {
   std::vector<Policy> all = enumerate(p.size_types(), space);
   if (p.struct_bytes()) { // the shapes a struct of its size runs
@@ -129,8 +150,10 @@ std::vector<Policy> candidates_for(const Problem& p, const SpaceOptions& space) 
     throw UsageError(fmt::format("--segments {}: no policy of the search space runs a segmented "
                                  "scan (it takes lookback_warp with warp_scans)",
                                  p.segments.spec()));
-  return out;
+  return p.segments.axis() ? axis_candidates(p, out) : out;
 }
+
+namespace {
 
 std::vector<std::uint64_t> default_sizes() {
   std::vector<std::uint64_t> s;
@@ -216,6 +239,24 @@ SearchContext search_context(const TuneOptions& o, const Problem& p,
   return ctx;
 }
 
+/// The sizes of `requested` at which the problem is itself as dispatch keys it
+/// (Segmentation::runs_at); the others are left out with a note.
+std::vector<std::uint64_t> problem_sizes(const Problem& p,
+                                         const std::vector<std::uint64_t>& requested,
+                                         std::uint64_t seed, Progress& progress) {
+  std::vector<std::uint64_t> out, left_out;
+  for (std::uint64_t n : requested)
+    (p.segments.runs_at(n, seed) ? out : left_out).push_back(n);
+  if (!left_out.empty())
+    progress.note(fmt::format("{}: {} {} left out ({})", p.label(),
+                              left_out.size() == 1 ? "size" : "sizes", fmt::join(left_out, ", "),
+                              p.segments.axis() ? "below one outer slice"
+                                                : fmt::format("dispatch classes such calls apart "
+                                                              "from {}",
+                                                              p.problem())));
+  return out;
+}
+
 void print_dry_run(const TuneOptions& o, const std::vector<Problem>& problems,
                    const std::vector<std::uint64_t>& sizes, std::FILE* out) {
   const auto strategy = make_strategy(o.strategy);
@@ -223,8 +264,14 @@ void print_dry_run(const TuneOptions& o, const std::vector<Problem>& problems,
   fmt::print(out, "search space, {} sizes ({} .. {}), strategy {}:\n", sizes.size(),
              size_label(sizes.front()), size_label(sizes.back()), strategy->name());
   std::size_t total = 0;
+  Progress notes(out, Progress::Mode::Lines);
   for (const Problem& p : problems) {
-    const SearchContext ctx = search_context(o, p, sizes);
+    const std::vector<std::uint64_t> runs = problem_sizes(p, sizes, o.seed, notes);
+    if (runs.empty()) {
+      fmt::print(out, "  {} (problem {}): no size of its class\n", p.label(), p.problem());
+      continue;
+    }
+    const SearchContext ctx = search_context(o, p, runs);
     std::map<Algorithm, std::size_t> per_alg;
     for (const Policy& c : ctx.candidates)
       ++per_alg[c.algorithm];
@@ -237,7 +284,10 @@ void print_dry_run(const TuneOptions& o, const std::vector<Problem>& problems,
                "  {}: {} candidates ({}); {} candidate-sizes in all; {} plans {} "
                "measurements\n",
                p.segments.flat() ? p.label()
-                                 : fmt::format("{} (problem {})", p.label(), p.problem()),
+               : p.segments.axis()
+                   ? fmt::format("{} (problem {}; n rounded down to whole {}x{} slices)", p.label(),
+                                 p.problem(), p.segments.length, p.segments.inner)
+                   : fmt::format("{} (problem {})", p.label(), p.problem()),
                ctx.candidates.size(), algs, exhaustive->planned_measurements(ctx), strategy->name(),
                planned);
   }
@@ -558,11 +608,12 @@ std::vector<std::vector<std::uint64_t>> sizes_to_tune(Tuning& t,
                                                       const std::vector<std::uint64_t>& requested) {
   std::vector<std::vector<std::uint64_t>> out;
   for (const Problem& p : problems) {
-    out.push_back(t.o.skip_tuned ? untuned_sizes(*t.st.db, t.st.model, p, requested) : requested);
-    if (out.back().size() < requested.size())
+    const std::vector<std::uint64_t> runs = problem_sizes(p, requested, t.o.seed, t.progress);
+    out.push_back(t.o.skip_tuned ? untuned_sizes(*t.st.db, t.st.model, p, runs) : runs);
+    if (out.back().size() < runs.size())
       t.progress.note(fmt::format("{}: {} of {} size buckets already tuned on {}{}", p.label(),
-                                  requested.size() - out.back().size(), requested.size(),
-                                  t.st.model, out.back().empty() ? "; skipped" : ""));
+                                  runs.size() - out.back().size(), runs.size(), t.st.model,
+                                  out.back().empty() ? "; skipped" : ""));
   }
   return out;
 }

@@ -12,6 +12,7 @@
 #include "scantune/scantune.hpp"
 #include "tuner/gpu/segmentation.hpp"
 #include "tuner/report/progress.hpp"
+#include "tuner/search/problem.hpp"
 #include "tuner/search/search_space.hpp"
 
 namespace scantune::tuner {
@@ -46,10 +47,10 @@ struct TuneOptions {
   std::uint64_t seed = 1;   ///< input data
   std::string command_line; ///< stored with the run
   Progress::Mode progress = Progress::Mode::Lines;
-  /// Segmented problems (`--segments rows:L|flags:L|flags:random`, comma-separated):
+  /// Segmented problems (`--segments` SPECs of parse_segments, comma-separated):
   /// each option's problems once per segmentation; empty: flat. They are stored under
   /// their own problem kind and length class ("rows.len_le256"), beside the flat
-  /// winners.
+  /// winners; sizes whose calls dispatch classes apart are left out (runs_at).
   std::vector<Segmentation> segments;
 };
 
@@ -59,6 +60,12 @@ void request_interrupt() noexcept;
 bool interrupt_requested() noexcept;
 /// Forgets an earlier interrupt (a process that tunes again, e.g. a test).
 void clear_interrupt() noexcept;
+
+/// The space's policies for a problem: a segmented one keeps those with a segmented
+/// kernel (lookback_warp with warp_scans, no tile loop); an axis scan the distinct
+/// block, rows-per-thread and vector shapes of those, default_axis_policy of its shape
+/// first. Throws UsageError when none is left.
+std::vector<Policy> candidates_for(const Problem& p, const SpaceOptions& space);
 
 /// Runs the tuning and returns the process exit code: 0 ok, 1 failure, 77 no GPU
 /// (with a message on stderr), 130 interrupted (what was measured is stored and

@@ -63,7 +63,7 @@ std::string Problem::problem() const {
 }
 
 double Problem::bytes(std::uint64_t n) const {
-  return static_cast<double>(n) *
+  return static_cast<double>(segments.elements(n)) * // an axis scan's whole slices
          static_cast<double>(in_bytes() + out_bytes() + segments.extra_bytes_per_element());
 }
 
