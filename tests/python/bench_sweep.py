@@ -13,8 +13,9 @@ copy's time over the scan's; "x torch" torch's time over the scan's.
     python3 tests/python/bench_sweep.py [--step 2] [--max-log2n 26] [--dtype float32]
         [--csv sweep.csv] [--svg sweep.svg] [--repeats 50] [--quick]
 
---quick runs a smoke grid (step 4, cap 2^24). Prints a markdown summary; exits 1
-when a result was wrong (that cell is left out and drawn empty).
+--quick runs a smoke grid (step 4, cap 2^24). Prints a markdown summary (and each
+cell to stderr as it runs); exits 1 when a result was wrong or a call failed (that
+cell is left out and drawn empty).
 """
 
 import csv
@@ -202,7 +203,8 @@ def heatmap_svg(cells, results, title):
 
 
 def run_cell(layout, log_len, log_rows, dtype, repeats):
-    """One cell: a Result, or the check's complaint where scantune's result is wrong."""
+    """One cell: a Result, or what went wrong where scantune's result is wrong or the
+    call fails (the sweep goes on; main reports them)."""
     import torch
 
     import scantune
@@ -212,7 +214,10 @@ def run_cell(layout, log_len, log_rows, dtype, repeats):
     shape, dim = ((rows, length), 1) if layout == "rows" else ((length, rows), 0)
     x = data(shape, dtype)
     out = torch.empty_like(x)
-    ok = checked(x, dim, out)
+    try:
+        ok = checked(x, dim, out)
+    except (scantune.ScantuneError, ValueError, TypeError) as e:
+        ok = f"{type(e).__name__}: {e}"
     if ok != "ok":
         return ok
     times = [timed(fn, repeats) / 1e3 for fn in (
@@ -241,11 +246,13 @@ def main():
     for layout in LAYOUTS:
         for log_len, log_rows in cells:
             r = run_cell(layout, log_len, log_rows, dtype, args.repeats)
+            cell = f"{layout} len 2^{log_len} rows 2^{log_rows}"
             if isinstance(r, Result):
                 results.append(r)
+                r = f"{r.x_memcpy:.2f}x memcpy, {r.x_torch:.2f}x torch"
             else:
-                wrong.append(f"{layout} len 2^{log_len} rows 2^{log_rows}: {r}")
-                print(wrong[-1], file=sys.stderr, flush=True)
+                wrong.append(f"{cell}: {r}")
+            print(f"{cell}: {r}", file=sys.stderr, flush=True)  # progress, and a partial log
             torch.cuda.empty_cache()
     if args.csv:
         write_csv(args.csv, results)
