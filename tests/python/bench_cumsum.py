@@ -44,12 +44,13 @@ def cupy_case(cp, x, out):
 
 def setup(description, options=()):
     """The options every benchmark here takes (and `options`: (flag, help) pairs of
-    boolean flags), and cupy (None where it is missing)."""
+    boolean flags, or (flag, help, add_argument's keywords) for options with a value),
+    and cupy (None where it is missing)."""
     p = argparse.ArgumentParser(description=description)
     p.add_argument("--repeats", type=int, default=50)
     p.add_argument("--sizes", default="16,20,24,28", help="log2 of n")
-    for flag, text in options:
-        p.add_argument(flag, action="store_true", help=text)
+    for flag, text, *keywords in options:
+        p.add_argument(flag, help=text, **(keywords[0] if keywords else {"action": "store_true"}))
     args = p.parse_args()
     try:
         import cupy as cp
