@@ -10,6 +10,13 @@
 // carry comes from decoupled look-back along its C columns (one status slot per tile
 // and column), by the whole block, W earlier chunks of every column per round trip.
 //
+// Narrow columns (inner < C): a row needs only LPR = pow2 >= inner / VEC lanes, so a
+// warp splits into RG = 32 / LPR row groups of IPT consecutive rows each (a tile of
+// G * IPT * RG rows by LPR * VEC columns); the groups' totals combine by shuffles
+// within the warp. Short columns (len <= IPT * RG, one chunk): the warps of a block
+// take neighbouring column blocks instead of rows, each warp holds whole columns, and
+// nothing is published or looked back. launch.cpp's axis_tiles mirrors this geometry.
+//
 // Tiles are numbered chain-fastest: tile = chunk * chains + chain, so the predecessor
 // in a chain is `chains` tiles back and a tile only waits on lower-numbered ones. Of
 // the tiles in flight (a wave of a few hundred to a few thousand), each chain then
@@ -55,19 +62,46 @@ struct axis_tile {
   struct place {
     unsigned long long chunk, row0, col0, matrix; // rows of this thread, its first column
     unsigned long long chains;                    // tiles per chunk: the look-back stride
+    unsigned lpr;                                 // lanes per row; the tile's columns: lpr * VEC
+    bool short_columns;                           // one chunk: warps across columns
   };
 
   static __device__ __forceinline__ place locate(unsigned tile, unsigned long long n,
                                                  unsigned long long len, unsigned long long inner) {
-    const unsigned long long blocks = (inner + C - 1) / C;
     place p;
+    p.lpr = 1;
+    while (p.lpr < 32 && (unsigned long long)p.lpr * VEC < inner)
+      p.lpr *= 2;
+    const unsigned rg = 32 / p.lpr, warp = threadIdx.x >> 5, lane = lane_id();
+    const unsigned long long cols = (unsigned long long)p.lpr * VEC;
+    p.short_columns = len <= (unsigned long long)IPT * rg;
+    const unsigned long long block_cols = p.short_columns ? cols * G : cols;
+    const unsigned long long blocks = (inner + block_cols - 1) / block_cols;
     p.chains = n / (len * inner) * blocks;
     p.chunk = tile / p.chains;
     const unsigned long long chain = tile % p.chains;
     p.matrix = chain / blocks;
-    p.row0 = p.chunk * R + (threadIdx.x >> 5) * IPT;
-    p.col0 = (chain % blocks) * C + lane_id() * VEC;
+    const unsigned long long group_row = (unsigned long long)(lane / p.lpr) * IPT;
+    p.row0 = p.short_columns ? group_row : p.chunk * R * rg + warp * IPT * rg + group_row;
+    p.col0 = (chain % blocks) * block_cols + (p.short_columns ? warp * cols : 0) +
+             (lane % p.lpr) * VEC;
     return p;
+  }
+
+  // Across the warp's row groups (lanes lpr apart, earlier rows in lower lanes): the
+  // group's exclusive prefix of each column in x, returned; the inclusive one in x.
+  static __device__ __forceinline__ void group_scan(T (&x)[VEC], T (&exclusive)[VEC], unsigned lpr,
+                                                    Op op) {
+    const unsigned lane = lane_id();
+#pragma unroll
+    for (int v = 0; v < VEC; ++v) {
+      for (unsigned d = lpr; d < 32; d <<= 1) {
+        const T y = __shfl_up_sync(FULL_WARP, x[v], d);
+        if (lane >= d) x[v] = op(y, x[v]);
+      }
+      const T e = __shfl_up_sync(FULL_WARP, x[v], lpr);
+      exclusive[v] = lane >= lpr ? e : Op::identity();
+    }
   }
 
   // x[i][v]: row row0 + i, column col0 + v of matrix `m` (identity outside the array).

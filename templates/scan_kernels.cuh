@@ -945,61 +945,79 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
   const unsigned long long len = shape.axis_len, inner = shape.axis_inner;
   const typename at::place p = at::locate(tile, n, len, inner);
   const unsigned long long offset = p.matrix * len * inner;
+  const int cols = int(p.lpr) * at::VEC; // columns of this tile (at most C)
   Op op;
   T x[at::IPT][at::VEC];
   at::load(in + offset, p, len, inner, vectors, x);
   const unsigned lane = lane_id(), warp = threadIdx.x >> 5;
+  T agg[at::VEC], before[at::VEC]; // the thread's rows' totals; its row group's prefix
 #pragma unroll
   for (int v = 0; v < at::VEC; ++v) {
-    T agg = x[0][v];
+    agg[v] = x[0][v];
 #pragma unroll
     for (int i = 1; i < at::IPT; ++i)
-      agg = op(agg, x[i][v]);
-    s_part[warp][lane * at::VEC + v] = agg;
+      agg[v] = op(agg[v], x[i][v]);
+  }
+  at::group_scan(agg, before, p.lpr, op);
+  const int col = int(lane % p.lpr) * at::VEC;
+  if (lane >= 32 - p.lpr) { // the last row group: the warp's column totals
+#pragma unroll
+    for (int v = 0; v < at::VEC; ++v)
+      s_part[warp][col + v] = agg[v];
   }
 #pragma unroll
-  for (int k = 0; k < at::CPT; ++k)
-    if (threadIdx.x + k * at::TPB < at::C) s_window.done[threadIdx.x + k * at::TPB] = false;
+  for (int k = 0; k < at::CPT; ++k) // columns past the tile's need no look-back
+    if (threadIdx.x + k * at::TPB < at::C)
+      s_window.done[threadIdx.x + k * at::TPB] = int(threadIdx.x + k * at::TPB) >= cols;
   if (by_block && threadIdx.x == 0) s_gen = settle_ticket(ws, drawn, gridDim.x - 1);
   __syncthreads();
   const unsigned gen = s_gen;
   unsigned long long* slots = ws + STATUS_OFFSET_WORDS;
   const unsigned first = unsigned((unsigned long long)tile * at::C);
-  // Every column's tile total out first (inclusive in the first chunk), so later
-  // chunks' look-backs proceed while this one looks back.
-  T total[at::CPT];
+  if (p.short_columns) { // each warp holds whole columns: its carry is the start value
 #pragma unroll
-  for (int k = 0; k < at::CPT; ++k) {
-    const int c = int(threadIdx.x) + k * at::TPB;
-    if (c >= at::C) continue;
-    total[k] = Op::identity();
-    for (int w = 0; w < at::G; ++w) { // each warp's exclusive prefix within the tile
-      const T t = s_part[w][c];
-      s_part[w][c] = total[k];
-      total[k] = op(total[k], t);
+    for (int v = 0; v < at::VEC; ++v)
+      before[v] = op(init, before[v]);
+  } else {
+    // Every column's tile total out first (inclusive in the first chunk), so later
+    // chunks' look-backs proceed while this one looks back.
+    T total[at::CPT];
+#pragma unroll
+    for (int k = 0; k < at::CPT; ++k) {
+      const int c = int(threadIdx.x) + k * at::TPB;
+      if (c >= cols) continue;
+      total[k] = Op::identity();
+      for (int w = 0; w < at::G; ++w) { // each warp's exclusive prefix within the tile
+        const T t = s_part[w][c];
+        s_part[w][c] = total[k];
+        total[k] = op(total[k], t);
+      }
+      const bool known = p.chunk == 0;
+      tile_status<T>::publish(slots, first + c, make_flag(gen, known),
+                              known ? op(init, total[k]) : total[k]);
     }
-    const bool known = p.chunk == 0;
-    tile_status<T>::publish(slots, first + c, make_flag(gen, known),
-                            known ? op(init, total[k]) : total[k]);
-  }
-  T carry[at::CPT];
-  if (p.chunk > 0) // block-uniform: every thread takes part in the rounds
-    at::lookback(slots, p, tile, gen, s_window, op, carry);
+    T carry[at::CPT];
+    if (p.chunk > 0) // block-uniform: every thread takes part in the rounds
+      at::lookback(slots, p, tile, gen, s_window, op, carry);
 #pragma unroll
-  for (int k = 0; k < at::CPT; ++k) {
-    const int c = int(threadIdx.x) + k * at::TPB;
-    if (c >= at::C) continue;
-    if (p.chunk > 0)
-      tile_status<T>::publish(slots, first + c, make_flag(gen, true), op(carry[k], total[k]));
-    else
-      carry[k] = init;
-    for (int w = 0; w < at::G; ++w)
-      s_part[w][c] = op(carry[k], s_part[w][c]);
+    for (int k = 0; k < at::CPT; ++k) {
+      const int c = int(threadIdx.x) + k * at::TPB;
+      if (c >= cols) continue;
+      if (p.chunk > 0)
+        tile_status<T>::publish(slots, first + c, make_flag(gen, true), op(carry[k], total[k]));
+      else
+        carry[k] = init;
+      for (int w = 0; w < at::G; ++w)
+        s_part[w][c] = op(carry[k], s_part[w][c]);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int v = 0; v < at::VEC; ++v)
+      before[v] = op(s_part[warp][col + v], before[v]);
   }
-  __syncthreads();
 #pragma unroll
   for (int v = 0; v < at::VEC; ++v) {
-    T run = s_part[warp][lane * at::VEC + v];
+    T run = before[v];
 #pragma unroll
     for (int i = 0; i < at::IPT; ++i) {
       const T e = x[i][v];

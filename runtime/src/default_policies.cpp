@@ -40,26 +40,22 @@ std::size_t pow2_at_least(std::size_t x) {
 
 Policy default_axis_policy(DataType type, AxisShape shape) {
   // 8 rows x a 16-byte vector per thread, 256 threads: a 64 x 128 (4-byte) tile, and
-  // a look-back window of 8 (4-byte) or 16 (8-byte) chunks per round trip.
+  // a look-back window of 8 (4-byte) or 16 (8-byte) chunks per round trip. Narrower
+  // columns split each warp into row groups (templates/axis_scan.cuh), so the vector
+  // stays 16 bytes unless it is wider than a row.
   Policy p;
   p.algorithm = Algorithm::LookbackWarp;
   p.block_threads = 256;
   p.items_per_thread = 8;
   p.vector_width = size_of(type) == 4 ? 4 : 2;
-  // Fewer columns than a warp's 32 vectors: vectors no wider than the columns need
-  // (inner <= 32: one column a lane), else most lanes load nothing.
   if (shape.inner)
-    while (p.vector_width > 1 && std::size_t{16} * p.vector_width >= shape.inner)
+    while (p.vector_width > 1 && static_cast<std::size_t>(p.vector_width / 2) >= shape.inner)
       p.vector_width /= 2;
-  // Columns of at most 8 rows: a tile of as many rows (rounded up to a power of two),
-  // not 64 mostly empty ones, with no look-back (one chunk per column): rows of up to
-  // a vector per thread (items_per_thread >= vector_width) and the rest across warps.
-  if (shape.len && shape.len <= 8) {
-    const int rows = static_cast<int>(pow2_at_least(shape.len));
-    p.items_per_thread = std::min(p.vector_width, rows);
-    p.vector_width = p.items_per_thread;
-    p.block_threads = 32 * (rows / p.items_per_thread);
-  }
+  // Columns of at most 8 rows: as many rows per thread (a power of two, at least the
+  // vector's width, as every policy has), so each warp holds whole columns and nothing
+  // is looked back.
+  if (shape.len && shape.len <= 8)
+    p.items_per_thread = std::max(p.vector_width, static_cast<int>(pow2_at_least(shape.len)));
   return p;
 }
 

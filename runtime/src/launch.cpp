@@ -139,15 +139,27 @@ void opt_in_shared(const KernelSet& kernels, const Policy& policy, DataType type
   kernels.shared_opt_in.fetch_or(bit, std::memory_order_release);
 }
 
-// An axis scan's tiles (templates/axis_scan.cuh): R rows x C columns of one matrix.
+// An axis scan's tiles, as templates/axis_scan.cuh's locate() lays them out: a row takes
+// lpr lanes (a power of two, at most 32, enough for the columns), a warp 32 / lpr row
+// groups of IPT rows; columns no longer than one warp's rows are one chunk, the warps of
+// a block side by side. `columns`: status slots per tile (32 * VEC, whatever lpr is).
 struct AxisTiles {
   std::size_t tiles = 0, columns = 0;
 };
 AxisTiles axis_tiles(const Policy& p, const ScanRequest& r) {
-  const std::size_t rows = static_cast<std::size_t>(p.block_threads / 32 * p.items_per_thread);
-  const std::size_t cols = static_cast<std::size_t>(32 * p.vector_width);
+  const auto vec = static_cast<std::size_t>(p.vector_width);
+  const auto warps = static_cast<std::size_t>(p.block_threads / 32);
+  const auto ipt = static_cast<std::size_t>(p.items_per_thread);
+  std::size_t lpr = 1;
+  while (lpr < 32 && lpr * vec < r.axis.inner)
+    lpr *= 2;
+  const std::size_t groups = 32 / lpr, cols = lpr * vec;
+  const bool short_columns = r.axis.len <= ipt * groups;
+  const std::size_t block_cols = short_columns ? cols * warps : cols;
+  const std::size_t rows = warps * ipt * groups;
+  const std::size_t chunks = short_columns ? 1 : (r.axis.len + rows - 1) / rows;
   const std::size_t outer = r.n / (r.axis.len * r.axis.inner);
-  return {outer * ((r.axis.inner + cols - 1) / cols) * ((r.axis.len + rows - 1) / rows), cols};
+  return {outer * ((r.axis.inner + block_cols - 1) / block_cols) * chunks, 32 * vec};
 }
 
 // Vector accesses along an axis scan's rows need rows and both pointers aligned to them.

@@ -239,13 +239,13 @@ TEST_F(Dispatch, SegmentedProblemsHaveTheirOwnWinners) {
 
 // Untuned axis scans: the default follows the columns' length class, the same policy
 // for every shape of a class (the route cache keeps one route set per class): columns
-// of at most 8 rows get a tile of as many rows, at most 64 columns narrower vectors. A
-// tuned unclassed axis winner serves every class.
+// of at most 8 rows get as many rows per thread (whole columns a warp), vectors no wider
+// than a row. A tuned unclassed axis winner serves every class.
 TEST_F(Dispatch, AxisDefaultsFollowTheShapeUnlessTuned) {
   const ProblemName axis =
       ProblemName::of(DataType::Float32, Op::Sum, ScanKind::Inclusive, Heads::Axis);
   const std::string model = db::testing::h100().model();
-  const DispatchTable untuned(90, model, {}, "x");
+  const DispatchTable untuned(90, model, {}, "x", BuiltinTable{nullptr, 0});
   auto classed = [&](std::size_t len, std::size_t inner) {
     ProblemName p = axis;
     p.shape = axis_class(len, inner);
@@ -256,22 +256,23 @@ TEST_F(Dispatch, AxisDefaultsFollowTheShapeUnlessTuned) {
   };
   EXPECT_EQ(key(16384, 1024), "lookback_warp.tpb256.ipt8.vec4.warp_scans");
   EXPECT_EQ(untuned.resolve(axis, 1u << 24).policy.key(), key(16384, 1024));
-  EXPECT_EQ(key(4, 1u << 22), "lookback_warp.tpb32.ipt4.vec4.warp_scans");
-  EXPECT_EQ(key(7, 1u << 22), "lookback_warp.tpb64.ipt4.vec4.warp_scans");
-  EXPECT_EQ(key(2, 1u << 23), "lookback_warp.tpb32.ipt2.vec2.warp_scans");
-  EXPECT_EQ(key(1, 1u << 24), "lookback_warp.tpb32.ipt2.vec2.warp_scans");
-  EXPECT_EQ(key(1000, 20), "lookback_warp.tpb256.ipt8.vec1.warp_scans");
-  EXPECT_EQ(key(1000, 64), "lookback_warp.tpb256.ipt8.vec2.warp_scans");
-  EXPECT_EQ(key(4, 20), "lookback_warp.tpb128.ipt1.vec1.warp_scans");
+  EXPECT_EQ(key(4, 1u << 22), "lookback_warp.tpb256.ipt4.vec4.warp_scans");
+  EXPECT_EQ(key(7, 1u << 22), "lookback_warp.tpb256.ipt8.vec4.warp_scans");
+  EXPECT_EQ(key(2, 1u << 23), "lookback_warp.tpb256.ipt4.vec4.warp_scans");
+  EXPECT_EQ(key(1, 1u << 24), "lookback_warp.tpb256.ipt4.vec4.warp_scans");
+  EXPECT_EQ(key(1000, 20), "lookback_warp.tpb256.ipt8.vec4.warp_scans");
+  EXPECT_EQ(key(1000, 64), "lookback_warp.tpb256.ipt8.vec4.warp_scans");
+  EXPECT_EQ(key(4, 20), "lookback_warp.tpb256.ipt4.vec4.warp_scans");
   for (DataType t : {DataType::Int32, DataType::Float32, DataType::Int64, DataType::Float64})
     for (std::size_t len = 1; len <= 20; ++len)
       for (std::size_t inner : {2, 31, 32, 33, 63, 64, 65, 128, 1000}) {
         const Policy p = default_axis_policy(t, axis_class_shape(axis_class(len, inner)));
         EXPECT_FALSE(p.invalid_reason(t)) << p.key();
         EXPECT_FALSE(problem_invalid_reason(p, Heads::Axis)) << p.key();
-        const std::size_t rows = p.block_threads / 32 * p.items_per_thread;
-        if (len <= 8) {
-          EXPECT_TRUE(rows >= len && rows <= 2 * len) << p.key() << " " << len;
+        const auto rows = static_cast<std::size_t>(p.items_per_thread);
+        if (len <= 8) { // each thread holds whole columns, at least a vector's rows
+          EXPECT_TRUE(rows >= len && (rows <= 2 * len || rows == std::size_t(p.vector_width)))
+              << p.key() << " " << len;
         }
         if (inner <= 64 && len > 1) { // a 1-row tile has a column a lane
           EXPECT_GE(32u * p.vector_width, inner) << p.key();
@@ -280,7 +281,8 @@ TEST_F(Dispatch, AxisDefaultsFollowTheShapeUnlessTuned) {
         }
       }
   // The route cache: a route per class, the general one shared with shapeless calls.
-  auto table = std::make_shared<const DispatchTable>(90, model, std::vector<TunedEntry>{}, "x");
+  auto table = std::make_shared<const DispatchTable>(90, model, std::vector<TunedEntry>{}, "x",
+                                                     BuiltinTable{nullptr, 0});
   RouteCache cache(table);
   auto route = [&](std::size_t len, std::size_t inner) -> Route& {
     return cache.route(DataType::Float32, Op::Sum, ScanKind::Inclusive, 1u << 24, Heads::Axis,
@@ -298,7 +300,7 @@ TEST_F(Dispatch, AxisDefaultsFollowTheShapeUnlessTuned) {
   }
   const auto entries = read_tuned_entries(dir_ / "tuning.db");
   ASSERT_TRUE(entries.has_value());
-  const DispatchTable t(90, model, *entries, "x");
+  const DispatchTable t(90, model, *entries, "x", BuiltinTable{nullptr, 0});
   for (const ProblemName& p : {classed(4, 1u << 22), classed(16384, 1024), classed(1000, 20)}) {
     const Choice c = t.resolve(p, 1u << 24);
     EXPECT_EQ(c.match, Match::Exact);
@@ -325,8 +327,8 @@ TEST_F(Dispatch, LengthClassedWinnersServeTheirClassOnly) {
   }
   const auto entries = read_tuned_entries(dir_ / "tuning.db");
   ASSERT_TRUE(entries.has_value());
-  const auto t =
-      std::make_shared<const DispatchTable>(90, db::testing::h100().model(), *entries, "x");
+  const auto t = std::make_shared<const DispatchTable>(
+      90, db::testing::h100().model(), *entries, "x", BuiltinTable{nullptr, 0}); // the DB alone
   auto rows = [&](std::uint64_t len, std::uint64_t n) {
     return t->resolve(ProblemName::of(DataType::Int32, Op::Sum, ScanKind::Inclusive,
                                       Heads::Periodic, length_class(len)),

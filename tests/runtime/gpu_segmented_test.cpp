@@ -317,6 +317,34 @@ TEST_F(GpuTest, AxisScansOfLongAndShortColumns) {
   }
 }
 
+// Narrow columns split a warp into row groups, short ones put a block's warps side by
+// side (templates/axis_scan.cuh): column counts around a row's lanes (vectors of 1, 2
+// and 4), column lengths around a thread's, a warp's and a tile's rows, several chunks.
+TEST_F(GpuTest, AxisRowGroupsAndShortColumns) {
+  Scanner scanner;
+  for (auto [tpb, ipt, vec] :
+       std::vector<std::array<int, 3>>{{64, 2, 1}, {128, 4, 4}, {96, 3, 2}}) {
+    const Policy p = make_policy(Algorithm::LookbackWarp, tpb, ipt, vec, BlockScan::WarpScans,
+                                 TileIO::Transpose);
+    for (std::size_t inner : {2, 3, 5, 8, 16, 17, 31, 33, 64}) {
+      std::size_t lpr = 1;
+      while (lpr < 32 && lpr * vec < inner)
+        lpr *= 2;
+      const std::size_t warp_rows = ipt * (32 / lpr), tile_rows = warp_rows * (tpb / 32);
+      for (std::size_t len : {std::size_t{1}, warp_rows - 1, warp_rows, warp_rows + 1,
+                              tile_rows + 1, 3 * tile_rows + 5}) {
+        if (len == 0) continue;
+        for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive}) {
+          check_axis<std::int32_t>(scanner, &p, Op::Sum, k, 3, len, inner, false);
+          if (vec <= 2) // 16-byte vectors at most
+            check_axis<std::uint64_t>(scanner, &p, Op::BitXor, k, 2, len, inner,
+                                      k == ScanKind::Inclusive);
+        }
+      }
+    }
+  }
+}
+
 // A non-commutative operator keeps each column's order through the look-back: the
 // first non-zero value of the column so far (zeros are frequent).
 TEST_F(GpuTest, AxisNonCommutativeOperatorKeepsColumnOrder) {
@@ -326,7 +354,7 @@ TEST_F(GpuTest, AxisNonCommutativeOperatorKeepsColumnOrder) {
   const Policy p =
       make_policy(Algorithm::LookbackWarp, 128, 4, 4, BlockScan::WarpScans, TileIO::Transpose);
   for (auto [outer, len, inner] : std::vector<std::array<std::size_t, 3>>{
-           {1, (1u << 14) + 3, 1000}, {2, 3001, 129}, {1, 4, 5000}})
+           {1, (1u << 14) + 3, 1000}, {2, 3001, 129}, {1, 4, 5000}, {3, 301, 16}, {2, 5, 24}})
     for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive}) {
       const std::size_t n = outer * len * inner;
       std::vector<int> in(n);
