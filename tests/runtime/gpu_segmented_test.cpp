@@ -323,7 +323,7 @@ TEST_F(GpuTest, AxisScansOfLongAndShortColumns) {
 TEST_F(GpuTest, AxisRowGroupsAndShortColumns) {
   Scanner scanner;
   for (auto [tpb, ipt, vec] :
-       std::vector<std::array<int, 3>>{{64, 2, 1}, {128, 4, 4}, {96, 3, 2}}) {
+       std::vector<std::array<int, 3>>{{64, 2, 1}, {128, 4, 4}, {96, 4, 2}}) {
     const Policy p = make_policy(Algorithm::LookbackWarp, tpb, ipt, vec, BlockScan::WarpScans,
                                  TileIO::Transpose);
     for (std::size_t inner : {2, 3, 5, 8, 16, 17, 31, 33, 64}) {
