@@ -15,7 +15,9 @@
 // G * IPT * RG rows by LPR * VEC columns); the groups' totals combine by shuffles
 // within the warp. Short columns (len <= IPT * RG, one chunk): the warps of a block
 // take neighbouring column blocks instead of rows, each warp holds whole columns, and
-// nothing is published or looked back. launch.cpp's axis_tiles mirrors this geometry.
+// nothing is published or looked back; nor where a tile's rows cover the column (a
+// chunk's status is read only by the next chunk). launch.cpp's axis_tiles mirrors this
+// geometry.
 //
 // Tiles are numbered chain-fastest: tile = chunk * chains + chain, so the predecessor
 // in a chain is `chains` tiles back and a tile only waits on lower-numbered ones. Of
@@ -62,6 +64,7 @@ struct axis_tile {
   struct place {
     unsigned long long chunk, row0, col0, matrix; // rows of this thread, its first column
     unsigned long long chains;                    // tiles per chunk: the look-back stride
+    unsigned long long chunks;                    // chunks per column
     unsigned lpr;                                 // lanes per row; the tile's columns: lpr * VEC
     bool short_columns;                           // one chunk: warps across columns
   };
@@ -78,13 +81,15 @@ struct axis_tile {
     const unsigned long long block_cols = p.short_columns ? cols * G : cols;
     const unsigned long long blocks = (inner + block_cols - 1) / block_cols;
     p.chains = n / (len * inner) * blocks;
+    const unsigned long long rows = p.short_columns ? len : (unsigned long long)R * rg;
+    p.chunks = (len + rows - 1) / rows;
     p.chunk = tile / p.chains;
     const unsigned long long chain = tile % p.chains;
     p.matrix = chain / blocks;
     const unsigned long long group_row = (unsigned long long)(lane / p.lpr) * IPT;
     p.row0 = p.short_columns ? group_row : p.chunk * R * rg + warp * IPT * rg + group_row;
-    p.col0 = (chain % blocks) * block_cols + (p.short_columns ? warp * cols : 0) +
-             (lane % p.lpr) * VEC;
+    p.col0 =
+        (chain % blocks) * block_cols + (p.short_columns ? warp * cols : 0) + (lane % p.lpr) * VEC;
     return p;
   }
 

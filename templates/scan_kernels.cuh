@@ -993,8 +993,9 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
         total[k] = op(total[k], t);
       }
       const bool known = p.chunk == 0;
-      tile_status<T>::publish(slots, first + c, make_flag(gen, known),
-                              known ? op(init, total[k]) : total[k]);
+      if (p.chunks > 1) // a column of one chunk has no successor to read it
+        tile_status<T>::publish(slots, first + c, make_flag(gen, known),
+                                known ? op(init, total[k]) : total[k]);
     }
     T carry[at::CPT];
     if (p.chunk > 0) // block-uniform: every thread takes part in the rounds
@@ -1003,7 +1004,7 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
     for (int k = 0; k < at::CPT; ++k) {
       const int c = int(threadIdx.x) + k * at::TPB;
       if (c >= cols) continue;
-      if (p.chunk > 0)
+      if (p.chunk > 0 && p.chunk + 1 < p.chunks) // the last chunk's has no reader either
         tile_status<T>::publish(slots, first + c, make_flag(gen, true), op(carry[k], total[k]));
       else
         carry[k] = init;
