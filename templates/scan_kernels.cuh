@@ -1004,10 +1004,10 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
     for (int k = 0; k < at::CPT; ++k) {
       const int c = int(threadIdx.x) + k * at::TPB;
       if (c >= cols) continue;
-      if (p.chunk > 0 && p.chunk + 1 < p.chunks) // the last chunk's has no reader either
-        tile_status<T>::publish(slots, first + c, make_flag(gen, true), op(carry[k], total[k]));
-      else
+      if (p.chunk == 0)
         carry[k] = init;
+      else if (p.chunk + 1 < p.chunks) // the last chunk's has no reader
+        tile_status<T>::publish(slots, first + c, make_flag(gen, true), op(carry[k], total[k]));
       for (int w = 0; w < at::G; ++w)
         s_part[w][c] = op(carry[k], s_part[w][c]);
     }

@@ -142,9 +142,10 @@ void opt_in_shared(const KernelSet& kernels, const Policy& policy, DataType type
 // An axis scan's tiles, as templates/axis_scan.cuh's locate() lays them out: a row takes
 // lpr lanes (a power of two, at most 32, enough for the columns), a warp 32 / lpr row
 // groups of IPT rows; columns no longer than one warp's rows are one chunk, the warps of
-// a block side by side. `columns`: status slots per tile (32 * VEC, whatever lpr is).
+// a block side by side. `columns`: status slots per tile (32 * VEC, whatever lpr is),
+// needed only where a column has more than one chunk.
 struct AxisTiles {
-  std::size_t tiles = 0, columns = 0;
+  std::size_t tiles = 0, columns = 0, chunks = 0;
 };
 AxisTiles axis_tiles(const Policy& p, const ScanRequest& r) {
   const auto vec = static_cast<std::size_t>(p.vector_width);
@@ -159,7 +160,7 @@ AxisTiles axis_tiles(const Policy& p, const ScanRequest& r) {
   const std::size_t rows = warps * ipt * groups;
   const std::size_t chunks = short_columns ? 1 : (r.axis.len + rows - 1) / rows;
   const std::size_t outer = r.n / (r.axis.len * r.axis.inner);
-  return {outer * ((r.axis.inner + block_cols - 1) / block_cols) * chunks, 32 * vec};
+  return {outer * ((r.axis.inner + block_cols - 1) / block_cols) * chunks, 32 * vec, chunks};
 }
 
 // Vector accesses along an axis scan's rows need rows and both pointers aligned to them.
@@ -215,9 +216,10 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
           : 0;
   const bool single_pass = !r.reduce && policy.uses_tile_status();
   const bool rts = r.reduce || describe(policy.algorithm).uses_partials;
-  // An axis scan keeps one status slot per tile and column.
-  const std::size_t status_bytes =
-      single_pass ? WorkspacePool::status_bytes(axis ? tiles * at.columns : tiles) : 0;
+  // An axis scan keeps one status slot per tile and column, where columns have chunks
+  // to look back over (the header's ticket counter either way).
+  const std::size_t status_slots = !axis ? tiles : at.chunks > 1 ? tiles * at.columns : 0;
+  const std::size_t status_bytes = single_pass ? WorkspacePool::status_bytes(status_slots) : 0;
   const std::size_t partial_bytes =
       rts ? WorkspacePool::partial_bytes(r.reduce ? reduce_grid : tiles, size) : 0;
   void* ws = nullptr;
