@@ -159,25 +159,20 @@ def _flat_call(lib, s, types, op, custom, exclusive, reverse, c_init, stream):
 
 def _scan_along_dim(fw, src, out, axis, dtype, flat_scan):
     """Scans src (already of the result dtype) along axis and returns the result,
-    written into out when given. A dense input (and out) is one library call: a
-    batched scan of rows along the last axis, an axis scan along another. Otherwise
-    (strided views, custom operators along an outer axis) the input is first copied
-    by its framework with that axis last and contiguous, and the result copied back
-    into the caller's layout."""
+    written into out when given. A dense input (and out) is one library call
+    (_dense_along). Otherwise (strided views, custom operators along an outer axis)
+    the input is first copied by its framework with that axis last and contiguous,
+    and the result copied back into the caller's layout."""
     v = fw.view(src)
     last = axis == len(v.shape) - 1
-    if v.dense() and (last or flat_scan.axis) and (out is None or fw.view(out).dense()):
-        if out is None:
-            out = fw.empty(v.shape, dtype, src)
-        if math.prod(v.shape):
-            flat_scan(v.ptr, fw.view(out).ptr, math.prod(v.shape), v.shape[axis],
-                      math.prod(v.shape[axis + 1:]))
-        return out
+    out_view = None if out is None else fw.view(out)
+    if _one_call(v, axis, flat_scan) and (out is None or out_view.dense()):
+        return _dense_along(fw, src, v, out, out_view, axis, dtype, flat_scan)
     moved = not last or not v.dense()
     if moved:
         src = fw.move_last(src, axis)
         v = fw.view(src)
-    direct = not moved and (out is None or fw.view(out).dense())
+    direct = not moved and (out is None or out_view.dense())
     if direct and out is None:
         out = fw.empty(v.shape, dtype, src)
     buf = out if direct else fw.empty(v.shape, dtype, src)
@@ -187,6 +182,24 @@ def _scan_along_dim(fw, src, out, axis, dtype, flat_scan):
     if direct:
         return buf
     return fw.assign(out, fw.move_back(buf, axis) if moved else buf)
+
+
+def _one_call(v, axis, flat_scan):
+    """Whether the input of view v scans along axis in one library call: dense, and
+    rows along the last axis or an operator with axis scans."""
+    return v.dense() and (axis == len(v.shape) - 1 or flat_scan.axis)
+
+
+def _dense_along(fw, like, v, out, out_view, axis, dtype, flat_scan):
+    """One library call for a dense input (and dense out, of view out_view): a
+    batched scan of rows along the last axis, an axis scan along another."""
+    if out is None:
+        out = fw.empty(v.shape, dtype, like)
+        out_view = fw.view(out)
+    n = math.prod(v.shape)
+    if n:
+        flat_scan(v.ptr, out_view.ptr, n, v.shape[axis], math.prod(v.shape[axis + 1:]))
+    return out
 
 
 def _rows(flat_scan, src, dst):
@@ -254,13 +267,13 @@ def _flat_types(custom, data, result):
     return result, _dtypes.accumulator(result), result
 
 
-def _along_dim(fw, x, v, out, axis, op, custom, exclusive, c_init, result, device, stream):
+def _along_dim(fw, x, v, out, axis, result, flat_scan):
     """A scan along one dim of a multi-dimensional array (batched rows, axis scans,
-    strided views): the library's calls for these take accumulator types only, so
-    the framework casts other inputs to the result type first, and a narrow result
-    is computed in its work type (int32, float32) and cast back (two copies)."""
+    strided views) by flat_scan, a _flat_scanner of the result's work type: the
+    library's calls for these take accumulator types only, so the framework casts
+    other inputs to the work type first, and a narrow result is computed in its work
+    type (int32, float32) and cast back (two copies)."""
     work = _dtypes.work_type(result)
-    flat_scan = _flat_scanner(device, work, op, custom, exclusive, c_init, stream)
     src = x if v.dtype == work else fw.astype(x, work)
     if work == result:
         return _scan_along_dim(fw, src, out, axis, result, flat_scan)
@@ -268,27 +281,41 @@ def _along_dim(fw, x, v, out, axis, op, custom, exclusive, c_init, result, devic
     return y if out is None else fw.assign(out, y)
 
 
+def _plannable_along(v, axis, result, flat_scan):
+    """Whether a scan along axis is always one library call on the input itself
+    (no cast, no copy): then its plan serves repeated calls (a strided out= still
+    takes _scan_along_dim's copies)."""
+    return v.dtype == result == _dtypes.work_type(result) and _one_call(v, axis, flat_scan)
+
+
 class _Plan:
-    """A dense flat scan's checked arguments, kept per call signature: at n <= 2^16 a
+    """A dense scan's checked arguments, kept per call signature: at n <= 2^16 a
     call is bound by this host path, not by the GPU (docs/performance.md, "From
-    Python"). Its C calls are kept per (device, stream)."""
+    Python"). axis None: one flat scan (a _flat_call); else a scan along axis (a
+    _flat_scanner of the result's work type). Its C calls are kept per (device,
+    stream)."""
 
     __slots__ = ("shape", "types", "result", "op", "custom", "exclusive", "reverse",
-                 "c_init", "calls")
+                 "c_init", "axis", "calls")
 
-    def __init__(self, shape, types, result, op, custom, exclusive, reverse, c_init):
+    def __init__(self, shape, types, result, op, custom, exclusive, reverse, c_init, axis):
         self.shape, self.types, self.result = shape, types, result
         self.op, self.custom, self.exclusive, self.reverse = op, custom, exclusive, reverse
-        self.c_init, self.calls = c_init, {}
+        self.c_init, self.axis, self.calls = c_init, axis, {}
 
     def call(self, device, stream):
         fn = self.calls.get((device, stream))
         if fn is None:
-            c_init = ctypes.byref(self.c_init) if self.exclusive else None
-            fn = self.calls[(device, stream)] = _flat_call(
-                _loader.library(), _loader.scanner(device), self.types, self.op, self.custom,
-                self.exclusive, self.reverse, c_init, stream)
+            fn = self.calls[(device, stream)] = self._make_call(device, stream)
         return fn
+
+    def _make_call(self, device, stream):
+        if self.axis is not None:
+            return _flat_scanner(device, _dtypes.work_type(self.result), self.op, self.custom,
+                                 self.exclusive, self.c_init, stream)
+        c_init = ctypes.byref(self.c_init) if self.exclusive else None
+        return _flat_call(_loader.library(), _loader.scanner(device), self.types, self.op,
+                          self.custom, self.exclusive, self.reverse, c_init, stream)
 
 
 _PLANS = {}
@@ -297,8 +324,13 @@ _PLANS = {}
 def _planned(fw, x, v, out, plan):
     out_view = check_out(fw, out, plan.shape, plan.result)
     stream = fw.stream(x)
-    y = _flat(fw, x, v, out, out_view, plan.shape, plan.types,
-              plan.call(fw.device(x), stream))
+    call = plan.call(fw.device(x), stream)
+    if plan.axis is None:
+        y = _flat(fw, x, v, out, out_view, plan.shape, plan.types, call)
+    elif out_view is None or out_view.dense():
+        y = _dense_along(fw, x, v, out, out_view, plan.axis, plan.result, call)
+    else:
+        y = _scan_along_dim(fw, x, out, plan.axis, plan.result, call)
     fw.finish(stream)
     return y
 
@@ -340,20 +372,22 @@ def run(x, op, custom, exclusive, init, dim, dtype, out, reverse, accumulate):
         return out if out is not None else fw.empty(shape, result, x)
     device = fw.device(x)
     stream = fw.stream(x)
+    plan = _Plan(shape, types, result, op, custom, exclusive, reverse, c_init,
+                 None if flat else axis)
+    call = plan.call(device, stream)
+    if key is not None and v.dense() and (flat or _plannable_along(v, axis, result, call)):
+        if len(_PLANS) >= 1024:  # many signatures: start over rather than grow
+            _PLANS.clear()
+        _PLANS[key] = plan
     if not flat:
-        y = _along_dim(fw, x, v, out, axis, op, custom, exclusive, c_init, result, device, stream)
+        y = _along_dim(fw, x, v, out, axis, result, call)
     else:
-        plan = _Plan(shape, types, result, op, custom, exclusive, reverse, c_init)
-        if key is not None and v.dense():
-            if len(_PLANS) >= 1024:  # many signatures: start over rather than grow
-                _PLANS.clear()
-            _PLANS[key] = plan
         if not v.dense():  # flattening a strided view: a dense copy in the input's type
             x = fw.reshape(x, shape)
             v = fw.view(x)
             if not v.dense():  # a 1-d strided view reshapes to itself
                 x = fw.move_last(x, 0)
                 v = fw.view(x)
-        y = _flat(fw, x, v, out, out_view, shape, types, plan.call(device, stream))
+        y = _flat(fw, x, v, out, out_view, shape, types, call)
     fw.finish(stream)
     return y

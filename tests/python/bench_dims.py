@@ -10,6 +10,8 @@ the copy's time over the scan's (the same bytes read and written).
     python3 tests/python/bench_dims.py [--repeats 30]
 """
 
+import math
+
 import torch
 
 import scantune
@@ -46,6 +48,25 @@ def timed(fn, repeats):
     (torch along an outer dim of few columns takes seconds)."""
     first = time_ms(fn, 1, warmup=1)
     return time_ms(fn, max(3, min(repeats, int(200 / max(first, 1e-3)))), warmup=1) * 1e3
+
+
+def batch_size(first_ms, target_ms=0.5, most=100):
+    """Calls per batch: enough that a batch takes target_ms at first_ms a call, 1..most."""
+    return max(1, min(most, math.ceil(target_ms / max(first_ms, 1e-6))))
+
+
+def timed_batches(fn, repeats):
+    """GPU throughput in us per call: timed around a batch of k back-to-back calls
+    (batch_size of a first single call), over k. A single call between two events
+    also counts the host's time to launch it, which for calls of tens of microseconds
+    is most of it, and differs between the calls compared; back to back, each launch
+    overlaps the GPU's work of the calls before it."""
+    k = batch_size(time_ms(fn, 1, warmup=1))
+
+    def batch():
+        for _ in range(k):
+            fn()
+    return timed(batch, repeats) / k
 
 
 def main():

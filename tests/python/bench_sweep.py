@@ -6,16 +6,25 @@ Against torch.cumsum and a copy of the same tensor (memcpy), cell by cell.
 (len, rows) tensor scanned along dim 0 (an axis scan, each column a row to scan).
 Cells of more than 2^max-log2n elements are skipped, but every length keeps the
 largest row count under the cap, so both millions of short rows and a few long rows
-are run. Each result is checked first (bench_dims.checked), then timed with CUDA
-events (bench_dims.timed: warmup, then the median of repeats). "x memcpy" is the
-copy's time over the scan's; "x torch" torch's time over the scan's.
+are run. Cells of fewer than 2^min-log2n elements are skipped too. Each result is
+checked first (bench_dims.checked), then timed.
 
-    python3 tests/python/bench_sweep.py [--step 2] [--max-log2n 26] [--dtype float32]
-        [--csv sweep.csv] [--svg sweep.svg] [--repeats 50] [--quick]
+What is timed is GPU throughput: CUDA events around a batch of back-to-back calls
+(enough for about 0.5 ms, 1 to 100 calls; bench_dims.timed_batches), the batch's
+time over its calls, the median of repeats; the same for the scan, torch and the
+copy. A small cell's host time to launch a call then overlaps the GPU's work rather
+than being counted once per call (where the host's time per call exceeds the GPU's,
+the launch rate still bounds it). The latency of one call, host path included, is
+what bench_cumsum.py and bench_call.py measure. "x memcpy" is the copy's time over
+the scan's; "x torch" torch's time over the scan's.
 
---quick runs a smoke grid (step 4, cap 2^24). Prints a markdown summary (and each
-cell to stderr as it runs); exits 1 when a result was wrong or a call failed (that
-cell is left out and drawn empty).
+    python3 tests/python/bench_sweep.py [--step 2] [--max-log2n 26] [--min-log2n 0]
+        [--dtype float32] [--csv sweep.csv] [--svg sweep.svg] [--repeats 50] [--quick]
+
+--quick runs a smoke grid (step 4, cap 2^24). Prints a markdown summary per layout
+(over all cells, and over the bandwidth-bound cells of at least 2^22 elements; and
+each cell to stderr as it runs); exits 1 when a result was wrong or a call failed
+(that cell is left out and drawn empty).
 """
 
 import csv
@@ -26,6 +35,7 @@ from xml.sax.saxutils import escape
 
 MAX_LOG2_LEN, MAX_LOG2_ROWS = 20, 24
 TARGET = 0.7  # the least x memcpy any shape should reach
+LARGE_LOG2N = 22  # cells of at least 2^this elements are bound by bandwidth, not launches
 LAYOUTS = ("rows", "columns")
 CSV_FIELDS = ["layout", "len", "rows", "n", "ours_ms", "torch_ms", "copy_ms", "x_memcpy",
               "x_torch"]
@@ -58,9 +68,10 @@ def steps(top, step):
     return values if values[-1] == top else values + [top]
 
 
-def grid(step=2, max_log2n=26):
+def grid(step=2, max_log2n=26, min_log2n=0):
     """The (log2 len, log2 rows) cells to run: every pair of steps within the cap on
-    len x rows, and for each len the largest row count the cap allows."""
+    len x rows, and for each len the largest row count the cap allows; none of fewer
+    than 2^min_log2n elements."""
     cells = []
     for log_len in steps(MAX_LOG2_LEN, step):
         room = min(MAX_LOG2_ROWS, max_log2n - log_len)
@@ -68,7 +79,7 @@ def grid(step=2, max_log2n=26):
             continue
         rows = [r for r in steps(MAX_LOG2_ROWS, step) if r <= room]
         cells += [(log_len, r) for r in rows + ([room] if room not in rows else [])]
-    return cells
+    return [c for c in cells if sum(c) >= min_log2n]
 
 
 def grid_options(step, max_log2n, quick):
@@ -87,19 +98,28 @@ def write_csv(path, results):
                           f"{r.copy_ms:.6f}", f"{r.x_memcpy:.4f}", f"{r.x_torch:.4f}"])
 
 
+def _worst(rs):
+    """The worst x memcpy of rs (sorted by it, not empty), and how many miss the target."""
+    below = sum(r.x_memcpy < TARGET for r in rs)
+    return (f"worst {rs[0].x_memcpy:.2f}x memcpy (len 2^{rs[0].log2[0]}, rows "
+            f"2^{rs[0].log2[1]}); {below} below {TARGET}x memcpy")
+
+
 def summary(results, worst=5):
-    """Markdown, per layout: the worst x memcpy, how many cells fall below the target,
-    the median x torch, and the worst cells."""
+    """Markdown, per layout: the worst x memcpy and how many cells fall below the
+    target, over all cells and over those of at least 2^LARGE_LOG2N elements; the
+    median x torch, and the worst cells."""
     lines = []
     for layout in LAYOUTS:
         rs = sorted((r for r in results if r.layout == layout), key=lambda r: r.x_memcpy)
         if not rs:
             continue
-        below = sum(r.x_memcpy < TARGET for r in rs)
+        large = [r for r in rs if r.n >= 1 << LARGE_LOG2N]
         lines += [f"### {layout} layout", "",
-                  f"{len(rs)} cells; worst {rs[0].x_memcpy:.2f}x memcpy (len 2^{rs[0].log2[0]},"
-                  f" rows 2^{rs[0].log2[1]}); {below} below {TARGET}x memcpy; median "
+                  f"{len(rs)} cells; {_worst(rs)}; median "
                   f"{statistics.median(r.x_torch for r in rs):.2f}x torch", "",
+                  f"{len(large)} cells of at least 2^{LARGE_LOG2N} elements (bandwidth-bound)"
+                  + (f"; {_worst(large)}" if large else ""), "",
                   "| len | rows | scantune us | copy us | x memcpy | x torch |",
                   "|---|---|---:|---:|---:|---:|"]
         lines += [f"| 2^{r.log2[0]} | 2^{r.log2[1]} | {r.ours_ms * 1e3:.1f} | "
@@ -208,7 +228,7 @@ def run_cell(layout, log_len, log_rows, dtype, repeats):
     import torch
 
     import scantune
-    from bench_dims import checked, data, timed
+    from bench_dims import checked, data, timed_batches
 
     length, rows = 1 << log_len, 1 << log_rows
     shape, dim = ((rows, length), 1) if layout == "rows" else ((length, rows), 0)
@@ -220,7 +240,7 @@ def run_cell(layout, log_len, log_rows, dtype, repeats):
         ok = f"{type(e).__name__}: {e}"
     if ok != "ok":
         return ok
-    times = [timed(fn, repeats) / 1e3 for fn in (
+    times = [timed_batches(fn, repeats) / 1e3 for fn in (
         lambda: scantune.cumsum(x, dim=dim, dtype=dtype, out=out),
         lambda: torch.cumsum(x, dim, dtype=dtype, out=out),
         lambda: out.copy_(x))]
@@ -236,11 +256,12 @@ def main():
         ("--step", "log2 step of the grid (default 2; 4 with --quick)", {"type": int}),
         ("--max-log2n", "skip cells of more elements than 2^this (default 26; 24 with --quick)",
          {"type": int}),
+        ("--min-log2n", "skip cells of fewer elements than 2^this", {"type": int, "default": 0}),
         ("--dtype", "element type", {"choices": ["float32", "int32"], "default": "float32"}),
         ("--csv", "write every cell's times here", {}),
         ("--svg", "write the heat map here", {}),
         ("--quick", "a smoke grid: step 4, cap 2^24")])
-    cells = grid(*grid_options(args.step, args.max_log2n, args.quick))
+    cells = grid(*grid_options(args.step, args.max_log2n, args.quick), args.min_log2n)
     dtype = getattr(torch, args.dtype)
     results, wrong = [], []
     for layout in LAYOUTS:

@@ -1,7 +1,9 @@
 """bench_sweep's pure-Python parts without a GPU (or torch): the grid, the CSV, the
-markdown summary and the heat map."""
+markdown summary, the heat map, and the batched timing against a fake clock."""
 
 import csv
+import sys
+import types
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -34,6 +36,15 @@ def test_default_grid_is_every_other_power_under_2_to_26():
     assert len(cells) == 98
     assert (0, 24) in cells and (2, 24) in cells and (4, 22) in cells and (4, 24) not in cells
     assert (20, 6) in cells and (20, 8) not in cells and (1, 0) not in cells
+
+
+@pytest.mark.parametrize("low", [0, 10, 22, 26])
+def test_grid_skips_cells_below_the_floor(low):
+    every = sweep.grid(2, 26)
+    cells = sweep.grid(2, 26, low)
+    assert cells == [c for c in every if sum(c) >= low]
+    assert all(a + b >= low for a, b in cells) and (20, 6) in cells
+    assert (low == 0) == (cells == every)
 
 
 def test_grid_options_quick_and_explicit():
@@ -83,6 +94,19 @@ def test_summary_names_the_worst_cells_of_each_layout():
     assert "1 cells; worst 0.20x memcpy (len 2^4, rows 2^6); 1 below" in columns_part
 
 
+def test_summary_reports_the_bandwidth_bound_cells_apart():
+    rs = [sweep.Result("rows", 1, 1, 1.0, 2.0, 0.1),  # worst overall: a launch-bound cell
+          sweep.Result("rows", 4, 1 << 20, 1.0, 2.0, 0.6),  # 2^22: bandwidth-bound
+          sweep.Result("rows", 1 << 20, 1 << 4, 1.0, 2.0, 0.65),
+          sweep.Result("rows", 16, 1 << 16, 1.0, 2.0, 0.9),
+          sweep.Result("columns", 16, 64, 1.0, 1.0, 0.2)]
+    rows_part, columns_part = sweep.summary(rs).split("### columns layout")
+    assert "4 cells; worst 0.10x memcpy (len 2^0, rows 2^0); 3 below 0.7x memcpy" in rows_part
+    assert "2 cells of at least 2^22 elements (bandwidth-bound); worst 0.60x memcpy " \
+           "(len 2^2, rows 2^20); 2 below 0.7x memcpy" in rows_part
+    assert "0 cells of at least 2^22 elements (bandwidth-bound)\n" in columns_part
+
+
 def test_summary_shows_at_most_five_cells_a_layout():
     text = sweep.summary(results(sweep.grid()))
     assert sum(line.startswith("| 2^") for line in text.splitlines()) == 10
@@ -123,3 +147,56 @@ def test_cells_are_coloured_on_a_fixed_scale():
     root = parse(sweep.heatmap_svg([(2, 2)], [cell], "t"))
     fill = root.find(f"{SVG}rect[@class='cell']").get("fill")
     assert fill == "#%02x%02x%02x" % sweep.colour(0.35)
+
+
+@pytest.fixture
+def bench_dims(monkeypatch):
+    """bench_dims imported against a fake torch whose CUDA events read a clock that
+    each call of `call` moves by 20 us (the GPU's time per call); yields the module
+    with `call` and `batches()`, the calls made between each pair of events."""
+    clock, calls, marks = [0.0], [0], []
+
+    class Event:
+        def __init__(self, enable_timing=False):
+            self.at = None
+
+        def record(self):
+            self.at = clock[0]
+            marks.append(calls[0])
+
+        def synchronize(self):
+            pass
+
+        def elapsed_time(self, end):
+            return end.at - self.at
+
+    fake = types.ModuleType("torch")
+    fake.cuda = types.SimpleNamespace(Event=Event)
+    fake.float32 = fake.int32 = fake.int64 = fake.int8 = fake.float16 = object()
+    monkeypatch.setitem(sys.modules, "torch", fake)
+    for name in ("bench_dims", "bench_cumsum"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    import bench_dims
+
+    def call():
+        clock[0] += 0.02
+        calls[0] += 1
+    bench_dims.call = call
+    bench_dims.batches = lambda: [e - s for s, e in zip(marks[0::2], marks[1::2])]
+    yield bench_dims
+    for name in ("bench_dims", "bench_cumsum"):
+        sys.modules.pop(name, None)
+
+
+def test_timed_batches_times_back_to_back_calls_over_their_number(bench_dims):
+    us = bench_dims.timed_batches(bench_dims.call, repeats=5)
+    assert us == pytest.approx(20.0)
+    batches = bench_dims.batches()
+    assert batches[0] == 1 and max(batches) == 25  # one call, then batches of 0.5 ms
+
+
+@pytest.mark.parametrize("first,k", [(0.02, 25), (0.5, 1), (3.0, 1), (1e-3, 100), (0.0, 100),
+                                     (0.3, 2)])
+def test_batch_size_fills_half_a_millisecond(bench_dims, first, k):
+    assert bench_dims.batch_size(first) == k
+
