@@ -13,11 +13,11 @@
 // Narrow columns (inner < C): a row needs only LPR = pow2 >= inner / VEC lanes, so a
 // warp splits into RG = 32 / LPR row groups of IPT consecutive rows each (a tile of
 // G * IPT * RG rows by LPR * VEC columns); the groups' totals combine by shuffles
-// within the warp. Short columns (len <= IPT * RG, one chunk): the warps of a block
-// take neighbouring column blocks instead of rows, each warp holds whole columns, and
-// nothing is published or looked back; nor where a tile's rows cover the column (a
-// chunk's status is read only by the next chunk). launch.cpp's axis_tiles mirrors this
-// geometry.
+// within the warp. Columns shorter than the tile: as few warps down a column as hold
+// it (WR, a power of two), the block's G / WR groups of them side by side on
+// neighbouring column blocks; a column of one chunk publishes and looks back nothing
+// (a chunk's status is read only by the next chunk). launch.cpp's axis_tiles mirrors
+// this geometry.
 //
 // Tiles are numbered chain-fastest: tile = chunk * chains + chain, so the predecessor
 // in a chain is `chains` tiles back and a tile only waits on lower-numbered ones. Of
@@ -66,7 +66,7 @@ struct axis_tile {
     unsigned long long chains;                    // tiles per chunk: the look-back stride
     unsigned long long chunks;                    // chunks per column
     unsigned lpr;                                 // lanes per row; the tile's columns: lpr * VEC
-    bool short_columns;                           // one chunk: warps across columns
+    unsigned wr;                                  // warps down a column (G where chunks > 1)
   };
 
   static __device__ __forceinline__ place locate(unsigned tile, unsigned long long n,
@@ -77,19 +77,26 @@ struct axis_tile {
       p.lpr *= 2;
     const unsigned rg = 32 / p.lpr, warp = threadIdx.x >> 5, lane = lane_id();
     const unsigned long long cols = (unsigned long long)p.lpr * VEC;
-    p.short_columns = len <= (unsigned long long)IPT * rg;
-    const unsigned long long block_cols = p.short_columns ? cols * G : cols;
+    // As few warps down a column as hold it (a power of two), the rest side by side.
+    const unsigned long long need = (len + IPT * rg - 1) / (IPT * rg);
+    p.wr = 1;
+    while (p.wr < need && 2 * p.wr <= unsigned(G))
+      p.wr *= 2;
+    if (p.wr < need) p.wr = G;
+    const unsigned groups = unsigned(G) / p.wr;
+    const unsigned long long block_cols = cols * groups;
     const unsigned long long blocks = (inner + block_cols - 1) / block_cols;
     p.chains = n / (len * inner) * blocks;
-    const unsigned long long rows = p.short_columns ? len : (unsigned long long)R * rg;
+    const unsigned long long rows = (unsigned long long)p.wr * IPT * rg;
     p.chunks = (len + rows - 1) / rows;
     p.chunk = tile / p.chains;
     const unsigned long long chain = tile % p.chains;
     p.matrix = chain / blocks;
-    const unsigned long long group_row = (unsigned long long)(lane / p.lpr) * IPT;
-    p.row0 = p.short_columns ? group_row : p.chunk * R * rg + warp * IPT * rg + group_row;
-    p.col0 =
-        (chain % blocks) * block_cols + (p.short_columns ? warp * cols : 0) + (lane % p.lpr) * VEC;
+    p.row0 = p.chunk * rows + (warp % p.wr) * IPT * rg + (lane / p.lpr) * IPT;
+    // Warps past the last whole group (G not a multiple of wr) take no column.
+    p.col0 = warp >= groups * p.wr ? inner
+                                   : (chain % blocks) * block_cols + (warp / p.wr) * cols +
+                                         (lane % p.lpr) * VEC;
     return p;
   }
 

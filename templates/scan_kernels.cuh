@@ -974,10 +974,14 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
   const unsigned gen = s_gen;
   unsigned long long* slots = ws + STATUS_OFFSET_WORDS;
   const unsigned first = unsigned((unsigned long long)tile * at::C);
-  if (p.short_columns) { // each warp holds whole columns: its carry is the start value
+  if (p.chunks == 1) { // the carry: the start value and the group's warps above this one
 #pragma unroll
-    for (int v = 0; v < at::VEC; ++v)
-      before[v] = op(init, before[v]);
+    for (int v = 0; v < at::VEC; ++v) {
+      T carry = init;
+      for (unsigned w = warp - warp % p.wr; w < warp; ++w)
+        carry = op(carry, s_part[w][col + v]);
+      before[v] = op(carry, before[v]);
+    }
   } else {
     // Every column's tile total out first (inclusive in the first chunk), so later
     // chunks' look-backs proceed while this one looks back.

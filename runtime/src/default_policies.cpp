@@ -53,13 +53,10 @@ Policy default_axis_policy(DataType type, AxisShape shape) {
       p.vector_width /= 2;
   // Columns of at most 8 rows: as many rows per thread (a power of two, at least the
   // vector's width, as every policy has), so each warp holds whole columns and nothing
-  // is looked back.
-  // Up to 64 rows: a tile of as many rows (8 a thread), one chunk, so no look-back and
-  // no idle warps.
+  // is looked back. (Columns shorter than a tile's 64 rows take fewer warps each, side
+  // by side: the kernel fits the tile to the column.)
   if (shape.len && shape.len <= 8)
     p.items_per_thread = std::max(p.vector_width, static_cast<int>(pow2_at_least(shape.len)));
-  else if (shape.len && shape.len <= 64)
-    p.block_threads = static_cast<int>(32 * pow2_at_least(shape.len) / 8);
   return p;
 }
 

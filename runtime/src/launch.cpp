@@ -141,9 +141,9 @@ void opt_in_shared(const KernelSet& kernels, const Policy& policy, DataType type
 
 // An axis scan's tiles, as templates/axis_scan.cuh's locate() lays them out: a row takes
 // lpr lanes (a power of two, at most 32, enough for the columns), a warp 32 / lpr row
-// groups of IPT rows; columns no longer than one warp's rows are one chunk, the warps of
-// a block side by side. `columns`: status slots per tile (32 * VEC, whatever lpr is),
-// needed only where a column has more than one chunk.
+// groups of IPT rows; as few warps down a column as hold it (a power of two), else all,
+// the block's groups of them side by side. `columns`: status slots per tile (32 * VEC,
+// whatever lpr is), needed only where a column has more than one chunk.
 struct AxisTiles {
   std::size_t tiles = 0, columns = 0, chunks = 0;
 };
@@ -154,11 +154,14 @@ AxisTiles axis_tiles(const Policy& p, const ScanRequest& r) {
   std::size_t lpr = 1;
   while (lpr < 32 && lpr * vec < r.axis.inner)
     lpr *= 2;
-  const std::size_t groups = 32 / lpr, cols = lpr * vec;
-  const bool short_columns = r.axis.len <= ipt * groups;
-  const std::size_t block_cols = short_columns ? cols * warps : cols;
-  const std::size_t rows = warps * ipt * groups;
-  const std::size_t chunks = short_columns ? 1 : (r.axis.len + rows - 1) / rows;
+  const std::size_t warp_rows = ipt * (32 / lpr), cols = lpr * vec;
+  const std::size_t need = (r.axis.len + warp_rows - 1) / warp_rows;
+  std::size_t down = 1; // warps down a column
+  while (down < need && 2 * down <= warps)
+    down *= 2;
+  if (down < need) down = warps;
+  const std::size_t block_cols = cols * (warps / down), rows = down * warp_rows;
+  const std::size_t chunks = (r.axis.len + rows - 1) / rows;
   const std::size_t outer = r.n / (r.axis.len * r.axis.inner);
   return {outer * ((r.axis.inner + block_cols - 1) / block_cols) * chunks, 32 * vec, chunks};
 }

@@ -317,9 +317,10 @@ TEST_F(GpuTest, AxisScansOfLongAndShortColumns) {
   }
 }
 
-// Narrow columns split a warp into row groups, short ones put a block's warps side by
+// Narrow columns split a warp into row groups, short ones take fewer warps each, side by
 // side (templates/axis_scan.cuh): column counts around a row's lanes (vectors of 1, 2
-// and 4), column lengths around a thread's, a warp's and a tile's rows, several chunks.
+// and 4), column lengths around a thread's, a warp's, two warps' and a tile's rows,
+// several chunks, and a block of three warps (one idle where two hold a column).
 TEST_F(GpuTest, AxisRowGroupsAndShortColumns) {
   Scanner scanner;
   for (auto [tpb, ipt, vec] :
@@ -332,7 +333,7 @@ TEST_F(GpuTest, AxisRowGroupsAndShortColumns) {
         lpr *= 2;
       const std::size_t warp_rows = ipt * (32 / lpr), tile_rows = warp_rows * (tpb / 32);
       for (std::size_t len : {std::size_t{1}, warp_rows - 1, warp_rows, warp_rows + 1,
-                              tile_rows + 1, 3 * tile_rows + 5}) {
+                              2 * warp_rows + 1, tile_rows, tile_rows + 1, 3 * tile_rows + 5}) {
         if (len == 0) continue;
         for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive}) {
           check_axis<std::int32_t>(scanner, &p, Op::Sum, k, 3, len, inner, false);
@@ -353,8 +354,12 @@ TEST_F(GpuTest, AxisNonCommutativeOperatorKeepsColumnOrder) {
   const auto host = [](int a, int b) { return a != 0 ? a : b; };
   const Policy p =
       make_policy(Algorithm::LookbackWarp, 128, 4, 4, BlockScan::WarpScans, TileIO::Transpose);
-  for (auto [outer, len, inner] : std::vector<std::array<std::size_t, 3>>{
-           {1, (1u << 14) + 3, 1000}, {2, 3001, 129}, {1, 4, 5000}, {3, 301, 16}, {2, 5, 24}})
+  for (auto [outer, len, inner] : std::vector<std::array<std::size_t, 3>>{{1, (1u << 14) + 3, 1000},
+                                                                          {2, 3001, 129},
+                                                                          {1, 4, 5000},
+                                                                          {3, 301, 16},
+                                                                          {2, 5, 24},
+                                                                          {2, 13, 40}})
     for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive}) {
       const std::size_t n = outer * len * inner;
       std::vector<int> in(n);
