@@ -94,9 +94,9 @@ struct axis_tile {
     p.matrix = chain / blocks;
     p.row0 = p.chunk * rows + (warp % p.wr) * IPT * rg + (lane / p.lpr) * IPT;
     // Warps past the last whole group (G not a multiple of wr) take no column.
-    p.col0 = warp >= groups * p.wr ? inner
-                                   : (chain % blocks) * block_cols + (warp / p.wr) * cols +
-                                         (lane % p.lpr) * VEC;
+    p.col0 = warp >= groups * p.wr
+                 ? inner
+                 : (chain % blocks) * block_cols + (warp / p.wr) * cols + (lane % p.lpr) * VEC;
     return p;
   }
 
