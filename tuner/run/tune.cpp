@@ -25,6 +25,7 @@
 #include "tuner/gpu/gpu_device.hpp"
 #include "tuner/gpu/gpu_evaluator.hpp"
 #include "tuner/gpu/type_dispatch.hpp"
+#include "tuner/run/between_sizes.hpp"
 #include "tuner/run/recorder.hpp"
 #include "tuner/run/tune_matrix.hpp"
 #include "tuner/run/winner.hpp"
@@ -563,6 +564,21 @@ std::optional<Result> settle_size(Tuning& t, const Problem& p, const SizeOutcome
   return w->result;
 }
 
+/// The checks between sizes (between_sizes.hpp): replaced winners and the half-octave
+/// sizes they settle are stored and printed as rows of the problem's table.
+void revise_between_sizes(Tuning& t, const Problem& p, const std::vector<std::uint64_t>& sizes,
+                          std::vector<std::optional<Result>>& won, Evaluator& recorder) {
+  const auto print = [&](const SizeRevision& r, const std::string& what) {
+    const db::BestEntry e = store_winner(t, p, r.size, r.winner);
+    fmt::print(t.out, "| {} | {} | {} | {:.0f} | - | - | {} ({:.3f}x) |\n", size_label(r.size),
+               e.policy, us(e.ns), e.gbs, what, r.gain);
+  };
+  for (const SizeRevision& r : cross_check_neighbours(recorder, sizes, won))
+    print(r, fmt::format("{}'s winner, replaces {}", size_label(r.from), r.before));
+  for (const SizeRevision& r : settle_midpoints(recorder, sizes, won))
+    print(r, fmt::format("between sizes: {}'s winner", size_label(r.from)));
+}
+
 /// One problem: the search over the sizes that fit, then every size settled, the
 /// summary and the --against comparison.
 void tune_problem(Tuning& t, const Problem& p, const std::vector<std::uint64_t>& requested,
@@ -591,10 +607,17 @@ void tune_problem(Tuning& t, const Problem& p, const std::vector<std::uint64_t>&
              strategy->name(), t.st.run_id);
   fmt::print(t.out, "| n | winner | us | GB/s | x memcpy | x CUB | note |\n");
   fmt::print(t.out, "|---|---|---:|---:|---:|---:|---|\n");
-  std::vector<Result> winners;
-  for (const SizeOutcome& oc : outcomes)
-    if (auto w = settle_size(t, p, oc, ev, recorder)) winners.push_back(*w);
+  std::vector<std::uint64_t> settled;
+  std::vector<std::optional<Result>> won;
+  for (const SizeOutcome& oc : outcomes) {
+    settled.push_back(oc.size);
+    won.push_back(settle_size(t, p, oc, ev, recorder));
+  }
+  revise_between_sizes(t, p, settled, won, recorder);
   t.progress.end();
+  std::vector<Result> winners;
+  for (const std::optional<Result>& w : won)
+    if (w) winners.push_back(*w);
   fmt::print(t.out, "\n{}: {} measurements ({} replayed) in {}\n", p.label(), recorder.measured(),
              recorder.replayed(), format_duration(seconds_since(problem_start)));
   if (t.against) compare_against(*t.against, t.st.model, p, winners, recorder, t.out);

@@ -1,0 +1,139 @@
+// The checks between tuned sizes: neighbours' winners dueled at each size, and the
+// half-octave sizes between whole-octave winners that differ.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "tuner/run/between_sizes.hpp"
+
+namespace scantune::tuner {
+namespace {
+
+// Functions, not constants: the policy tables are other translation units' statics.
+Policy warp() {
+  return Policy::parse("lookback_warp.tpb512.ipt4.vec4.warp_scans");
+}
+Policy block() {
+  return Policy::parse("single_block.tpb256.ipt24.vec2.hillis_steele");
+}
+Policy bulk() {
+  return Policy::parse("lookback_bulk.tpb256.ipt32.vec4.warp_scans.st7");
+}
+
+// Times from a table (policy key, size) -> ns, the same every round; pairs not in it
+// fail as a candidate that was never recorded does.
+class TableEvaluator : public Evaluator {
+public:
+  std::map<std::pair<std::string, std::uint64_t>, double> ns;
+  std::vector<std::pair<std::string, std::uint64_t>> calls;
+
+  Result measure(const Policy& p, std::uint64_t n, Effort, double) override {
+    calls.emplace_back(p.key(), n);
+    Result r;
+    r.policy = p;
+    r.size = n;
+    const auto it = ns.find({p.key(), n});
+    if (it == ns.end()) {
+      r.status = db::MeasurementStatus::Rejected;
+      r.message = "not in the table";
+      return r;
+    }
+    r.median_ns = r.min_ns = r.max_ns = it->second;
+    r.samples = 7;
+    return r;
+  }
+};
+
+Result won_by(const Policy& p, std::uint64_t n, double ns) {
+  Result r;
+  r.policy = p;
+  r.size = n;
+  r.median_ns = ns;
+  return r;
+}
+
+TEST(BetweenSizes, NeighbourWinnerReplacesASlowerOneAndTravelsOn) {
+  // 2^14 lost the warp shape in its search (a single-block winner 20% slower); 2^13
+  // kept it. The check puts it back at 2^14, and from there it reaches 2^15 too.
+  TableEvaluator eval;
+  eval.ns = {{{warp().key(), 1u << 13}, 4000}, {{block().key(), 1u << 13}, 4600},
+             {{warp().key(), 1u << 14}, 4430}, {{block().key(), 1u << 14}, 5330},
+             {{warp().key(), 1u << 15}, 5000}, {{block().key(), 1u << 15}, 5200}};
+  const std::vector<std::uint64_t> sizes{1u << 13, 1u << 14, 1u << 15};
+  std::vector<std::optional<Result>> won{won_by(warp(), sizes[0], 4000),
+                                         won_by(block(), sizes[1], 5330),
+                                         won_by(block(), sizes[2], 5200)};
+  const std::vector<SizeRevision> r = cross_check_neighbours(eval, sizes, won);
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].size, sizes[1]);
+  EXPECT_EQ(r[0].winner.policy, warp());
+  EXPECT_EQ(r[0].before, block().key());
+  EXPECT_EQ(r[0].from, sizes[0]);
+  EXPECT_NEAR(r[0].gain, 5330.0 / 4430.0, 1e-9);
+  EXPECT_EQ(r[1].size, sizes[2]);
+  EXPECT_EQ(r[1].from, sizes[1]);
+  EXPECT_EQ(won[1]->policy, warp());
+  EXPECT_EQ(won[2]->policy, warp());
+}
+
+TEST(BetweenSizes, IncumbentStaysWithinTheNoiseAndSingleBlockNeverGrowsPastItsBucket) {
+  TableEvaluator eval;
+  // 2^20's bulk winner is 0.3% slower than the warp shape at 2^20: a tie, it stays.
+  // 2^19's single-block winner is never tried at 2^20 (dispatch would not run it).
+  eval.ns = {{{bulk().key(), 1u << 20}, 10030}, {{warp().key(), 1u << 20}, 10000},
+             {{block().key(), 1u << 20}, 1000}, {{bulk().key(), 1u << 19}, 9000},
+             {{block().key(), 1u << 19}, 6000}, {{warp().key(), 1u << 21}, 20000},
+             {{bulk().key(), 1u << 21}, 21000}};
+  const std::vector<std::uint64_t> sizes{1u << 19, 1u << 20, 1u << 21};
+  std::vector<std::optional<Result>> won{won_by(block(), sizes[0], 6000),
+                                         won_by(bulk(), sizes[1], 10030),
+                                         won_by(warp(), sizes[2], 20000)};
+  EXPECT_TRUE(cross_check_neighbours(eval, sizes, won).empty());
+  EXPECT_EQ(won[1]->policy, bulk());
+  for (const auto& c : eval.calls)
+    EXPECT_FALSE(c.first == block().key() && c.second > (1u << 19)) << c.second;
+}
+
+TEST(BetweenSizes, MidpointTakesTheFasterOfTwoDifferingWinners) {
+  TableEvaluator eval;
+  const std::uint64_t m21 = 3u << 20, m22 = 3u << 21;
+  // Between 2^21 (warp) and 2^22 (bulk) the warp shape is 11% faster at 1.5 x 2^21;
+  // between 2^22 and 2^23 (both bulk) nothing is measured; between 2^23 (bulk) and
+  // 2^24 (another bulk) the upper one wins where they tie.
+  const Policy bulk2 = Policy::parse("lookback_bulk.tpb256.ipt16.vec2.warp_scans.st7");
+  eval.ns = {{{warp().key(), m21}, 9000},
+             {{bulk().key(), m21}, 10000},
+             {{bulk().key(), 3u << 22}, 30000},
+             {{bulk2.key(), 3u << 22}, 29990}};
+  const std::vector<std::uint64_t> sizes{1u << 21, 1u << 22, 1u << 23, 1u << 24};
+  const std::vector<std::optional<Result>> won{
+      won_by(warp(), sizes[0], 8000), won_by(bulk(), sizes[1], 12000),
+      won_by(bulk(), sizes[2], 22000), won_by(bulk2, sizes[3], 40000)};
+  const std::vector<SizeRevision> r = settle_midpoints(eval, sizes, won);
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].size, m21);
+  EXPECT_EQ(r[0].winner.policy, warp());
+  EXPECT_EQ(r[0].from, sizes[0]);
+  EXPECT_TRUE(r[0].before.empty());
+  EXPECT_NEAR(r[0].gain, 10000.0 / 9000.0, 1e-9);
+  EXPECT_EQ(r[1].size, std::uint64_t{3} << 22);
+  EXPECT_EQ(r[1].winner.policy, bulk2);
+  for (const auto& c : eval.calls)
+    EXPECT_NE(c.second, m22);
+}
+
+TEST(BetweenSizes, NoMidpointWhereTheSizesAreNotOneOctaveApartOrAlreadyTuned) {
+  TableEvaluator eval;
+  const std::vector<std::optional<Result>> won{won_by(warp(), 1, 1), won_by(bulk(), 1, 1),
+                                               won_by(warp(), 1, 1)};
+  EXPECT_TRUE(settle_midpoints(eval, {1u << 16, 1u << 18}, {won[0], won[1]}).empty());
+  EXPECT_TRUE(settle_midpoints(eval, {1u << 20, 3u << 19, 1u << 21}, won).empty());
+  EXPECT_TRUE(eval.calls.empty());
+}
+
+} // namespace
+} // namespace scantune::tuner
