@@ -30,7 +30,7 @@ struct BenchCliOptions {
   std::string types = "int32", op, kind = "inclusive", custom_op;
   std::string sizes, algorithms, segments, select, sort, json, csv, plot, db;
   std::vector<std::string> policies; ///< KEY or TYPE=KEY
-  bool hot = false, quiet = false, regret = false;
+  bool hot = false, host_bound = false, quiet = false, regret = false;
   std::uint64_t seed = 1;
   int device = -1, top = 3;
 };
@@ -79,6 +79,7 @@ std::vector<tuner::BenchOptions> build_bench_options(const BenchCliOptions& raw)
     o.device = raw.device;
     o.db_path = raw.db;
     o.timing.hot = raw.hot;
+    o.timing.host_bound = raw.host_bound;
     o.timing.seed = raw.seed;
     for (const ScanTypes& types : parse_scan_type_list(raw.types)) {
       const DataType type = types.acc;
@@ -382,6 +383,9 @@ void register_bench_commands(CLI::App& app) {
       ->type_name("K")
       ->needs("--regret");
   bench->add_flag("--hot", bo->hot, "Time on one buffer pair (small sizes then run from L2)");
+  bench->add_flag("--host-bound", bo->host_bound,
+                  "Time calls as the host enqueues them (short calls then measure the\n"
+                  "launch rate), not queued behind a GPU wait");
   bench->add_option("--seed", bo->seed, "Seed of the random input. Default: 1")->type_name("N");
   bench
       ->add_option("--json", bo->json,

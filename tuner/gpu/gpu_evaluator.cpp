@@ -102,6 +102,7 @@ struct GpuEvaluator::Impl {
   std::size_t cub_temp_bytes = 0;
   cudaStream_t stream = nullptr;
   cudaEvent_t ev_start = nullptr, ev_stop = nullptr;
+  double hold_ns = 20e3; // the GPU wait before a sample's calls (sample())
   double setup_s = 0;
   double tolerance = 0;
 
@@ -488,20 +489,36 @@ struct GpuEvaluator::Impl {
     return c;
   }
 
-  /// One sample: `calls` back-to-back calls over the rotation, per-call ns.
+  /// One sample: `calls` back-to-back calls over the rotation, per-call ns. Several
+  /// calls are queued behind a GPU wait long enough for the host to enqueue them all
+  /// (gpu::hold_stream), so the sample times the GPU: short calls timed as the host
+  /// launches them moved by 50% between runs on the H100 with the host's state. The
+  /// wait is 1.5x the host's last enqueue time; when it ended before the last call was
+  /// enqueued (the host was slower), the sample is taken again once.
   template <class Call>
   double sample(std::uint64_t n, int calls, std::size_t& next, const Call& call) {
     const std::size_t count = slots(n);
-    SCANTUNE_CUDA_TRY(cudaEventRecord(ev_start, stream));
-    for (int i = 0; i < calls; ++i) {
-      call(in_slot(next, n), out_slot(next, n));
-      if (++next == count) next = 0;
+    const bool hold = !options.host_bound && calls > 1;
+    for (int attempt = 0;; ++attempt) {
+      if (hold) gpu::hold_stream(stream, hold_ns);
+      const auto t0 = std::chrono::steady_clock::now();
+      SCANTUNE_CUDA_TRY(cudaEventRecord(ev_start, stream));
+      for (int i = 0; i < calls; ++i) {
+        call(in_slot(next, n), out_slot(next, n));
+        if (++next == count) next = 0;
+      }
+      const cudaError_t started = hold ? cudaEventQuery(ev_start) : cudaSuccess;
+      if (started == cudaErrorNotReady) (void)cudaGetLastError(); // a state, not an error
+      const double enqueue_ns =
+          std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+      hold_ns = std::clamp(1.5 * enqueue_ns, 20e3, 50e6);
+      SCANTUNE_CUDA_TRY(cudaEventRecord(ev_stop, stream));
+      SCANTUNE_CUDA_TRY(cudaEventSynchronize(ev_stop));
+      float ms = 0;
+      SCANTUNE_CUDA_TRY(cudaEventElapsedTime(&ms, ev_start, ev_stop));
+      if (!hold || started == cudaErrorNotReady || attempt == 1)
+        return static_cast<double>(ms) * 1e6 / calls;
     }
-    SCANTUNE_CUDA_TRY(cudaEventRecord(ev_stop, stream));
-    SCANTUNE_CUDA_TRY(cudaEventSynchronize(ev_stop));
-    float ms = 0;
-    SCANTUNE_CUDA_TRY(cudaEventElapsedTime(&ms, ev_start, ev_stop));
-    return static_cast<double>(ms) * 1e6 / calls;
   }
 
   template <class Call>

@@ -27,6 +27,9 @@ struct GpuEvaluatorOptions {
   bool hot = false;             ///< time back-to-back on the same buffers (hot L2)
   std::uint64_t seed = 1;       ///< input data (input_values.hpp)
   unsigned compile_threads = 0; ///< background NVRTC threads; 0 = hardware threads - 2
+  /// Time calls as the host enqueues them (short calls then measure the host's launch
+  /// rate and its jitter) instead of queued behind a GPU wait, back to back.
+  bool host_bound = false;
 };
 
 /// A baseline's timing, or why there is none.

@@ -40,6 +40,18 @@ unsigned grid_for(std::size_t count, const std::string& who) {
 }
 
 // The device type of a storage type's tag (type_dispatch.hpp), and element i of it.
+__device__ std::uint64_t global_ns() {
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__global__ void hold_kernel(std::uint64_t ns) {
+  const std::uint64_t start = global_ns();
+  while (global_ns() - start < ns)
+    __nanosleep(1000);
+}
+
 template <class Tag>
 struct device_type {
   using type = Tag;
@@ -189,6 +201,11 @@ void fill_input(DataType type, ValueSet set, std::uint64_t seed, std::uint64_t f
     fill_kernel<Tag><<<grid, kThreads, 0, stream>>>(set, seed, first, count, static_cast<T*>(dst));
   });
   check(cudaGetLastError(), "fill_input: kernel launch");
+}
+
+void hold_stream(cudaStream_t stream, double ns) {
+  hold_kernel<<<1, 1, 0, stream>>>(static_cast<std::uint64_t>(ns > 0 ? ns : 0));
+  check(cudaGetLastError(), "hold_stream: kernel launch");
 }
 
 CompareResult compare(DataType type, const void* got, const void* want, std::size_t n,

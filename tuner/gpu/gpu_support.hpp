@@ -35,6 +35,12 @@ struct CompareResult {
 CompareResult compare(DataType type, const void* got, const void* want, std::size_t n,
                       double rel_tol, cudaStream_t stream, bool same_bits_match = false);
 
+/// Keeps `stream` busy for about `ns` nanoseconds (one thread watching the global
+/// timer), so that the launches enqueued behind it meanwhile run back to back: what
+/// is timed after it is the GPU's work, not how fast the host enqueues (nvbench's
+/// blocking kernel does the same). Asynchronous.
+void hold_stream(cudaStream_t stream, double ns);
+
 /// Whether CUB DeviceScan is available as a baseline for (type, op): every valid
 /// built-in pair (bitwise operators on integers only).
 bool cub_supports(DataType type, Op op);
