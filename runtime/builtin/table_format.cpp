@@ -205,9 +205,11 @@ Table merge(const std::vector<Table>& tables) {
       throw Error(fmt::format("cannot merge tables of {} and {}: one GPU model per table",
                               out.model, t.model));
     std::vector<Row> rows = sorted_rows(t);
-    // A later table's row replaces the earlier one of its bucket.
+    // A later table's row replaces the earlier one of its bucket (searched among the
+    // later table's own rows only: those appended here are unsorted).
+    const auto own = static_cast<std::ptrdiff_t>(rows.size());
     for (const Row& r : out.rows)
-      if (!std::binary_search(rows.begin(), rows.end(), r, row_before)) rows.push_back(r);
+      if (!std::binary_search(rows.begin(), rows.begin() + own, r, row_before)) rows.push_back(r);
     std::sort(rows.begin(), rows.end(), row_before);
     out.rows = std::move(rows);
     out.model = t.model;

@@ -96,6 +96,23 @@ TEST(BuiltinTableGen, ALaterInputWinsItsBucket) {
   EXPECT_ERROR_NAMING(merge({old, read_input({"o.json", other})}), "one GPU model per table");
 }
 
+// The earlier table's rows on both sides of a replaced one stay once each.
+TEST(BuiltinTableGen, ALaterInputReplacesAMiddleBucketOnce) {
+  const char* lw = "lookback_warp.tpb256.ipt12.vec2.warp_scans";
+  const char* sb = "single_block.tpb64.ipt16.vec4.warp_scans";
+  std::vector<json> rows;
+  for (int k = 10; k <= 20; k += 2)
+    rows.push_back(entry(1, "m", "int32", std::uint64_t{1} << k, lw));
+  const Table old = parse_table({"t.json", table(doc(rows))});
+  const Table merged =
+      merge({old, read_input({"n.json", doc({entry(1, "m", "int32", 1u << 16, sb)})})});
+  ASSERT_EQ(merged.rows.size(), 6u);
+  for (std::size_t i = 0; i < merged.rows.size(); ++i) {
+    EXPECT_EQ(merged.rows[i].size, std::uint64_t{1} << (10 + 2 * i));
+    EXPECT_EQ(merged.rows[i].policy, i == 3 ? sb : lw);
+  }
+}
+
 // Segmented and converting problems are rows of their own beside the flat scan of their
 // type, operator, kind and bucket, each with its own CUB baseline.
 TEST(BuiltinTableGen, ProblemsOtherThanFlatScansRoundTrip) {
