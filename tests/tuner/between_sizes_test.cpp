@@ -113,7 +113,7 @@ TEST(BetweenSizes, MidpointTakesTheFasterOfTwoDifferingWinners) {
   const std::vector<std::optional<Result>> won{
       won_by(warp(), sizes[0], 8000), won_by(bulk(), sizes[1], 12000),
       won_by(bulk(), sizes[2], 22000), won_by(bulk2, sizes[3], 40000)};
-  const std::vector<SizeRevision> r = settle_midpoints(eval, sizes, won);
+  const std::vector<SizeRevision> r = settle_midpoints(eval, sizes, won, {{}, {}, {}, {}});
   ASSERT_EQ(r.size(), 2u);
   EXPECT_EQ(r[0].size, m21);
   EXPECT_EQ(r[0].winner.policy, warp());
@@ -122,16 +122,38 @@ TEST(BetweenSizes, MidpointTakesTheFasterOfTwoDifferingWinners) {
   EXPECT_NEAR(r[0].gain, 10000.0 / 9000.0, 1e-9);
   EXPECT_EQ(r[1].size, std::uint64_t{3} << 22);
   EXPECT_EQ(r[1].winner.policy, bulk2);
+  EXPECT_DOUBLE_EQ(r[1].gain, 1.0);
   for (const auto& c : eval.calls)
     EXPECT_NE(c.second, m22);
+}
+
+TEST(BetweenSizes, MidpointDuelsRunnersUpEvenWhereBothWinnersAgree) {
+  // 2^10 and 2^11 share a single-block winner whose tile steps badly at 1.5 x 2^10; a
+  // runner-up of 2^11 is faster there. 2^10's runner-up is a single-block shape too:
+  // never tried above its bucket.
+  TableEvaluator eval;
+  const std::uint64_t m = 1536;
+  const Policy one = Policy::parse("single_block.tpb256.ipt4.vec4.warp_scans.direct");
+  const Policy six = Policy::parse("single_block.tpb256.ipt6.vec2.warp_scans.wxpose");
+  eval.ns = {{{one.key(), m}, 2120}, {{six.key(), m}, 1560}, {{block().key(), m}, 1000}};
+  const std::vector<std::uint64_t> sizes{1024, 2048};
+  const std::vector<std::optional<Result>> won{won_by(one, 1024, 1500), won_by(one, 2048, 2200)};
+  const std::vector<SizeRevision> r = settle_midpoints(eval, sizes, won, {{block()}, {six}});
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].size, m);
+  EXPECT_EQ(r[0].winner.policy, six);
+  EXPECT_EQ(r[0].from, 2048u);
+  EXPECT_NEAR(r[0].gain, 2120.0 / 1560.0, 1e-9);
+  for (const auto& c : eval.calls)
+    EXPECT_NE(c.first, block().key());
 }
 
 TEST(BetweenSizes, NoMidpointWhereTheSizesAreNotOneOctaveApartOrAlreadyTuned) {
   TableEvaluator eval;
   const std::vector<std::optional<Result>> won{won_by(warp(), 1, 1), won_by(bulk(), 1, 1),
                                                won_by(warp(), 1, 1)};
-  EXPECT_TRUE(settle_midpoints(eval, {1u << 16, 1u << 18}, {won[0], won[1]}).empty());
-  EXPECT_TRUE(settle_midpoints(eval, {1u << 20, 3u << 19, 1u << 21}, won).empty());
+  EXPECT_TRUE(settle_midpoints(eval, {1u << 16, 1u << 18}, {won[0], won[1]}, {{}, {}}).empty());
+  EXPECT_TRUE(settle_midpoints(eval, {1u << 20, 3u << 19, 1u << 21}, won, {{}, {}, {}}).empty());
   EXPECT_TRUE(eval.calls.empty());
 }
 

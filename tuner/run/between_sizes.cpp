@@ -10,6 +10,7 @@ namespace scantune::tuner {
 namespace {
 
 constexpr int kRounds = 3;
+constexpr std::size_t kMidpointCandidates = 4; // both winners and their runners-up
 
 /// Whether the dispatcher would run a winner tuned at `tuned` for size n (single-block
 /// shapes only up to their bucket).
@@ -67,20 +68,35 @@ std::vector<SizeRevision> cross_check_neighbours(Evaluator& eval,
 }
 
 std::vector<SizeRevision> settle_midpoints(Evaluator& eval, const std::vector<std::uint64_t>& sizes,
-                                           const std::vector<std::optional<Result>>& won) {
+                                           const std::vector<std::optional<Result>>& won,
+                                           const std::vector<std::vector<Policy>>& runners_up) {
   std::vector<SizeRevision> out;
   for (std::size_t i = 0; i + 1 < sizes.size(); ++i) {
     const std::uint64_t a = sizes[i], b = sizes[i + 1];
     if (!won[i] || !won[i + 1] || a < 4 || b != 2 * a || !is_power_of_two(a)) continue;
-    if (won[i]->policy == won[i + 1]->policy) continue;
     const std::uint64_t m = a + a / 2;
-    if (std::binary_search(sizes.begin(), sizes.end(), m) || !usable(*won[i], a, m)) continue;
+    if (std::binary_search(sizes.begin(), sizes.end(), m)) continue;
+    std::vector<Policy> cands;
+    std::vector<std::uint64_t> from;
+    const auto add = [&](const Policy& p, std::uint64_t tuned) {
+      if (cands.size() < kMidpointCandidates && detail::applies_to(p, tuned, m) &&
+          std::find(cands.begin(), cands.end(), p) == cands.end()) {
+        cands.push_back(p);
+        from.push_back(tuned);
+      }
+    };
+    add(won[i + 1]->policy, b);
+    add(won[i]->policy, a);
+    for (std::size_t k = 0; k < std::max(runners_up[i].size(), runners_up[i + 1].size()); ++k) {
+      if (k < runners_up[i + 1].size()) add(runners_up[i + 1][k], b);
+      if (k < runners_up[i].size()) add(runners_up[i][k], a);
+    }
+    if (cands.size() < 2) continue;
     std::vector<Result> times;
-    const std::optional<Result> w = challenge(eval, {won[i + 1]->policy, won[i]->policy}, m, times);
+    const std::optional<Result> w = challenge(eval, cands, m, times);
     if (!w) continue;
-    const bool lower = w->policy == won[i]->policy;
-    const Policy& other = lower ? won[i + 1]->policy : won[i]->policy;
-    out.push_back({m, *w, "", lower ? a : b, gain_over(times, other, *w)});
+    const auto k = std::find(cands.begin(), cands.end(), w->policy) - cands.begin();
+    out.push_back({m, *w, "", from[static_cast<std::size_t>(k)], gain_over(times, cands[0], *w)});
   }
   return out;
 }

@@ -1,9 +1,10 @@
 // After every size of a problem has its winner: checks that use the winners of
 // neighbouring sizes. A winner that a neighbour's beats at the size itself is
 // replaced (two runs then agree where the search alone lost a good shape to noise),
-// and the half-octave size between two whole-octave sizes whose winners differ gets
-// the faster of the two (the dispatcher otherwise serves it with the nearer bucket's
-// winner, up to 11% slower on the H100: docs/decisions.md, "Winners between sizes").
+// and the half-octave size between two whole-octave sizes is settled by a duel of
+// both winners and their runners-up there (the dispatcher otherwise serves it with
+// the nearer bucket's winner, up to 11% slower on the H100: docs/decisions.md,
+// "Winners between sizes").
 #pragma once
 
 #include <cstdint>
@@ -33,11 +34,14 @@ std::vector<SizeRevision> cross_check_neighbours(Evaluator& eval,
                                                  const std::vector<std::uint64_t>& sizes,
                                                  std::vector<std::optional<Result>>& won);
 
-/// The half-octave sizes (1.5 x 2^k) between consecutive sizes 2^k and 2^(k+1) whose
-/// winners differ, each with the faster of the two winners measured there (the upper
-/// one, which nearest-bucket dispatch would run, unless the lower one is faster by
-/// more than the noise). Sizes already in `sizes` are left alone.
+/// The half-octave sizes (1.5 x 2^k) between consecutive sizes 2^k and 2^(k+1), each
+/// settled by a duel there of both sizes' winners and their runners-up
+/// (`runners_up[i]`: the other policies of size i's final duel, fastest first), up to
+/// four that dispatch could run there. The upper winner (what nearest-bucket dispatch
+/// would run) stays unless another is faster by more than the noise; `gain` is its time
+/// over the winner's. Sizes already in `sizes` are left alone.
 std::vector<SizeRevision> settle_midpoints(Evaluator& eval, const std::vector<std::uint64_t>& sizes,
-                                           const std::vector<std::optional<Result>>& won);
+                                           const std::vector<std::optional<Result>>& won,
+                                           const std::vector<std::vector<Policy>>& runners_up);
 
 } // namespace scantune::tuner

@@ -541,12 +541,16 @@ std::string winner_note(const Winner& w, const std::vector<Result>& duelled,
 }
 
 /// One size of a problem after the search: the finalists and the incumbent dueled,
-/// the baselines, the winner stored and printed as one table row.
+/// the baselines, the winner stored and printed as one table row. `runners_up`: the
+/// duel's other policies that ran, fastest first.
 std::optional<Result> settle_size(Tuning& t, const Problem& p, const SizeOutcome& oc,
-                                  ProblemEvaluator& ev, Evaluator& recorder) {
+                                  ProblemEvaluator& ev, Evaluator& recorder,
+                                  std::vector<Policy>& runners_up) {
   const std::uint64_t n = oc.size;
   const detail::Choice inc_plan = incumbent_plan(t, p, n);
   const std::vector<Result> duelled = final_duel(recorder, oc.finalists, inc_plan.policy, n);
+  for (const Result* r : ranked_ok(duelled))
+    runners_up.push_back(r->policy);
   std::optional<Result> incumbent;
   for (const Result& r : duelled)
     if (r.policy == inc_plan.policy) incumbent = r;
@@ -557,6 +561,8 @@ std::optional<Result> settle_size(Tuning& t, const Problem& p, const SizeOutcome
     fmt::print(t.out, "| {} | (none: no candidate passed) | - | - | - | - | |\n", size_label(n));
     return std::nullopt;
   }
+  runners_up.erase(std::remove(runners_up.begin(), runners_up.end(), w->result.policy),
+                   runners_up.end());
   const db::BestEntry e = store_winner(t, p, n, w->result);
   fmt::print(t.out, "| {} | {} | {} | {:.0f} | {} | {} | {} |\n", size_label(n), e.policy, us(e.ns),
              e.gbs, ratio(base.memcpy, e.ns), ratio(base.cub, e.ns),
@@ -567,7 +573,8 @@ std::optional<Result> settle_size(Tuning& t, const Problem& p, const SizeOutcome
 /// The checks between sizes (between_sizes.hpp): replaced winners and the half-octave
 /// sizes they settle are stored and printed as rows of the problem's table.
 void revise_between_sizes(Tuning& t, const Problem& p, const std::vector<std::uint64_t>& sizes,
-                          std::vector<std::optional<Result>>& won, Evaluator& recorder) {
+                          std::vector<std::optional<Result>>& won,
+                          const std::vector<std::vector<Policy>>& runners_up, Evaluator& recorder) {
   const auto print = [&](const SizeRevision& r, const std::string& what) {
     const db::BestEntry e = store_winner(t, p, r.size, r.winner);
     fmt::print(t.out, "| {} | {} | {} | {:.0f} | - | - | {} ({:.3f}x) |\n", size_label(r.size),
@@ -575,8 +582,8 @@ void revise_between_sizes(Tuning& t, const Problem& p, const std::vector<std::ui
   };
   for (const SizeRevision& r : cross_check_neighbours(recorder, sizes, won))
     print(r, fmt::format("{}'s winner, replaces {}", size_label(r.from), r.before));
-  for (const SizeRevision& r : settle_midpoints(recorder, sizes, won))
-    print(r, fmt::format("between sizes: {}'s winner", size_label(r.from)));
+  for (const SizeRevision& r : settle_midpoints(recorder, sizes, won, runners_up))
+    print(r, fmt::format("between sizes: from {}", size_label(r.from)));
 }
 
 /// One problem: the search over the sizes that fit, then every size settled, the
@@ -609,11 +616,12 @@ void tune_problem(Tuning& t, const Problem& p, const std::vector<std::uint64_t>&
   fmt::print(t.out, "|---|---|---:|---:|---:|---:|---|\n");
   std::vector<std::uint64_t> settled;
   std::vector<std::optional<Result>> won;
-  for (const SizeOutcome& oc : outcomes) {
-    settled.push_back(oc.size);
-    won.push_back(settle_size(t, p, oc, ev, recorder));
+  std::vector<std::vector<Policy>> runners_up(outcomes.size());
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    settled.push_back(outcomes[i].size);
+    won.push_back(settle_size(t, p, outcomes[i], ev, recorder, runners_up[i]));
   }
-  revise_between_sizes(t, p, settled, won, recorder);
+  revise_between_sizes(t, p, settled, won, runners_up, recorder);
   t.progress.end();
   std::vector<Result> winners;
   for (const std::optional<Result>& w : won)

@@ -39,17 +39,22 @@ std::vector<Result> duel(Evaluator& eval, const std::vector<Policy>& policies, s
   return out;
 }
 
+std::vector<const Result*> ranked_ok(const std::vector<Result>& results) {
+  std::vector<const Result*> ok;
+  for (const Result& r : results)
+    if (r.ok()) ok.push_back(&r);
+  std::stable_sort(ok.begin(), ok.end(),
+                   [](const Result* a, const Result* b) { return a->median_ns < b->median_ns; });
+  return ok;
+}
+
 namespace {
 constexpr std::size_t kDuelists = 3; // the strategy's leading finalists re-timed
 } // namespace
 
 std::vector<Result> final_duel(Evaluator& eval, const std::vector<Result>& finalists,
                                const Policy& incumbent, std::uint64_t n) {
-  std::vector<const Result*> ok;
-  for (const Result& r : finalists)
-    if (r.ok()) ok.push_back(&r);
-  std::sort(ok.begin(), ok.end(),
-            [](const Result* a, const Result* b) { return a->median_ns < b->median_ns; });
+  const std::vector<const Result*> ok = ranked_ok(finalists);
   std::vector<Policy> policies;
   for (std::size_t i = 0; i < ok.size() && i < kDuelists; ++i)
     policies.push_back(ok[i]->policy);

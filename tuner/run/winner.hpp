@@ -16,6 +16,9 @@ namespace scantune::tuner {
 std::vector<Result> duel(Evaluator& eval, const std::vector<Policy>& policies, std::uint64_t n,
                          int rounds = 3);
 
+/// The Ok results, fastest first.
+std::vector<const Result*> ranked_ok(const std::vector<Result>& results);
+
 /// The strategy's leading finalists (by median) and the incumbent, dueled.
 std::vector<Result> final_duel(Evaluator& eval, const std::vector<Result>& finalists,
                                const Policy& incumbent, std::uint64_t n);
