@@ -63,7 +63,9 @@ for step in "${steps[@]}"; do
       for type in int32 uint32 float32 int64 uint64 float64; do
         for op in sum min max; do
           for kind in inclusive exclusive; do
-            "$BUILD/tuner/scantune" bench --type $type --op $op --kind $kind \
+            # Host-timed by default: the method of docs/performance.md's tables
+            # (MATRIX_TIMING= times the GPU, as `scantune bench` does without it).
+            "$BUILD/tuner/scantune" bench --type $type --op $op --kind $kind ${MATRIX_TIMING---host-bound} \
               --sizes "${MATRIX_SIZES:-2^16,2^20,2^24,2^26,2^28,2^30}" >>"$OUT/matrix.md" 2>>"$OUT/matrix.log" || rc=1
           done
         done
