@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "tuner/run/between_sizes.hpp"
+#include "tuner_test_util.hpp"
 
 namespace scantune::tuner {
 namespace {
@@ -24,30 +25,6 @@ Policy bulk() {
   return Policy::parse("lookback_bulk.tpb256.ipt32.vec4.warp_scans.st7");
 }
 
-// Times from a table (policy key, size) -> ns, the same every round; pairs not in it
-// fail as a candidate that was never recorded does.
-class TableEvaluator : public Evaluator {
-public:
-  std::map<std::pair<std::string, std::uint64_t>, double> ns;
-  std::vector<std::pair<std::string, std::uint64_t>> calls;
-
-  Result measure(const Policy& p, std::uint64_t n, Effort, double) override {
-    calls.emplace_back(p.key(), n);
-    Result r;
-    r.policy = p;
-    r.size = n;
-    const auto it = ns.find({p.key(), n});
-    if (it == ns.end()) {
-      r.status = db::MeasurementStatus::Rejected;
-      r.message = "not in the table";
-      return r;
-    }
-    r.median_ns = r.min_ns = r.max_ns = it->second;
-    r.samples = 7;
-    return r;
-  }
-};
-
 Result won_by(const Policy& p, std::uint64_t n, double ns) {
   Result r;
   r.policy = p;
@@ -59,7 +36,7 @@ Result won_by(const Policy& p, std::uint64_t n, double ns) {
 TEST(BetweenSizes, NeighbourWinnerReplacesASlowerOneAndTravelsOn) {
   // 2^14 lost the warp shape in its search (a single-block winner 20% slower); 2^13
   // kept it. The check puts it back at 2^14, and from there it reaches 2^15 too.
-  TableEvaluator eval;
+  FixedTimes eval;
   eval.ns = {{{warp().key(), 1u << 13}, 4000}, {{block().key(), 1u << 13}, 4600},
              {{warp().key(), 1u << 14}, 4430}, {{block().key(), 1u << 14}, 5330},
              {{warp().key(), 1u << 15}, 5000}, {{block().key(), 1u << 15}, 5200}};
@@ -81,7 +58,7 @@ TEST(BetweenSizes, NeighbourWinnerReplacesASlowerOneAndTravelsOn) {
 }
 
 TEST(BetweenSizes, IncumbentStaysWithinTheNoiseAndSingleBlockNeverGrowsPastItsBucket) {
-  TableEvaluator eval;
+  FixedTimes eval;
   // 2^20's bulk winner is 0.3% slower than the warp shape at 2^20: a tie, it stays.
   // 2^19's single-block winner is never tried at 2^20 (dispatch would not run it).
   eval.ns = {{{bulk().key(), 1u << 20}, 10030}, {{warp().key(), 1u << 20}, 10000},
@@ -99,7 +76,7 @@ TEST(BetweenSizes, IncumbentStaysWithinTheNoiseAndSingleBlockNeverGrowsPastItsBu
 }
 
 TEST(BetweenSizes, MidpointTakesTheFasterOfTwoDifferingWinners) {
-  TableEvaluator eval;
+  FixedTimes eval;
   const std::uint64_t m21 = 3u << 20, m22 = 3u << 21;
   // Between 2^21 (warp) and 2^22 (bulk) the warp shape is 11% faster at 1.5 x 2^21;
   // between 2^22 and 2^23 (both bulk) nothing is measured; between 2^23 (bulk) and
@@ -131,7 +108,7 @@ TEST(BetweenSizes, MidpointDuelsRunnersUpEvenWhereBothWinnersAgree) {
   // 2^10 and 2^11 share a single-block winner whose tile steps badly at 1.5 x 2^10; a
   // runner-up of 2^11 is faster there. 2^10's runner-up is a single-block shape too:
   // never tried above its bucket.
-  TableEvaluator eval;
+  FixedTimes eval;
   const std::uint64_t m = 1536;
   const Policy one = Policy::parse("single_block.tpb256.ipt4.vec4.warp_scans.direct");
   const Policy six = Policy::parse("single_block.tpb256.ipt6.vec2.warp_scans.wxpose");
@@ -149,7 +126,7 @@ TEST(BetweenSizes, MidpointDuelsRunnersUpEvenWhereBothWinnersAgree) {
 }
 
 TEST(BetweenSizes, NoMidpointWhereTheSizesAreNotOneOctaveApartOrAlreadyTuned) {
-  TableEvaluator eval;
+  FixedTimes eval;
   const std::vector<std::optional<Result>> won{won_by(warp(), 1, 1), won_by(bulk(), 1, 1),
                                                won_by(warp(), 1, 1)};
   EXPECT_TRUE(settle_midpoints(eval, {1u << 16, 1u << 18}, {won[0], won[1]}, {{}, {}}).empty());

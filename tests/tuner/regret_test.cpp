@@ -29,31 +29,6 @@ const char* const kWin12 = "lookback_warp.tpb512.ipt8.vec4.warp_scans";
 const char* const kOther = "reduce_then_scan.tpb256.ipt8.vec4.warp_scans";
 const char* const kThird = "chained.tpb256.ipt8.vec4.warp_scans";
 
-/// Stands in for the GPU's timing: fixed ns per policy key; anything else fails.
-class FixedTimes : public Evaluator {
-public:
-  explicit FixedTimes(std::map<std::string, double> ns) : ns_(std::move(ns)) {}
-  Result measure(const Policy& policy, std::uint64_t n, Effort, double) override {
-    Result r;
-    r.policy = policy;
-    r.size = n;
-    ++calls[policy.key()];
-    const auto it = ns_.find(policy.key());
-    if (it == ns_.end()) {
-      r.status = db::MeasurementStatus::WrongResult;
-      r.message = "mismatch at 7";
-      return r;
-    }
-    r.median_ns = r.min_ns = r.max_ns = it->second;
-    r.samples = 10;
-    return r;
-  }
-  std::map<std::string, int> calls;
-
-private:
-  std::map<std::string, double> ns_;
-};
-
 /// A database with winners of int32 sum inclusive at 2^10, 2^11, 2^12 on one H100
 /// and the measurements of their runs (plus another model's winner, ignored).
 class RegretDb : public ::testing::Test {
@@ -176,8 +151,8 @@ TEST(RegretAt, TimesEachPolicyInRoundsAndComparesWithTheFastest) {
   EXPECT_DOUBLE_EQ(*p.dispatched_ns, 103);
   EXPECT_DOUBLE_EQ(*p.best_ns, 100);
   EXPECT_NEAR(*p.regret_percent(), 3.0, 1e-9);
-  EXPECT_EQ(eval.calls[kWin11], 3);
-  EXPECT_EQ(eval.calls[kOther], 3);
+  EXPECT_EQ(eval.calls_of(kWin11), 3);
+  EXPECT_EQ(eval.calls_of(kOther), 3);
 }
 
 TEST(RegretAt, ADispatchedPolicyThatFailsHasNoRegretButANote) {

@@ -1,9 +1,16 @@
 // tests/tuner/tuner_test_util.hpp: helpers shared by the tuner's tests.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "tuner/run/tune.hpp"
+#include "tuner/search/evaluator.hpp"
 #include "tuner/search/problem.hpp"
 
 namespace scantune::tuner {
@@ -20,5 +27,40 @@ inline int run_tune_quietly(const TuneOptions& o) {
   std::fclose(out);
   return rc;
 }
+
+/// Stands in for the GPU's timing where a test checks what the tuner does with times:
+/// fixed ns per (policy key, size), size 0 meaning any size; anything else fails as a
+/// wrong result ("mismatch at 7"). Records every call.
+class FixedTimes : public Evaluator {
+public:
+  std::map<std::pair<std::string, std::uint64_t>, double> ns;
+  std::vector<std::pair<std::string, std::uint64_t>> calls;
+
+  FixedTimes() = default;
+  explicit FixedTimes(const std::map<std::string, double>& at_any_size) {
+    for (const auto& [key, t] : at_any_size)
+      ns[{key, 0}] = t;
+  }
+  int calls_of(const std::string& key) const {
+    return static_cast<int>(
+        std::count_if(calls.begin(), calls.end(), [&](const auto& c) { return c.first == key; }));
+  }
+  Result measure(const Policy& policy, std::uint64_t n, Effort, double) override {
+    calls.emplace_back(policy.key(), n);
+    Result r;
+    r.policy = policy;
+    r.size = n;
+    auto it = ns.find({policy.key(), n});
+    if (it == ns.end()) it = ns.find({policy.key(), 0});
+    if (it == ns.end()) {
+      r.status = db::MeasurementStatus::WrongResult;
+      r.message = "mismatch at 7";
+      return r;
+    }
+    r.median_ns = r.min_ns = r.max_ns = it->second;
+    r.samples = 10;
+    return r;
+  }
+};
 
 } // namespace scantune::tuner
