@@ -10,13 +10,29 @@ namespace scantune::tuner {
 namespace {
 
 constexpr int kRounds = 3;
-constexpr std::size_t kMidpointCandidates = 4; // both winners and their runners-up
+constexpr std::size_t kNeighbourCandidates = 3; // a size's winner and its neighbours'
+constexpr std::size_t kMidpointCandidates = 4;  // both winners and their runners-up
 
-/// Whether the dispatcher would run a winner tuned at `tuned` for size n (single-block
-/// shapes only up to their bucket).
-bool usable(const Result& r, std::uint64_t tuned, std::uint64_t n) {
-  return detail::applies_to(r.policy, tuned, n);
-}
+/// The policies a duel at size n takes, each with the size it won or ran at: only
+/// those dispatch could run at n (single-block shapes up to their bucket), each once,
+/// at most `cap`.
+struct Candidates {
+  std::uint64_t n;
+  std::size_t cap;
+  std::vector<Policy> list;
+  std::vector<std::uint64_t> from;
+
+  void add(const Policy& p, std::uint64_t tuned) {
+    if (list.size() < cap && detail::applies_to(p, tuned, n) &&
+        std::find(list.begin(), list.end(), p) == list.end()) {
+      list.push_back(p);
+      from.push_back(tuned);
+    }
+  }
+  std::uint64_t from_of(const Policy& p) const {
+    return from[static_cast<std::size_t>(std::find(list.begin(), list.end(), p) - list.begin())];
+  }
+};
 
 bool is_power_of_two(std::uint64_t n) {
   return n != 0 && (n & (n - 1)) == 0;
@@ -47,20 +63,15 @@ std::vector<SizeRevision> cross_check_neighbours(Evaluator& eval,
   std::vector<SizeRevision> out;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     if (!won[i]) continue;
-    std::vector<Policy> cands{won[i]->policy};
-    std::vector<std::uint64_t> from{sizes[i]};
-    for (std::size_t j : {i - 1, i + 1}) {
-      if (j >= sizes.size() || !won[j] || !usable(*won[j], sizes[j], sizes[i])) continue;
-      if (std::find(cands.begin(), cands.end(), won[j]->policy) != cands.end()) continue;
-      cands.push_back(won[j]->policy);
-      from.push_back(sizes[j]);
-    }
-    if (cands.size() == 1) continue;
+    Candidates c{sizes[i], kNeighbourCandidates, {}, {}};
+    c.add(won[i]->policy, sizes[i]);
+    for (std::size_t j : {i - 1, i + 1})
+      if (j < sizes.size() && won[j]) c.add(won[j]->policy, sizes[j]);
+    if (c.list.size() == 1) continue;
     std::vector<Result> times;
-    const std::optional<Result> w = challenge(eval, cands, sizes[i], times);
+    const std::optional<Result> w = challenge(eval, c.list, sizes[i], times);
     if (!w || w->policy == won[i]->policy) continue;
-    const auto k = std::find(cands.begin(), cands.end(), w->policy) - cands.begin();
-    out.push_back({sizes[i], *w, won[i]->policy.key(), from[static_cast<std::size_t>(k)],
+    out.push_back({sizes[i], *w, won[i]->policy.key(), c.from_of(w->policy),
                    gain_over(times, won[i]->policy, *w)});
     won[i] = w;
   }
@@ -76,27 +87,18 @@ std::vector<SizeRevision> settle_midpoints(Evaluator& eval, const std::vector<st
     if (!won[i] || !won[i + 1] || a < 4 || b != 2 * a || !is_power_of_two(a)) continue;
     const std::uint64_t m = a + a / 2;
     if (std::binary_search(sizes.begin(), sizes.end(), m)) continue;
-    std::vector<Policy> cands;
-    std::vector<std::uint64_t> from;
-    const auto add = [&](const Policy& p, std::uint64_t tuned) {
-      if (cands.size() < kMidpointCandidates && detail::applies_to(p, tuned, m) &&
-          std::find(cands.begin(), cands.end(), p) == cands.end()) {
-        cands.push_back(p);
-        from.push_back(tuned);
-      }
-    };
-    add(won[i + 1]->policy, b);
-    add(won[i]->policy, a);
+    Candidates c{m, kMidpointCandidates, {}, {}};
+    c.add(won[i + 1]->policy, b);
+    c.add(won[i]->policy, a);
     for (std::size_t k = 0; k < std::max(runners_up[i].size(), runners_up[i + 1].size()); ++k) {
-      if (k < runners_up[i + 1].size()) add(runners_up[i + 1][k], b);
-      if (k < runners_up[i].size()) add(runners_up[i][k], a);
+      if (k < runners_up[i + 1].size()) c.add(runners_up[i + 1][k], b);
+      if (k < runners_up[i].size()) c.add(runners_up[i][k], a);
     }
-    if (cands.size() < 2) continue;
+    if (c.list.size() < 2) continue;
     std::vector<Result> times;
-    const std::optional<Result> w = challenge(eval, cands, m, times);
+    const std::optional<Result> w = challenge(eval, c.list, m, times);
     if (!w) continue;
-    const auto k = std::find(cands.begin(), cands.end(), w->policy) - cands.begin();
-    out.push_back({m, *w, "", from[static_cast<std::size_t>(k)], gain_over(times, cands[0], *w)});
+    out.push_back({m, *w, "", c.from_of(w->policy), gain_over(times, c.list[0], *w)});
   }
   return out;
 }
