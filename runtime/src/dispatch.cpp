@@ -284,14 +284,18 @@ DispatchTable::Pick DispatchTable::pick(const ProblemName& problem, std::uint64_
               fmt::format("tuning DB {}: {} (also sm_{}), tuned at n = {}", db_path_, e->model,
                           arch_, db::size_label(e->size))};
   }
-  if (const Entries* entries = most_similar_builtin(problem))
-    if (const TunedEntry* e = nearest(*entries, n, Models::Any)) {
+  // Built-in tables: this GPU model's own rows first, then any of its architecture.
+  if (const Entries* entries = most_similar_builtin(problem)) {
+    const TunedEntry* e = nearest(*entries, n, Models::Own);
+    if (!e) e = nearest(*entries, n, Models::Any);
+    if (e) {
       const std::string label = e->problem.label();
       return {e, Match::BuiltIn,
               fmt::format("built-in table: {}, {}{}, tuned at n = {}", e->model, label,
                           label == problem.label() ? "" : " (the nearest tuned problem)",
                           db::size_label(e->size))};
     }
+  }
   return {nullptr, Match::BuiltIn,
           fmt::format("built-in heuristic (nothing tuned for sm_{})", arch_)};
 }

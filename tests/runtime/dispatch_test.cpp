@@ -493,6 +493,31 @@ TEST(BuiltinTable, RowsOfOtherProblemsServeTheirOwn) {
   EXPECT_EQ(tuned.policy.key(), kLw);
 }
 
+// Two built-in tables of one architecture: a GPU model with a table of its own is served
+// by its rows even where the other model's sit nearer in size; a problem only the other
+// table holds, and a third model, take the architecture's rows.
+TEST(BuiltinTable, ThisGpuModelsRowsComeFirst) {
+  const char* h200 = "NVIDIA H200 (sm_90, 132 SMs)";
+  const char* h100 = "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)";
+  const BuiltinEntry rows[] = {
+      {90, h100, DataType::Int32, Op::Sum, ScanKind::Inclusive, "", 1u << 20, kLw, 1.0},
+      {90, h200, DataType::Int32, Op::Sum, ScanKind::Inclusive, "", 1u << 28, kLt, 1.0},
+      {90, h100, DataType::Int32, Op::Max, ScanKind::Inclusive, "", 1u << 20, kLw, 1.0}};
+  const auto sum = ProblemName::of(DataType::Int32, Op::Sum, ScanKind::Inclusive);
+  const auto max = ProblemName::of(DataType::Int32, Op::Max, ScanKind::Inclusive);
+  const DispatchTable on_h200(90, h200, {}, "", BuiltinTable{rows, 3});
+  const auto own = on_h200.resolve(sum, 1u << 20);
+  EXPECT_EQ(own.match, Match::BuiltIn);
+  EXPECT_EQ(own.policy.key(), kLt);
+  EXPECT_NE(own.source.find("built-in table: NVIDIA H200"), std::string::npos) << own.source;
+  EXPECT_EQ(on_h200.resolve(max, 1u << 20).policy.key(), kLw);
+  const DispatchTable on_h100(90, h100, {}, "", BuiltinTable{rows, 3});
+  EXPECT_EQ(on_h100.resolve(sum, 1u << 28).policy.key(), kLw);
+  const DispatchTable on_other(90, "NVIDIA GH200 (sm_90, 132 SMs)", {}, "", BuiltinTable{rows, 3});
+  EXPECT_EQ(on_other.resolve(sum, 1u << 28).policy.key(), kLt); // nearest of both tables
+  EXPECT_EQ(on_other.resolve(sum, 1u << 20).policy.key(), kLw);
+}
+
 // A reproducible scanner's routes: float problems get their policy's reproducible form
 // where the algorithm has one; integer problems (exact in any order) keep theirs.
 TEST(RouteCache, ReproducibleRoutesOnlyForFloatTypes) {

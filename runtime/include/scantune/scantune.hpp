@@ -49,8 +49,9 @@
 //                (1.5 x 2^(k-1), 2^k], 1.5 x 2^k holds n in (2^k, 1.5 x 2^k])
 //   NearestSize  this GPU model, the nearest tuned bucket on a log scale
 //   SameArch     another GPU model of the same compute capability, nearest bucket
-//   BuiltIn      compiled into the library: an H100 tuning for sm_90 (the nearest
-//                tuned problem of the same element size), heuristics elsewhere
+//   BuiltIn      compiled into the library: the table of this GPU model, else one of
+//                its compute capability (the H100's for sm_90; the nearest tuned
+//                problem of the same element size), heuristics elsewhere
 // Entries of another compute capability are never used. The database is read once,
 // when the Scanner is constructed (reload_database() reads it again); calls then
 // look their configuration up in memory. SCANTUNE_LOG=info logs the database read
