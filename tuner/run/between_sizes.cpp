@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "base/size_bucket.hpp"
 #include "dispatch.hpp"
 #include "tuner/run/winner.hpp"
 
@@ -33,10 +34,6 @@ struct Candidates {
     return from[static_cast<std::size_t>(std::find(list.begin(), list.end(), p) - list.begin())];
   }
 };
-
-bool is_power_of_two(std::uint64_t n) {
-  return n != 0 && (n & (n - 1)) == 0;
-}
 
 /// Duels `cands` (the first is the incumbent) at n: the winner, or nothing when no
 /// candidate ran; `times` receives every candidate's result.
@@ -84,8 +81,12 @@ std::vector<SizeRevision> settle_midpoints(Evaluator& eval, const std::vector<st
   std::vector<SizeRevision> out;
   for (std::size_t i = 0; i + 1 < sizes.size(); ++i) {
     const std::uint64_t a = sizes[i], b = sizes[i + 1];
-    if (!won[i] || !won[i + 1] || a < 4 || b != 2 * a || !is_power_of_two(a)) continue;
-    const std::uint64_t m = a + a / 2;
+    // a and b: the sizes of consecutive whole-octave buckets; m: the half octave between.
+    const int bucket = db::size_bucket(a);
+    if (!won[i] || !won[i + 1] || a < 4 || bucket % 2 != 0 || db::bucket_size(bucket) != a ||
+        db::bucket_size(bucket + 2) != b)
+      continue;
+    const std::uint64_t m = db::bucket_size(bucket + 1);
     if (std::binary_search(sizes.begin(), sizes.end(), m)) continue;
     Candidates c{m, kMidpointCandidates, {}, {}};
     c.add(won[i + 1]->policy, b);
