@@ -320,7 +320,8 @@ TEST(SearchSpace, NeighboursOfATypicalPolicy) {
       "lookback_warp.tpb512.ipt12.vec4.warp_scans", // +1 step
       "lookback_warp.tpb256.ipt8.vec4.warp_scans",  // items per thread (ipt16 too)
       "lookback_warp.tpb256.ipt16.vec4.warp_scans", //
-      "lookback_warp.tpb256.ipt12.vec2.warp_scans", // vector width (no vec8 for int32)
+      "lookback_warp.tpb256.ipt12.vec2.warp_scans", // every vector width (no vec8 for
+      "lookback_warp.tpb256.ipt12.vec1.warp_scans", // int32): screening takes the widest
       "lookback_warp.tpb256.ipt12.vec4.hillis_steele",
       "lookback_warp.tpb256.ipt12.vec4.blelloch",
       "lookback_warp.tpb256.ipt12.vec4.blelloch_padded",

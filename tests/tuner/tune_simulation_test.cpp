@@ -1,8 +1,10 @@
 // Whole `run_tune` runs in simulation mode over a real recording: the exhaustive
 // search of int32 inclusive sums on an H100 over the default space at 2^10..2^30
 // (95122 measurements). No GPU needed.
+#include <algorithm>
 #include <cstdio>
 #include <map>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -75,8 +77,9 @@ TEST(TuneSimulation, RecordingIsTheFullSpace) {
 // recorded median is within 2% of the recorded best. Below, calls take 4-7 us and
 // are host-bound: in the recording, configurations that behave identically there
 // (backoff 0 vs 200 ns) differ by 5-15% (p10-p90), so the recorded best is the
-// luckiest of 4000-5700 noisy draws and the bound is 30% (docs/tuner.md). On the
-// GPU the duel of `--against` judges those sizes instead.
+// luckiest of 4000-5700 noisy draws (at 2^16 one draw 9% below the next). There the
+// reference is the third fastest and the bound 25% (docs/tuner.md); on the GPU the
+// duel of `--against` judges those sizes instead.
 TEST(TuneSimulation, HalvingFindsNearlyTheRecordedBest) {
   TempDir dir;
   const TuneOptions o = simulated(dir, "halving");
@@ -87,17 +90,19 @@ TEST(TuneSimulation, HalvingFindsNearlyTheRecordedBest) {
   double worst_small = 0, worst_large = 0;
   for (const auto& [n, b] : best) {
     const auto& m = rec.at(n);
-    double lo = 1e300;
+    const bool large = n >= (1u << 19);
+    std::vector<double> fastest;
     for (const auto& [_, ns] : m)
-      lo = std::min(lo, ns);
+      fastest.push_back(ns);
+    std::sort(fastest.begin(), fastest.end());
+    ASSERT_GE(fastest.size(), 3u);
     ASSERT_TRUE(m.count(b.policy)) << b.policy;
-    const double ratio = m.at(b.policy) / lo;
-    (n >= (1u << 19) ? worst_large : worst_small) =
-        std::max(n >= (1u << 19) ? worst_large : worst_small, ratio);
-    EXPECT_LE(ratio, n >= (1u << 19) ? 1.02 : 1.30) << "n = " << n << ": " << b.policy;
+    const double ratio = m.at(b.policy) / fastest[large ? 0 : 2];
+    (large ? worst_large : worst_small) = std::max(large ? worst_large : worst_small, ratio);
+    EXPECT_LE(ratio, large ? 1.02 : 1.25) << "n = " << n << ": " << b.policy;
   }
-  std::printf("halving (simulated): worst ratio to the recorded best %.3f below 2^19, %.3f from "
-              "2^19\n",
+  std::printf("halving (simulated): worst ratio to the third fastest recorded %.3f below 2^19, to "
+              "the fastest %.3f from 2^19\n",
               worst_small, worst_large);
   auto db = db::TuningDb::open(o.db_path);
   // A fraction of the exhaustive search's measurements.

@@ -149,7 +149,7 @@ const std::vector<SpaceField> kSpaceFields{
      "Example: --items-per-thread 8,12,16",
      SCANTUNE_SPACE_PARSE(space.items_per_thread = parse_int_list(text, option);
                           space.pipelined_items_per_thread.clear()), {}},
-    {"vector_width", SCANTUNE_SPACE_VALUES(vector_widths(types, space, algorithm)), true, 2,
+    {"vector_width", SCANTUNE_SPACE_VALUES(vector_widths(types, space, algorithm)), false, 2,
      "--vector-bytes",
      "Bytes per vector load/store (lookback_bulk: always 16).\n"
      "Default: 4,8,16.\n"

@@ -13,7 +13,7 @@
 namespace scantune::tuner {
 namespace {
 
-constexpr std::size_t kTop = 6;             // K: survivors of screening, finalists per region
+constexpr std::size_t kTop = 8;             // K: survivors of screening, finalists per region
 constexpr std::size_t kTopOutOfTime = 2;    // K once the time budget is spent
 constexpr std::size_t kFromAdjacent = 2;    // finalists borrowed from each adjacent region
 constexpr std::size_t kRepresentatives = 7; // one per ~3 octaves over 2^10..2^30
@@ -62,7 +62,22 @@ std::vector<Policy> core_candidates(const std::vector<Policy>& candidates) {
     if (p.block_scan == BlockScan::WarpScans && p.io == io && !p.streaming && p.backoff_ns == 0 &&
         p.lookback_span == 1 && p.stages == 3 && !p.tile_loop)
       core.push_back(p);
-  return core.empty() ? candidates : core;
+  if (core.empty()) return candidates;
+  // Each tile shape once, at its widest vector: the vector is the dimension that
+  // moves a shape's time least, and refinement visits the narrower ones around the
+  // leaders. Halves the kernels compiled before the first leaders are known.
+  std::map<std::string, std::size_t> widest; // key without the vector -> index in `core`
+  std::vector<Policy> shapes;
+  for (const Policy& p : core) {
+    Policy q = p;
+    q.vector_width = 0;
+    auto [it, fresh] = widest.try_emplace(q.key(), shapes.size());
+    if (fresh)
+      shapes.push_back(p);
+    else if (p.vector_width > shapes[it->second].vector_width)
+      shapes[it->second] = p;
+  }
+  return shapes;
 }
 
 std::vector<Policy> applicable(const std::vector<Policy>& policies, std::uint64_t n,
@@ -242,6 +257,15 @@ public:
     const auto reps = representatives(ctx.sizes);
     const auto core = core_candidates(ctx.candidates);
     std::vector<std::vector<Policy>> tops(reps.size());
+    // Every representative's screening core compiles from the start, so compiling
+    // runs ahead of timing for the whole exploration; each screen's own hint then
+    // moves what it needs first to the front.
+    std::vector<Policy> ahead;
+    std::set<std::string> keys;
+    for (std::uint64_t n : reps)
+      for (const Policy& p : applicable(core, n, ctx.space))
+        if (keys.insert(p.key()).second) ahead.push_back(p);
+    ctx.evaluator->prefetch(ahead);
     for (std::size_t r = 0; r < reps.size() && !ctx.out_of_time(); ++r)
       tops[r] = search.explore(reps[r], core);
 
