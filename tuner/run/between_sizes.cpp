@@ -10,7 +10,6 @@
 namespace scantune::tuner {
 namespace {
 
-constexpr int kRounds = 3;
 constexpr std::size_t kNeighbourCandidates = 3; // a size's winner and its neighbours'
 constexpr std::size_t kMidpointCandidates = 4;  // both winners and their runners-up
 
@@ -39,7 +38,7 @@ struct Candidates {
 /// candidate ran; `times` receives every candidate's result.
 std::optional<Result> challenge(Evaluator& eval, const std::vector<Policy>& cands, std::uint64_t n,
                                 std::vector<Result>& times) {
-  times = duel(eval, cands, n, kRounds);
+  times = duel(eval, cands, n);
   const std::optional<Winner> w = pick_winner(times, times.front());
   if (!w) return std::nullopt;
   return w->result;

@@ -153,8 +153,10 @@ RegretReport run_regret(const RegretOptions& o,
   RegretReport r{model, o.problem.label(), o.top, {}};
   if (sizes.empty()) return r;
   std::optional<KernelCache> cache = KernelCache::open_default("");
-  GpuEvaluator eval(scanner, cache ? &*cache : nullptr, o.problem, sizes.back(),
-                    GpuEvaluatorOptions{o.hot, o.seed, 0});
+  GpuEvaluatorOptions go;
+  go.hot = o.hot;
+  go.seed = o.seed;
+  GpuEvaluator eval(scanner, cache ? &*cache : nullptr, o.problem, sizes.back(), go);
   log(fmt::format("{}: inputs and reference for up to {} ready in {:.1f} s", r.problem,
                   db::size_label(sizes.back()), eval.setup_seconds()));
   for (std::uint64_t n : sizes) {

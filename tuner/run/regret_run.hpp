@@ -35,15 +35,15 @@ std::vector<Policy> regret_candidates(const db::TuningDb& db,
                                       int top);
 
 /// Times `dispatched` and the candidates at n in alternation (duel: `rounds` rounds,
-/// medians) and returns the point; the best is the fastest of them all.
+/// 0: duel_rounds(n); medians) and returns the point; the best is the fastest of them all.
 RegretPoint regret_at(Evaluator& eval, std::uint64_t n, const Policy& dispatched,
-                      const std::vector<Policy>& candidates, int rounds = 3);
+                      const std::vector<Policy>& candidates, int rounds = 0);
 
 struct RegretOptions {
   Problem problem;
   std::vector<std::uint64_t> sizes; ///< empty: regret_sizes of the tuned sizes
   int top = 3;
-  int rounds = 3;
+  int rounds = 0;      ///< duel rounds; 0: duel_rounds(n)
   int device = -1;     ///< made current by the caller
   std::string db_path; ///< empty: the default database
   bool hot = false;

@@ -9,8 +9,13 @@
 
 namespace scantune::tuner {
 
+int duel_rounds(std::uint64_t n) {
+  return n < (std::uint64_t{1} << 17) ? 7 : 3;
+}
+
 std::vector<Result> duel(Evaluator& eval, const std::vector<Policy>& policies, std::uint64_t n,
                          int rounds) {
+  if (rounds <= 0) rounds = duel_rounds(n);
   std::vector<std::vector<Result>> runs(policies.size());
   for (int r = 0; r < rounds; ++r)
     for (std::size_t i = 0; i < policies.size(); ++i)

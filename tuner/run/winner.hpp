@@ -10,11 +10,16 @@
 
 namespace scantune::tuner {
 
-/// Re-times `policies` at n in alternation, `rounds` times each, so that slow drifts
-/// (clocks, background compiles, other host load) hit them all alike. Each result is
-/// the median of its rounds' medians; its noise is the rounds' spread over that.
+/// Rounds of a duel at n: 3, and 7 below 2^17, where a call takes 1.5-4 us of GPU
+/// time and one round's median of the same kernel moves by up to 5%.
+int duel_rounds(std::uint64_t n);
+
+/// Re-times `policies` at n in alternation, `rounds` times each (0: duel_rounds(n)),
+/// so that slow drifts (clocks, background compiles, other host load) hit them all
+/// alike. Each result is the median of its rounds' medians; its noise is the rounds'
+/// spread over that.
 std::vector<Result> duel(Evaluator& eval, const std::vector<Policy>& policies, std::uint64_t n,
-                         int rounds = 3);
+                         int rounds = 0);
 
 /// The Ok results, fastest first.
 std::vector<const Result*> ranked_ok(const std::vector<Result>& results);
