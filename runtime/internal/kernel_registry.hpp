@@ -14,6 +14,7 @@
 #include <cuda_runtime_api.h>
 
 #include "codegen.hpp"
+#include "nvrtc_compiler.hpp"
 
 namespace scantune {
 class KernelCache;
@@ -37,14 +38,21 @@ class KernelRegistry {
 public:
   static KernelRegistry& instance();
 
-  /// The loaded kernels of `spec` for `arch`; compiles on first use. `disk` may be null.
-  std::shared_ptr<const KernelSet> get(const KernelSpec& spec, int arch, KernelCache* disk);
+  /// What compiles a cold key: in-process NVRTC (nvrtc_compile) unless a caller
+  /// passes another (the tuner's helper processes).
+  using Compiler = std::function<CompiledProgram(const GeneratedSource&, int arch)>;
+
+  /// The loaded kernels of `spec` for `arch`; compiles on first use (with `compiler`
+  /// when given). `disk` may be null.
+  std::shared_ptr<const KernelSet> get(const KernelSpec& spec, int arch, KernelCache* disk,
+                                       const Compiler* compiler = nullptr);
 
   /// The same for kernels outside KernelSpec (the radix sort's): `id` names the
   /// specialization, `generator` writes its source on a cold key.
   std::shared_ptr<const KernelSet> get_generated(const std::string& id,
                                                  const std::function<GeneratedSource()>& generator,
-                                                 int arch, KernelCache* disk);
+                                                 int arch, KernelCache* disk,
+                                                 const Compiler* compiler = nullptr);
 
   /// Compiles every spec not yet loaded in one NVRTC program (batched: NVRTC's
   /// start-up is paid once) and loads them; later get() calls find them.

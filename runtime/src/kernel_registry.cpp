@@ -174,16 +174,16 @@ void KernelRegistry::prepare(const std::vector<KernelSpec>& specs, int arch, std
 }
 
 std::shared_ptr<const KernelSet> KernelRegistry::get(const KernelSpec& spec, int arch,
-                                                     KernelCache* disk) {
+                                                     KernelCache* disk, const Compiler* compiler) {
   check_arch(spec, arch);
   return get_generated(
-      spec.id(), [&] { return generate({spec}); }, arch, disk);
+      spec.id(), [&] { return generate({spec}); }, arch, disk, compiler);
 }
 
 std::shared_ptr<const KernelSet>
 KernelRegistry::get_generated(const std::string& id,
                               const std::function<GeneratedSource()>& generator, int arch,
-                              KernelCache* disk) {
+                              KernelCache* disk, const Compiler* compiler) {
   const std::string key = key_of(id, arch);
   std::shared_ptr<Entry> entry;
   {
@@ -212,7 +212,8 @@ KernelRegistry::get_generated(const std::string& id,
         }
       }
       if (!set) {
-        CompiledProgram prog = nvrtc_compile(gen.name, gen.source, names, arch);
+        CompiledProgram prog =
+            compiler ? (*compiler)(gen, arch) : nvrtc_compile(gen.name, gen.source, names, arch);
         set = load_library(prog.cubin, prog.lowered_names, id);
         if (disk) disk->store(disk_key, pack_kernel_blob(prog.lowered_names, prog.cubin));
       }

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <optional>
 
+#include <unistd.h>
+
 #include <fmt/core.h>
 
 #include "codegen.hpp"
@@ -13,6 +15,7 @@
 #include "scantune/scantune.hpp"
 #include "tuner/cli/cli.hpp"
 #include "tuner/cli/cli_shared.hpp"
+#include "tuner/gpu/compile_worker.hpp"
 #include "tuner/gpu/gpu_device.hpp"
 #include "tuner/report/text_table.hpp"
 #include "tuner/search/problem.hpp"
@@ -130,6 +133,17 @@ void register_info_commands(CLI::App& app) {
     if (!out->empty())
       write_file("compile", *out, std::string_view(prog.cubin.data(), prog.cubin.size()));
   });
+
+  // The tuner's compile helper (tuner/gpu/compile_worker.hpp): talks over the socket
+  // it gets as standard input and output; anything printed goes to stderr instead.
+  // Hidden from --help (an empty group).
+  app.add_subcommand("compile-worker", "Compile what the tuner sends (internal)")
+      ->group("")
+      ->callback([] {
+        const int socket = ::dup(0);
+        ::dup2(2, 1);
+        throw Exit(tuner::run_compile_worker(socket), "");
+      });
 }
 
 } // namespace scantune::cli

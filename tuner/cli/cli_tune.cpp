@@ -26,6 +26,13 @@
 namespace scantune::cli {
 namespace {
 
+/// This executable's path (for the compile helpers it starts), or "" when unknown.
+std::string own_executable() {
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : self.string();
+}
+
 using tuner::Progress;
 using tuner::TuneOptions;
 
@@ -164,6 +171,7 @@ TuneOptions build_options(const RawOptions& raw) {
   o.device = checked_device(raw.device);
   o.seed = raw.seed;
   o.command_line = command_line;
+  o.compile_worker = own_executable();
   if (!raw.segments.empty()) {
     o.segments = tuner::parse_segments_list(raw.segments);
     if (!o.custom_ops.empty() || !o.simulate_db.empty())

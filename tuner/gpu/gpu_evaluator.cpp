@@ -20,6 +20,7 @@
 #include "kernel_registry.hpp"
 #include "scan_request.hpp"
 #include "struct_values.hpp"
+#include "tuner/gpu/compile_worker.hpp"
 #include "tuner/gpu/gpu_support.hpp"
 #include "tuner/gpu/reference.hpp"
 #include "tuner/search/search_space.hpp"
@@ -210,12 +211,20 @@ struct GpuEvaluator::Impl {
 
   // ---- compiling
 
-  std::shared_ptr<const detail::KernelSet> kernels(const Policy& policy) {
-    return detail::KernelRegistry::instance().get(problem.spec(policy), arch, cache);
+  std::shared_ptr<const detail::KernelSet>
+  kernels(const Policy& policy, const detail::KernelRegistry::Compiler* compiler = nullptr) {
+    return detail::KernelRegistry::instance().get(problem.spec(policy), arch, cache, compiler);
   }
 
   void compile_loop() {
     cudaSetDevice(device);
+    std::unique_ptr<CompileWorker> helper;
+    if (!options.compile_worker.empty()) try {
+        helper = std::make_unique<CompileWorker>(options.compile_worker);
+      } catch (const std::exception&) { // compiles in this process instead
+      }
+    const detail::KernelRegistry::Compiler by_helper = [&](const detail::GeneratedSource& g,
+                                                           int a) { return helper->compile(g, a); };
     while (true) {
       Policy p;
       {
@@ -225,18 +234,34 @@ struct GpuEvaluator::Impl {
         p = queue.front();
         queue.pop_front();
       }
+      // A failure is reported when the candidate is measured (compiled again then);
+      // after any but NVRTC's own, this thread stops using its helper.
       try {
-        kernels(p); // errors are reported when the candidate is measured
+        kernels(p, helper ? &by_helper : nullptr);
+      } catch (const detail::CompileError&) {
       } catch (...) {
+        helper.reset();
       }
     }
   }
 
+  // The latest hint is the nearest need: its policies not yet taken by a worker go
+  // to the front of the queue, in its order, ahead of earlier hints.
   void prefetch(const std::vector<Policy>& policies) {
     {
       std::lock_guard<std::mutex> lock(mutex);
-      for (const Policy& p : policies)
-        if (queued.insert(p.key()).second) queue.push_back(p);
+      std::set<std::string> waiting, hinted;
+      for (const Policy& p : queue)
+        waiting.insert(p.key());
+      std::deque<Policy> next;
+      for (const Policy& p : policies) {
+        const std::string key = p.key();
+        if ((waiting.count(key) || queued.insert(key).second) && hinted.insert(key).second)
+          next.push_back(p);
+      }
+      for (const Policy& p : queue)
+        if (!hinted.count(p.key())) next.push_back(p);
+      queue.swap(next);
     }
     cv.notify_all();
   }

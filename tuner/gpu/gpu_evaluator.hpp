@@ -30,6 +30,10 @@ struct GpuEvaluatorOptions {
   /// Time calls as the host enqueues them (short calls then measure the host's launch
   /// rate and its jitter) instead of queued behind a GPU wait, back to back.
   bool host_bound = false;
+  /// An executable that runs `compile-worker` (the scantune CLI): each background
+  /// compile thread then hands its compiles to a helper process of it
+  /// (compile_worker.hpp). Empty, or a helper that fails: NVRTC in this process.
+  std::string compile_worker;
 };
 
 /// A baseline's timing, or why there is none.

@@ -405,6 +405,7 @@ ProblemEvaluator make_evaluator(Tuning& t, const Problem& p, std::uint64_t max_n
   GpuEvaluatorOptions go;
   go.hot = t.o.hot;
   go.seed = t.o.seed;
+  go.compile_worker = t.o.compile_worker;
   KernelCache* kc = t.kernel_cache ? &*t.kernel_cache : nullptr;
   ev.gpu = std::make_unique<GpuEvaluator>(*t.scanner, kc, p, max_n, go);
   t.progress.note(fmt::format("{}: inputs and reference for up to {} ready in {:.1f} s", p.label(),

@@ -46,6 +46,8 @@ struct TuneOptions {
   int device = -1;          ///< CUDA ordinal; -1 = current
   std::uint64_t seed = 1;   ///< input data
   std::string command_line; ///< stored with the run
+  /// GpuEvaluatorOptions::compile_worker: the CLI names itself.
+  std::string compile_worker;
   Progress::Mode progress = Progress::Mode::Lines;
   /// Segmented problems (`--segments` SPECs of parse_segments, comma-separated):
   /// each option's problems once per segmentation; empty: flat. They are stored under

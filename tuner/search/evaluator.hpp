@@ -62,7 +62,8 @@ public:
   /// Timeout once the candidate is clearly slower than that per call.
   virtual Result measure(const Policy& policy, std::uint64_t n, Effort effort, double limit_ns) = 0;
   /// A hint: these policies will be measured soon, in this order (the GPU evaluator
-  /// compiles them on background threads meanwhile).
+  /// compiles them on background threads meanwhile). A later hint is needed sooner:
+  /// its policies go ahead of those of earlier hints not compiled yet.
   virtual void prefetch(const std::vector<Policy>& /*policies*/) {}
 };
 

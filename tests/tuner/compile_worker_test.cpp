@@ -1,0 +1,59 @@
+// The tuner's compile helpers (tuner/gpu/compile_worker.hpp): real helper processes of
+// the built scantune executable compiling with NVRTC. No GPU needed.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "cli_run.hpp"
+#include "codegen.hpp"
+#include "errors.hpp"
+#include "nvrtc_compiler.hpp"
+#include "policy.hpp"
+#include "tuner/gpu/compile_worker.hpp"
+
+namespace scantune::tuner {
+namespace {
+
+detail::GeneratedSource source_of(const char* key) {
+  return detail::generate({detail::KernelSpec{Policy::parse(key), DataType::Int32,
+                                              detail::OpSpec::from(Op::Sum), ScanKind::Inclusive}});
+}
+
+TEST(CompileWorker, CompilesWhatThisProcessWould) {
+  CompileWorker worker(test::cli_path());
+  for (const char* key : {"lookback_warp.tpb256.ipt12.vec4.warp_scans",
+                          "single_block.tpb128.ipt4.vec2.blelloch.direct"}) {
+    const detail::GeneratedSource gen = source_of(key);
+    const detail::CompiledProgram there = worker.compile(gen, 90);
+    const detail::CompiledProgram here =
+        detail::nvrtc_compile(gen.name, gen.source, gen.name_expressions.front(), 90);
+    EXPECT_EQ(there.lowered_names, here.lowered_names) << key;
+    EXPECT_EQ(there.cubin.size(), here.cubin.size()) << key;
+    EXPECT_GT(there.compile_ms, 0) << key;
+  }
+}
+
+TEST(CompileWorker, BrokenSourceComesBackAsACompileErrorWithTheLog) {
+  CompileWorker worker(test::cli_path());
+  detail::GeneratedSource gen = source_of("lookback_warp.tpb256.ipt12.vec4.warp_scans");
+  gen.source += "\nthis is not C++;\n";
+  try {
+    worker.compile(gen, 90);
+    FAIL() << "compiled broken source";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Compile);
+    EXPECT_NE(std::string(e.what()).find("NVRTC could not compile"), std::string::npos);
+    EXPECT_NE(e.log().find("error"), std::string::npos) << e.log();
+  }
+  // The helper keeps serving after a failed compile.
+  EXPECT_FALSE(
+      worker.compile(source_of("lookback_warp.tpb128.ipt8.vec4.warp_scans"), 80).cubin.empty());
+}
+
+TEST(CompileWorker, AnExecutableThatIsNoWorkerIsRefused) {
+  EXPECT_THROW(CompileWorker("/bin/true"), Error);
+  EXPECT_THROW(CompileWorker("/nonexistent/scantune"), Error);
+}
+
+} // namespace
+} // namespace scantune::tuner
