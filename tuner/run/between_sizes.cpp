@@ -34,23 +34,6 @@ struct Candidates {
   }
 };
 
-/// Duels `cands` (the first is the incumbent) at n: the winner, or nothing when no
-/// candidate ran; `times` receives every candidate's result.
-std::optional<Result> challenge(Evaluator& eval, const std::vector<Policy>& cands, std::uint64_t n,
-                                std::vector<Result>& times) {
-  times = duel(eval, cands, n);
-  const std::optional<Winner> w = pick_winner(times, times.front());
-  if (!w) return std::nullopt;
-  return w->result;
-}
-
-/// The time of `other` among `times` over `winner`'s (1 when it did not run).
-double gain_over(const std::vector<Result>& times, const Policy& other, const Result& winner) {
-  for (const Result& r : times)
-    if (r.policy == other && r.ok() && winner.median_ns > 0) return r.median_ns / winner.median_ns;
-  return 1.0;
-}
-
 } // namespace
 
 std::vector<SizeRevision> cross_check_neighbours(Evaluator& eval,

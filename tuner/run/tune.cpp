@@ -27,8 +27,10 @@
 #include "tuner/gpu/type_dispatch.hpp"
 #include "tuner/run/between_sizes.hpp"
 #include "tuner/run/recorder.hpp"
+#include "tuner/run/refine_winners.hpp"
 #include "tuner/run/tune_matrix.hpp"
 #include "tuner/run/winner.hpp"
+#include "tuner/search/search_space.hpp"
 #include "tuner/search/simulated_evaluator.hpp"
 #include "tuner/search/strategy.hpp"
 
@@ -536,7 +538,7 @@ std::string winner_note(const Winner& w, const std::vector<Result>& duelled,
   const auto add_note = [&](const std::string& text) { note += note.empty() ? text : "; " + text; };
   if (incumbent && incumbent->ok() && incumbent->policy != w.result.policy)
     add_note(fmt::format("dispatch ({}) {:.3f}x", to_string(inc_plan.match),
-                         incumbent->median_ns / w.result.median_ns));
+                         incumbent->rank() / w.result.rank()));
   if (cub_ns > 0 && w.result.median_ns > cub_ns) add_note("slower than CUB");
   return note;
 }
@@ -571,16 +573,29 @@ std::optional<Result> settle_size(Tuning& t, const Problem& p, const SizeOutcome
   return w->result;
 }
 
-/// The checks between sizes (between_sizes.hpp): replaced winners and the half-octave
-/// sizes they settle are stored and printed as rows of the problem's table.
-void revise_between_sizes(Tuning& t, const Problem& p, const std::vector<std::uint64_t>& sizes,
+/// The checks after every size is settled (refine_winners.hpp, between_sizes.hpp):
+/// replaced winners and the half-octave sizes they settle are stored and printed as
+/// rows of the problem's table.
+void revise_between_sizes(Tuning& t, const Problem& p, const SearchContext& ctx,
                           std::vector<std::optional<Result>>& won,
                           const std::vector<std::vector<Policy>>& runners_up, Evaluator& recorder) {
+  const std::vector<std::uint64_t>& sizes = ctx.sizes;
   const auto print = [&](const SizeRevision& r, const std::string& what) {
     const db::BestEntry e = store_winner(t, p, r.size, r.winner);
     fmt::print(t.out, "| {} | {} | {} | {:.0f} | - | - | {} ({:.3f}x) |\n", size_label(r.size),
                e.policy, us(e.ns), e.gbs, what, r.gain);
   };
+  std::set<std::string> allowed;
+  for (const Policy& c : ctx.candidates)
+    allowed.insert(c.key());
+  const NeighboursAt around = [&](const Policy& w, std::uint64_t n) {
+    std::vector<Policy> out;
+    for (const Policy& q : neighbours(w, p.size_types(), ctx.space))
+      if (allowed.count(q.key()) && applies_at(q, n, ctx.space)) out.push_back(q);
+    return out;
+  };
+  for (const SizeRevision& r : refine_winners(recorder, sizes, won, around))
+    print(r, fmt::format("a grid neighbour, replaces {}", r.before));
   for (const SizeRevision& r : cross_check_neighbours(recorder, sizes, won))
     print(r, fmt::format("{}'s winner, replaces {}", size_label(r.from), r.before));
   for (const SizeRevision& r : settle_midpoints(recorder, sizes, won, runners_up))
@@ -622,7 +637,8 @@ void tune_problem(Tuning& t, const Problem& p, const std::vector<std::uint64_t>&
     settled.push_back(outcomes[i].size);
     won.push_back(settle_size(t, p, outcomes[i], ev, recorder, runners_up[i]));
   }
-  revise_between_sizes(t, p, settled, won, runners_up, recorder);
+  ctx.sizes = settled;
+  revise_between_sizes(t, p, ctx, won, runners_up, recorder);
   t.progress.end();
   std::vector<Result> winners;
   for (const std::optional<Result>& w : won)

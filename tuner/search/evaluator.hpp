@@ -28,8 +28,13 @@ struct Result {
   double noise = 0; ///< relative spread of the samples: (q75 - q25) / median
   std::optional<int> registers, spill_bytes;
   std::string message; ///< why it failed
+  /// What a duel over a size bucket ranks by: the sum of the medians at two of its
+  /// sizes (winner.hpp, bucket_duel); 0 for a plain measurement.
+  double rank_ns = 0;
 
   bool ok() const { return status == db::MeasurementStatus::Ok; }
+  /// What choosing between results compares: rank_ns when set, else the median.
+  double rank() const { return rank_ns > 0 ? rank_ns : median_ns; }
 };
 
 /// A stored measurement as a Result (resumed runs, simulation). The DB keeps no

@@ -27,7 +27,7 @@ std::unique_ptr<Strategy> make_strategy(std::string_view name) {
 const Result* fastest(const std::vector<Result>& results) {
   const Result* best = nullptr;
   for (const Result& r : results)
-    if (r.ok() && (!best || r.median_ns < best->median_ns)) best = &r;
+    if (r.ok() && (!best || r.rank() < best->rank())) best = &r;
   return best;
 }
 

@@ -51,7 +51,7 @@ public:
 std::unique_ptr<Strategy> make_strategy(std::string_view name);
 std::vector<std::string_view> strategy_names();
 
-/// The fastest Ok result, or null when none is Ok.
+/// The fastest Ok result (by Result::rank), or null when none is Ok.
 const Result* fastest(const std::vector<Result>& results);
 
 } // namespace scantune::tuner
