@@ -25,14 +25,6 @@ Policy bulk() {
   return Policy::parse("lookback_bulk.tpb256.ipt32.vec4.warp_scans.st7");
 }
 
-Result won_by(const Policy& p, std::uint64_t n, double ns) {
-  Result r;
-  r.policy = p;
-  r.size = n;
-  r.median_ns = ns;
-  return r;
-}
-
 TEST(BetweenSizes, NeighbourWinnerReplacesASlowerOneAndTravelsOn) {
   // 2^14 lost the warp shape in its search (a single-block winner 20% slower); 2^13
   // kept it. The check puts it back at 2^14, and from there it reaches 2^15 too.

@@ -23,14 +23,6 @@ Policy longer() {
   return Policy::parse("lookback_warp.tpb1024.ipt6.vec2.warp_scans.direct.cs");
 }
 
-Result won_by(const Policy& p, std::uint64_t n, double ns) {
-  Result r;
-  r.policy = p;
-  r.size = n;
-  r.median_ns = ns;
-  return r;
-}
-
 // Every size's neighbours are the other two shapes.
 std::vector<Policy> others(const Policy& p, std::uint64_t) {
   std::vector<Policy> out;

@@ -20,6 +20,15 @@ inline Problem int32_sum_inclusive() {
   return Problem{DataType::Int32, detail::OpSpec::from(Op::Sum), ScanKind::Inclusive, {}};
 }
 
+/// A size's winner as the search left it: `p` at n in `ns`.
+inline Result won_by(const Policy& p, std::uint64_t n, double ns) {
+  Result r;
+  r.policy = p;
+  r.size = n;
+  r.median_ns = ns;
+  return r;
+}
+
 /// run_tune with its report discarded: its exit code.
 inline int run_tune_quietly(const TuneOptions& o) {
   std::FILE* out = std::tmpfile();
