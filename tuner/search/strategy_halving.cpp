@@ -65,7 +65,7 @@ std::vector<Policy> core_candidates(const std::vector<Policy>& candidates) {
   if (core.empty()) return candidates;
   // Each tile shape once, at its widest vector: the vector is the dimension that
   // moves a shape's time least, and refinement visits the narrower ones around the
-  // leaders. Halves the kernels compiled before the first leaders are known.
+  // leaders. Fewer kernels compile before the first leaders are known.
   std::map<std::string, std::size_t> widest; // key without the vector -> index in `core`
   std::vector<Policy> shapes;
   for (const Policy& p : core) {
