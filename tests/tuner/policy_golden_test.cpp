@@ -140,7 +140,7 @@ const std::map<std::string, std::string> kGolden = {
     {"reduce_then_scan", "7705e332417a6edb4f79ff904e3526deb2aab82bf872de54a3bc4e6d55e3b63c"},
     {"sequential", "865168574fedb594d14c433ce991a020eb4196f13ee752a175ddc037c317defc"},
     {"single_block", "19edc389287b0d064d800c77494e916f7633644af3874ce601dd536b4e498895"},
-    {"space", "48dfd67a843e7282cad216e601888666a3a1c19e86d64c83a57c222a6aa2e75c"},
+    {"space", "ec08bd60435d9da40acc89719335d220593a0fcee04b19a53a732c0a9ab97b2c"},
 };
 
 TEST(PolicyGolden, EveryPolicyFactIsUnchanged) {
