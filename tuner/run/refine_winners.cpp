@@ -1,7 +1,6 @@
 // The grid neighbours of each size's winner (refine_winners.hpp).
 #include "tuner/run/refine_winners.hpp"
 
-#include <algorithm>
 #include <set>
 #include <string>
 
@@ -20,13 +19,15 @@ constexpr int kPasses = 3;              // around each new winner again, at most
 std::vector<SizeRevision> refine_winners(Evaluator& eval, const std::vector<std::uint64_t>& sizes,
                                          std::vector<std::optional<Result>>& won,
                                          const NeighboursAt& neighbours_at) {
-  std::vector<Policy> first; // every first pass's neighbours, compiled from the start
+  // Every first pass's neighbours, compiled from the start.
+  std::vector<std::vector<Policy>> first(sizes.size());
+  std::vector<Policy> all;
   for (std::size_t i = 0; i < sizes.size(); ++i)
     if (won[i]) {
-      const std::vector<Policy> around = neighbours_at(won[i]->policy, sizes[i]);
-      first.insert(first.end(), around.begin(), around.end());
+      first[i] = neighbours_at(won[i]->policy, sizes[i]);
+      all.insert(all.end(), first[i].begin(), first[i].end());
     }
-  eval.prefetch(first);
+  eval.prefetch(all);
   std::vector<SizeRevision> out;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     if (!won[i]) continue;
@@ -36,7 +37,7 @@ std::vector<SizeRevision> refine_winners(Evaluator& eval, const std::vector<std:
     for (int pass = 0; pass < kPasses; ++pass) {
       const double mine = won[i]->median_ns;
       std::vector<Policy> around;
-      for (const Policy& q : neighbours_at(won[i]->policy, sizes[i]))
+      for (const Policy& q : pass == 0 ? first[i] : neighbours_at(won[i]->policy, sizes[i]))
         if (screened_keys.insert(q.key()).second) around.push_back(q);
       if (pass > 0) eval.prefetch(around);
       std::vector<Result> near;
