@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include <signal.h>
+
 #include "cli_run.hpp"
 #include "codegen.hpp"
 #include "errors.hpp"
@@ -48,6 +50,16 @@ TEST(CompileWorker, BrokenSourceComesBackAsACompileErrorWithTheLog) {
   // The helper keeps serving after a failed compile.
   EXPECT_FALSE(
       worker.compile(source_of("lookback_warp.tpb128.ipt8.vec4.warp_scans"), 80).cubin.empty());
+}
+
+// Ctrl-C signals the terminal's process group, helpers included: they keep compiling
+// until the tuner closes their socket.
+TEST(CompileWorker, AnInterruptLeavesTheHelperServing) {
+  CompileWorker worker(test::cli_path());
+  ASSERT_EQ(::kill(worker.pid(), SIGINT), 0);
+  for (const char* key :
+       {"lookback_warp.tpb256.ipt12.vec4.warp_scans", "lookback_warp.tpb128.ipt8.vec4.warp_scans"})
+    EXPECT_FALSE(worker.compile(source_of(key), 90).cubin.empty()) << key;
 }
 
 TEST(CompileWorker, AnExecutableThatIsNoWorkerIsRefused) {

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <utility>
 
+#include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -78,9 +79,21 @@ CompileWorker::CompileWorker(const std::string& exe) {
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, fds[1], 0); // dup2 clears close-on-exec
   posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+  // Ctrl-C reaches the terminal's whole process group: the helper starts with SIGINT
+  // blocked, so it finishes the compile in hand and the tuner, which handles the
+  // interrupt, stops it by closing the socket (a helper killed mid-compile failed that
+  // kernel, and the tuner stored it as a compile error).
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t interrupt;
+  sigemptyset(&interrupt);
+  sigaddset(&interrupt, SIGINT);
+  posix_spawnattr_setsigmask(&attr, &interrupt);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
   std::string arg0 = exe, arg1 = "compile-worker";
   char* argv[] = {arg0.data(), arg1.data(), nullptr};
-  const int rc = ::posix_spawn(&pid_, exe.c_str(), &actions, nullptr, argv, environ);
+  const int rc = ::posix_spawn(&pid_, exe.c_str(), &actions, &attr, argv, environ);
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&actions);
   ::close(fds[1]);
   fd_ = fds[0];

@@ -27,6 +27,7 @@ public:
   /// NVRTC's compile of `gen` (its first kernel set) for `arch`, done by the helper.
   /// Throws CompileError with NVRTC's log, or scantune::Error when the helper is gone.
   detail::CompiledProgram compile(const detail::GeneratedSource& gen, int arch);
+  pid_t pid() const { return pid_; }
 
 private:
   void stop(); // closes the socket, so the helper exits, and reaps it

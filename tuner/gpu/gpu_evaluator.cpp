@@ -486,9 +486,18 @@ struct GpuEvaluator::Impl {
     std::shared_ptr<const detail::KernelSet> set;
     try {
       set = kernels(policy);
-    } catch (const std::exception& e) {
+    } catch (const detail::CompileError& e) {
       c.failure = failed(policy, 0, MeasurementStatus::CompileError, e.what());
       return c;
+    } catch (const std::exception&) {
+      // Not NVRTC's verdict (a compile helper gone under a background compile this
+      // call waited on): compiled again, here, before anything is stored.
+      try {
+        set = kernels(policy);
+      } catch (const std::exception& e) {
+        c.failure = failed(policy, 0, MeasurementStatus::CompileError, e.what());
+        return c;
+      }
     }
     int regs = 0, spill = 0;
     for (const auto& a : set->attributes) {
