@@ -15,6 +15,7 @@ using scantune::tuner::format_duration;
 using scantune::tuner::parse_duration;
 using scantune::tuner::Progress;
 using scantune::tuner::Result;
+using scantune::tuner::run_seconds_left;
 using scantune::tuner::seconds_left;
 
 /// Everything written to `f` so far.
@@ -138,6 +139,19 @@ TEST(Progress, SecondsLeftIsThePaceTimesWhatRemains) {
   EXPECT_EQ(format_duration(seconds_left(1.0, 0, 10)), "?");
   // 36 problems of 900 measurements at 50 ms each: 27 min for the whole run.
   EXPECT_EQ(format_duration(seconds_left(0.05 * 900, 900, 36 * 900)), "26 min 15 s");
+}
+
+TEST(Progress, ARunsEtaFollowsTheFinishedProblemsPace) {
+  // 100 s for the first 1000 planned measurements (however many were taken): 0.1 s a
+  // planned one. 1500 planned after the current problem, whose 500 take 50 s, 10 gone.
+  EXPECT_DOUBLE_EQ(run_seconds_left(100.0, 1000, 10.0, 500, 3000), 190.0);
+  EXPECT_DOUBLE_EQ(run_seconds_left(100.0, 1000, 80.0, 500, 3000), 150.0); // past its share
+  EXPECT_DOUBLE_EQ(run_seconds_left(100.0, 1000, 80.0, 500, 1500), 0.0);   // the last one
+  EXPECT_TRUE(std::isinf(run_seconds_left(0.0, 0, 1.0, 500, 3000)));
+  // A strategy that takes twice its plan: after one of 36 problems (2460 planned, 45 s),
+  // the measurements' pace would say about 12 min; the problems' says 26 min 15 s.
+  EXPECT_EQ(format_duration(run_seconds_left(45.0, 2460, 0.0, 2460, 36 * 2460)), "26 min 15 s");
+  EXPECT_EQ(format_duration(seconds_left(45.0, 2 * 2460, 36 * 2460)), "12 min 45 s");
 }
 
 TEST(Progress, APlannedRunShowsTheProblemNumberAndTheRunEta) {

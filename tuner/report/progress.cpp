@@ -76,17 +76,23 @@ Progress::~Progress() {
 
 void Progress::plan_run(std::size_t problems, std::size_t planned) {
   run_problems_ = problems;
-  run_problem_ = run_done_ = 0;
+  run_problem_ = run_done_ = run_finished_planned_ = 0;
+  run_finished_s_ = 0;
   run_planned_ = planned;
   run_start_ = Clock::now();
 }
 
 void Progress::begin(std::string label, std::size_t planned) {
   if (bar_open_) end();
+  const auto now = Clock::now();
+  if (run_problems_ > 0 && run_problem_ > 0) { // the previous problem of the run finished
+    run_finished_planned_ += planned_;
+    run_finished_s_ = seconds_between(run_start_, now);
+  }
   label_ = std::move(label);
   planned_ = planned;
   done_ = 0;
-  problem_start_ = Clock::now();
+  problem_start_ = now;
   if (run_problems_ > 0) {
     ++run_problem_;
     if (mode_ == Mode::Lines)
@@ -155,6 +161,10 @@ std::string Progress::eta() const {
 
 std::string Progress::run_eta() const {
   if (run_problems_ == 0) return "?";
+  if (run_finished_planned_ > 0)
+    return format_duration(run_seconds_left(run_finished_s_, run_finished_planned_,
+                                            seconds_between(problem_start_, Clock::now()), planned_,
+                                            run_planned_));
   return format_duration(
       seconds_left(seconds_between(run_start_, Clock::now()), run_done_, run_planned_));
 }
@@ -191,6 +201,15 @@ double seconds_left(double elapsed_s, std::size_t done, std::size_t planned) {
   // Past the plan, say 0 rather than a negative time.
   const double left = planned > done ? static_cast<double>(planned - done) : 0.0;
   return elapsed_s / static_cast<double>(done) * left;
+}
+
+double run_seconds_left(double finished_s, std::size_t finished_planned, double current_s,
+                        std::size_t current_planned, std::size_t run_planned) {
+  if (finished_planned == 0) return std::numeric_limits<double>::infinity();
+  const double pace = finished_s / static_cast<double>(finished_planned);
+  const std::size_t before = finished_planned + current_planned;
+  const double later = run_planned > before ? static_cast<double>(run_planned - before) : 0.0;
+  return pace * later + std::max(0.0, pace * static_cast<double>(current_planned) - current_s);
 }
 
 std::string format_duration(double seconds) {

@@ -43,7 +43,8 @@ public:
   /// from the pace so far, or "?" before the first measurement.
   std::string eta() const;
   /// The estimate of the time left for the whole planned run ("?" without a plan
-  /// or before its first measurement).
+  /// or before its first measurement): from the measurements' pace until a problem
+  /// has finished, then from the finished problems' (run_seconds_left).
   std::string run_eta() const;
 
 private:
@@ -54,6 +55,8 @@ private:
   std::size_t planned_ = 0, done_ = 0;
   std::size_t run_problems_ = 0, run_problem_ = 0; ///< plan_run's count; begin()s since
   std::size_t run_planned_ = 0, run_done_ = 0;
+  std::size_t run_finished_planned_ = 0; ///< the planned measurements of finished problems
+  double run_finished_s_ = 0;            ///< the time they took
   std::chrono::steady_clock::time_point run_start_{};
   bool bar_open_ = false;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
@@ -65,6 +68,14 @@ private:
 /// done reaches planned (an estimate for adaptive strategies), infinity before
 /// the first measurement (format_duration prints "?").
 double seconds_left(double elapsed_s, std::size_t done, std::size_t planned);
+
+/// The time left of a planned run of problems once one has finished. Strategies take
+/// more measurements than they plan (halving's refinement and duels about twice as
+/// many), so the pace is the finished problems' seconds per planned measurement: at
+/// that pace, the plan after the current problem plus what the current one has left
+/// of its share (0 once past it).
+double run_seconds_left(double finished_s, std::size_t finished_planned, double current_s,
+                        std::size_t current_planned, std::size_t run_planned);
 
 /// "1 min 05 s", "42.0 s", "2 h 03 min".
 std::string format_duration(double seconds);
