@@ -11,59 +11,11 @@
 #include <CLI/CLI.hpp>
 
 #include "event_timer.cuh"
+#include "templates/bulk_copy.cuh"
 
 namespace {
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#define COPY_BULK 1
-#else
-#define COPY_BULK 0
-#endif
-
-__device__ __forceinline__ unsigned smem_at(const void* p) {
-  return unsigned(__cvta_generic_to_shared(p));
-}
-__device__ __forceinline__ void bar_init(unsigned long long* b, unsigned count) {
-#if COPY_BULK
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_at(b)), "r"(count) : "memory");
-#endif
-}
-__device__ __forceinline__ void bar_arrive(unsigned long long* b) {
-#if COPY_BULK
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_at(b)) : "memory");
-#endif
-}
-__device__ __forceinline__ void bar_wait(unsigned long long* b, unsigned parity) {
-#if COPY_BULK
-  asm volatile("{\n .reg .pred done;\n WAIT: mbarrier.try_wait.parity.shared::cta.b64 done, [%0], "
-               "%1;\n @!done bra WAIT;\n}" ::"r"(smem_at(b)),
-               "r"(parity)
-               : "memory");
-#endif
-}
-// Announces `bytes` and starts the bulk load that completes the barrier's phase.
-__device__ __forceinline__ void load_tile(void* dst, const void* src, unsigned bytes,
-                                          unsigned long long* b) {
-#if COPY_BULK
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_at(b)),
-               "r"(bytes)
-               : "memory");
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], "
-               "%2, [%3];" ::"r"(smem_at(dst)),
-               "l"(src), "r"(bytes), "r"(smem_at(b))
-               : "memory");
-#endif
-}
-// Stores a segment in its own bulk group; then waits until at most one group still reads.
-__device__ __forceinline__ void store_segment(void* dst, const void* src, unsigned bytes) {
-#if COPY_BULK
-  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst),
-               "r"(smem_at(src)), "r"(bytes)
-               : "memory");
-  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-  asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");
-#endif
-}
+using namespace scantune; // the kernel's bulk-copy and mbarrier wrappers
 
 // S stages of C segments of SEG bytes; warp C loads, warps 0..C-1 store their segment.
 // A stage goes back once its stores have read it (checked at the next store).
@@ -75,41 +27,44 @@ __global__ void __launch_bounds__(32 * (C + 1), 1)
   __shared__ unsigned tile_of[S];
   const int warp = int(threadIdx.x / 32), lane = int(threadIdx.x % 32);
   const unsigned TILE = C * SEG;
-  if (threadIdx.x == 0)
+  if (threadIdx.x == 0) {
     for (int s = 0; s < S; ++s) {
-      bar_init(&full[s], 1);
-      bar_init(&empty[s], C);
+      mbar_init(&full[s], 1);
+      mbar_init(&empty[s], C);
     }
+    mbar_init_fence();
+  }
   __syncthreads();
   if (warp == C) {
     if (lane != 0) return;
     for (unsigned k = 0;; ++k) {
       const int s = int(k % S);
-      if (k >= unsigned(S)) bar_wait(&empty[s], (k / S - 1) & 1u);
+      if (k >= unsigned(S)) mbar_wait(&empty[s], (k / S - 1) & 1u);
       const unsigned t = unsigned(atomicAdd(ticket, 1ull));
       tile_of[s] = t;
       if (t >= tiles) {
-        bar_arrive(&full[s]);
+        mbar_arrive(&full[s]);
         return;
       }
-      load_tile(stages + s * TILE, in + std::size_t(t) * TILE, TILE, &full[s]);
+      mbar_arrive_expect_tx(&full[s], TILE);
+      bulk_load(stages + s * TILE, in + std::size_t(t) * TILE, TILE, &full[s]);
     }
   }
   int pending = -1;
   for (unsigned k = 0;; ++k) {
     const int s = int(k % S);
-    bar_wait(&full[s], (k / S) & 1u);
+    mbar_wait(&full[s], (k / S) & 1u);
     const unsigned t = tile_of[s];
     if (t >= tiles) break;
-    if (lane == 0) {
-      store_segment(out + std::size_t(t) * TILE + warp * SEG, stages + s * TILE + warp * SEG, SEG);
-      if (pending >= 0) bar_arrive(&empty[pending]);
+    if (lane == 0) { // the stage before goes back once its store has read it
+      bulk_store(out + std::size_t(t) * TILE + warp * SEG, stages + s * TILE + warp * SEG, SEG);
+      bulk_commit();
+      bulk_wait_read<1>();
+      if (pending >= 0) mbar_arrive(&empty[pending]);
     }
     pending = s;
   }
-#if COPY_BULK
-  if (lane == 0) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
-#endif
+  if (lane == 0) bulk_wait_all();
 }
 
 __global__ void vector_copy(const int4* in, int4* out, std::size_t n) {
