@@ -23,7 +23,7 @@ double log_size(std::uint64_t n) {
   return std::log2(static_cast<double>(n));
 }
 
-// Up to four sizes spread evenly on a log scale, always the smallest and largest.
+// Up to kRepresentatives sizes spread evenly on a log scale, always the smallest and largest.
 std::vector<std::uint64_t> representatives(const std::vector<std::uint64_t>& sizes) {
   if (sizes.size() <= kRepresentatives) return sizes;
   const double lo = log_size(sizes.front()), hi = log_size(sizes.back());
