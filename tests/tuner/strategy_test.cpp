@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -257,6 +258,33 @@ TEST_F(StrategySimulation, HalvingComesCloseWithFarFewerMeasurements) {
   std::printf("halving: %zu measurements (planned %zu) vs exhaustive %zu; worst winner %.4f x "
               "the recorded best\n",
               sim.calls(), planned, exhaustive_sim.calls(), worst);
+}
+
+// Above 4 GiB read and written per call (int32 at 2^30 moves 8 GiB) the top region
+// screens at the largest size within it; its finalists are still confirmed at 2^30.
+TEST_F(StrategySimulation, HalvingScreensTheLargestRegionWithinFourGiB) {
+  const auto recorded = open();
+  SimulatedEvaluator sim(recorded, int32_sum_inclusive());
+  struct Sizes : Evaluator {
+    Evaluator& inner;
+    std::map<Effort, std::set<std::uint64_t>> seen;
+    explicit Sizes(Evaluator& e) : inner(e) {}
+    Result measure(const Policy& p, std::uint64_t n, Effort effort, double limit_ns) override {
+      seen[effort].insert(n);
+      return inner.measure(p, n, effort, limit_ns);
+    }
+  } sizes_of(sim);
+  SearchContext ctx = context(sizes_of);
+  const auto outcomes = make_strategy("halving")->run(ctx);
+  const auto& screened = sizes_of.seen[Effort::Screen];
+  EXPECT_EQ(screened.count(std::uint64_t{1} << 30), 0u);
+  EXPECT_EQ(screened.count(std::uint64_t{1} << 28), 1u); // 2 GiB: the top region's screen
+  EXPECT_EQ(*screened.rbegin(), std::uint64_t{1} << 28);
+  EXPECT_EQ(sizes_of.seen[Effort::Confirm].count(std::uint64_t{1} << 30), 1u);
+  ASSERT_EQ(outcomes.back().size, std::uint64_t{1} << 30);
+  const Result* winner = fastest(outcomes.back().finalists);
+  ASSERT_NE(winner, nullptr);
+  EXPECT_LE(winner->median_ns / sim.best_recorded(std::uint64_t{1} << 30)->median_ns, 1.03);
 }
 
 TEST_F(StrategySimulation, WrongResultsNeverWinButStayFinalists) {

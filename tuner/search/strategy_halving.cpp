@@ -18,6 +18,11 @@ constexpr std::size_t kTopOutOfTime = 2;    // K once the time budget is spent
 constexpr std::size_t kFromAdjacent = 2;    // finalists borrowed from each adjacent region
 constexpr std::size_t kRepresentatives = 7; // one per ~3 octaves over 2^10..2^30
 constexpr int kRefinePasses = 2;            // a second pass follows a neighbour that took the lead
+// Bytes read and written per call above which a representative is screened at a
+// smaller size: from 2^25 up the H100's and the H200's winners are the same few
+// lookback_bulk tiles, while screening 64-bit scans at 2^30 took a third of their
+// problem's time (docs/tuner.md). Finalists are still confirmed at every size.
+constexpr std::uint64_t kScreenMaxBytes = std::uint64_t{4} << 30;
 
 double log_size(std::uint64_t n) {
   return std::log2(static_cast<double>(n));
@@ -47,6 +52,19 @@ std::size_t region_of(std::uint64_t size, const std::vector<std::uint64_t>& reps
         std::abs(log_size(size) - log_size(reps[best])))
       best = i;
   return best;
+}
+
+// The size representative `r` is screened at: itself, or above kScreenMaxBytes per
+// call the largest size of the run within it, unless that is no larger than the
+// representative below (two regions would screen alike).
+std::uint64_t screen_size(std::size_t r, const std::vector<std::uint64_t>& reps,
+                          const std::vector<std::uint64_t>& sizes, std::uint64_t bytes_per_item) {
+  const std::uint64_t n = reps[r];
+  if (n * bytes_per_item <= kScreenMaxBytes) return n;
+  std::uint64_t within = 0;
+  for (std::uint64_t s : sizes)
+    if (s * bytes_per_item <= kScreenMaxBytes) within = std::max(within, s);
+  return r > 0 && within > reps[r - 1] ? within : n;
 }
 
 // The candidates screened first: the usually best block scan, tile I/O (the warp
@@ -226,6 +244,11 @@ std::vector<Policy> finalists_for(std::uint64_t n, std::size_t region,
   return list;
 }
 
+// Bytes one element moves: its input read and its output written.
+std::uint64_t item_bytes(const SearchContext& ctx) {
+  return ctx.problem.in_bytes() + ctx.problem.out_bytes();
+}
+
 class Halving : public Strategy {
 public:
   std::string_view name() const override { return "halving"; }
@@ -235,7 +258,8 @@ public:
     const auto core = core_candidates(ctx.candidates);
     const std::set<std::string> allowed = keys_of(ctx.candidates);
     std::size_t total = 0;
-    for (std::uint64_t n : reps) {
+    for (std::size_t r = 0; r < reps.size(); ++r) {
+      const std::uint64_t n = screen_size(r, reps, ctx.sizes, item_bytes(ctx));
       std::vector<Policy> pool = applicable(core, n, ctx.space);
       total += halving_measurements(pool.size());
       // Refinement, estimated as one pass over the neighbours of the first K.
@@ -260,14 +284,17 @@ public:
     // Every representative's screening core compiles from the start, so compiling
     // runs ahead of timing for the whole exploration; each screen's own hint then
     // moves what it needs first to the front.
+    std::vector<std::uint64_t> screens;
+    for (std::size_t r = 0; r < reps.size(); ++r)
+      screens.push_back(screen_size(r, reps, ctx.sizes, item_bytes(ctx)));
     std::vector<Policy> ahead;
     std::set<std::string> keys;
-    for (std::uint64_t n : reps)
+    for (std::uint64_t n : screens)
       for (const Policy& p : applicable(core, n, ctx.space))
         if (keys.insert(p.key()).second) ahead.push_back(p);
     ctx.evaluator->prefetch(ahead);
     for (std::size_t r = 0; r < reps.size() && !ctx.out_of_time(); ++r)
-      tops[r] = search.explore(reps[r], core);
+      tops[r] = search.explore(screens[r], core);
 
     std::vector<SizeOutcome> outcomes;
     for (std::uint64_t n : ctx.sizes) {
