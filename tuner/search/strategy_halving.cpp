@@ -244,9 +244,15 @@ std::vector<Policy> finalists_for(std::uint64_t n, std::size_t region,
   return list;
 }
 
-// Bytes one element moves: its input read and its output written.
-std::uint64_t item_bytes(const SearchContext& ctx) {
-  return ctx.problem.in_bytes() + ctx.problem.out_bytes();
+// Each representative's screening size (screen_size), for an element moving its input
+// read and its output written.
+std::vector<std::uint64_t> screen_sizes(const SearchContext& ctx,
+                                        const std::vector<std::uint64_t>& reps) {
+  const std::uint64_t bytes = ctx.problem.in_bytes() + ctx.problem.out_bytes();
+  std::vector<std::uint64_t> out;
+  for (std::size_t r = 0; r < reps.size(); ++r)
+    out.push_back(screen_size(r, reps, ctx.sizes, bytes));
+  return out;
 }
 
 class Halving : public Strategy {
@@ -258,8 +264,7 @@ public:
     const auto core = core_candidates(ctx.candidates);
     const std::set<std::string> allowed = keys_of(ctx.candidates);
     std::size_t total = 0;
-    for (std::size_t r = 0; r < reps.size(); ++r) {
-      const std::uint64_t n = screen_size(r, reps, ctx.sizes, item_bytes(ctx));
+    for (std::uint64_t n : screen_sizes(ctx, reps)) {
       std::vector<Policy> pool = applicable(core, n, ctx.space);
       total += halving_measurements(pool.size());
       // Refinement, estimated as one pass over the neighbours of the first K.
@@ -284,9 +289,7 @@ public:
     // Every representative's screening core compiles from the start, so compiling
     // runs ahead of timing for the whole exploration; each screen's own hint then
     // moves what it needs first to the front.
-    std::vector<std::uint64_t> screens;
-    for (std::size_t r = 0; r < reps.size(); ++r)
-      screens.push_back(screen_size(r, reps, ctx.sizes, item_bytes(ctx)));
+    const std::vector<std::uint64_t> screens = screen_sizes(ctx, reps);
     std::vector<Policy> ahead;
     std::set<std::string> keys;
     for (std::uint64_t n : screens)
