@@ -50,8 +50,8 @@ TEST(RefineWinners, AFasterNeighbourReplacesTheWinnerAtItsOwnSizeOnly) {
   EXPECT_EQ(won[0]->policy, half());
   EXPECT_EQ(won[1]->policy, wide());
   // At 2^17 no neighbour screened near the winner: no duel there. At 2^16 the duel's
-  // rounds, and one call at the bucket's inner size, which these times leave out.
-  EXPECT_EQ(eval.calls_of(wide().key()), duel_rounds(sizes[0]) + 1);
+  // rounds, and one call at each of the bucket's inner sizes, which these times leave out.
+  EXPECT_EQ(eval.calls_of(wide().key()), duel_rounds(sizes[0]) + 2);
 }
 
 TEST(RefineWinners, ANeighbourWithinTheNoiseLeavesTheWinnerAndAFailingOneIsSkipped) {

@@ -11,10 +11,13 @@
 namespace scantune::tuner {
 
 namespace {
-constexpr std::size_t kDuelists = 3; // the strategy's leading finalists re-timed
-// Below this, a bucket is dueled at two of its sizes (bucket_duel).
-constexpr std::uint64_t kBucketDuelBelow = std::uint64_t{1} << 22;
+// Below this, a bucket is dueled at three of its sizes (bucket_duel).
+constexpr std::uint64_t kBucketDuelBelow = std::uint64_t{1} << 24;
 } // namespace
+
+std::size_t duelists(std::uint64_t n) {
+  return n < (std::uint64_t{1} << 13) ? 6 : 3;
+}
 
 int duel_rounds(std::uint64_t n) {
   return n < (std::uint64_t{1} << 17) ? 7 : 3;
@@ -60,33 +63,60 @@ std::vector<const Result*> ranked_ok(const std::vector<Result>& results) {
   return ok;
 }
 
-std::uint64_t bucket_inner_size(std::uint64_t n) {
+std::vector<std::uint64_t> bucket_inner_sizes(std::uint64_t n) {
   const int b = db::size_bucket(n);
-  if (b < 3 || db::bucket_size(b) != n) return 0;
+  if (b < 3 || db::bucket_size(b) != n) return {};
   const std::uint64_t below = db::bucket_size(b - 1); // the bucket holds (below, n]
-  return below + (n - below) / 2;
+  const std::uint64_t gap = n - below;
+  if (gap < 4) return {};
+  return {below + gap / 4, below + gap * 3 / 4};
 }
+
+namespace {
+double fastest_median(const std::vector<Result>& times) {
+  double best = 0;
+  for (const Result& r : times)
+    if (r.ok() && (best == 0 || r.median_ns < best)) best = r.median_ns;
+  return best;
+}
+
+// Folds one size's duel into each policy's worst ratio to that size's fastest; a
+// policy that fails there takes the failure.
+void fold_size(const std::vector<Result>& times, std::vector<Result>& at_n,
+               std::vector<double>& worst) {
+  const double best = fastest_median(times);
+  for (std::size_t i = 0; i < at_n.size(); ++i) {
+    if (!at_n[i].ok()) continue;
+    if (!times[i].ok()) {
+      at_n[i].status = times[i].status;
+      at_n[i].message = times[i].message;
+      continue;
+    }
+    worst[i] = std::max(worst[i], times[i].median_ns / best);
+    at_n[i].noise = std::max(at_n[i].noise, times[i].noise);
+  }
+}
+} // namespace
 
 std::vector<Result> bucket_duel(Evaluator& eval, const std::vector<Policy>& policies,
                                 std::uint64_t n) {
   std::vector<Result> at_n = duel(eval, policies, n);
-  const std::uint64_t inner = bucket_inner_size(n);
-  if (n >= kBucketDuelBelow || inner < 2 || inner >= n) return at_n;
-  const std::vector<Result> at_inner = duel(eval, policies, inner);
-  // An evaluator that cannot time that size (a recording of other sizes) leaves the
-  // plain duel; a policy that fails there alone cannot serve the bucket.
-  if (std::none_of(at_inner.begin(), at_inner.end(), [](const Result& r) { return r.ok(); }))
-    return at_n;
-  for (std::size_t i = 0; i < at_n.size(); ++i) {
-    if (!at_n[i].ok()) continue;
-    if (!at_inner[i].ok()) {
-      at_n[i].status = at_inner[i].status;
-      at_n[i].message = at_inner[i].message;
-      continue;
-    }
-    at_n[i].rank_ns = at_n[i].median_ns + at_inner[i].median_ns;
-    at_n[i].noise = std::max(at_n[i].noise, at_inner[i].noise);
+  if (n >= kBucketDuelBelow) return at_n;
+  const double best_n = fastest_median(at_n);
+  std::vector<double> worst(at_n.size(), 1.0);
+  fold_size(at_n, at_n, worst);
+  bool sampled = false;
+  for (std::uint64_t s : bucket_inner_sizes(n)) {
+    const std::vector<Result> times = duel(eval, policies, s);
+    // An evaluator that cannot time that size (a recording of other sizes) leaves the
+    // plain duel.
+    if (fastest_median(times) == 0) continue;
+    fold_size(times, at_n, worst);
+    sampled = true;
   }
+  if (!sampled || best_n == 0) return at_n;
+  for (std::size_t i = 0; i < at_n.size(); ++i)
+    if (at_n[i].ok()) at_n[i].rank_ns = best_n * worst[i];
   return at_n;
 }
 
@@ -94,7 +124,7 @@ std::vector<Result> final_duel(Evaluator& eval, const std::vector<Result>& final
                                const Policy& incumbent, std::uint64_t n) {
   const std::vector<const Result*> ok = ranked_ok(finalists);
   std::vector<Policy> policies;
-  for (std::size_t i = 0; i < ok.size() && i < kDuelists; ++i)
+  for (std::size_t i = 0; i < ok.size() && i < duelists(n); ++i)
     policies.push_back(ok[i]->policy);
   if (std::find(policies.begin(), policies.end(), incumbent) == policies.end())
     policies.push_back(incumbent);

@@ -2,6 +2,7 @@
 // re-timed in alternation (a duel), then the fastest, unless the incumbent ties.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -9,6 +10,13 @@
 #include "tuner/search/evaluator.hpp"
 
 namespace scantune::tuner {
+
+/// How many of the strategy's leading finalists a final duel re-times at n: 3, and 6
+/// below 2^13, where a call is mostly its launch, dozens of shapes sit within 3% of
+/// one another and screening's single sample cannot order them (two runs' 2^10-2^11
+/// winners were 2.8-3.8% apart, H100). Six below 2^17 too cost 7 s a problem and
+/// moved neither stability nor regret beyond their run-to-run spread.
+std::size_t duelists(std::uint64_t n);
 
 /// Rounds of a duel at n: 3, and 7 below 2^17, where a call takes 1.5-4 us of GPU
 /// time and one round's median of the same kernel moves by up to 5%.
@@ -24,19 +32,24 @@ std::vector<Result> duel(Evaluator& eval, const std::vector<Policy>& policies, s
 /// The Ok results, fastest (by Result::rank) first.
 std::vector<const Result*> ranked_ok(const std::vector<Result>& results);
 
-/// The size halfway into n's size bucket from below (base/size_bucket.hpp): 0.875 n
-/// for a power of two, 1.25 x 2^k for 1.5 x 2^k; 0 when n does not name a bucket.
-std::uint64_t bucket_inner_size(std::uint64_t n);
+/// The sizes a quarter and three quarters into n's size bucket from below
+/// (base/size_bucket.hpp): 0.8125 n and 0.9375 n for a power of two, 1.125 x 2^k and
+/// 1.375 x 2^k for 1.5 x 2^k; none when n does not name a bucket.
+std::vector<std::uint64_t> bucket_inner_sizes(std::uint64_t n);
 
-/// A duel for n's whole size bucket: below 2^22 elements (where a tile that does not
-/// divide the size shows: H100, a 2^11 winner ran 15% behind at 1.875 x 2^10) the
-/// policies are dueled at bucket_inner_size(n) too, and each result at n carries the
-/// sum of both medians as its rank_ns (a policy that fails there fails). The medians
-/// stay those at n. Evaluators that time no size but n give the plain duel.
+/// A duel for n's whole size bucket, as dispatch will use its winner: below 2^24
+/// elements, where the best shape can change inside a bucket (a tile that does not
+/// divide the size; a grid that stops fitting one wave: H100, 1.125 x 2^20 ran 7.5%
+/// behind 2^20's shape on the 1.5 x 2^20 bucket's winner, ranked by the sum of two
+/// sizes' times), the policies are dueled at bucket_inner_sizes(n) too. Each result at n
+/// then ranks (rank_ns) by its worst ratio to the fastest over the three sizes, in
+/// units of the fastest time at n; a policy that fails at one fails. The medians stay
+/// those at n. Sizes an evaluator cannot time (a recording of other sizes) are skipped.
 std::vector<Result> bucket_duel(Evaluator& eval, const std::vector<Policy>& policies,
                                 std::uint64_t n);
 
-/// The strategy's leading finalists (by median) and the incumbent: a bucket_duel.
+/// The strategy's leading finalists (by median, duelists(n) of them) and the incumbent:
+/// a bucket_duel.
 std::vector<Result> final_duel(Evaluator& eval, const std::vector<Result>& finalists,
                                const Policy& incumbent, std::uint64_t n);
 
