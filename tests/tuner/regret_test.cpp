@@ -1,6 +1,7 @@
 // Dispatcher regret (`scantune bench --regret`): the sizes between tuned buckets,
 // the candidates from a real SQLite database, and the arithmetic and renderings
 // with an evaluator that returns fixed times.
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -151,8 +152,35 @@ TEST(RegretAt, TimesEachPolicyInRoundsAndComparesWithTheFastest) {
   EXPECT_DOUBLE_EQ(*p.dispatched_ns, 103);
   EXPECT_DOUBLE_EQ(*p.best_ns, 100);
   EXPECT_NEAR(*p.regret_percent(), 3.0, 1e-9);
-  EXPECT_EQ(eval.calls_of(kWin11), 3);
+  EXPECT_EQ(eval.calls_of(kWin11), 6); // the duel of all, then of the two
+  EXPECT_EQ(eval.calls_of(kWin12), 6);
   EXPECT_EQ(eval.calls_of(kOther), 3);
+}
+
+/// Times each policy's calls from a list (the last one repeats).
+class ListedTimes : public FixedTimes {
+public:
+  std::map<std::string, std::vector<double>> listed;
+  Result measure(const Policy& policy, std::uint64_t n, Effort e, double limit) override {
+    Result r = FixedTimes::measure(policy, n, e, limit);
+    const std::vector<double>& t = listed.at(policy.key());
+    r.median_ns = r.min_ns = r.max_ns =
+        t[std::min<std::size_t>(calls_of(policy.key()) - 1, t.size() - 1)];
+    r.status = db::MeasurementStatus::Ok;
+    return r;
+  }
+};
+
+TEST(RegretAt, TheFastestIsRetimedAgainstTheDispatchedOne) {
+  // kWin12's first three calls ran lucky (90); re-timed with kWin11 alone it ties it.
+  ListedTimes eval;
+  eval.listed = {{kWin11, {100}}, {kWin12, {90, 90, 90, 100}}, {kOther, {150}}};
+  const RegretPoint p = regret_at(eval, 3000, Policy::parse(kWin11),
+                                  {Policy::parse(kWin12), Policy::parse(kOther)}, 3);
+  EXPECT_EQ(p.best, kWin11); // the dispatched one wins the tie
+  EXPECT_DOUBLE_EQ(*p.best_ns, 100);
+  EXPECT_DOUBLE_EQ(*p.regret_percent(), 0.0);
+  EXPECT_EQ(eval.calls_of(kOther), 3); // not in the second duel
 }
 
 TEST(RegretAt, ADispatchedPolicyThatFailsHasNoRegretButANote) {

@@ -125,11 +125,20 @@ RegretPoint regret_at(Evaluator& eval, std::uint64_t n, const Policy& dispatched
     p.dispatched_ns = times[0].median_ns;
   else
     p.note = fmt::format("dispatched: {}: {}", db::to_string(times[0].status), times[0].message);
+  const Result* best = nullptr;
   for (const Result& r : times)
-    if (r.ok() && (!p.best_ns || r.median_ns < *p.best_ns)) {
-      p.best_ns = r.median_ns;
-      p.best = r.policy.key();
-    }
+    if (r.ok() && (!best || r.median_ns < best->median_ns)) best = &r;
+  if (!best) return p;
+  p.best_ns = best->median_ns;
+  p.best = best->policy.key();
+  if (!p.dispatched_ns || best == &times[0]) return p;
+  // The fastest of several noisy medians reads low (it is the one whose noise ran
+  // lowest): a second duel of the two alone gives both fresh times.
+  const std::vector<Result> again = duel(eval, {dispatched, best->policy}, n, rounds);
+  if (!again[0].ok() || !again[1].ok()) return p;
+  p.dispatched_ns = again[0].median_ns;
+  p.best_ns = std::min(again[0].median_ns, again[1].median_ns);
+  if (again[0].median_ns <= again[1].median_ns) p.best = p.dispatched;
   return p;
 }
 

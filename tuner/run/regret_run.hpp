@@ -35,7 +35,9 @@ std::vector<Policy> regret_candidates(const db::TuningDb& db,
                                       int top);
 
 /// Times `dispatched` and the candidates at n in alternation (duel: `rounds` rounds,
-/// 0: duel_rounds(n); medians) and returns the point; the best is the fastest of them all.
+/// 0: duel_rounds(n); medians) and returns the point; the best is the fastest of them
+/// all, re-timed against the dispatched one in a second duel of the two, whose times
+/// the point keeps (the dispatched one is the best when it wins that duel).
 RegretPoint regret_at(Evaluator& eval, std::uint64_t n, const Policy& dispatched,
                       const std::vector<Policy>& candidates, int rounds = 0);
 
