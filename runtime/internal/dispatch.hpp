@@ -119,7 +119,9 @@ private:
   using Entries = std::vector<TunedEntry>;
   enum class Models { Own, Others, Any };
   const TunedEntry* nearest(const Entries& entries, std::uint64_t n, Models which) const;
-  const Entries* most_similar_builtin(const ProblemName& problem) const;
+  // The built-in rows of the problem closest to `problem` among those with a row of
+  // `which` models (Own: this GPU model's; Any: every table of its architecture).
+  const Entries* most_similar_builtin(const ProblemName& problem, Models which) const;
   /// The entry the chain picks (null: none, the heuristic), its match and source.
   struct Pick {
     const TunedEntry* entry = nullptr;

@@ -178,7 +178,8 @@ const TunedEntry* DispatchTable::nearest(const Entries& entries, std::uint64_t n
   return best;
 }
 
-const DispatchTable::Entries* DispatchTable::most_similar_builtin(const ProblemName& p) const {
+const DispatchTable::Entries* DispatchTable::most_similar_builtin(const ProblemName& p,
+                                                                  Models which) const {
   // Same element size (vector widths and shared memory depend on it), then the
   // closest problem: same type, same operator, same kind, same integer-ness. Min, max
   // and custom operators count as close: their combine costs more than an add, and
@@ -191,6 +192,10 @@ const DispatchTable::Entries* DispatchTable::most_similar_builtin(const ProblemN
   int best_score = -1;
   for (const auto& kv : builtin_) {
     const ProblemName& q = kv.second.front().problem;
+    if (which == Models::Own &&
+        std::none_of(kv.second.begin(), kv.second.end(),
+                     [&](const TunedEntry& e) { return e.model == model_; }))
+      continue;
     if (size_of(q.type) != size_of(p.type) || q.heads != p.heads || q.shape != p.shape ||
         q.converts != p.converts || q.sorts != p.sorts || q.struct_bytes != p.struct_bytes)
       continue;
@@ -284,11 +289,12 @@ DispatchTable::Pick DispatchTable::pick(const ProblemName& problem, std::uint64_
               fmt::format("tuning DB {}: {} (also sm_{}), tuned at n = {}", db_path_, e->model,
                           arch_, db::size_label(e->size))};
   }
-  // Built-in tables: this GPU model's own rows first, then any of its architecture.
-  if (const Entries* entries = most_similar_builtin(problem)) {
-    const TunedEntry* e = nearest(*entries, n, Models::Own);
-    if (!e) e = nearest(*entries, n, Models::Any);
-    if (e) {
+  // Built-in tables: this GPU model's own rows first, its nearest tuned problem
+  // included (what it was measured with), then any table of its architecture.
+  for (Models which : {Models::Own, Models::Any}) {
+    const Entries* entries = most_similar_builtin(problem, which);
+    if (!entries) continue;
+    if (const TunedEntry* e = nearest(*entries, n, which)) {
       const std::string label = e->problem.label();
       return {e, Match::BuiltIn,
               fmt::format("built-in table: {}, {}{}, tuned at n = {}", e->model, label,

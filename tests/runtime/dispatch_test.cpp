@@ -408,6 +408,22 @@ TEST(BuiltinTable, ServesSm90WithoutADatabase) {
   EXPECT_EQ(p.tuned_size, 1u << 26);
   EXPECT_NE(p.source.find("built-in table: NVIDIA H100 80GB HBM3"), std::string::npos) << p.source;
   EXPECT_EQ(p.source.find("nearest tuned problem"), std::string::npos) << p.source;
+  // Without a table of its own, another model's exact problem comes first.
+  const auto x =
+      t.resolve(ProblemName::of(DataType::UInt64, Op::Min, ScanKind::Exclusive), 1u << 26);
+  EXPECT_NE(x.source.find("built-in table: NVIDIA H200 (sm_90, 132 SMs), uint64 min exclusive,"),
+            std::string::npos)
+      << x.source;
+  // Another architecture: heuristics only.
+  const DispatchTable old(75, "Tesla T4 (sm_75, 40 SMs)", {}, "");
+  EXPECT_NE(old.resolve(ProblemName::of(DataType::Int32, Op::Sum, ScanKind::Inclusive), 1u << 20)
+                .source.find("heuristic"),
+            std::string::npos);
+}
+
+TEST(BuiltinTable, AModelsOwnTableServesItsUntunedProblemsFromTheNearestTunedOne) {
+  // The H100's table lacks problems the H200's has: the H100 keeps to its own rows.
+  const DispatchTable t(90, "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)", {}, "");
   // An untuned problem borrows the nearest tuned one of the same element size.
   const auto u =
       t.resolve(ProblemName::of(DataType::UInt64, Op::Min, ScanKind::Exclusive), 1u << 26);
@@ -438,11 +454,6 @@ TEST(BuiltinTable, ServesSm90WithoutADatabase) {
                 std::string::npos)
           << c.source;
     }
-  // Another architecture: heuristics only.
-  const DispatchTable old(75, "Tesla T4 (sm_75, 40 SMs)", {}, "");
-  EXPECT_NE(old.resolve(ProblemName::of(DataType::Int32, Op::Sum, ScanKind::Inclusive), 1u << 20)
-                .source.find("heuristic"),
-            std::string::npos);
 }
 
 // Built-in rows of segmented and converting problems serve their own problem; a
@@ -510,7 +521,11 @@ TEST(BuiltinTable, ThisGpuModelsRowsComeFirst) {
   EXPECT_EQ(own.match, Match::BuiltIn);
   EXPECT_EQ(own.policy.key(), kLt);
   EXPECT_NE(own.source.find("built-in table: NVIDIA H200"), std::string::npos) << own.source;
-  EXPECT_EQ(on_h200.resolve(max, 1u << 20).policy.key(), kLw);
+  // Its own nearest tuned problem (sum) before another model's exact one: what a GPU
+  // model was tuned with at an element size says more than another model's problem.
+  const auto borrowed = on_h200.resolve(max, 1u << 20);
+  EXPECT_EQ(borrowed.policy.key(), kLt);
+  EXPECT_NE(borrowed.source.find("(the nearest tuned problem)"), std::string::npos);
   const DispatchTable on_h100(90, h100, {}, "", BuiltinTable{rows, 3});
   EXPECT_EQ(on_h100.resolve(sum, 1u << 28).policy.key(), kLw);
   const DispatchTable on_other(90, "NVIDIA GH200 (sm_90, 132 SMs)", {}, "", BuiltinTable{rows, 3});
