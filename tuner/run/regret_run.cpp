@@ -16,6 +16,7 @@
 #include "tuner/gpu/gpu_evaluator.hpp"
 #include "tuner/run/tune.hpp"
 #include "tuner/run/winner.hpp"
+#include "tuner/search/strategy.hpp"
 
 namespace scantune::tuner {
 namespace {
@@ -125,9 +126,7 @@ RegretPoint regret_at(Evaluator& eval, std::uint64_t n, const Policy& dispatched
     p.dispatched_ns = times[0].median_ns;
   else
     p.note = fmt::format("dispatched: {}: {}", db::to_string(times[0].status), times[0].message);
-  const Result* best = nullptr;
-  for (const Result& r : times)
-    if (r.ok() && (!best || r.median_ns < best->median_ns)) best = &r;
+  const Result* best = fastest(times); // a plain duel: by median
   if (!best) return p;
   p.best_ns = best->median_ns;
   p.best = best->policy.key();

@@ -73,11 +73,10 @@ std::vector<std::uint64_t> bucket_inner_sizes(std::uint64_t n) {
 }
 
 namespace {
+// A plain duel's results carry no rank: fastest() orders them by median.
 double fastest_median(const std::vector<Result>& times) {
-  double best = 0;
-  for (const Result& r : times)
-    if (r.ok() && (best == 0 || r.median_ns < best)) best = r.median_ns;
-  return best;
+  const Result* best = fastest(times);
+  return best ? best->median_ns : 0;
 }
 
 // Folds one size's duel into each policy's worst ratio to that size's fastest; a
