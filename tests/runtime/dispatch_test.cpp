@@ -428,31 +428,31 @@ TEST(BuiltinTable, AModelsOwnTableServesItsUntunedProblemsFromTheNearestTunedOne
   const auto u =
       t.resolve(ProblemName::of(DataType::UInt64, Op::Min, ScanKind::Exclusive), 1u << 26);
   EXPECT_EQ(u.match, Match::BuiltIn);
-  EXPECT_NE(u.source.find("int64 max inclusive (the nearest tuned problem)"), std::string::npos)
+  EXPECT_NE(u.source.find("int64 max exclusive (the nearest tuned problem)"), std::string::npos)
       << u.source;
   EXPECT_FALSE(u.policy.invalid_reason(DataType::UInt64).has_value());
-  // The operator outranks the kind, and min borrows from max.
-  for (auto [type, op, from] : {std::tuple{DataType::Int32, Op::Max, "int32 max inclusive"},
-                                std::tuple{DataType::UInt32, Op::Min, "int32 max inclusive"},
-                                std::tuple{DataType::Float32, Op::Min, "float32 max inclusive"},
-                                std::tuple{DataType::Float64, Op::Max, "float64 max inclusive"}}) {
+  // Min borrows from max of its kind; unsigned from signed; float never from integer.
+  for (auto [type, op, from] : {std::tuple{DataType::UInt32, Op::Max, "int32 max exclusive"},
+                                std::tuple{DataType::UInt32, Op::Min, "int32 max exclusive"},
+                                std::tuple{DataType::Float32, Op::Min, "float32 max exclusive"},
+                                std::tuple{DataType::UInt64, Op::Max, "int64 max exclusive"}}) {
     const auto b = t.resolve(ProblemName::of(type, op, ScanKind::Exclusive), 1u << 28);
     EXPECT_NE(b.source.find(std::string(from) + " (the nearest tuned problem)"), std::string::npos)
         << b.source;
   }
-  // A custom operator borrows max's shapes in both kinds: its combine costs more than
-  // an add, and sum exclusive's shapes ran 64-bit custom operators below CUB.
+  // A custom operator borrows max's shapes of its kind: its combine costs more than an
+  // add, and sum exclusive's shapes ran 64-bit custom operators below CUB.
   const CustomOp product{"shifted_product", "return a * b + a + b;", "0"};
   const CustomOp absmax{"absmax", "return fabsf(a) > fabsf(b) ? a : b;", "0.0f"};
-  for (auto [type, op, from] : {std::tuple{DataType::UInt64, product, "int64 max inclusive"},
-                                std::tuple{DataType::UInt32, product, "int32 max inclusive"},
-                                std::tuple{DataType::Float32, absmax, "float32 max inclusive"},
-                                std::tuple{DataType::Float64, absmax, "float64 max inclusive"}})
+  for (auto [type, op, from] : {std::tuple{DataType::UInt64, product, "int64 max"},
+                                std::tuple{DataType::UInt32, product, "int32 max"},
+                                std::tuple{DataType::Float32, absmax, "float32 max"},
+                                std::tuple{DataType::Float64, absmax, "float64 max"}})
     for (ScanKind kind : {ScanKind::Inclusive, ScanKind::Exclusive}) {
       const auto c = t.resolve(ProblemName::of(type, op, kind), 1u << 26);
-      EXPECT_NE(c.source.find(std::string(from) + " (the nearest tuned problem)"),
-                std::string::npos)
-          << c.source;
+      const std::string want =
+          std::string(from) + " " + std::string(to_string(kind)) + " (the nearest tuned problem)";
+      EXPECT_NE(c.source.find(want), std::string::npos) << c.source;
     }
 }
 
