@@ -169,6 +169,39 @@ TEST(TuneSimulation, InterruptAndResumeEndLikeAnUninterruptedRun) {
   }
 }
 
+// Resume is by GPU model: the interrupted run of another card of the same model
+// (a cloud machine's next instance) continues; another model's run does not.
+TEST(TuneSimulation, ResumeContinuesTheModelsRunFromAnotherCardNotAnotherModels) {
+  TempDir dir;
+  TuneOptions o = simulated(dir, "halving");
+  o.sizes = {1 << 10, 1 << 20};
+  auto interrupt = [&](const std::string& sql) {
+    EnvGuard hook("SCANTUNE_TEST_INTERRUPT_AFTER", "50");
+    ASSERT_EQ(run(o), 130);
+    clear_interrupt();
+    db::testing::raw_exec(o.db_path, sql);
+  };
+  interrupt("UPDATE devices SET uuid = 'GPU-another-card-of-this-model'");
+  o.resume = true;
+  ASSERT_EQ(run(o), 0);
+  {
+    auto db = db::TuningDb::open(o.db_path);
+    ASSERT_EQ(db.list_runs().size(), 1u);
+    EXPECT_EQ(db.list_runs()[0].status, db::RunStatus::Complete);
+    EXPECT_EQ(db.list_devices().size(), 2u);
+  }
+
+  o.db_path = (dir / "other-model.db").string();
+  o.resume = false;
+  interrupt("UPDATE devices SET uuid = 'GPU-another-model', name = 'Another GPU', "
+            "model = 'Another GPU (sm_90, 132 SMs)'");
+  o.resume = true;
+  ASSERT_EQ(run(o), 0);
+  auto db = db::TuningDb::open(o.db_path);
+  ASSERT_EQ(db.list_runs().size(), 2u);
+  EXPECT_EQ(db.list_runs()[0].status, db::RunStatus::Interrupted);
+}
+
 TEST(TuneSimulation, ResumeWithoutAnInterruptedRunStartsANewOne) {
   TempDir dir;
   TuneOptions o = simulated(dir, "halving");

@@ -474,8 +474,8 @@ void register_tune_command(CLI::App& app) {
       ->type_name("PATH")
       ->group(run_group);
   tune->add_flag("--resume", raw->resume,
-                 "Continue the last interrupted run on this device, skipping what it\n"
-                 "has measured")
+                 "Continue the last interrupted run on this GPU model (any card of\n"
+                 "it), skipping what it has measured")
       ->group(run_group);
   tune->add_flag("--dry-run", raw->dry_run,
                  "Print the problems, sizes and planned measurements; measure\n"

@@ -342,8 +342,15 @@ bool open_device(Tuning& t) {
   return true;
 }
 
-/// The DB run: the last interrupted run on this device (--resume, with its
-/// measurements to replay), else a new one.
+bool same_model(const db::TuningDb& db, std::int64_t device_id, const std::string& model) {
+  const std::optional<db::DeviceInfo> d = db.device(device_id);
+  return d && d->model() == model;
+}
+
+/// The DB run: the last interrupted run on this GPU model (--resume, with its
+/// measurements to replay), else a new one. By model, not by card: winners are
+/// stored per model, and a run stopped on one card of a cloud machine is resumed
+/// on whichever card of that model the next machine has.
 void open_run(Tuning& t, db::TuningDb& db, const std::vector<Problem>& problems) {
   RunState& st = t.st;
   st.db = &db;
@@ -352,7 +359,9 @@ void open_run(Tuning& t, db::TuningDb& db, const std::vector<Problem>& problems)
   std::optional<db::RunInfo> resumed;
   if (t.o.resume) {
     for (const db::RunInfo& r : db.list_runs())
-      if (r.status == db::RunStatus::Interrupted && r.device_id == st.device_id) resumed = r;
+      if (r.status == db::RunStatus::Interrupted && r.device_id &&
+          same_model(db, *r.device_id, st.model))
+        resumed = r;
     if (resumed) {
       db.reopen_run(resumed->id);
       st.run_id = resumed->id;
@@ -361,7 +370,7 @@ void open_run(Tuning& t, db::TuningDb& db, const std::vector<Problem>& problems)
                                   resumed->started_at, stored));
       return;
     }
-    t.progress.note("no interrupted run on this device to resume; starting a new run");
+    t.progress.note("no interrupted run on this GPU model to resume; starting a new run");
   }
   db::RunInfo run;
   run.device_id = st.device_id;
