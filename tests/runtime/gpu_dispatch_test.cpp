@@ -427,6 +427,8 @@ TEST_F(GpuDispatch, FallbacksAreLoggedOnce) {
 // and starts `scantune tune` in the background; afterwards the bucket is Exact.
 TEST_F(GpuDispatch, TuneOnFirstUse) {
   TempPath dir("autotune");
+  // The build's tuner unless the caller names one (SCANTUNE_TUNER wins in the library).
+  setenv("SCANTUNE_TUNER", SCANTUNE_CLI, 0);
   const char* old = std::getenv("SCANTUNE_AUTOTUNE");
   setenv("SCANTUNE_AUTOTUNE", "1", 1);
   setenv("SCANTUNE_AUTOTUNE_BUDGET", "40s", 1);
