@@ -43,6 +43,18 @@ int run(const TuneOptions& o) {
   return rc;
 }
 
+/// Runs `o`, which must succeed; returns what it printed.
+std::string run_text(const TuneOptions& o) {
+  std::FILE* out = std::tmpfile();
+  EXPECT_EQ(run_tune(o, out), 0);
+  std::rewind(out);
+  std::string text;
+  for (int c; (c = std::fgetc(out)) != EOF;)
+    text += static_cast<char>(c);
+  std::fclose(out);
+  return text;
+}
+
 /// The recorded medians, per size and policy.
 std::map<std::uint64_t, std::map<std::string, double>> recorded_medians() {
   db::OpenOptions ro;
@@ -221,13 +233,7 @@ TEST(TuneSimulation, AgainstAnotherDatabase) {
   TuneOptions second = first;
   second.db_path = (dir / "second.db").string();
   second.against_db = first.db_path;
-  std::FILE* out = std::tmpfile();
-  ASSERT_EQ(run_tune(second, out), 0);
-  std::rewind(out);
-  std::string text;
-  for (int c; (c = std::fgetc(out)) != EOF;)
-    text += static_cast<char>(c);
-  std::fclose(out);
+  const std::string text = run_text(second);
   EXPECT_NE(text.find("against " + first.db_path), std::string::npos) << text;
   EXPECT_NE(text.find("worst ratio: 1.000"), std::string::npos) << text;
 }
@@ -238,6 +244,19 @@ TEST(TuneSimulation, NoValidProblemIsAUsageError) {
   o.types = {ScanTypes{DataType::Float32, DataType::Float32, DataType::Float32}};
   o.ops = {Op::BitAnd};
   EXPECT_THROW(run(o), UsageError);
+}
+
+// Each problem's summary says where its winners replaced what dispatch ran before
+// (the duel's incumbent): a second run over the first's winners replays the same
+// times and keeps them all.
+TEST(TuneSimulation, TheSummarySaysWhereWinnersReplacedWhatDispatchRan) {
+  TempDir dir;
+  TuneOptions o = simulated(dir, "halving");
+  o.sizes = {1 << 12, 1 << 24};
+  const std::string first = run_text(o);
+  EXPECT_NE(first.find("what dispatch ran at"), std::string::npos) << first;
+  const std::string second = run_text(o);
+  EXPECT_NE(second.find("kept what dispatch ran at all 2 sizes"), std::string::npos) << second;
 }
 
 } // namespace

@@ -536,6 +536,13 @@ db::BestEntry store_winner(Tuning& t, const Problem& p, std::uint64_t n, const R
   return e;
 }
 
+/// The winner's gain over the dispatcher's own choice in the same duel; nothing when
+/// that choice won or did not run.
+std::optional<double> gain_over_dispatch(const Winner& w, const std::optional<Result>& incumbent) {
+  if (!incumbent || !incumbent->ok() || incumbent->policy == w.result.policy) return std::nullopt;
+  return incumbent->rank() / w.result.rank();
+}
+
 /// The note of a winner's row: kept incumbent, the gain over the dispatcher's own
 /// choice (same duel), slower than CUB.
 std::string winner_note(const Winner& w, const std::vector<Result>& duelled,
@@ -545,19 +552,34 @@ std::string winner_note(const Winner& w, const std::vector<Result>& duelled,
   std::string note =
       w.kept_incumbent && !(best && best->policy == w.result.policy) ? "kept incumbent" : "";
   const auto add_note = [&](const std::string& text) { note += note.empty() ? text : "; " + text; };
-  if (incumbent && incumbent->ok() && incumbent->policy != w.result.policy)
-    add_note(fmt::format("dispatch ({}) {:.3f}x", to_string(inc_plan.match),
-                         incumbent->rank() / w.result.rank()));
+  if (const std::optional<double> gain = gain_over_dispatch(w, incumbent))
+    add_note(fmt::format("dispatch ({}) {:.3f}x", to_string(inc_plan.match), *gain));
   if (cub_ns > 0 && w.result.median_ns > cub_ns) add_note("slower than CUB");
   return note;
 }
+
+/// The sizes whose winner replaced the dispatcher's choice, and by how much.
+struct DispatchGains {
+  std::size_t sizes = 0;
+  std::vector<double> gains;
+  void add(std::optional<double> gain) {
+    ++sizes;
+    if (gain) gains.push_back(*gain);
+  }
+  std::string summary() const {
+    if (gains.empty()) return fmt::format("kept what dispatch ran at all {} sizes", sizes);
+    const auto [lo, hi] = std::minmax_element(gains.begin(), gains.end());
+    return fmt::format("replaced what dispatch ran at {} of {} sizes, by {:.3f}-{:.3f}x",
+                       gains.size(), sizes, *lo, *hi);
+  }
+};
 
 /// One size of a problem after the search: the finalists and the incumbent dueled,
 /// the baselines, the winner stored and printed as one table row. `runners_up`: the
 /// duel's other policies that ran, fastest first.
 std::optional<Result> settle_size(Tuning& t, const Problem& p, const SizeOutcome& oc,
                                   ProblemEvaluator& ev, Evaluator& recorder,
-                                  std::vector<Policy>& runners_up) {
+                                  std::vector<Policy>& runners_up, DispatchGains& gains) {
   const std::uint64_t n = oc.size;
   const detail::Choice inc_plan = incumbent_plan(t, p, n);
   const std::vector<Result> duelled = final_duel(recorder, oc.finalists, inc_plan.policy, n);
@@ -576,6 +598,7 @@ std::optional<Result> settle_size(Tuning& t, const Problem& p, const SizeOutcome
   runners_up.erase(std::remove(runners_up.begin(), runners_up.end(), w->result.policy),
                    runners_up.end());
   const db::BestEntry e = store_winner(t, p, n, w->result);
+  gains.add(gain_over_dispatch(*w, incumbent));
   fmt::print(t.out, "| {} | {} | {} | {:.0f} | {} | {} | {} |\n", size_label(n), e.policy, us(e.ns),
              e.gbs, ratio(base.memcpy, e.ns), ratio(base.cub, e.ns),
              winner_note(*w, duelled, incumbent, inc_plan, base.cub));
@@ -642,9 +665,10 @@ void tune_problem(Tuning& t, const Problem& p, const std::vector<std::uint64_t>&
   std::vector<std::uint64_t> settled;
   std::vector<std::optional<Result>> won;
   std::vector<std::vector<Policy>> runners_up(outcomes.size());
+  DispatchGains gains;
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
     settled.push_back(outcomes[i].size);
-    won.push_back(settle_size(t, p, outcomes[i], ev, recorder, runners_up[i]));
+    won.push_back(settle_size(t, p, outcomes[i], ev, recorder, runners_up[i], gains));
   }
   ctx.sizes = settled;
   revise_between_sizes(t, p, ctx, won, runners_up, recorder);
@@ -652,8 +676,9 @@ void tune_problem(Tuning& t, const Problem& p, const std::vector<std::uint64_t>&
   std::vector<Result> winners;
   for (const std::optional<Result>& w : won)
     if (w) winners.push_back(*w);
-  fmt::print(t.out, "\n{}: {} measurements ({} replayed) in {}\n", p.label(), recorder.measured(),
-             recorder.replayed(), format_duration(seconds_since(problem_start)));
+  fmt::print(t.out, "\n{}: {} measurements ({} replayed) in {}; {}\n", p.label(),
+             recorder.measured(), recorder.replayed(),
+             format_duration(seconds_since(problem_start)), gains.summary());
   if (t.against) compare_against(*t.against, t.st.model, p, winners, recorder, t.out);
   std::fflush(t.out);
 }
