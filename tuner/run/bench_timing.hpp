@@ -1,5 +1,6 @@
-// The device buffer and call timing the compaction and sort benchmarks share: the
-// median of back-to-back calls between CUDA events, as the tuner times its baselines.
+// The device buffer, stream and call timing the compaction and sort benchmarks and
+// their tuner share: the median of back-to-back calls between CUDA events, as the tuner
+// times its baselines.
 #pragma once
 
 #include <algorithm>
@@ -24,6 +25,15 @@ struct Device {
   ~Device() { cudaFree(ptr); }
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
+};
+
+/// A non-blocking stream of its own, destroyed on scope exit.
+struct OwnStream {
+  cudaStream_t stream = nullptr;
+  OwnStream() { SCANTUNE_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)); }
+  ~OwnStream() { cudaStreamDestroy(stream); }
+  OwnStream(const OwnStream&) = delete;
+  OwnStream& operator=(const OwnStream&) = delete;
 };
 
 // The median ns of one call, from back-to-back calls between CUDA events.

@@ -121,21 +121,14 @@ std::vector<SelectBenchRow> run_select_bench(const std::vector<DataType>& types,
   ScannerOptions options;
   options.database = db_path;
   Scanner scanner(options);
-  cudaStream_t stream;
-  SCANTUNE_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  const OwnStream own;
   std::vector<SelectBenchRow> rows;
-  try {
-    for (DataType type : types)
-      for (const SelectPattern& p : patterns)
-        for (std::uint64_t n : sizes) {
-          log(fmt::format("select_flagged {} {} n = {}", to_string(type), p.text, n));
-          rows.push_back(run_case(scanner, type, p, n, stream));
-        }
-  } catch (...) {
-    cudaStreamDestroy(stream);
-    throw;
-  }
-  cudaStreamDestroy(stream);
+  for (DataType type : types)
+    for (const SelectPattern& p : patterns)
+      for (std::uint64_t n : sizes) {
+        log(fmt::format("select_flagged {} {} n = {}", to_string(type), p.text, n));
+        rows.push_back(run_case(scanner, type, p, n, own.stream));
+      }
   return rows;
 }
 

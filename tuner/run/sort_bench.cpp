@@ -88,21 +88,14 @@ std::vector<SortBenchRow> run_sort_bench(const std::vector<DataType>& types,
   ScannerOptions options;
   options.database = db_path;
   Scanner scanner(options);
-  cudaStream_t stream;
-  SCANTUNE_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  const OwnStream own;
   std::vector<SortBenchRow> rows;
-  try {
-    for (DataType type : types)
-      for (bool pairs : modes)
-        for (std::uint64_t n : sizes) {
-          log(fmt::format("sort_{} {} n = {}", mode_name(pairs), to_string(type), n));
-          rows.push_back(run_case(scanner, type, pairs, n, stream));
-        }
-  } catch (...) {
-    cudaStreamDestroy(stream);
-    throw;
-  }
-  cudaStreamDestroy(stream);
+  for (DataType type : types)
+    for (bool pairs : modes)
+      for (std::uint64_t n : sizes) {
+        log(fmt::format("sort_{} {} n = {}", mode_name(pairs), to_string(type), n));
+        rows.push_back(run_case(scanner, type, pairs, n, own.stream));
+      }
   return rows;
 }
 

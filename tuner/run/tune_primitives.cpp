@@ -12,6 +12,7 @@
 #include "nvrtc_compiler.hpp"
 #include "strings.hpp"
 #include "tuner/gpu/gpu_device.hpp"
+#include "tuner/run/bench_timing.hpp"
 #include "tuner/run/primitive_timing.hpp"
 #include "tuner/run/tune.hpp"
 #include "tuner/search/evaluator.hpp"
@@ -127,9 +128,8 @@ int tune_all(const PrimitiveTuneOptions& o, const std::vector<std::uint64_t>& si
   info.command_line = o.command_line;
   const std::int64_t run_id = db.begin_run(info);
   Scanner scanner(ScannerOptions{ordinal, "off", {}}); // explicit policies only
-  cudaStream_t stream;
-  SCANTUNE_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  Run r{db, device_id, run_id, scanner, stream, out};
+  const OwnStream own;
+  Run r{db, device_id, run_id, scanner, own.stream, out};
   int rc = 0;
   try {
     for (const PrimitiveProblem& p : o.problems) {
@@ -145,11 +145,9 @@ int tune_all(const PrimitiveTuneOptions& o, const std::vector<std::uint64_t>& si
                db.path().string());
     rc = 130;
   } catch (...) {
-    cudaStreamDestroy(stream);
     db.end_run(run_id, db::RunStatus::Interrupted); // not complete: no status of its own
     throw;
   }
-  cudaStreamDestroy(stream);
   return rc;
 }
 
