@@ -19,6 +19,7 @@
 #include "tuner/gpu/primitive_reference.hpp"
 #include "tuner/run/tune.hpp"
 #include "tuner/run/tune_primitives.hpp"
+#include "tuner_test_util.hpp"
 
 namespace scantune::tuner {
 namespace {
@@ -138,14 +139,7 @@ TEST(PrimitiveReference, SortsAreStableAndOrderFloatsBySign) {
 }
 
 std::string dry_run(const PrimitiveTuneOptions& o) {
-  std::FILE* f = std::tmpfile();
-  EXPECT_EQ(run_primitive_tune(o, f), 0);
-  std::rewind(f);
-  std::string text;
-  for (int c; (c = std::fgetc(f)) != EOF;)
-    text += static_cast<char>(c);
-  std::fclose(f);
-  return text;
+  return printed_by([&](std::FILE* f) { return run_primitive_tune(o, f); });
 }
 
 TEST(PrimitiveTune, DryRunListsProblemsAndCandidates) {

@@ -45,14 +45,7 @@ int run(const TuneOptions& o) {
 
 /// Runs `o`, which must succeed; returns what it printed.
 std::string run_text(const TuneOptions& o) {
-  std::FILE* out = std::tmpfile();
-  EXPECT_EQ(run_tune(o, out), 0);
-  std::rewind(out);
-  std::string text;
-  for (int c; (c = std::fgetc(out)) != EOF;)
-    text += static_cast<char>(c);
-  std::fclose(out);
-  return text;
+  return printed_by([&](std::FILE* f) { return run_tune(o, f); });
 }
 
 /// The recorded medians, per size and policy.

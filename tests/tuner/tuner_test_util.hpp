@@ -4,10 +4,13 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "tuner/run/tune.hpp"
 #include "tuner/search/evaluator.hpp"
@@ -27,6 +30,18 @@ inline Result won_by(const Policy& p, std::uint64_t n, double ns) {
   r.size = n;
   r.median_ns = ns;
   return r;
+}
+
+/// What `write` prints into a temporary file; it returns an exit code, expected 0.
+inline std::string printed_by(const std::function<int(std::FILE*)>& write) {
+  std::FILE* f = std::tmpfile();
+  EXPECT_EQ(write(f), 0);
+  std::rewind(f);
+  std::string text;
+  for (int c; (c = std::fgetc(f)) != EOF;)
+    text += static_cast<char>(c);
+  std::fclose(f);
+  return text;
 }
 
 /// run_tune with its report discarded: its exit code.
