@@ -36,7 +36,7 @@ struct TuneOptions {
   std::string db_path;     ///< empty: db::default_db_path()
   std::string simulate_db; ///< non-empty: replay this recorded DB instead of timing
   std::string against_db;  ///< non-empty: duel each winner with this DB's winner
-  bool resume = false;     ///< continue the last interrupted run on this device
+  bool resume = false;     ///< continue the last interrupted run of this GPU model
   /// Skip the size buckets that already have a winner for this GPU model (`--all`
   /// without --force): running the same command again picks up where it stopped.
   bool skip_tuned = false;
