@@ -2,9 +2,11 @@
 # Runs on the GPU machine from the repository root, with a build folder made on
 # the development machine (BUILD, default build-gpu): the GPU test suites,
 # compute-sanitizer on the small suite, and the benchmark. Logs go to $OUT.
-#   scripts/gpu_check.sh [tests] [sanitize] [bench] [cache] [clibench] [segmented] [python] [example]
+#   scripts/gpu_check.sh [tests|suites] [sanitize] [bench] [cache] [clibench] [segmented] [python] [example]
 # tests: GTEST_FILTER picks the suites (default every Gpu* test), SHARDS=N runs them as
-# N processes side by side (gpu_tests.I.log each; 12 take about 6 minutes on an H100). sanitize:
+# N processes side by side (gpu_tests.I.log each; 12 take about 6 minutes on an H100).
+# suites: the same with 12 shards by default, beside the tuner's and the CLI's Gpu*
+# suites: what a change to kernels or dispatch runs. sanitize:
 # SANITIZE_FILTER (default GpuSanitize*). example: examples/ built against an
 # install in $BUILD/prefix (LD_LIBRARY_PATH, as the install's RPATH is this machine's).
 # bench: `scantune bench` of int32/float32/int64/float64 sums (BENCH_ARGS, if set,
@@ -30,22 +32,34 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --f
 rc=0
 for step in "${steps[@]}"; do
   case "$step" in
-    tests)
+    tests | suites)
       # SHARDS=N: N processes side by side on the GPU (gtest sharding), each with its
-      # log; SHARD_TIMEOUT (seconds, default 600) bounds each.
-      shards=${SHARDS:-1} pids=()
+      # log; SHARD_TIMEOUT (seconds, default 600) bounds each. `suites` adds the
+      # tuner's and the CLI's Gpu* suites as two more processes (default 12 shards).
+      shards=${SHARDS:-1} logs=() pids=()
+      [ "$step" = suites ] && shards=${SHARDS:-12}
       for ((i = 0; i < shards; i++)); do
+        logs+=("$OUT/gpu_tests.$i.log")
         GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i timeout "${SHARD_TIMEOUT:-600}" \
           "$BUILD/tests/runtime/scantune_runtime_tests" --gtest_filter="${GTEST_FILTER:-*Gpu*}" \
-          >"$OUT/gpu_tests.$i.log" 2>&1 &
+          >"${logs[-1]}" 2>&1 &
         pids+=($!)
       done
-      for ((i = 0; i < shards; i++)); do
+      if [ "$step" = suites ]; then
+        logs+=("$OUT/tuner_gpu_tests.log" "$OUT/cli_gpu_tests.log")
+        timeout "${SHARD_TIMEOUT:-600}" "$BUILD/tests/tuner/scantune_tuner_tests" \
+          --gtest_filter='*Gpu*:*CompileWorker*' >"${logs[-2]}" 2>&1 &
+        pids+=($!)
+        timeout "${SHARD_TIMEOUT:-600}" "$BUILD/tests/tuner/scantune_cli_inspect_tests" \
+          --gtest_filter='*Gpu*' >"${logs[-1]}" 2>&1 &
+        pids+=($!)
+      fi
+      for ((i = 0; i < ${#pids[@]}; i++)); do
         wait "${pids[$i]}"; s=$?
-        echo "shard $i: exit $s; $(grep -E '^\[  (PASSED|FAILED) ' "$OUT/gpu_tests.$i.log" | tr '\n' ' ')"
+        echo "$(basename "${logs[$i]}"): exit $s; $(grep -E '^\[  (PASSED|FAILED) ' "${logs[$i]}" | tr '\n' ' ')"
         [ $s -eq 0 ] || rc=1
       done
-      grep -hE '^\[  FAILED  \] [A-Za-z]' "$OUT"/gpu_tests.*.log | sort -u | tail -40 ;;
+      grep -hE '^\[  FAILED  \] [A-Za-z]' "${logs[@]}" | sort -u | tail -40 ;;
     sanitize)
       for tool in memcheck racecheck; do
         compute-sanitizer --tool $tool --error-exitcode 9 \
