@@ -408,11 +408,12 @@ TEST(BuiltinTable, ServesSm90WithoutADatabase) {
   EXPECT_EQ(p.tuned_size, 1u << 26);
   EXPECT_NE(p.source.find("built-in table: NVIDIA H100 80GB HBM3"), std::string::npos) << p.source;
   EXPECT_EQ(p.source.find("nearest tuned problem"), std::string::npos) << p.source;
-  // Without a table of its own, another model's exact problem comes first.
+  // Without a table of its own, another model's exact problem comes first (the H100
+  // and H200 tables both hold the standard matrix), before any nearest problem.
   const auto x =
       t.resolve(ProblemName::of(DataType::UInt64, Op::Min, ScanKind::Exclusive), 1u << 26);
-  EXPECT_NE(x.source.find("built-in table: NVIDIA H200 (sm_90, 132 SMs), uint64 min exclusive,"),
-            std::string::npos)
+  EXPECT_EQ(x.match, Match::BuiltIn);
+  EXPECT_NE(x.source.find(" (sm_90, 132 SMs), uint64 min exclusive, tuned at"), std::string::npos)
       << x.source;
   // Another architecture: heuristics only.
   const DispatchTable old(75, "Tesla T4 (sm_75, 40 SMs)", {}, "");
@@ -422,30 +423,33 @@ TEST(BuiltinTable, ServesSm90WithoutADatabase) {
 }
 
 TEST(BuiltinTable, AModelsOwnTableServesItsUntunedProblemsFromTheNearestTunedOne) {
-  // The H100's table lacks problems the H200's has: the H100 keeps to its own rows.
+  // The H100's table holds the standard matrix (6 types x sum, min, max x both kinds);
+  // another operator borrows a tuned problem of its type and kind from the model's rows.
   const DispatchTable t(90, "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)", {}, "");
-  // An untuned problem borrows the nearest tuned one of the same element size.
-  const auto u =
-      t.resolve(ProblemName::of(DataType::UInt64, Op::Min, ScanKind::Exclusive), 1u << 26);
-  EXPECT_EQ(u.match, Match::BuiltIn);
-  EXPECT_NE(u.source.find("int64 max exclusive (the nearest tuned problem)"), std::string::npos)
-      << u.source;
-  EXPECT_FALSE(u.policy.invalid_reason(DataType::UInt64).has_value());
-  // Min borrows from max of its kind; unsigned from signed; float never from integer.
-  for (auto [type, op, from] : {std::tuple{DataType::UInt32, Op::Max, "int32 max exclusive"},
-                                std::tuple{DataType::UInt32, Op::Min, "int32 max exclusive"},
-                                std::tuple{DataType::Float32, Op::Min, "float32 max exclusive"},
-                                std::tuple{DataType::UInt64, Op::Max, "int64 max exclusive"}}) {
-    const auto b = t.resolve(ProblemName::of(type, op, ScanKind::Exclusive), 1u << 28);
-    EXPECT_NE(b.source.find(std::string(from) + " (the nearest tuned problem)"), std::string::npos)
+  for (auto [type, op, from] : {std::tuple{DataType::UInt64, Op::Product, "uint64 "},
+                                std::tuple{DataType::UInt32, Op::BitXor, "uint32 "},
+                                std::tuple{DataType::Int32, Op::BitAnd, "int32 "},
+                                std::tuple{DataType::Float64, Op::Product, "float64 "}}) {
+    const auto b = t.resolve(ProblemName::of(type, op, ScanKind::Exclusive), 1u << 26);
+    EXPECT_EQ(b.match, Match::BuiltIn);
+    EXPECT_NE(b.source.find("NVIDIA H100 80GB HBM3 (sm_90, 132 SMs), " + std::string(from)),
+              std::string::npos)
         << b.source;
+    EXPECT_NE(b.source.find(" exclusive (the nearest tuned problem)"), std::string::npos)
+        << b.source;
+    EXPECT_FALSE(b.policy.invalid_reason(type).has_value()) << b.source;
   }
+  // Its tuned problems serve themselves, min and unsigned included.
+  for (DataType type : {DataType::UInt32, DataType::UInt64, DataType::Float32})
+    EXPECT_EQ(t.resolve(ProblemName::of(type, Op::Min, ScanKind::Exclusive), 1u << 28)
+                  .source.find("nearest tuned problem"),
+              std::string::npos);
   // A custom operator borrows max's shapes of its kind: its combine costs more than an
   // add, and sum exclusive's shapes ran 64-bit custom operators below CUB.
   const CustomOp product{"shifted_product", "return a * b + a + b;", "0"};
   const CustomOp absmax{"absmax", "return fabsf(a) > fabsf(b) ? a : b;", "0.0f"};
-  for (auto [type, op, from] : {std::tuple{DataType::UInt64, product, "int64 max"},
-                                std::tuple{DataType::UInt32, product, "int32 max"},
+  for (auto [type, op, from] : {std::tuple{DataType::UInt64, product, "uint64 max"},
+                                std::tuple{DataType::UInt32, product, "uint32 max"},
                                 std::tuple{DataType::Float32, absmax, "float32 max"},
                                 std::tuple{DataType::Float64, absmax, "float64 max"}})
     for (ScanKind kind : {ScanKind::Inclusive, ScanKind::Exclusive}) {

@@ -140,7 +140,7 @@ const std::map<std::string, std::string> kGolden = {
     {"reduce_then_scan", "7705e332417a6edb4f79ff904e3526deb2aab82bf872de54a3bc4e6d55e3b63c"},
     {"sequential", "865168574fedb594d14c433ce991a020eb4196f13ee752a175ddc037c317defc"},
     {"single_block", "19edc389287b0d064d800c77494e916f7633644af3874ce601dd536b4e498895"},
-    {"space", "7922f47950ca9bb5cb76f4432e99c90cf54fdf6b47318667193198d3183440f0"},
+    {"space", "f15b13e2bbdb55e3ed4564b1282be92318a723d93db8d43cab5d93a88d3e9b47"},
 };
 
 TEST(PolicyGolden, EveryPolicyFactIsUnchanged) {
