@@ -282,6 +282,8 @@ TEST_F(CliInspect, UsageErrorsExitTwoNamingTheProblem) {
       {"bench --select flags:0.5 --segments rows:4", "--segments"},
       {"bench --select clustered:0.5 --types int32,int65", "int65"},
       {"bench --sort keys,bogus", "bogus"},
+      {"bench --sort keys,", "--sort : expected keys or pairs"},
+      {"bench --select flags:0.5,", "--select"},
       {"bench --sort keys --segments rows:4", "--segments"},
       {"bench --sort pairs --select flags:0.5", "--sort"},
       {"bench --sort keys --types int32,int65", "int65"},

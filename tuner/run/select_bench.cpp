@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cuda_check.hpp"
+#include "strings.hpp"
 #include "tuner/gpu/cub_baseline_select.cuh"
 #include "tuner/gpu/gpu_support.hpp"
 #include "tuner/gpu/input_values.hpp"
@@ -103,13 +104,10 @@ SelectBenchRow run_case(Scanner& scanner, DataType type, const SelectPattern& pa
 } // namespace
 
 std::vector<SelectPattern> parse_select_patterns(std::string_view list) {
+  if (list.empty()) throw UsageError("--select: expected flags:P or clustered:P, comma-separated");
   std::vector<SelectPattern> v;
-  while (!list.empty()) {
-    const std::size_t comma = list.find(',');
-    v.push_back(parse_pattern(list.substr(0, comma)));
-    list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
-  }
-  if (v.empty()) throw UsageError("--select: expected flags:P or clustered:P, comma-separated");
+  for (std::string_view item : detail::split(list, ','))
+    v.push_back(parse_pattern(item));
   return v;
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cuda_check.hpp"
+#include "strings.hpp"
 #include "tuner/gpu/cub_baseline_sort.cuh"
 #include "tuner/gpu/gpu_support.hpp"
 #include "tuner/gpu/input_values.hpp"
@@ -67,16 +68,13 @@ SortBenchRow run_case(Scanner& scanner, DataType type, bool pairs, std::uint64_t
 } // namespace
 
 std::vector<bool> parse_sort_modes(std::string_view list) {
+  if (list.empty()) throw UsageError("--sort: expected keys, pairs or keys,pairs");
   std::vector<bool> v;
-  while (!list.empty()) {
-    const std::size_t comma = list.find(',');
-    const std::string_view mode = list.substr(0, comma);
+  for (std::string_view mode : detail::split(list, ',')) {
     if (mode != "keys" && mode != "pairs")
       throw UsageError(fmt::format("--sort {}: expected keys or pairs", mode));
     v.push_back(mode == "pairs");
-    list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
   }
-  if (v.empty()) throw UsageError("--sort: expected keys, pairs or keys,pairs");
   return v;
 }
 
