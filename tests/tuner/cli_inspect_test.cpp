@@ -141,6 +141,34 @@ TEST_F(CliInspect, CompareTwoDevicesOfOneDatabase) {
   expect_golden("compare.txt", r.output);
 }
 
+// --duels: the H100's 2^20 winner was re-timed at one size only (no duel) until
+// a rival is timed at two sizes of the bucket beside it. The winner's fastest time at
+// 2^20 (6900 ns, of its three duel rounds) is 1.045x the rival's there.
+TEST_F(CliInspect, ShowDuels) {
+  auto none = here("show --db t.db --duels");
+  EXPECT_EQ(none.code, 0) << none.output;
+  EXPECT_NE(none.output.find("no duelled buckets"), std::string::npos) << none.output;
+  {
+    TuningDb db = TuningDb::open(dir / "t.db", rw());
+    const std::int64_t h = db.add_device(h100());
+    const std::int64_t r = db.begin_run(sample_run(h));
+    db.add_measurement(ok_measurement(r, h, kLookback, 6000, 900000));
+    db.add_measurement(ok_measurement(r, h, kRts, 6600, 900000));
+    db.add_measurement(ok_measurement(r, h, kRts, 6600, 1u << 20));
+  }
+  auto r = here("show --db t.db --duels --kind inclusive");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("| 2^20 | 900000, 2^20 |        2 |  1.045 |      1.045 |       1.000 | "
+                          "900000      |"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("1 duelled bucket(s). One winner a bucket: 1 above 3% of the fastest "
+                          "duelist at some duel size, 1 above 2% (worst 1.045, int32 sum "
+                          "inclusive at 2^20). Two winners a bucket: 0 above 3% (worst 1.000)"),
+            std::string::npos)
+      << r.output;
+}
+
 TEST_F(CliInspect, CompareTwoDatabases) {
   {
     TuningDb db = TuningDb::open(dir / "t.db", rw());
@@ -283,6 +311,7 @@ TEST_F(CliInspect, UsageErrorsExitTwoNamingTheProblem) {
       {"bench --select clustered:0.5 --types int32,int65", "int65"},
       {"bench --sort keys,bogus", "bogus"},
       {"bench --sort keys,", "--sort : expected keys or pairs"},
+      {"show --duels --csv", "--duels"},
       {"bench --select flags:0.5,", "--select"},
       {"bench --sort keys --segments rows:4", "--segments"},
       {"bench --sort pairs --select flags:0.5", "--sort"},

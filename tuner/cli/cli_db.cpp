@@ -13,6 +13,7 @@
 #include "tuner/cli/cli.hpp"
 #include "tuner/cli/cli_shared.hpp"
 #include "tuner/report/db_report.hpp"
+#include "tuner/report/duel_report.hpp"
 #include "tuner/report/text_table.hpp"
 
 namespace scantune::cli {
@@ -35,7 +36,7 @@ nlohmann::json json_or_null(const std::optional<double>& v) {
 struct ShowOptions {
   std::string db;
   tuner::ReportFilter filter;
-  bool json = false, csv = false;
+  bool json = false, csv = false, duels = false;
 };
 
 std::vector<std::string> show_cells(const tuner::WinnerRow& w) {
@@ -52,7 +53,10 @@ const std::vector<TextTable::Column> kShowColumns = {
     {"size", false}, {"policy", false}, {"GB/s", true},  {"x memcpy", true},
     {"x CUB", true}, {"samples", true}, {"tuned", false}};
 
-std::string show_text(const std::vector<tuner::WinnerRow>& rows) {
+/// One markdown table per device model and problem (rows carry `best`), in order.
+template <class Row, class Cells>
+std::string grouped_tables(const std::vector<Row>& rows,
+                           const std::vector<TextTable::Column>& columns, Cells cells) {
   std::string out;
   std::string group;
   TextTable table;
@@ -60,17 +64,21 @@ std::string show_text(const std::vector<tuner::WinnerRow>& rows) {
     if (!group.empty())
       out += fmt::format("{}## {}\n\n{}", out.empty() ? "" : "\n", group, table.markdown());
   };
-  for (const tuner::WinnerRow& w : rows) {
-    const std::string g = fmt::format("{}: {}", w.best.model, tuner::problem_label(w.best));
+  for (const Row& r : rows) {
+    const std::string g = fmt::format("{}: {}", r.best.model, tuner::problem_label(r.best));
     if (g != group) {
       flush();
       group = g;
-      table = TextTable{kShowColumns, {}};
+      table = TextTable{columns, {}};
     }
-    table.add(show_cells(w));
+    table.add(cells(r));
   }
   flush();
   return out;
+}
+
+std::string show_text(const std::vector<tuner::WinnerRow>& rows) {
+  return grouped_tables(rows, kShowColumns, show_cells);
 }
 
 /// CSV: the JSON fields, numbers in full, empty cells where JSON has null.
@@ -129,9 +137,56 @@ void report_empty(std::string_view command, const db::TuningDb& db, const tuner:
                    f.device, f.type, f.op, f.kind, list));
 }
 
+// ---- show --duels
+
+const std::vector<TextTable::Column> kDuelColumns = {
+    {"size", false},      {"duel sizes", false}, {"duelists", true},    {"winner", true},
+    {"one winner", true}, {"two winners", true}, {"split after", false}};
+
+std::vector<std::string> duel_cells(const tuner::DuelBucket& b) {
+  std::string sizes;
+  for (std::uint64_t n : b.sizes)
+    sizes += (sizes.empty() ? "" : ", ") + db::size_label(n);
+  return {db::bucket_label(b.best.size_bucket), sizes,
+          std::to_string(b.duelists),           tuner::fixed_or_dash(b.winner, 3),
+          fmt::format("{:.3f}", b.one),         fmt::format("{:.3f}", b.two),
+          db::size_label(b.split_after)};
+}
+
+/// The tables, then how many buckets one winner cannot serve within 3% (and 2%) of
+/// the fastest duelist at every duel size, and how many two winners could not.
+std::string duels_text(const std::vector<tuner::DuelBucket>& buckets) {
+  std::string out = grouped_tables(buckets, kDuelColumns, duel_cells);
+  int over3 = 0, over2 = 0, two_over3 = 0;
+  const tuner::DuelBucket* worst = &buckets.front();
+  double worst_two = 1;
+  for (const tuner::DuelBucket& b : buckets) {
+    over3 += b.one > 1.03;
+    over2 += b.one > 1.02;
+    two_over3 += b.two > 1.03;
+    if (b.one > worst->one) worst = &b;
+    worst_two = std::max(worst_two, b.two);
+  }
+  out += fmt::format("\n{} duelled bucket(s). One winner a bucket: {} above 3% of the fastest "
+                     "duelist at some duel size, {} above 2% (worst {:.3f}, {} at {}). Two "
+                     "winners a bucket: {} above 3% (worst {:.3f})\n",
+                     buckets.size(), over3, over2, worst->one, tuner::problem_label(worst->best),
+                     db::bucket_label(worst->best.size_bucket), two_over3, worst_two);
+  return out;
+}
+
 void run_show(const ShowOptions& o) {
   check_filter("show", o.filter);
   const db::TuningDb db = open_for_reading("show", o.db);
+  if (o.duels) {
+    const std::vector<tuner::DuelBucket> buckets = tuner::duel_buckets(db, o.filter);
+    if (buckets.empty())
+      fmt::print("no duelled buckets (measurements at two or more sizes of a bucket) in {}\n",
+                 db.path().string());
+    else
+      fmt::print("{}", duels_text(buckets));
+    return;
+  }
   const std::vector<tuner::WinnerRow> rows = tuner::winner_rows(db, o.filter);
   if (o.json)
     fmt::print("{}\n", show_json(rows).dump(2));
@@ -247,11 +302,18 @@ void register_db_commands(CLI::App& app) {
   add_db_option(show, so->db);
   add_filter_options(show, so->filter);
   auto* json = show->add_flag("--json", so->json, "Print JSON (one object per winner)");
-  show->add_flag("--csv", so->csv, "Print CSV (one line per winner)")->excludes(json);
+  auto* csv = show->add_flag("--csv", so->csv, "Print CSV (one line per winner)")->excludes(json);
+  show->add_flag("--duels", so->duels,
+                 "How well one winner serves each bucket, from the duels the tune stored")
+      ->excludes(json)
+      ->excludes(csv);
   show->footer("One table per device model, type, operator and kind: each size bucket's\n"
                "winning policy, its GB/s, its speed relative to device memcpy and to CUB\n"
                "(same device and size; '-' without a baseline), the samples of the\n"
                "winning measurement and when it was tuned.\n\n"
+               "--duels: per bucket duelled at several sizes, the stored winner's worst\n"
+               "time over the fastest duelist's at the same size, the best worst case\n"
+               "one duelist reaches, and two winners' (split after a duel size).\n\n"
                "Example:\n  scantune show --device H100 --type int32 --op sum");
   show->callback([so] { run_show(*so); });
 

@@ -1,0 +1,147 @@
+// Reading a bucket's duels back from the measurements a tune stored.
+#include "tuner/report/duel_report.hpp"
+
+#include <algorithm>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <utility>
+
+namespace scantune::tuner {
+namespace {
+
+using Key = std::tuple<std::string, std::string, std::string, std::string>; // model, type, op, kind
+
+/// The ok measurements of every card of each model, read once per problem.
+class MeasurementsByModel {
+public:
+  explicit MeasurementsByModel(const db::TuningDb& db) : db_(db) {
+    for (const db::DeviceInfo& d : db.list_devices())
+      model_of_[d.id] = d.model();
+  }
+  const std::vector<db::Measurement>& of(const db::BestEntry& e) {
+    const Key key{e.model, e.type, e.op, e.kind};
+    auto it = cache_.find(key);
+    if (it != cache_.end()) return it->second;
+    db::MeasurementFilter f;
+    f.type = e.type;
+    f.op = e.op;
+    f.kind = e.kind;
+    f.status = db::MeasurementStatus::Ok;
+    std::vector<db::Measurement> ms;
+    for (db::Measurement& m : db_.list_measurements(f))
+      if (model_of_[m.device_id] == e.model && m.median_ns) ms.push_back(std::move(m));
+    return cache_.emplace(key, std::move(ms)).first->second;
+  }
+
+private:
+  const db::TuningDb& db_;
+  std::map<std::int64_t, std::string> model_of_;
+  std::map<Key, std::vector<db::Measurement>> cache_;
+};
+
+/// The duel of `e`'s bucket: its sizes (each timed for two or more policies) and the
+/// policies timed at all of them, with the fastest time of each. A tune times a
+/// policy in several rounds, minutes apart, and the GPU's speed drifts between them
+/// (H100: the same shape 13.8 us in a duel, 14.4 us in the check after it); a
+/// policy's latest time would hold the slower round against it, its fastest does not.
+struct Duel {
+  std::vector<std::uint64_t> sizes;
+  std::vector<std::string> policies;
+  std::vector<std::vector<double>> times; // [policy][size]
+};
+
+Duel duel_of(const std::vector<db::Measurement>& ms, const db::BestEntry& e) {
+  std::map<std::pair<std::uint64_t, std::string>, const db::Measurement*> fastest_of;
+  for (const db::Measurement& m : ms) {
+    if (m.op_hash != e.op_hash || m.problem != e.problem ||
+        db::size_bucket(m.size) != e.size_bucket)
+      continue;
+    const db::Measurement*& slot = fastest_of[{m.size, m.policy}];
+    if (!slot || *m.median_ns < *slot->median_ns) slot = &m;
+  }
+  std::map<std::uint64_t, std::set<std::string>> at;
+  for (const auto& [key, m] : fastest_of)
+    at[key.first].insert(key.second);
+  Duel d;
+  std::set<std::string> common;
+  for (const auto& [size, policies] : at) {
+    if (policies.size() < 2) continue;
+    if (d.sizes.empty()) {
+      common = policies;
+    } else {
+      std::set<std::string> kept;
+      std::set_intersection(common.begin(), common.end(), policies.begin(), policies.end(),
+                            std::inserter(kept, kept.begin()));
+      common = std::move(kept);
+    }
+    d.sizes.push_back(size);
+  }
+  d.policies.assign(common.begin(), common.end());
+  for (const std::string& p : d.policies) {
+    std::vector<double>& row = d.times.emplace_back();
+    for (std::uint64_t size : d.sizes)
+      row.push_back(*fastest_of.at({size, p})->median_ns);
+  }
+  return d;
+}
+
+std::vector<double> fastest(const std::vector<std::vector<double>>& times) {
+  std::vector<double> best(times.front().size(), std::numeric_limits<double>::infinity());
+  for (const std::vector<double>& row : times)
+    for (std::size_t i = 0; i < row.size(); ++i)
+      best[i] = std::min(best[i], row[i]);
+  return best;
+}
+
+double worst_ratio(const std::vector<double>& row, const std::vector<double>& best, std::size_t lo,
+                   std::size_t hi) {
+  double worst = 0;
+  for (std::size_t i = lo; i < hi; ++i)
+    worst = std::max(worst, row[i] / best[i]);
+  return worst;
+}
+
+} // namespace
+
+double best_worst_ratio(const std::vector<std::vector<double>>& times, std::size_t lo,
+                        std::size_t hi) {
+  const std::vector<double> best = fastest(times);
+  double one = std::numeric_limits<double>::infinity();
+  for (const std::vector<double>& row : times)
+    one = std::min(one, worst_ratio(row, best, lo, hi));
+  return one;
+}
+
+std::vector<DuelBucket> duel_buckets(const db::TuningDb& db, const ReportFilter& f) {
+  MeasurementsByModel measured(db);
+  std::vector<DuelBucket> out;
+  for (const db::BestEntry& e : best_entries(db, f)) {
+    const Duel d = duel_of(measured.of(e), e);
+    if (d.sizes.size() < 2 || d.policies.size() < 2) continue;
+    DuelBucket b;
+    b.best = e;
+    b.sizes = d.sizes;
+    b.duelists = static_cast<int>(d.policies.size());
+    const std::size_t n = d.sizes.size();
+    const auto w = std::find(d.policies.begin(), d.policies.end(), e.policy);
+    if (w != d.policies.end())
+      b.winner = worst_ratio(d.times[w - d.policies.begin()], fastest(d.times), 0, n);
+    b.one = best_worst_ratio(d.times, 0, n);
+    b.two = std::numeric_limits<double>::infinity();
+    for (std::size_t k = 1; k < n; ++k) {
+      const double v = std::max(best_worst_ratio(d.times, 0, k), best_worst_ratio(d.times, k, n));
+      if (v < b.two) {
+        b.two = v;
+        b.split_after = d.sizes[k - 1];
+      }
+    }
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+} // namespace scantune::tuner

@@ -1,0 +1,39 @@
+// `scantune show --duels`: how well one winner serves each size bucket, read from
+// the duels a tune stored. The tuner times a bucket's finalists at several sizes of
+// the bucket and keeps the one with the best worst case; where the best shape changes
+// inside the bucket, no finalist is close to the best at every size, and the bucket
+// would need two winners (docs/tuner.md, "One winner a bucket").
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "cache/tuning_db.hpp"
+#include "tuner/report/db_report.hpp"
+
+namespace scantune::tuner {
+
+/// One duelled bucket. Ratios are a policy's time over the fastest duelist's at the
+/// same size (1 = the fastest), worst over the sizes it covers.
+struct DuelBucket {
+  db::BestEntry best;               ///< the bucket's stored winner
+  std::vector<std::uint64_t> sizes; ///< the duel sizes, ascending (two or more)
+  int duelists = 0;                 ///< policies timed at every duel size
+  std::optional<double> winner;     ///< the stored winner's worst ratio (when it duelled)
+  double one = 1;                   ///< the best worst ratio any one duelist reaches
+  std::uint64_t split_after = 0;    ///< two winners: the lower one's largest size
+  double two = 1;                   ///< the worse side's best worst ratio after that split
+};
+
+/// The buckets of the winners matching `f` whose measurements (any card of the model,
+/// status ok, the fastest of each policy and size) hold two or more sizes of the bucket
+/// with two or more policies timed at all of them. Ordered as `best_entries`.
+std::vector<DuelBucket> duel_buckets(const db::TuningDb& db, const ReportFilter& f);
+
+/// The best worst ratio one policy reaches over `sizes[lo, hi)`: `times[p][i]` is
+/// policy p's time at sizes[i].
+double best_worst_ratio(const std::vector<std::vector<double>>& times, std::size_t lo,
+                        std::size_t hi);
+
+} // namespace scantune::tuner
