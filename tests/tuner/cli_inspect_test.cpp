@@ -141,9 +141,9 @@ TEST_F(CliInspect, CompareTwoDevicesOfOneDatabase) {
   expect_golden("compare.txt", r.output);
 }
 
-// --duels: the H100's 2^20 winner was re-timed at one size only (no duel) until
-// a rival is timed at two sizes of the bucket beside it. The winner's fastest time at
-// 2^20 (6900 ns, of its three duel rounds) is 1.045x the rival's there.
+// --duels: the H100's 2^20 winner was re-timed at one size only (no duel) until a
+// round times it and a rival at two sizes of the bucket: at 2^20 it runs 1.061x the
+// rival's time, at 900000 the rival 1.1x its.
 TEST_F(CliInspect, ShowDuels) {
   auto none = here("show --db t.db --duels");
   EXPECT_EQ(none.code, 0) << none.output;
@@ -155,15 +155,16 @@ TEST_F(CliInspect, ShowDuels) {
     db.add_measurement(ok_measurement(r, h, kLookback, 6000, 900000));
     db.add_measurement(ok_measurement(r, h, kRts, 6600, 900000));
     db.add_measurement(ok_measurement(r, h, kRts, 6600, 1u << 20));
+    db.add_measurement(ok_measurement(r, h, kLookback, 7000, 1u << 20));
   }
   auto r = here("show --db t.db --duels --kind inclusive");
   EXPECT_EQ(r.code, 0) << r.output;
-  EXPECT_NE(r.output.find("| 2^20 | 900000, 2^20 |        2 |  1.045 |      1.045 |       1.000 | "
+  EXPECT_NE(r.output.find("| 2^20 | 900000, 2^20 |        2 |  1.061 |      1.061 |       1.000 | "
                           "900000      |"),
             std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("1 duelled bucket(s). One winner a bucket: 1 above 3% of the fastest "
-                          "duelist at some duel size, 1 above 2% (worst 1.045, int32 sum "
+                          "duelist at some duel size, 1 above 2% (worst 1.061, int32 sum "
                           "inclusive at 2^20). Two winners a bucket: 0 above 3% (worst 1.000)"),
             std::string::npos)
       << r.output;

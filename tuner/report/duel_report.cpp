@@ -8,7 +8,6 @@
 #include <set>
 #include <string>
 #include <tuple>
-#include <utility>
 
 namespace scantune::tuner {
 namespace {
@@ -43,50 +42,77 @@ private:
   std::map<Key, std::vector<db::Measurement>> cache_;
 };
 
-/// The duel of `e`'s bucket: its sizes (each timed for two or more policies) and the
-/// policies timed at all of them, with the fastest time of each. A tune times a
-/// policy in several rounds, minutes apart, and the GPU's speed drifts between them
-/// (H100: the same shape 13.8 us in a duel, 14.4 us in the check after it); a
-/// policy's latest time would hold the slower round against it, its fastest does not.
+/// One duel: its sizes (each timed for two or more policies) and the policies timed
+/// at all of them, with the median of each one's times there.
 struct Duel {
   std::vector<std::uint64_t> sizes;
   std::vector<std::string> policies;
   std::vector<std::vector<double>> times; // [policy][size]
 };
 
-Duel duel_of(const std::vector<db::Measurement>& ms, const db::BestEntry& e) {
-  std::map<std::pair<std::uint64_t, std::string>, const db::Measurement*> fastest_of;
-  for (const db::Measurement& m : ms) {
-    if (m.op_hash != e.op_hash || m.problem != e.problem ||
-        db::size_bucket(m.size) != e.size_bucket)
-      continue;
-    const db::Measurement*& slot = fastest_of[{m.size, m.policy}];
-    if (!slot || *m.median_ns < *slot->median_ns) slot = &m;
-  }
-  std::map<std::uint64_t, std::set<std::string>> at;
-  for (const auto& [key, m] : fastest_of)
-    at[key.first].insert(key.second);
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
+}
+
+/// The duel among `round`'s measurements (one bucket's, back to back).
+Duel duel_in(const std::vector<const db::Measurement*>& round) {
+  std::map<std::uint64_t, std::map<std::string, std::vector<double>>> at; // size, policy
+  for (const db::Measurement* m : round)
+    at[m->size][m->policy].push_back(*m->median_ns);
   Duel d;
   std::set<std::string> common;
   for (const auto& [size, policies] : at) {
     if (policies.size() < 2) continue;
-    if (d.sizes.empty()) {
-      common = policies;
-    } else {
+    std::set<std::string> here;
+    for (const auto& kv : policies)
+      here.insert(kv.first);
+    if (!d.sizes.empty()) {
       std::set<std::string> kept;
-      std::set_intersection(common.begin(), common.end(), policies.begin(), policies.end(),
+      std::set_intersection(common.begin(), common.end(), here.begin(), here.end(),
                             std::inserter(kept, kept.begin()));
-      common = std::move(kept);
+      here = std::move(kept);
     }
+    common = std::move(here);
     d.sizes.push_back(size);
   }
   d.policies.assign(common.begin(), common.end());
   for (const std::string& p : d.policies) {
     std::vector<double>& row = d.times.emplace_back();
     for (std::uint64_t size : d.sizes)
-      row.push_back(*fastest_of.at({size, p})->median_ns);
+      row.push_back(median(at.at(size).at(p)));
   }
   return d;
+}
+
+/// The main duel of `e`'s bucket: of the rounds a tune timed the bucket in (its
+/// measurements back to back, in one run), the one with the most duelists, the later
+/// on a tie. Times compare within a round only: rounds minutes apart differ by more
+/// than the duel's margins (H100, int32 min exclusive at 3407872: one shape read
+/// 13.4 us in one round and 14.0 us in the next).
+Duel duel_of(const std::vector<db::Measurement>& all, const db::BestEntry& e) {
+  std::vector<const db::Measurement*> ms;
+  for (const db::Measurement& m : all)
+    if (m.op_hash == e.op_hash && m.problem == e.problem) ms.push_back(&m);
+  std::sort(ms.begin(), ms.end(),
+            [](const db::Measurement* x, const db::Measurement* y) { return x->id < y->id; });
+  Duel best;
+  std::vector<const db::Measurement*> round;
+  const auto close = [&] {
+    if (round.empty()) return;
+    Duel d = duel_in(round);
+    if (d.sizes.size() >= 2 && d.policies.size() >= 2 && d.policies.size() >= best.policies.size())
+      best = std::move(d);
+    round.clear();
+  };
+  for (const db::Measurement* m : ms) {
+    const bool in = db::size_bucket(m->size) == e.size_bucket;
+    if (!round.empty() && (!in || m->run_id != round.back()->run_id)) close();
+    if (in) round.push_back(m);
+  }
+  close();
+  return best;
 }
 
 std::vector<double> fastest(const std::vector<std::vector<double>>& times) {

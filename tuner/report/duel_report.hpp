@@ -26,9 +26,11 @@ struct DuelBucket {
   double two = 1;                   ///< the worse side's best worst ratio after that split
 };
 
-/// The buckets of the winners matching `f` whose measurements (any card of the model,
-/// status ok, the fastest of each policy and size) hold two or more sizes of the bucket
-/// with two or more policies timed at all of them. Ordered as `best_entries`.
+/// The buckets of the winners matching `f` that a tune duelled: timed in one round
+/// (the bucket's measurements back to back, in one run, status ok) at two or more
+/// sizes, two or more policies at each of them. Of several rounds, the one with the
+/// most duelists; each duelist's time at a size is the median of its times there in
+/// that round. Ordered as `best_entries`.
 std::vector<DuelBucket> duel_buckets(const db::TuningDb& db, const ReportFilter& f);
 
 /// The best worst ratio one policy reaches over `sizes[lo, hi)`: `times[p][i]` is
