@@ -141,6 +141,21 @@ std::vector<WinnerRow> winner_rows(const db::TuningDb& db, const ReportFilter& f
   return rows;
 }
 
+std::vector<db::Measurement> model_measurements(const db::TuningDb& db, const db::BestEntry& e) {
+  std::set<std::int64_t> cards;
+  for (const db::DeviceInfo& d : db.list_devices())
+    if (d.model() == e.model) cards.insert(d.id);
+  db::MeasurementFilter f;
+  f.type = e.type;
+  f.op = e.op;
+  f.kind = e.kind;
+  f.status = db::MeasurementStatus::Ok;
+  std::vector<db::Measurement> ms;
+  for (db::Measurement& m : db.list_measurements(f))
+    if (cards.count(m.device_id) && m.median_ns) ms.push_back(std::move(m));
+  return ms;
+}
+
 std::string problem_label(const db::BestEntry& e) {
   const std::string op = e.op_hash.empty() ? e.op : fmt::format("{}[{}]", e.op, e.op_hash);
   if (is_converting_problem(e.problem)) // "uint8:int32 sum inclusive"

@@ -39,6 +39,10 @@ std::vector<std::string> match_models(const std::vector<std::string>& models,
 /// The device models that have best entries.
 std::vector<std::string> tuned_models(const db::TuningDb& db);
 
+/// The ok measurements (with a median) of `e`'s type, operator and kind on every card
+/// of `e`'s device model, in the database's order.
+std::vector<db::Measurement> model_measurements(const db::TuningDb& db, const db::BestEntry& e);
+
 /// One problem: "int32 sum inclusive", or "myop[hash] ..." for custom operators.
 std::string problem_label(const db::BestEntry& e);
 

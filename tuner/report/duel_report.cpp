@@ -14,31 +14,19 @@ namespace {
 
 using Key = std::tuple<std::string, std::string, std::string, std::string>; // model, type, op, kind
 
-/// The ok measurements of every card of each model, read once per problem.
+/// model_measurements, read once per (model, type, op, kind).
 class MeasurementsByModel {
 public:
-  explicit MeasurementsByModel(const db::TuningDb& db) : db_(db) {
-    for (const db::DeviceInfo& d : db.list_devices())
-      model_of_[d.id] = d.model();
-  }
+  explicit MeasurementsByModel(const db::TuningDb& db) : db_(db) {}
   const std::vector<db::Measurement>& of(const db::BestEntry& e) {
     const Key key{e.model, e.type, e.op, e.kind};
     auto it = cache_.find(key);
-    if (it != cache_.end()) return it->second;
-    db::MeasurementFilter f;
-    f.type = e.type;
-    f.op = e.op;
-    f.kind = e.kind;
-    f.status = db::MeasurementStatus::Ok;
-    std::vector<db::Measurement> ms;
-    for (db::Measurement& m : db_.list_measurements(f))
-      if (model_of_[m.device_id] == e.model && m.median_ns) ms.push_back(std::move(m));
-    return cache_.emplace(key, std::move(ms)).first->second;
+    if (it == cache_.end()) it = cache_.emplace(key, model_measurements(db_, e)).first;
+    return it->second;
   }
 
 private:
   const db::TuningDb& db_;
-  std::map<std::int64_t, std::string> model_of_;
   std::map<Key, std::vector<db::Measurement>> cache_;
 };
 

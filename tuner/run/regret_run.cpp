@@ -14,6 +14,7 @@
 #include "cache/kernel_cache.hpp"
 #include "tuner/gpu/gpu_device.hpp"
 #include "tuner/gpu/gpu_evaluator.hpp"
+#include "tuner/report/db_report.hpp"
 #include "tuner/run/tune.hpp"
 #include "tuner/run/winner.hpp"
 #include "tuner/search/strategy.hpp"
@@ -38,19 +39,9 @@ std::vector<const db::BestEntry*> neighbours(const std::vector<db::BestEntry>& t
 /// its device model.
 std::vector<std::string> top_measured(const db::TuningDb& db, const db::BestEntry& e, int top) {
   if (top <= 0) return {};
-  std::set<std::int64_t> devices;
-  for (const db::DeviceInfo& d : db.list_devices())
-    if (d.model() == e.model) devices.insert(d.id);
-  db::MeasurementFilter f;
-  f.type = e.type;
-  f.op = e.op;
-  f.kind = e.kind;
-  f.status = db::MeasurementStatus::Ok;
   std::vector<db::Measurement> ms;
-  for (db::Measurement& m : db.list_measurements(f))
-    if (m.size == e.size && m.op_hash == e.op_hash && m.problem.empty() && m.median_ns &&
-        devices.count(m.device_id))
-      ms.push_back(std::move(m));
+  for (db::Measurement& m : model_measurements(db, e))
+    if (m.size == e.size && m.op_hash == e.op_hash && m.problem.empty()) ms.push_back(std::move(m));
   std::sort(ms.begin(), ms.end(), [](const db::Measurement& a, const db::Measurement& b) {
     return *a.median_ns < *b.median_ns;
   });
