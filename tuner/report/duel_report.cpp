@@ -9,6 +9,8 @@
 #include <string>
 #include <tuple>
 
+#include "tuner/gpu/timing.hpp"
+
 namespace scantune::tuner {
 namespace {
 
@@ -38,12 +40,6 @@ struct Duel {
   std::vector<std::vector<double>> times; // [policy][size]
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
-}
-
 /// The duel among `round`'s measurements (one bucket's, back to back).
 Duel duel_in(const std::vector<const db::Measurement*>& round) {
   std::map<std::uint64_t, std::map<std::string, std::vector<double>>> at; // size, policy
@@ -69,7 +65,7 @@ Duel duel_in(const std::vector<const db::Measurement*>& round) {
   for (const std::string& p : d.policies) {
     std::vector<double>& row = d.times.emplace_back();
     for (std::uint64_t size : d.sizes)
-      row.push_back(median(at.at(size).at(p)));
+      row.push_back(summarize(at.at(size).at(p)).median_ns);
   }
   return d;
 }
