@@ -185,20 +185,29 @@ json TuningDb::export_json(const ExportFilter& f) const {
                                {"measured_at", b.measured_at}},
                               b.problem));
   json je = json::array();
+  // A bucket's second winner likewise appears only where there is one.
+  auto with_lower = [](json row, const BestEntry& e) {
+    if (!e.lower_policy.empty()) {
+      row["lower_policy"] = e.lower_policy;
+      row["lower_upto"] = e.lower_upto;
+    }
+    return row;
+  };
   for (const BestEntry& e : best)
-    je.push_back(with_problem({{"model", e.model},
-                               {"device", dev.at(e.device_id)},
-                               {"run", run_ref(e.run_id)},
-                               {"type", e.type},
-                               {"op", e.op},
-                               {"op_hash", e.op_hash},
-                               {"kind", e.kind},
-                               {"size", e.size},
-                               {"policy", e.policy},
-                               {"ns", e.ns},
-                               {"gbs", e.gbs},
-                               {"updated_at", e.updated_at}},
-                              e.problem));
+    je.push_back(with_lower(with_problem({{"model", e.model},
+                                          {"device", dev.at(e.device_id)},
+                                          {"run", run_ref(e.run_id)},
+                                          {"type", e.type},
+                                          {"op", e.op},
+                                          {"op_hash", e.op_hash},
+                                          {"kind", e.kind},
+                                          {"size", e.size},
+                                          {"policy", e.policy},
+                                          {"ns", e.ns},
+                                          {"gbs", e.gbs},
+                                          {"updated_at", e.updated_at}},
+                                         e.problem),
+                            e));
 
   doc["devices"] = std::move(devices);
   doc["runs"] = std::move(runs);
@@ -418,6 +427,8 @@ void import_best(Importer& x, const json& j) {
   e.gbs = j.at("gbs").get<double>();
   e.updated_at = j.at("updated_at").get<std::string>();
   e.problem = j.value("problem", std::string());
+  e.lower_policy = j.value("lower_policy", std::string());
+  e.lower_upto = j.value("lower_upto", std::uint64_t{0});
   count(store_best(x.im, e, BestMode::IfFaster), x.st.best_added, x.st.best_replaced,
         x.st.best_kept);
 }

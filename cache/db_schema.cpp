@@ -299,6 +299,34 @@ FROM best b
 ORDER BY device, b.type, b.op, b.kind, b.problem, b.size;
 )sql";
 
+// Version 5. Why: where the fastest shape changes inside a size bucket, no one winner
+// serves all of it within 3% (docs/tuner.md, "One winner a bucket"), so a bucket may
+// hold a second winner for its lower part: sizes up to `lower_upto` run `lower_policy`;
+// '' and 0 when one winner serves the whole bucket. v_best shows the split.
+constexpr const char* kMigrate4To5 = R"sql(
+ALTER TABLE best ADD COLUMN lower_policy TEXT NOT NULL DEFAULT '';
+ALTER TABLE best ADD COLUMN lower_upto INTEGER NOT NULL DEFAULT 0
+  CHECK (lower_upto >= 0 AND (lower_upto = 0) = (lower_policy = '') AND lower_upto < size);
+
+DROP VIEW v_best;
+CREATE VIEW v_best AS
+SELECT b.model AS device, b.type, b.op, b.kind, b.problem, b.size, b.policy,
+       round(b.ns, 1) AS ns,
+       round(b.gbs, 1) AS gbs,
+       round((SELECT min(x.ns) FROM baselines x JOIN devices xd ON xd.id = x.device_id
+              WHERE xd.model = b.model AND x.baseline = 'memcpy' AND x.type = b.type
+                AND x.size = b.size) / b.ns, 3) AS x_memcpy,
+       round((SELECT min(x.ns) FROM baselines x JOIN devices xd ON xd.id = x.device_id
+              WHERE xd.model = b.model AND x.baseline = 'cub' AND x.type = b.type
+                AND x.op = b.op AND x.op_hash = b.op_hash AND x.kind = b.kind
+                AND x.problem = b.problem AND x.size = b.size) / b.ns, 3) AS x_cub,
+       b.lower_policy, b.lower_upto,
+       b.run_id AS run,
+       b.updated_at
+FROM best b
+ORDER BY device, b.type, b.op, b.kind, b.problem, b.size;
+)sql";
+
 struct Migration {
   const char* description;
   const char* sql;
@@ -309,6 +337,7 @@ constexpr Migration kMigrations[] = {
     {"add baselines, measurement registers/spills, run uids and views", kMigrate1To2},
     {"size buckets of half an octave (2^k and 1.5 x 2^k)", kMigrate2To3},
     {"a problem kind beside flat scans (segmented, batched and axis scans)", kMigrate3To4},
+    {"a second winner for a size bucket's lower part", kMigrate4To5},
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion - 1,
               "one migration per schema version step");

@@ -110,7 +110,8 @@ bool operator==(const BestEntry& a, const BestEntry& b) {
   return a.id == b.id && a.model == b.model && a.device_id == b.device_id && a.run_id == b.run_id &&
          a.type == b.type && a.op == b.op && a.op_hash == b.op_hash && a.kind == b.kind &&
          a.size == b.size && a.size_bucket == b.size_bucket && a.policy == b.policy &&
-         a.ns == b.ns && a.gbs == b.gbs && a.updated_at == b.updated_at && a.problem == b.problem;
+         a.ns == b.ns && a.gbs == b.gbs && a.updated_at == b.updated_at && a.problem == b.problem &&
+         a.lower_policy == b.lower_policy && a.lower_upto == b.lower_upto;
 }
 
 namespace {
@@ -615,7 +616,7 @@ const char* const kBaselineColumns =
     "id, device_id, run_id, baseline, type, op, op_hash, kind, size, ns, gbs, measured_at, problem";
 const char* const kBestColumns =
     "id, model, device_id, run_id, type, op, op_hash, kind, size_bucket, size, policy, ns, gbs, "
-    "updated_at, problem";
+    "updated_at, problem, lower_policy, lower_upto";
 
 namespace {
 std::optional<int> opt_int(const sqlite::Statement& s, int col) {
@@ -716,6 +717,8 @@ BestEntry read_best(const sqlite::Statement& s) {
   e.gbs = s.real(12);
   e.updated_at = s.text(13);
   e.problem = s.text(14);
+  e.lower_policy = s.text(15);
+  e.lower_upto = static_cast<std::uint64_t>(s.int64(16));
   return e;
 }
 
@@ -960,6 +963,11 @@ std::vector<Baseline> TuningDb::list_baselines() const {
 
 Stored store_best(TuningDb::Impl& im, const BestEntry& e, BestMode mode) {
   if (e.size == 0) im.fail("a best entry needs a size > 0");
+  if (e.lower_policy.empty() != (e.lower_upto == 0) || e.lower_upto >= e.size ||
+      (e.lower_upto && size_bucket(e.lower_upto) != size_bucket(e.size)))
+    im.fail(fmt::format("a best entry's lower winner must serve sizes of its bucket below {} "
+                        "(lower_policy '{}', lower_upto {})",
+                        e.size, e.lower_policy, e.lower_upto));
   std::string model = e.model;
   if (model.empty()) {
     StmtUse q(im.stmt("SELECT model FROM devices WHERE id = ?1"));
@@ -979,16 +987,17 @@ Stored store_best(TuningDb::Impl& im, const BestEntry& e, BestMode mode) {
   if (existing_ns && mode == BestMode::IfFaster && !(e.ns < *existing_ns)) return Stored::Kept;
   StmtUse s(im.stmt(
       "INSERT INTO best (model, device_id, run_id, type, op, op_hash, kind, size_bucket, size, "
-      "policy, ns, gbs, updated_at, problem) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
-      "?11, ?12, ?13, ?14) ON CONFLICT (model, type, op, op_hash, kind, problem, size_bucket) "
-      "DO UPDATE SET "
+      "policy, ns, gbs, updated_at, problem, lower_policy, lower_upto) VALUES (?1, ?2, ?3, ?4, "
+      "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) "
+      "ON CONFLICT (model, type, op, op_hash, kind, problem, size_bucket) DO UPDATE SET "
       "device_id = excluded.device_id, run_id = excluded.run_id, size = excluded.size, "
       "policy = excluded.policy, ns = excluded.ns, gbs = excluded.gbs, "
-      "updated_at = excluded.updated_at"));
+      "updated_at = excluded.updated_at, lower_policy = excluded.lower_policy, "
+      "lower_upto = excluded.lower_upto"));
   s->bind(1, model).bind(2, e.device_id).bind(3, e.run_id).bind(4, e.type).bind(5, e.op);
   s->bind(6, e.op_hash).bind(7, e.kind).bind(8, bucket).bind(9, e.size).bind(10, e.policy);
   s->bind(11, e.ns).bind(12, e.gbs).bind(13, e.updated_at.empty() ? now_utc() : e.updated_at);
-  s->bind(14, e.problem);
+  s->bind(14, e.problem).bind(15, e.lower_policy).bind(16, e.lower_upto);
   s->run();
   return existing_ns ? Stored::Replaced : Stored::Added;
 }

@@ -178,6 +178,10 @@ struct BestEntry {
   double gbs = 0;
   std::string updated_at; ///< set to now when empty
   std::string problem;    ///< "" (a flat scan) or a segmented/axis kind ("flags", "rows", ...)
+  /// A second winner for the bucket's lower part: sizes n <= lower_upto run
+  /// lower_policy ("" and 0: `policy` serves the whole bucket). lower_upto < size.
+  std::string lower_policy;
+  std::uint64_t lower_upto = 0;
   friend bool operator==(const BestEntry& a, const BestEntry& b);
 };
 

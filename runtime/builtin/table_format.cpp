@@ -25,6 +25,8 @@ Row row_named_by(const nlohmann::json& e) {
   r.problem = e.value("problem", "");
   r.size = e.at("size").get<std::uint64_t>();
   r.policy = e.at("policy").get<std::string>();
+  r.lower_policy = e.value("lower_policy", "");
+  r.lower_upto = e.value("lower_upto", std::uint64_t{0});
   return r;
 }
 
@@ -80,8 +82,10 @@ ordered_json line_of(const Row& r) {
   if (!r.problem.empty()) o["problem"] = r.problem;
   o.update(ordered_json{{"bucket", db::bucket_label(db::size_bucket(r.size))},
                         {"size", r.size},
-                        {"policy", r.policy},
-                        {"ns", r.ns}});
+                        {"policy", r.policy}});
+  if (!r.lower_policy.empty())
+    o.update(ordered_json{{"lower_policy", r.lower_policy}, {"lower_upto", r.lower_upto}});
+  o["ns"] = r.ns;
   if (r.gbs) o["gbs"] = *r.gbs;
   if (r.x_cub) o["x_cub"] = *r.x_cub;
   if (r.of_memcpy) o["of_memcpy"] = *r.of_memcpy;
@@ -131,9 +135,9 @@ namespace {
 // The canonical key of `key` and why it cannot run `r`: a sort's policy for a sort row,
 // else a scan's (the problem's checks are the ones dispatch runs on DB winners).
 template <class P>
-std::pair<std::string, std::optional<std::string>> checked(const Row& r,
-                                                           std::optional<std::size_t> sorts) {
-  const P p = P::parse(r.policy);
+std::pair<std::string, std::optional<std::string>>
+checked(const Row& r, std::optional<std::size_t> sorts, const std::string& policy) {
+  const P p = P::parse(policy);
   if constexpr (std::is_same_v<P, detail::SortPolicy>)
     return {p.key(), p.invalid_reason(size_of(r.type), *sorts)};
   else
@@ -144,11 +148,22 @@ std::pair<std::string, std::optional<std::string>> checked(const Row& r,
 
 void check_row(const Row& r) {
   const auto sorts = detail::parse_sort_problem(r.problem);
-  const auto [key, why] = sorts ? checked<detail::SortPolicy>(r, sorts) : checked<Policy>(r, sorts);
-  if (key != r.policy)
-    throw Error(fmt::format("policy '{}' is not canonical (its key is '{}')", r.policy, key));
-  if (why) throw Error(fmt::format("policy {} cannot run {}: {}", r.policy, row_label(r), *why));
+  const auto check = [&](const std::string& policy) {
+    const auto [key, why] =
+        sorts ? checked<detail::SortPolicy>(r, sorts, policy) : checked<Policy>(r, sorts, policy);
+    if (key != policy)
+      throw Error(fmt::format("policy '{}' is not canonical (its key is '{}')", policy, key));
+    if (why) throw Error(fmt::format("policy {} cannot run {}: {}", policy, row_label(r), *why));
+  };
+  check(r.policy);
   if (r.size == 0 || !(r.ns > 0)) throw Error("size and ns must be positive");
+  if (r.lower_policy.empty() && r.lower_upto == 0) return;
+  if (sorts || r.lower_policy.empty() || r.lower_upto == 0 || r.lower_upto >= r.size ||
+      db::size_bucket(r.lower_upto) != db::size_bucket(r.size))
+    throw Error(fmt::format("{}: a lower winner needs a scan's policy and sizes of the bucket "
+                            "below {} (lower_policy '{}', lower_upto {})",
+                            row_label(r), r.size, r.lower_policy, r.lower_upto));
+  check(r.lower_policy);
 }
 
 std::string row_label(const Row& r) {

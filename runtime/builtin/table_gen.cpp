@@ -82,9 +82,10 @@ std::string generate_table_source(const std::vector<Source>& sources) {
   } else {
     out += "namespace {\nconstexpr BuiltinEntry kEntries[] = {\n";
     for (const auto& [t, r] : lines)
-      out += fmt::format("    {{{}, {}, {}, {}, {}, {}, {}ull, {}, {:.1f}}},\n", t->arch,
+      out += fmt::format("    {{{}, {}, {}, {}, {}, {}, {}ull, {}, {:.1f}, {}, {}ull}},\n", t->arch,
                          literal(t->model), spelled(r.type), spelled(r.op), spelled(r.kind),
-                         literal(r.problem), r.size, literal(r.policy), r.ns);
+                         literal(r.problem), r.size, literal(r.policy), r.ns,
+                         literal(r.lower_policy), r.lower_upto);
     out += fmt::format("}};\n}} // namespace\n\n"
                        "const BuiltinTable& builtin_table() {{\n"
                        "  static const BuiltinTable table{{kEntries, {}}};\n"

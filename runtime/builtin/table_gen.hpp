@@ -36,7 +36,11 @@ struct Row {
   std::string problem;
   std::uint64_t size; ///< the size it was tuned at, in the bucket it serves
   std::string policy; ///< canonical key, valid for `type` and `problem`
-  double ns;          ///< its median time at `size`, to 0.1 ns
+  /// The bucket's second winner, for sizes up to lower_upto ("" and 0: none); written
+  /// only where there is one.
+  std::string lower_policy;
+  std::uint64_t lower_upto = 0;
+  double ns;                                   ///< its median time at `size`, to 0.1 ns
   std::optional<double> gbs, x_cub, of_memcpy; ///< CUB's and memcpy's time over `ns`
   std::string measured_at;                     ///< when it last won its bucket
   std::string run; ///< the tuning run that measured it: its uid's first 8 digits

@@ -24,6 +24,9 @@ struct BuiltinEntry {
   std::uint64_t size; ///< the size it was tuned at
   const char* policy; ///< canonical policy key
   double ns;          ///< its median time there
+  /// The bucket's second winner for sizes up to lower_upto ("" and 0: none).
+  const char* lower_policy = "";
+  std::uint64_t lower_upto = 0;
 };
 
 struct BuiltinTable {

@@ -346,6 +346,52 @@ TEST_F(TuningDbSchema, ProblemKindsAreKeptApart) {
   EXPECT_EQ(copy.export_json(), doc);
 }
 
+// A bucket with two winners: the lower one serves its sizes up to lower_upto. It is
+// stored, read, exported and imported with the entry, and a later single winner of
+// the bucket replaces both.
+TEST_F(TuningDbSchema, ABucketsSecondWinnerTravelsWithItsEntry) {
+  TuningDb db = TuningDb::open(file_, rw());
+  const std::int64_t dev = db.add_device(h100());
+  BestEntry split = best(dev, 3u << 20, 21800, "lookback_pipelined.tpb256.ipt10.vec1.warp_scans");
+  split.lower_policy = "lookback_warp.tpb128.ipt20.vec1.warp_scans";
+  split.lower_upto = 2621440;
+  ASSERT_TRUE(db.set_best(split));
+  const BestEntry back = db.list_best().at(0);
+  EXPECT_EQ(back.lower_policy, split.lower_policy);
+  EXPECT_EQ(back.lower_upto, 2621440u);
+  EXPECT_EQ(raw_query(file_, "SELECT lower_policy || ' ' || lower_upto FROM v_best"),
+            split.lower_policy + " 2621440");
+
+  const auto doc = db.export_json();
+  EXPECT_EQ(doc.at("best").at(0).at("lower_upto"), 2621440);
+  TempDir other;
+  TuningDb copy = TuningDb::open(other.path() / "copy.db", rw());
+  copy.import_json(doc);
+  EXPECT_EQ(copy.export_json(), doc);
+
+  // Sizes outside the bucket's lower part, or half a split, are refused.
+  for (std::uint64_t upto : {std::uint64_t{3u << 20}, std::uint64_t{1u << 21}}) {
+    BestEntry bad = split;
+    bad.lower_upto = upto;
+    EXPECT_DB_ERROR(db.set_best(bad), "lower winner");
+  }
+  BestEntry half = split;
+  half.lower_policy.clear();
+  EXPECT_DB_ERROR(db.set_best(half), "lower winner");
+  EXPECT_EQ(db.list_best().at(0), back);
+
+  ASSERT_TRUE(
+      db.set_best(best(dev, 3u << 20, 21000, "lookback_warp.tpb256.ipt12.vec2.warp_scans")));
+  EXPECT_EQ(db.list_best().at(0).lower_policy, "");
+  EXPECT_EQ(db.list_best().at(0).lower_upto, 0u);
+  // The schema itself refuses half a split.
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(file_.c_str(), &raw), SQLITE_OK);
+  EXPECT_EQ(sqlite3_exec(raw, "UPDATE best SET lower_upto = 5", nullptr, nullptr, nullptr),
+            SQLITE_CONSTRAINT);
+  sqlite3_close(raw);
+}
+
 TEST_F(TuningDbSchema, BestForPicksTheNearestBucket) {
   TuningDb db = TuningDb::open(file_, rw());
   DeviceInfo d = h100();

@@ -1,4 +1,5 @@
 // The built-in tuning table: from exports to the committed format to C++ (runtime/builtin/).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "common/expect_error.hpp"
@@ -34,7 +35,7 @@ TEST(BuiltinTableGen, EmitsSortedEntriesWithTheirSource) {
   const std::string src = generate_table_source({{"a.json", t}});
   EXPECT_NE(src.find("from a.json"), std::string::npos);
   const auto i32 = src.find(
-      R"x({90, "GPU \"A\" (sm_90, 1 SMs)", DataType::Int32, Op::Sum, ScanKind::Inclusive, "", 1024ull, "single_block.tpb64.ipt16.vec4.warp_scans", 1234.6},)x");
+      R"x({90, "GPU \"A\" (sm_90, 1 SMs)", DataType::Int32, Op::Sum, ScanKind::Inclusive, "", 1024ull, "single_block.tpb64.ipt16.vec4.warp_scans", 1234.6, "", 0ull},)x");
   const auto i64 = src.find("DataType::Int64, Op::Sum, ScanKind::Inclusive, \"\", 1048576ull");
   ASSERT_NE(i32, std::string::npos) << src;
   ASSERT_NE(i64, std::string::npos) << src;
@@ -158,6 +159,40 @@ TEST(BuiltinTableGen, ProblemsOtherThanFlatScansRoundTrip) {
   bad["entries"].push_back(t["entries"][2]);
   EXPECT_ERROR_NAMING(generate_table_source({{"x.json", bad}}), "two entries",
                       "int32 sum inclusive rows bucket 2^10");
+}
+
+// A bucket with two winners: the lower one and its largest size travel from the export
+// through the table to the generated entry; each is checked like a policy.
+TEST(BuiltinTableGen, ABucketsSecondWinnerRoundTrips) {
+  const char* lw = "lookback_warp.tpb256.ipt12.vec2.warp_scans";
+  const char* wave = "lookback_warp.tpb128.ipt20.vec1.warp_scans";
+  json split = entry(1, "m", "int64", 3u << 20, lw);
+  split["lower_policy"] = wave;
+  split["lower_upto"] = 2621440; // 2.5 x 2^20, in (2^21, 3 x 2^20]
+  const json d = doc({split, entry(1, "m", "int64", 1u << 20, lw)});
+  const json t = table(d);
+  ASSERT_EQ(t["entries"].size(), 2u);
+  EXPECT_FALSE(t["entries"][0].contains("lower_policy")); // one winner reads as before
+  EXPECT_EQ(t["entries"][1]["lower_policy"], wave);
+  EXPECT_EQ(t["entries"][1]["lower_upto"], 2621440);
+  EXPECT_EQ(table_json(parse_table({"t.json", t}), "gen"),
+            table_json(merge({read_input({"e.json", d})}), "gen"));
+  const std::string src = generate_table_source({{"t.json", t}});
+  EXPECT_NE(src.find(fmt::format("\"{}\", 1234.6, \"{}\", 2621440ull}}", lw, wave)),
+            std::string::npos)
+      << src;
+  json bad = t;
+  bad["entries"][1]["lower_upto"] = 3u << 20; // not below the row's size
+  EXPECT_ERROR_NAMING(generate_table_source({{"x.json", bad}}), "x.json: entries[1]",
+                      "a lower winner needs");
+  bad["entries"][1]["lower_upto"] = 1u << 21; // the bucket below
+  EXPECT_ERROR_NAMING(generate_table_source({{"x.json", bad}}), "a lower winner needs");
+  bad = t;
+  bad["entries"][1]["lower_policy"] = "lookback_warp.tpb128";
+  EXPECT_ERROR_NAMING(generate_table_source({{"x.json", bad}}), "x.json: entries[1]");
+  bad = t;
+  bad["entries"][1].erase("lower_policy");
+  EXPECT_ERROR_NAMING(generate_table_source({{"x.json", bad}}), "a lower winner needs");
 }
 
 // Compaction and sort rows: a compaction's policy is a scan policy its kernel takes, a
