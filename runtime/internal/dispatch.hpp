@@ -69,6 +69,9 @@ struct TunedEntry {
   int bucket = 0;
   Policy policy;          ///< scans and compactions
   SortPolicy sort_policy; ///< sorts (problem.sorts)
+  /// A second winner for the bucket's sizes n <= lower_upto (scans only).
+  std::optional<Policy> lower;
+  std::uint64_t lower_upto = 0;
   std::string policy_key() const { return problem.sorts ? sort_policy.key() : policy.key(); }
 };
 
@@ -78,6 +81,9 @@ struct Choice {
   Match match = Match::BuiltIn;
   std::uint64_t tuned_size = 0;
   std::string source;
+  /// Nonzero where the chosen winner's bucket holds two winners: sizes up to it run the
+  /// lower one (routes keep one Choice of each).
+  std::uint64_t split_upto = 0;
   Plan plan() const { return {policy.key(), match, tuned_size, source}; }
 };
 

@@ -55,8 +55,16 @@ public:
 
 private:
   static constexpr int kBuckets = db::kMaxSizeBucket + 1;
+  // A bucket whose winner is split (Choice::split_upto) routes sizes up to lower_upto
+  // to its lower route; 0 (no split) sends every size of the bucket to by_bucket.
   struct RouteSet {
     std::array<Route, kBuckets> by_bucket;
+    std::array<Route, kBuckets> lower;
+    std::array<std::uint64_t, kBuckets> lower_upto{};
+    Route& of(std::uint64_t n) {
+      const auto b = static_cast<std::size_t>(db::size_bucket(n));
+      return n <= lower_upto[b] ? lower[b] : by_bucket[b];
+    }
   };
   std::unique_ptr<RouteSet> build(DataType type, const OpRef& op, ScanKind kind, Heads heads,
                                   ShapeClass shape, bool reverse, const ScanTypes* converts) const;
@@ -74,8 +82,8 @@ private:
     ScanTypes converts; // uniform: none
     std::unique_ptr<RouteSet> routes;
   };
-  Route& searched_route(DataType type, const OpRef& op, ScanKind kind, std::size_t bucket,
-                        Heads heads, ShapeClass shape, bool reverse, const ScanTypes* converts);
+  Route& searched_route(DataType type, const OpRef& op, ScanKind kind, std::uint64_t n, Heads heads,
+                        ShapeClass shape, bool reverse, const ScanTypes* converts);
 
   struct SortRouteSet {
     std::array<SortRoute, kBuckets> by_bucket;

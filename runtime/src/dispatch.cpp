@@ -102,6 +102,19 @@ bool ProblemName::set_problem_text(std::string_view text) {
   return true;
 }
 
+namespace {
+// Sorts and structs have rules of their own; else the problem text's (a converting
+// problem's vectors count elements of its wider side). `p`: the entry's policy or its
+// lower winner.
+std::optional<std::string> invalid_reason(const TunedEntry& e, const Policy& p) {
+  if (e.problem.sorts)
+    return e.sort_policy.invalid_reason(size_of(e.problem.type), *e.problem.sorts);
+  if (e.problem.struct_bytes)
+    return struct_invalid_reason(p, static_cast<std::size_t>(e.problem.struct_bytes));
+  return stored_problem_invalid_reason(p, e.problem.type, e.problem.problem_text());
+}
+} // namespace
+
 bool applies_to(const Policy& p, std::uint64_t tuned_size, std::uint64_t n) {
   const bool one_block =
       p.algorithm == Algorithm::Sequential || p.algorithm == Algorithm::SingleBlock;
@@ -111,21 +124,24 @@ bool applies_to(const Policy& p, std::uint64_t tuned_size, std::uint64_t n) {
 DispatchTable::DispatchTable(int arch, std::string model, const std::vector<TunedEntry>& db_entries,
                              std::string db_path, const BuiltinTable& builtin)
     : arch_(arch), model_(std::move(model)), db_path_(std::move(db_path)) {
-  for (const TunedEntry& e : db_entries) {
+  for (TunedEntry e : db_entries) {
     if (e.arch != arch_) continue; // never another compute capability's winner
-    // Sorts and structs have rules of their own; else the problem text's (a converting
-    // problem's vectors count elements of its wider side).
-    const auto why =
-        e.problem.sorts ? e.sort_policy.invalid_reason(size_of(e.problem.type), *e.problem.sorts)
-        : e.problem.struct_bytes
-            ? struct_invalid_reason(e.policy, static_cast<std::size_t>(e.problem.struct_bytes))
-            : stored_problem_invalid_reason(e.policy, e.problem.type, e.problem.problem_text());
-    if (why) {
+    if (const auto why = invalid_reason(e, e.policy)) {
       log(LogLevel::Warn, "tuning DB {}: ignoring {} for {} on {}: {}", db_path_, e.policy_key(),
           e.problem.label(), e.model, *why);
       continue;
     }
-    db_[key_of(e.problem)].push_back(e);
+    if (e.lower) {
+      const auto why = invalid_reason(e, *e.lower);
+      if (why || e.lower_upto >= e.size || db::size_bucket(e.lower_upto) != e.bucket) {
+        log(LogLevel::Warn, "tuning DB {}: ignoring the lower winner {} for {} on {}: {}", db_path_,
+            e.lower->key(), e.problem.label(), e.model,
+            why ? *why : "its sizes are not the lower part of the bucket");
+        e.lower.reset();
+        e.lower_upto = 0;
+      }
+    }
+    db_[key_of(e.problem)].push_back(std::move(e));
   }
   for (const BuiltinEntry& b : builtin) {
     if (b.arch != arch_) continue;
@@ -140,6 +156,10 @@ DispatchTable::DispatchTable(int arch, std::string model, const std::vector<Tune
       e.sort_policy = SortPolicy::parse(b.policy);
     else
       e.policy = Policy::parse(b.policy);
+    if (*b.lower_policy) {
+      e.lower = Policy::parse(b.lower_policy);
+      e.lower_upto = b.lower_upto;
+    }
     builtin_[key_of(e.problem)].push_back(std::move(e));
   }
 }
@@ -245,6 +265,13 @@ Choice DispatchTable::resolve(const ProblemName& problem, std::uint64_t n, AxisS
   if (pk.entry) {
     plan.policy = pk.entry->policy;
     plan.tuned_size = pk.entry->size;
+    if (pk.entry->lower && pk.entry->bucket == db::size_bucket(n)) {
+      plan.split_upto = pk.entry->lower_upto;
+      if (n <= pk.entry->lower_upto) {
+        plan.policy = *pk.entry->lower;
+        plan.source += fmt::format(" (its lower winner, n <= {})", pk.entry->lower_upto);
+      }
+    }
     // lookback_bulk reduces each tile in one warp: with a costly operator that chain
     // bounds the scan (H100, 2^28 float32: logcumsumexp 18.1 ms on bulk, 1.66 ms on the
     // default shape; absmax, cheap, 98% of memcpy on bulk and 86% on the default).

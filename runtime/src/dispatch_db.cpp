@@ -31,6 +31,10 @@ std::optional<std::vector<TunedEntry>> read_tuned_entries(const std::filesystem:
         e.sort_policy = SortPolicy::parse(b.policy);
       else
         e.policy = Policy::parse(b.policy);
+      if (!b.lower_policy.empty() && !e.problem.sorts) {
+        e.lower = Policy::parse(b.lower_policy);
+        e.lower_upto = b.lower_upto;
+      }
     } catch (const Error& x) {
       log(LogLevel::Warn, "tuning DB {}: ignoring the winner of {} {} {} at n = {}: {}",
           path.string(), b.type, b.op, b.kind, b.size, x.what());

@@ -30,10 +30,8 @@ std::unique_ptr<RouteCache::RouteSet> RouteCache::build(DataType type, const OpR
   if (converts) problem.converts = *converts;
   // Integer operators are exact in any order; float ones (built-in or custom) are not.
   const bool repro = reproducible_ && (type == DataType::Float32 || type == DataType::Float64);
-  for (int b = 0; b < kBuckets; ++b) {
-    // The bucket's largest n: one-block winners must cover all of it.
-    Choice& plan = set->by_bucket[static_cast<std::size_t>(b)].plan;
-    plan = table_->resolve(problem, db::bucket_size(b));
+  const auto resolve = [&](Choice& plan, std::uint64_t n) {
+    plan = table_->resolve(problem, n);
     if (repro && field_named("reproducible").takes(describe(plan.policy.algorithm))) {
       plan.policy.reproducible = true;
       plan.source += " (reproducible)";
@@ -41,12 +39,21 @@ std::unique_ptr<RouteCache::RouteSet> RouteCache::build(DataType type, const OpR
     if (reverse) reverse_plan(plan, type);
     // A reversed plan may have fallen back to the accumulator's default shape.
     if (converts && plan.policy.invalid_reason(*converts))
-      plan.policy = converted_policy(plan.policy, *converts, db::bucket_size(b));
+      plan.policy = converted_policy(plan.policy, *converts, n);
+  };
+  for (std::size_t b = 0; b < set->by_bucket.size(); ++b) {
+    // The bucket's largest n: one-block winners must cover all of it.
+    Choice& plan = set->by_bucket[b].plan;
+    resolve(plan, db::bucket_size(static_cast<int>(b)));
+    if (plan.split_upto) {
+      set->lower_upto[b] = plan.split_upto;
+      resolve(set->lower[b].plan, plan.split_upto);
+    }
   }
   return set;
 }
 
-Route& RouteCache::searched_route(DataType type, const OpRef& op, ScanKind kind, std::size_t bucket,
+Route& RouteCache::searched_route(DataType type, const OpRef& op, ScanKind kind, std::uint64_t n,
                                   Heads heads, ShapeClass shape, bool reverse,
                                   const ScanTypes* converts) {
   const CustomOp* c = op.custom;
@@ -63,22 +70,21 @@ Route& RouteCache::searched_route(DataType type, const OpRef& op, ScanKind kind,
   {
     std::shared_lock<std::shared_mutex> lock(custom_mutex_);
     for (auto& r : custom_)
-      if (same(r)) return r.routes->by_bucket[bucket];
+      if (same(r)) return r.routes->of(n);
   }
   auto built = build(type, op, kind, heads, shape, reverse, converts);
   std::unique_lock<std::shared_mutex> lock(custom_mutex_);
   for (auto& r : custom_)
-    if (same(r)) return r.routes->by_bucket[bucket];
+    if (same(r)) return r.routes->of(n);
   custom_.push_back({type, kind, heads, shape, reverse, op.op, c != nullptr, c ? *c : CustomOp{},
                      converts ? *converts : uniform, std::move(built)});
-  return custom_.back().routes->by_bucket[bucket];
+  return custom_.back().routes->of(n);
 }
 
 Route& RouteCache::route(DataType type, const OpRef& op, ScanKind kind, std::uint64_t n,
                          Heads heads, bool reverse, const ScanTypes* converts, ShapeClass shape) {
-  const auto bucket = static_cast<std::size_t>(db::size_bucket(n));
   if (op.custom || converts)
-    return searched_route(type, op, kind, bucket, heads, shape, reverse, converts);
+    return searched_route(type, op, kind, n, heads, shape, reverse, converts);
   const std::size_t by_op = (problem_slot(heads, shape) * 6 + static_cast<std::size_t>(type)) * 7 +
                             static_cast<std::size_t>(op.op);
   const std::size_t slot = (by_op * 2 + static_cast<std::size_t>(kind)) * 2 + (reverse ? 1 : 0);
@@ -93,7 +99,7 @@ Route& RouteCache::route(DataType type, const OpRef& op, ScanKind kind, std::uin
       builtin_[slot].store(set, std::memory_order_release);
     }
   }
-  return set->by_bucket[bucket];
+  return set->of(n);
 }
 
 SortRoute& RouteCache::sort_route(DataType key, std::size_t value_bytes, std::uint64_t n) {

@@ -537,6 +537,64 @@ TEST(BuiltinTable, ThisGpuModelsRowsComeFirst) {
   EXPECT_EQ(on_other.resolve(sum, 1u << 20).policy.key(), kLw);
 }
 
+// A bucket with two winners: sizes up to lower_upto take the lower one, from a tuning
+// database and from a built-in table alike; routes keep both, and the reduction of a
+// split bucket follows the side its size falls on. A lower winner that cannot run is
+// dropped, and its bucket keeps the upper one.
+TEST(DispatchSplit, SizesUpToTheSplitRunTheLowerWinner) {
+  constexpr const char* kWave = "lookback_warp.tpb128.ipt20.vec1.warp_scans";
+  constexpr const char* kPipe = "lookback_pipelined.tpb256.ipt10.vec1.warp_scans";
+  TempDir dir;
+  {
+    auto tdb = db::TuningDb::open(dir / "tuning.db");
+    const auto h = tdb.add_device(db::testing::h100());
+    db::BestEntry e = best(h, "int64", "sum", "inclusive", 3u << 20, kPipe);
+    e.lower_policy = kWave;
+    e.lower_upto = 2621440;
+    tdb.set_best(e);
+    e = best(h, "int32", "sum", "inclusive", 3u << 20, kPipe);
+    e.lower_policy = kLw; // vec4 of int32 runs; of int64 it would not
+    e.lower_upto = 2621440;
+    tdb.set_best(e);
+    e.type = "int64";
+    e.op = "max";
+    tdb.set_best(e); // the same split for int64: its lower winner is dropped
+  }
+  const auto entries = read_tuned_entries(dir / "tuning.db");
+  ASSERT_TRUE(entries);
+  const std::string model = db::testing::h100().model();
+  const auto table = std::make_shared<const DispatchTable>(90, model, *entries, "t.db");
+  const ProblemName i64 = ProblemName::of(DataType::Int64, Op::Sum, ScanKind::Inclusive);
+  EXPECT_EQ(table->resolve(i64, 2621440).policy.key(), kWave);
+  EXPECT_EQ(table->resolve(i64, 2621441).policy.key(), kPipe);
+  EXPECT_NE(table->resolve(i64, 2621440).source.find("lower winner"), std::string::npos);
+  const ProblemName max64 = ProblemName::of(DataType::Int64, Op::Max, ScanKind::Inclusive);
+  EXPECT_EQ(table->resolve(max64, 2359296).policy.key(), kPipe);
+  EXPECT_EQ(table->resolve(max64, 2359296).split_upto, 0u);
+
+  RouteCache routes(table);
+  const auto key = [&](DataType t, std::uint64_t n, bool reverse = false) {
+    return routes.route(t, Op::Sum, ScanKind::Inclusive, n, Heads::None, reverse).plan.policy;
+  };
+  EXPECT_EQ(key(DataType::Int64, 2359296).key(), kWave);
+  EXPECT_EQ(key(DataType::Int64, 3145728).key(), kPipe);
+  EXPECT_EQ(key(DataType::Int32, 2097153).key(), kLw);
+  EXPECT_EQ(key(DataType::Int32, 2621441).key(), kPipe);
+  EXPECT_TRUE(key(DataType::Int64, 2359296, true).reverse);
+  EXPECT_EQ(key(DataType::Int64, 2359296, true).block_threads, 128); // the lower shape, reversed
+  Policy reduce =
+      routes.route(DataType::Int64, Op::Sum, ScanKind::Inclusive, 2359296, Heads::Reduce)
+          .plan.policy;
+  EXPECT_EQ(reduce, reduce_policy_of(Policy::parse(kWave)));
+
+  // A built-in table's row splits its bucket the same way.
+  const BuiltinEntry rows[] = {{90, "m", DataType::Int64, Op::Sum, ScanKind::Inclusive, "",
+                                3u << 20, kPipe, 1.0, kWave, 2621440}};
+  const DispatchTable builtin(90, "m", {}, "", BuiltinTable{rows, 1});
+  EXPECT_EQ(builtin.resolve(i64, 2621440).policy.key(), kWave);
+  EXPECT_EQ(builtin.resolve(i64, 2621441).policy.key(), kPipe);
+}
+
 // A reproducible scanner's routes: float problems get their policy's reproducible form
 // where the algorithm has one; integer problems (exact in any order) keep theirs.
 TEST(RouteCache, ReproducibleRoutesOnlyForFloatTypes) {

@@ -70,8 +70,8 @@ Baseline baseline(std::int64_t dev, BaselineKind k, std::uint64_t size, double n
 }
 
 /// H100: int32 sum inclusive at 2^10, 2^20, 2^24 (baselines at the two larger,
-/// duel rounds of the 2^20 winner) and exclusive at 2^20; A100: inclusive at 2^10,
-/// 2^20 (another winner) and 2^28.
+/// duel rounds of the 2^20 winner, two winners at 2^24) and exclusive at 2^20; A100: inclusive at
+/// 2^10, 2^20 (another winner) and 2^28.
 void build_db(const fs::path& file) {
   TuningDb db = TuningDb::open(file, rw());
   const std::int64_t h = db.add_device(h100());
@@ -92,7 +92,10 @@ void build_db(const fs::path& file) {
   }
   db.set_best(best(h, rh, "inclusive", 1u << 10, 4100, kSingle));
   db.set_best(best(h, rh, "inclusive", 1u << 20, 7000, kLookback));
-  db.set_best(best(h, rh, "inclusive", 1u << 24, 52000, kLookback));
+  BestEntry split = best(h, rh, "inclusive", 1u << 24, 52000, kLookback);
+  split.lower_policy = kRts; // two winners: the lower one up to 14 x 2^20
+  split.lower_upto = 14u << 20;
+  db.set_best(split);
   db.set_best(best(h, rh, "exclusive", 1u << 20, 7400, kLookback));
   db.set_best(best(a, ra, "inclusive", 1u << 10, 5200, kSingle));
   db.set_best(best(a, ra, "inclusive", 1u << 20, 11000, kRts));

@@ -14,7 +14,7 @@ namespace {
 
 using namespace scantune::db;
 using namespace scantune::db::testing;
-using scantune::tuner::best_worst_ratio;
+using scantune::tuner::best_worst;
 using scantune::tuner::duel_buckets;
 using scantune::tuner::DuelBucket;
 using scantune::tuner::ReportFilter;
@@ -26,9 +26,9 @@ const std::string kBulk = "lookback_bulk.tpb256.ipt32.vec4.warp_scans.st7";
 TEST(DuelReport, BestWorstRatioOverARangeOfSizes) {
   // Two policies at three sizes: A wins the first, B the other two.
   const std::vector<std::vector<double>> t = {{100, 120, 130}, {110, 100, 100}};
-  EXPECT_DOUBLE_EQ(best_worst_ratio(t, 0, 3), 1.1); // B: 110 / 100 at the first size
-  EXPECT_DOUBLE_EQ(best_worst_ratio(t, 0, 1), 1.0);
-  EXPECT_DOUBLE_EQ(best_worst_ratio(t, 1, 3), 1.0);
+  EXPECT_DOUBLE_EQ(best_worst(t, 0, 3).worst, 1.1); // B: 110 / 100 at the first size
+  EXPECT_DOUBLE_EQ(best_worst(t, 0, 1).worst, 1.0);
+  EXPECT_DOUBLE_EQ(best_worst(t, 1, 3).worst, 1.0);
 }
 
 // The bucket 1.5 x 2^21 duelled at 2.25, 2.75 and 3 x 2^20 in one round, as the H100

@@ -10,6 +10,7 @@
 
 #include "cache/tuning_db.hpp"
 #include "cache/tuning_db_test_util.hpp"
+#include "dispatch.hpp"
 #include "tuner/run/tune.hpp"
 #include "tuner/search/simulated_evaluator.hpp"
 #include "tuner_test_util.hpp"
@@ -250,6 +251,54 @@ TEST(TuneSimulation, TheSummarySaysWhereWinnersReplacedWhatDispatchRan) {
   EXPECT_NE(first.find("what dispatch ran at"), std::string::npos) << first;
   const std::string second = run_text(o);
   EXPECT_NE(second.find("kept what dispatch ran at all 2 sizes"), std::string::npos) << second;
+}
+
+// A bucket whose fastest shape changes inside it, recorded as the H100 timed 64-bit
+// sums in the bucket 1.5 x 2^21 (2.25, 2.75 and 3 x 2^20): a one-wave shape wins the
+// lowest size by 10% and loses the other two by 17%. The tune stores two winners, and
+// dispatch runs each on its side of the split.
+TEST(TuneSimulation, ABucketWhoseBestShapeChangesGetsTwoWinners) {
+  TempDir dir;
+  const std::string wave = "lookback_warp.tpb128.ipt20.vec1.warp_scans";
+  const std::string pipe = "lookback_pipelined.tpb256.ipt10.vec1.warp_scans";
+  const std::vector<std::uint64_t> sizes = {2359296, 2883584, 3145728};
+  {
+    auto rec = db::TuningDb::open(dir / "rec.db");
+    const std::int64_t dev = rec.add_device(db::testing::h100());
+    const std::int64_t run = rec.begin_run(db::testing::sample_run(dev));
+    const std::map<std::string, std::vector<double>> ns = {{wave, {16500, 23800, 25500}},
+                                                           {pipe, {18200, 20400, 21800}}};
+    for (const auto& [policy, times] : ns)
+      for (std::size_t i = 0; i < sizes.size(); ++i)
+        rec.add_measurement(
+            db::testing::ok_measurement(run, dev, policy, times[i], sizes[i], "int64"));
+  }
+  TuneOptions o;
+  o.simulate_db = (dir / "rec.db").string();
+  o.db_path = (dir / "out.db").string();
+  o.strategy = "exhaustive";
+  o.progress = Progress::Mode::Quiet;
+  o.types = {ScanTypes{DataType::Int64, DataType::Int64, DataType::Int64}};
+  o.sizes = {3145728};
+  const std::string text = run_text(o);
+  EXPECT_NE(text.find("1 buckets split between two winners"), std::string::npos) << text;
+  const db::BestEntry b = best_of(o.db_path).at(3145728);
+  EXPECT_EQ(b.policy, pipe);
+  EXPECT_EQ(b.lower_policy, wave);
+  EXPECT_EQ(b.lower_upto, 2621440u); // halfway between 2.25 and 2.75 x 2^20
+  EXPECT_DOUBLE_EQ(b.ns, 21800);
+
+  const auto entries = detail::read_tuned_entries(o.db_path);
+  ASSERT_TRUE(entries);
+  const detail::DispatchTable table(90, b.model, *entries, o.db_path, detail::BuiltinTable{});
+  const auto problem = detail::ProblemName::of(DataType::Int64, Op::Sum, ScanKind::Inclusive);
+  for (std::uint64_t n : {std::uint64_t{2097153}, std::uint64_t{2621440}})
+    EXPECT_EQ(table.resolve(problem, n).policy.key(), wave) << n;
+  for (std::uint64_t n : {std::uint64_t{2621441}, std::uint64_t{3145728}})
+    EXPECT_EQ(table.resolve(problem, n).policy.key(), pipe) << n;
+  EXPECT_EQ(table.resolve(problem, 3145728).split_upto, 2621440u);
+  EXPECT_EQ(table.resolve(problem, std::uint64_t{1} << 22).policy.key(), pipe); // nearest bucket
+  EXPECT_EQ(table.resolve(problem, std::uint64_t{1} << 22).split_upto, 0u);
 }
 
 } // namespace

@@ -1,5 +1,6 @@
 // Choosing a size's winner: duels over a whole size bucket and the incumbent's margin.
 #include <cstdint>
+#include <limits>
 #include <set>
 #include <string>
 #include <vector>
@@ -45,6 +46,25 @@ TEST(Winner, ABucketDuelRanksByTheWorstSizeAndKeepsTheTimeAtTheBucketsSize) {
   EXPECT_EQ(w->result.policy, one_block());
   EXPECT_DOUBLE_EQ(w->result.median_ns, 2000); // what the database stores for 2^11
   EXPECT_EQ(eval.calls_of(one_tile().key()), 3 * duel_rounds(2048));
+}
+
+TEST(Winner, ABucketDuelReportsEachSizesTimesForTwoWinners) {
+  FixedTimes eval;
+  eval.ns = {{{one_tile().key(), 2048}, 1900},
+             {{one_block().key(), 2048}, 2000},
+             {{one_tile().key(), 1664}, 2400},
+             {{one_block().key(), 1920}, 2000}};
+  DuelGrid grid;
+  bucket_duel(eval, {one_tile(), one_block()}, 2048, &grid);
+  EXPECT_EQ(grid.sizes, (std::vector<std::uint64_t>{1664, 1920, 2048}));
+  ASSERT_EQ(grid.times.size(), 2u);
+  EXPECT_EQ(grid.times[0][0], 2400);
+  EXPECT_EQ(grid.times[0][1], std::numeric_limits<double>::infinity()); // not timed there
+  EXPECT_EQ(grid.times[0][2], 1900);
+  EXPECT_EQ(grid.times[1][2], 2000);
+  DuelGrid plain; // timed at the bucket's size only: no grid
+  bucket_duel(eval, {one_tile()}, std::uint64_t{1} << 24, &plain);
+  EXPECT_TRUE(plain.sizes.empty());
 }
 
 TEST(Winner, ABucketDuelPicksTheBestWorstCaseOverTheSumOfTimes) {

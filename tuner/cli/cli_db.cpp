@@ -39,9 +39,15 @@ struct ShowOptions {
   bool json = false, csv = false, duels = false;
 };
 
+// A bucket with two winners names the lower one and the sizes it serves.
+std::string policy_cell(const db::BestEntry& b) {
+  if (b.lower_policy.empty()) return b.policy;
+  return fmt::format("{} (n <= {}: {})", b.policy, b.lower_upto, b.lower_policy);
+}
+
 std::vector<std::string> show_cells(const tuner::WinnerRow& w) {
   return {db::bucket_label(w.best.size_bucket),
-          w.best.policy,
+          policy_cell(w.best),
           fmt::format("{:.1f}", w.best.gbs),
           tuner::fixed_or_dash(w.x_memcpy(), 2),
           tuner::fixed_or_dash(w.x_cub(), 2),
@@ -84,8 +90,9 @@ std::string show_text(const std::vector<tuner::WinnerRow>& rows) {
 /// CSV: the JSON fields, numbers in full, empty cells where JSON has null.
 std::string show_csv(const std::vector<tuner::WinnerRow>& rows) {
   TextTable t;
-  for (const char* c : {"device", "type", "op", "op_hash", "kind", "bucket", "size", "policy", "ns",
-                        "gbs", "x_memcpy", "x_cub", "samples", "updated_at"})
+  for (const char* c :
+       {"device", "type", "op", "op_hash", "kind", "bucket", "size", "policy", "ns", "gbs",
+        "x_memcpy", "x_cub", "samples", "updated_at", "lower_policy", "lower_upto"})
     t.columns.push_back({c, false});
   const auto opt = [](const std::optional<double>& v) {
     return v ? fmt::format("{:.3f}", *v) : std::string();
@@ -95,7 +102,7 @@ std::string show_csv(const std::vector<tuner::WinnerRow>& rows) {
     t.add({b.model, b.type, b.op, b.op_hash, b.kind, db::bucket_label(b.size_bucket),
            std::to_string(b.size), b.policy, fmt::format("{}", b.ns), fmt::format("{:.1f}", b.gbs),
            opt(w.x_memcpy()), opt(w.x_cub()), w.samples ? std::to_string(*w.samples) : "",
-           b.updated_at});
+           b.updated_at, b.lower_policy, b.lower_upto ? std::to_string(b.lower_upto) : ""});
   }
   return t.csv();
 }
@@ -103,20 +110,24 @@ std::string show_csv(const std::vector<tuner::WinnerRow>& rows) {
 nlohmann::json show_json(const std::vector<tuner::WinnerRow>& rows) {
   nlohmann::json out = nlohmann::json::array();
   for (const tuner::WinnerRow& w : rows)
-    out.push_back({{"device", w.best.model},
-                   {"type", w.best.type},
-                   {"op", w.best.op},
-                   {"op_hash", w.best.op_hash},
-                   {"kind", w.best.kind},
-                   {"bucket", db::bucket_label(w.best.size_bucket)},
-                   {"size", w.best.size},
-                   {"policy", w.best.policy},
-                   {"ns", w.best.ns},
-                   {"gbs", w.best.gbs},
-                   {"x_memcpy", json_or_null(rounded(w.x_memcpy(), 3))},
-                   {"x_cub", json_or_null(rounded(w.x_cub(), 3))},
-                   {"samples", w.samples ? nlohmann::json(*w.samples) : nlohmann::json()},
-                   {"updated_at", w.best.updated_at}});
+    out.push_back(
+        {{"device", w.best.model},
+         {"type", w.best.type},
+         {"op", w.best.op},
+         {"op_hash", w.best.op_hash},
+         {"kind", w.best.kind},
+         {"bucket", db::bucket_label(w.best.size_bucket)},
+         {"size", w.best.size},
+         {"policy", w.best.policy},
+         {"ns", w.best.ns},
+         {"gbs", w.best.gbs},
+         {"x_memcpy", json_or_null(rounded(w.x_memcpy(), 3))},
+         {"x_cub", json_or_null(rounded(w.x_cub(), 3))},
+         {"samples", w.samples ? nlohmann::json(*w.samples) : nlohmann::json()},
+         {"updated_at", w.best.updated_at},
+         {"lower_policy",
+          w.best.lower_policy.empty() ? nlohmann::json() : nlohmann::json(w.best.lower_policy)},
+         {"lower_upto", w.best.lower_upto ? nlohmann::json(w.best.lower_upto) : nlohmann::json()}});
   return out;
 }
 

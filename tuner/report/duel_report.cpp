@@ -99,32 +99,26 @@ Duel duel_of(const std::vector<db::Measurement>& all, const db::BestEntry& e) {
   return best;
 }
 
-std::vector<double> fastest(const std::vector<std::vector<double>>& times) {
-  std::vector<double> best(times.front().size(), std::numeric_limits<double>::infinity());
-  for (const std::vector<double>& row : times)
-    for (std::size_t i = 0; i < row.size(); ++i)
-      best[i] = std::min(best[i], row[i]);
-  return best;
-}
-
-double worst_ratio(const std::vector<double>& row, const std::vector<double>& best, std::size_t lo,
-                   std::size_t hi) {
+// The stored winner's worst ratio: its policy at every duel size, or a split's lower
+// policy up to lower_upto; nothing when a policy it runs did not duel.
+std::optional<double> stored_worst(const Duel& d, const db::BestEntry& e) {
+  const auto index = [&](const std::string& key) -> std::optional<std::size_t> {
+    const auto it = std::find(d.policies.begin(), d.policies.end(), key);
+    if (it == d.policies.end()) return std::nullopt;
+    return static_cast<std::size_t>(it - d.policies.begin());
+  };
+  const std::optional<std::size_t> upper = index(e.policy);
+  const std::optional<std::size_t> lower = e.lower_policy.empty() ? upper : index(e.lower_policy);
+  if (!upper || !lower) return std::nullopt;
   double worst = 0;
-  for (std::size_t i = lo; i < hi; ++i)
-    worst = std::max(worst, row[i] / best[i]);
+  for (std::size_t i = 0; i < d.sizes.size(); ++i) {
+    const std::size_t p = d.sizes[i] <= e.lower_upto ? *lower : *upper;
+    worst = std::max(worst, worst_ratio(d.times, p, i, i + 1));
+  }
   return worst;
 }
 
 } // namespace
-
-double best_worst_ratio(const std::vector<std::vector<double>>& times, std::size_t lo,
-                        std::size_t hi) {
-  const std::vector<double> best = fastest(times);
-  double one = std::numeric_limits<double>::infinity();
-  for (const std::vector<double>& row : times)
-    one = std::min(one, worst_ratio(row, best, lo, hi));
-  return one;
-}
 
 std::vector<DuelBucket> duel_buckets(const db::TuningDb& db, const ReportFilter& f) {
   MeasurementsByModel measured(db);
@@ -137,17 +131,11 @@ std::vector<DuelBucket> duel_buckets(const db::TuningDb& db, const ReportFilter&
     b.sizes = d.sizes;
     b.duelists = static_cast<int>(d.policies.size());
     const std::size_t n = d.sizes.size();
-    const auto w = std::find(d.policies.begin(), d.policies.end(), e.policy);
-    if (w != d.policies.end())
-      b.winner = worst_ratio(d.times[w - d.policies.begin()], fastest(d.times), 0, n);
-    b.one = best_worst_ratio(d.times, 0, n);
-    b.two = std::numeric_limits<double>::infinity();
-    for (std::size_t k = 1; k < n; ++k) {
-      const double v = std::max(best_worst_ratio(d.times, 0, k), best_worst_ratio(d.times, k, n));
-      if (v < b.two) {
-        b.two = v;
-        b.split_after = d.sizes[k - 1];
-      }
+    b.winner = stored_worst(d, e);
+    b.one = best_worst(d.times, 0, n).worst;
+    if (const std::optional<TwoWinners> two = best_two(d.times)) {
+      b.two = two->worst;
+      b.split_after = d.sizes[two->after - 1];
     }
     out.push_back(std::move(b));
   }

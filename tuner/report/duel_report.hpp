@@ -11,6 +11,7 @@
 
 #include "cache/tuning_db.hpp"
 #include "tuner/report/db_report.hpp"
+#include "tuner/run/bucket_split.hpp"
 
 namespace scantune::tuner {
 
@@ -20,10 +21,10 @@ struct DuelBucket {
   db::BestEntry best;               ///< the bucket's stored winner
   std::vector<std::uint64_t> sizes; ///< the duel sizes, ascending (two or more)
   int duelists = 0;                 ///< policies timed at every duel size
-  std::optional<double> winner;     ///< the stored winner's worst ratio (when it duelled)
-  double one = 1;                   ///< the best worst ratio any one duelist reaches
-  std::uint64_t split_after = 0;    ///< two winners: the lower one's largest size
-  double two = 1;                   ///< the worse side's best worst ratio after that split
+  std::optional<double> winner;  ///< the stored winner's (or split's) worst ratio, when it duelled
+  double one = 1;                ///< the best worst ratio any one duelist reaches
+  std::uint64_t split_after = 0; ///< two winners: the lower one's largest size
+  double two = 1;                ///< the worse side's best worst ratio after that split
 };
 
 /// The buckets of the winners matching `f` that a tune duelled: timed in one round
@@ -32,10 +33,5 @@ struct DuelBucket {
 /// most duelists; each duelist's time at a size is the median of its times there in
 /// that round. Ordered as `best_entries`.
 std::vector<DuelBucket> duel_buckets(const db::TuningDb& db, const ReportFilter& f);
-
-/// The best worst ratio one policy reaches over `sizes[lo, hi)`: `times[p][i]` is
-/// policy p's time at sizes[i].
-double best_worst_ratio(const std::vector<std::vector<double>>& times, std::size_t lo,
-                        std::size_t hi);
 
 } // namespace scantune::tuner

@@ -518,8 +518,37 @@ BaselineNs stored_baselines(const Tuning& t, const Problem& p, std::uint64_t n) 
   return out;
 }
 
-/// Stores the winner of size n's bucket, replacing the previous one.
-db::BestEntry store_winner(Tuning& t, const Problem& p, std::uint64_t n, const Result& w) {
+/// A bucket's second winner: sizes up to `upto` run `policy`.
+struct Lower {
+  Policy policy;
+  std::uint64_t upto = 0;
+};
+
+/// Where the duel's winner runs more than kSplitAbove behind the fastest at one of the
+/// bucket's sizes and two winners do better (bucket_split.hpp): the upper winner's
+/// result (it serves n) and the lower one.
+struct Split {
+  Result upper;
+  Lower lower;
+  double one = 1, two = 1; // worst ratios: the duel's winner alone, the two
+};
+std::optional<Split> split_of(const std::vector<Result>& duelled, const DuelGrid& grid,
+                              const Result& winner) {
+  const auto w = std::find_if(duelled.begin(), duelled.end(),
+                              [&](const Result& r) { return r.policy == winner.policy; });
+  if (grid.sizes.empty() || w == duelled.end()) return std::nullopt;
+  const auto wi = static_cast<std::size_t>(w - duelled.begin());
+  const std::optional<TwoWinners> two = split_worth_storing(grid.times, wi);
+  if (!two) return std::nullopt;
+  return Split{duelled[two->upper],
+               {duelled[two->lower].policy, lower_upto(grid.sizes, *two)},
+               worst_ratio(grid.times, wi, 0, grid.sizes.size()),
+               two->worst};
+}
+
+/// Stores the winner of size n's bucket, replacing the previous one (and its split).
+db::BestEntry store_winner(Tuning& t, const Problem& p, std::uint64_t n, const Result& w,
+                           const std::optional<Lower>& lower = std::nullopt) {
   db::BestEntry e;
   e.device_id = t.st.device_id;
   e.run_id = t.st.run_id;
@@ -532,6 +561,10 @@ db::BestEntry store_winner(Tuning& t, const Problem& p, std::uint64_t n, const R
   e.policy = w.policy.key();
   e.ns = w.median_ns;
   e.gbs = gbs_of(p, n, e.ns);
+  if (lower) {
+    e.lower_policy = lower->policy.key();
+    e.lower_upto = lower->upto;
+  }
   t.st.db->set_best(e, db::BestMode::Replace);
   return e;
 }
@@ -561,16 +594,19 @@ std::string winner_note(const Winner& w, const std::vector<Result>& duelled,
 /// The sizes whose winner replaced the dispatcher's choice, and by how much.
 struct DispatchGains {
   std::size_t sizes = 0;
+  std::size_t splits = 0; // buckets stored with two winners
   std::vector<double> gains;
   void add(std::optional<double> gain) {
     ++sizes;
     if (gain) gains.push_back(*gain);
   }
   std::string summary() const {
-    if (gains.empty()) return fmt::format("kept what dispatch ran at all {} sizes", sizes);
+    const std::string two =
+        splits ? fmt::format("; {} buckets split between two winners", splits) : "";
+    if (gains.empty()) return fmt::format("kept what dispatch ran at all {} sizes{}", sizes, two);
     const auto [lo, hi] = std::minmax_element(gains.begin(), gains.end());
-    return fmt::format("replaced what dispatch ran at {} of {} sizes, by {:.3f}-{:.3f}x",
-                       gains.size(), sizes, *lo, *hi);
+    return fmt::format("replaced what dispatch ran at {} of {} sizes, by {:.3f}-{:.3f}x{}",
+                       gains.size(), sizes, *lo, *hi, two);
   }
 };
 
@@ -582,7 +618,8 @@ std::optional<Result> settle_size(Tuning& t, const Problem& p, const SizeOutcome
                                   std::vector<Policy>& runners_up, DispatchGains& gains) {
   const std::uint64_t n = oc.size;
   const detail::Choice inc_plan = incumbent_plan(t, p, n);
-  const std::vector<Result> duelled = final_duel(recorder, oc.finalists, inc_plan.policy, n);
+  DuelGrid grid;
+  const std::vector<Result> duelled = final_duel(recorder, oc.finalists, inc_plan.policy, n, &grid);
   for (const Result* r : ranked_ok(duelled))
     runners_up.push_back(r->policy);
   std::optional<Result> incumbent;
@@ -597,11 +634,18 @@ std::optional<Result> settle_size(Tuning& t, const Problem& p, const SizeOutcome
   }
   runners_up.erase(std::remove(runners_up.begin(), runners_up.end(), w->result.policy),
                    runners_up.end());
-  const db::BestEntry e = store_winner(t, p, n, w->result);
+  const std::optional<Split> split = split_of(duelled, grid, w->result);
+  const db::BestEntry e =
+      split ? store_winner(t, p, n, split->upper, split->lower) : store_winner(t, p, n, w->result);
   gains.add(gain_over_dispatch(*w, incumbent));
+  std::string note = winner_note(*w, duelled, incumbent, inc_plan, base.cub);
+  if (split) {
+    ++gains.splits;
+    note += fmt::format("{}up to {}: {} (worst {:.3f}x -> {:.3f}x)", note.empty() ? "" : "; ",
+                        size_label(split->lower.upto), e.lower_policy, split->one, split->two);
+  }
   fmt::print(t.out, "| {} | {} | {} | {:.0f} | {} | {} | {} |\n", size_label(n), e.policy, us(e.ns),
-             e.gbs, ratio(base.memcpy, e.ns), ratio(base.cub, e.ns),
-             winner_note(*w, duelled, incumbent, inc_plan, base.cub));
+             e.gbs, ratio(base.memcpy, e.ns), ratio(base.cub, e.ns), note);
   return w->result;
 }
 

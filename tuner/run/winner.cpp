@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <limits>
+#include <utility>
 
 #include "base/size_bucket.hpp"
 #include "tuner/search/strategy.hpp"
@@ -97,37 +99,55 @@ void fold_size(const std::vector<Result>& times, std::vector<Result>& at_n,
 }
 } // namespace
 
+namespace {
+// Each size's times as a grid row per policy (infinity where one failed), sizes ascending.
+DuelGrid grid_of(std::vector<std::pair<std::uint64_t, std::vector<Result>>> by_size) {
+  std::sort(by_size.begin(), by_size.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  DuelGrid g;
+  g.times.resize(by_size.front().second.size());
+  for (const auto& [size, times] : by_size) {
+    g.sizes.push_back(size);
+    for (std::size_t p = 0; p < times.size(); ++p)
+      g.times[p].push_back(times[p].ok() ? times[p].median_ns
+                                         : std::numeric_limits<double>::infinity());
+  }
+  return g;
+}
+} // namespace
+
 std::vector<Result> bucket_duel(Evaluator& eval, const std::vector<Policy>& policies,
-                                std::uint64_t n) {
+                                std::uint64_t n, DuelGrid* grid) {
   std::vector<Result> at_n = duel(eval, policies, n);
   if (n >= kBucketDuelBelow) return at_n;
   const double best_n = fastest_median(at_n);
   std::vector<double> worst(at_n.size(), 1.0);
+  std::vector<std::pair<std::uint64_t, std::vector<Result>>> by_size{{n, at_n}};
   fold_size(at_n, at_n, worst);
-  bool sampled = false;
   for (std::uint64_t s : bucket_inner_sizes(n)) {
-    const std::vector<Result> times = duel(eval, policies, s);
+    std::vector<Result> times = duel(eval, policies, s);
     // An evaluator that cannot time that size (a recording of other sizes) leaves the
     // plain duel.
     if (fastest_median(times) == 0) continue;
     fold_size(times, at_n, worst);
-    sampled = true;
+    by_size.emplace_back(s, std::move(times));
   }
-  if (!sampled || best_n == 0) return at_n;
+  if (by_size.size() < 2 || best_n == 0) return at_n;
+  if (grid) *grid = grid_of(std::move(by_size));
   for (std::size_t i = 0; i < at_n.size(); ++i)
     if (at_n[i].ok()) at_n[i].rank_ns = best_n * worst[i];
   return at_n;
 }
 
 std::vector<Result> final_duel(Evaluator& eval, const std::vector<Result>& finalists,
-                               const Policy& incumbent, std::uint64_t n) {
+                               const Policy& incumbent, std::uint64_t n, DuelGrid* grid) {
   const std::vector<const Result*> ok = ranked_ok(finalists);
   std::vector<Policy> policies;
   for (std::size_t i = 0; i < ok.size() && i < duelists(n); ++i)
     policies.push_back(ok[i]->policy);
   if (std::find(policies.begin(), policies.end(), incumbent) == policies.end())
     policies.push_back(incumbent);
-  return bucket_duel(eval, policies, n);
+  return bucket_duel(eval, policies, n, grid);
 }
 
 std::optional<Result> challenge(Evaluator& eval, const std::vector<Policy>& cands, std::uint64_t n,

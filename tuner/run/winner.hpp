@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "tuner/run/bucket_split.hpp"
 #include "tuner/search/evaluator.hpp"
 
 namespace scantune::tuner {
@@ -45,13 +46,19 @@ std::vector<std::uint64_t> bucket_inner_sizes(std::uint64_t n);
 /// then ranks (rank_ns) by its worst ratio to the fastest over the three sizes, in
 /// units of the fastest time at n; a policy that fails at one fails. The medians stay
 /// those at n. Sizes an evaluator cannot time (a recording of other sizes) are skipped.
+/// `grid`, when given, receives every size's times (for two winners, bucket_split.hpp);
+/// it stays empty when only n was timed.
+struct DuelGrid {
+  std::vector<std::uint64_t> sizes; ///< ascending; n last
+  TimeGrid times;                   ///< [policy, in the order given][size]
+};
 std::vector<Result> bucket_duel(Evaluator& eval, const std::vector<Policy>& policies,
-                                std::uint64_t n);
+                                std::uint64_t n, DuelGrid* grid = nullptr);
 
 /// The strategy's leading finalists (by median, duelists(n) of them) and the incumbent:
 /// a bucket_duel.
 std::vector<Result> final_duel(Evaluator& eval, const std::vector<Result>& finalists,
-                               const Policy& incumbent, std::uint64_t n);
+                               const Policy& incumbent, std::uint64_t n, DuelGrid* grid = nullptr);
 
 /// The winner of one size: the fastest finalist, unless the incumbent (the previous
 /// winner or the built-in default) is within the measured noise of it.
