@@ -49,6 +49,31 @@ TEST(BetweenSizes, NeighbourWinnerReplacesASlowerOneAndTravelsOn) {
   EXPECT_EQ(won[2]->policy, warp());
 }
 
+TEST(BetweenSizes, ANeighboursWinnerThatServesTheBucketsTopSplitsIt) {
+  // As the H100 timed int32 sums in the bucket 1.5 x 2^20: the bucket's winner (here
+  // the warp shape) is fastest a quarter and three quarters into it, 2^21's winner (bulk)
+  // 4% faster at its top. The check keeps the warp shape below the top and bulk at it.
+  FixedTimes eval;
+  const std::uint64_t m = 3u << 19;
+  eval.ns = {{{warp().key(), 1179648}, 7000},  {{bulk().key(), 1179648}, 7600},
+             {{warp().key(), 1441792}, 8300},  {{bulk().key(), 1441792}, 8450},
+             {{warp().key(), m}, 9000},        {{bulk().key(), m}, 8650},
+             {{bulk().key(), 1u << 21}, 9700}, {{warp().key(), 1u << 21}, 10200}};
+  const std::vector<std::uint64_t> sizes{m, 1u << 21};
+  std::vector<std::optional<Result>> won{won_by(warp(), m, 9000), won_by(bulk(), 1u << 21, 9700)};
+  const std::vector<SizeRevision> r = cross_check_neighbours(eval, sizes, won);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].size, m);
+  EXPECT_EQ(r[0].winner.policy, warp()); // the duel's one winner: 3.9% behind at worst
+  ASSERT_TRUE(r[0].split);
+  EXPECT_EQ(r[0].split->upper.policy, bulk());
+  EXPECT_DOUBLE_EQ(r[0].split->upper.median_ns, 8650);
+  EXPECT_EQ(r[0].split->lower, warp());
+  EXPECT_EQ(r[0].split->lower_upto, 1507328u); // halfway between 1.375 and 1.5 x 2^20
+  EXPECT_NEAR(r[0].split->one, 9000.0 / 8650, 1e-9);
+  EXPECT_DOUBLE_EQ(r[0].split->two, 1.0);
+}
+
 TEST(BetweenSizes, IncumbentStaysWithinTheNoiseAndSingleBlockNeverGrowsPastItsBucket) {
   FixedTimes eval;
   // 2^20's bulk winner is 0.3% slower than the warp shape at 2^20: a tie, it stays.

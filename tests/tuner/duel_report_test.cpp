@@ -77,6 +77,24 @@ TEST_F(DuelReportDb, OneWinnerAndTwoAgainstTheFastestAtEachDuelSize) {
   EXPECT_DOUBLE_EQ(b[0].two, 1.0);
 }
 
+TEST_F(DuelReportDb, AStoredSplitIsJudgedOnEachSideOfItsLowerSize) {
+  BestEntry e = make_best(h_, run_, "int64", 3u << 20, 21800, kPipe);
+  e.lower_policy = kWave;
+  e.lower_upto = 2392064; // the wave shape at 2.25 x 2^20 only
+  db_->set_best(e);
+  std::vector<DuelBucket> b = duel_buckets(*db_, ReportFilter{});
+  ASSERT_EQ(b.size(), 1u);
+  ASSERT_TRUE(b[0].winner);
+  EXPECT_DOUBLE_EQ(*b[0].winner, 1.0);
+  e.lower_upto = 2883584; // ... and at 2.75 x 2^20, where pipelined is 17% faster
+  db_->set_best(e);
+  b = duel_buckets(*db_, ReportFilter{});
+  EXPECT_NEAR(*b[0].winner, 23800.0 / 20400, 1e-12);
+  e.lower_policy = "lookback_warp.tpb256.ipt12.vec2.warp_scans"; // never duelled
+  db_->set_best(e);
+  EXPECT_FALSE(duel_buckets(*db_, ReportFilter{})[0].winner);
+}
+
 TEST_F(DuelReportDb, TheMedianOfAPolicysTimesAtASizeCounts) {
   // Pipelined re-timed twice at the lowest size: the median of 18200, 16600 and 16650
   // comes within 0.9% of the wave shape there.

@@ -53,7 +53,7 @@ std::optional<bool> primitive_candidate(const detail::BuiltinEntry& e) {
 
 TEST(SearchCoverage, DefaultSearchReachesEveryBuiltinPolicy) {
   const SpaceOptions space = default_space();
-  std::size_t entries = 0;
+  std::size_t entries = 0, lower = 0;
   for (const detail::BuiltinEntry& e : detail::builtin_table()) {
     ++entries;
     const std::string where = std::string(to_string(e.type)) + " " + std::string(to_string(e.op)) +
@@ -73,9 +73,19 @@ TEST(SearchCoverage, DefaultSearchReachesEveryBuiltinPolicy) {
     EXPECT_TRUE(applies_at(p, e.size, space) ||
                 (midpoint && (applies_at(p, below, space) || applies_at(p, 2 * below, space))))
         << "not timed at its size: " << where;
+    // A bucket's lower winner: a default candidate timed at the bucket's sizes below.
+    if (*e.lower_policy) {
+      ++lower;
+      const Policy q = Policy::parse(e.lower_policy);
+      EXPECT_EQ(q.key(), e.lower_policy) << where;
+      EXPECT_TRUE(default_keys(e).count(q.key()))
+          << "lower winner not in the default space: " << where << ", lower " << e.lower_policy;
+      EXPECT_TRUE(applies_at(q, e.lower_upto, space)) << where << ", lower " << e.lower_policy;
+    }
   }
   // A table that failed to embed would pass vacuously.
   EXPECT_GT(entries, 200u);
+  EXPECT_GT(lower, 0u);
 }
 
 // Untuned converting scans run converted_policy's shapes: a tune of the converting

@@ -67,6 +67,23 @@ TEST(Winner, ABucketDuelReportsEachSizesTimesForTwoWinners) {
   EXPECT_TRUE(plain.sizes.empty());
 }
 
+// The two winners of a bucket cross where the lower one stops fitting one wave, not
+// halfway between the duel's sizes: bisection finds it.
+TEST(Winner, TwoWinnersSplitWhereTheyCross) {
+  struct Cliff : Evaluator {
+    Policy wave = one_tile(), wide = one_block();
+    Result measure(const Policy& p, std::uint64_t n, Effort, double) override {
+      Result r;
+      r.policy = p;
+      r.median_ns = p == wave ? (n <= 1700 ? 1000.0 : 1300.0) : 1100.0;
+      return r;
+    }
+  } eval;
+  EXPECT_EQ(find_crossover(eval, eval.wave, eval.wide, 1664, 1920), 1696u); // within 8 of 1700
+  FixedTimes none; // untimed between: the midpoint
+  EXPECT_EQ(find_crossover(none, one_tile(), one_block(), 1664, 1920), 1792u);
+}
+
 TEST(Winner, ABucketDuelPicksTheBestWorstCaseOverTheSumOfTimes) {
   // The tile's times sum lower (2850 against 2880), but at 1664 it runs 15% behind;
   // the block is never more than 11% behind.

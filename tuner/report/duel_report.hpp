@@ -1,8 +1,8 @@
 // `scantune show --duels`: how well one winner serves each size bucket, read from
 // the duels a tune stored. The tuner times a bucket's finalists at several sizes of
 // the bucket and keeps the one with the best worst case; where the best shape changes
-// inside the bucket, no finalist is close to the best at every size, and the bucket
-// would need two winners (docs/tuner.md, "One winner a bucket").
+// inside the bucket, no finalist is close to the best at every size, and the tuner
+// stores two winners (docs/tuner.md, "Two winners a bucket").
 #pragma once
 
 #include <cstdint>

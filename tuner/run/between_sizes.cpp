@@ -48,10 +48,13 @@ std::vector<SizeRevision> cross_check_neighbours(Evaluator& eval,
       if (j < sizes.size() && won[j]) c.add(won[j]->policy, sizes[j]);
     if (c.list.size() == 1) continue;
     std::vector<Result> times;
-    const std::optional<Result> w = challenge(eval, c.list, sizes[i], times);
-    if (!w || w->policy == won[i]->policy) continue;
+    DuelGrid grid;
+    const std::optional<Result> w = challenge(eval, c.list, sizes[i], times, &grid);
+    if (!w) continue;
+    std::optional<BucketSplit> split = split_of(eval, times, grid, *w);
+    if (w->policy == won[i]->policy && !split) continue;
     out.push_back({sizes[i], *w, won[i]->policy.key(), c.from_of(w->policy),
-                   gain_over(times, won[i]->policy, *w)});
+                   gain_over(times, won[i]->policy, *w), std::move(split)});
     won[i] = w;
   }
   return out;
@@ -79,9 +82,11 @@ std::vector<SizeRevision> settle_midpoints(Evaluator& eval, const std::vector<st
     }
     if (c.list.size() < 2) continue;
     std::vector<Result> times;
-    const std::optional<Result> w = challenge(eval, c.list, m, times);
+    DuelGrid grid;
+    const std::optional<Result> w = challenge(eval, c.list, m, times, &grid);
     if (!w) continue;
-    out.push_back({m, *w, "", c.from_of(w->policy), gain_over(times, c.list[0], *w)});
+    out.push_back({m, *w, "", c.from_of(w->policy), gain_over(times, c.list[0], *w),
+                   split_of(eval, times, grid, *w)});
   }
   return out;
 }

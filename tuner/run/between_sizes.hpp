@@ -12,24 +12,28 @@
 #include <string>
 #include <vector>
 
+#include "tuner/run/winner.hpp"
 #include "tuner/search/evaluator.hpp"
 
 namespace scantune::tuner {
 
 /// A winner the checks chose at `size`: taken from the winner of size `from`;
 /// `before`: the key it replaces (empty: the size had none); `gain`: the time of the
-/// winner it replaces, or for a new size of the other candidate, over its own.
+/// winner it replaces, or for a new size of the other candidate, over its own; `split`:
+/// the two winners the revising duel supports (the winner may then be unchanged).
 struct SizeRevision {
   std::uint64_t size = 0;
   Result winner;
   std::string before;
   std::uint64_t from = 0;
   double gain = 1.0;
+  std::optional<BucketSplit> split = std::nullopt;
 };
 
 /// Duels each size's winner (`won[i]`, at sizes[i], ascending) with the different
 /// winners of the sizes beside it, in ascending order so that a better shape can
-/// travel on; `won` is updated. Returns the sizes whose winner changed.
+/// travel on; `won` is updated. Returns the sizes whose winner changed or whose duel
+/// supports two winners.
 std::vector<SizeRevision> cross_check_neighbours(Evaluator& eval,
                                                  const std::vector<std::uint64_t>& sizes,
                                                  std::vector<std::optional<Result>>& won);

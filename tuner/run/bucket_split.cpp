@@ -51,8 +51,4 @@ std::optional<TwoWinners> split_worth_storing(const TimeGrid& times, std::size_t
   return two;
 }
 
-std::uint64_t lower_upto(const std::vector<std::uint64_t>& sizes, const TwoWinners& w) {
-  return sizes[w.after - 1] + (sizes[w.after] - sizes[w.after - 1]) / 2;
-}
-
 } // namespace scantune::tuner

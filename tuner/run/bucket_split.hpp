@@ -1,6 +1,6 @@
 // Two winners for one size bucket: where the fastest shape changes inside a bucket, no
 // single policy stays within a few percent of the fastest at every size a bucket duel
-// times (docs/tuner.md, "One winner a bucket"); a lower and an upper winner, split
+// times (docs/tuner.md, "Two winners a bucket"); a lower and an upper winner, split
 // between two of those sizes, do.
 #pragma once
 
@@ -42,9 +42,5 @@ std::optional<TwoWinners> best_two(const TimeGrid& times);
 inline constexpr double kSplitAbove = 0.02;
 inline constexpr double kSplitGain = 0.01;
 std::optional<TwoWinners> split_worth_storing(const TimeGrid& times, std::size_t winner);
-
-/// The largest size the lower of two winners serves: halfway between the last size it
-/// won and the first size the upper one won.
-std::uint64_t lower_upto(const std::vector<std::uint64_t>& sizes, const TwoWinners& w);
 
 } // namespace scantune::tuner

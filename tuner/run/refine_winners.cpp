@@ -34,6 +34,7 @@ std::vector<SizeRevision> refine_winners(Evaluator& eval, const std::vector<std:
     const std::string before = won[i]->policy.key();
     std::set<std::string> screened_keys{before};
     double gain = 1.0; // each pass's duel: the replaced winner's time over the new one's
+    std::optional<BucketSplit> split; // what the last duel supports
     for (int pass = 0; pass < kPasses; ++pass) {
       const double mine = won[i]->median_ns;
       std::vector<Policy> around;
@@ -50,12 +51,15 @@ std::vector<SizeRevision> refine_winners(Evaluator& eval, const std::vector<std:
       for (const Result* r : ranked_ok(near))
         if (cands.size() <= kChallengers) cands.push_back(r->policy);
       std::vector<Result> times;
-      const std::optional<Result> w = challenge(eval, cands, sizes[i], times);
+      DuelGrid grid;
+      const std::optional<Result> w = challenge(eval, cands, sizes[i], times, &grid);
+      if (w) split = split_of(eval, times, grid, *w);
       if (!w || w->policy == won[i]->policy) break;
       gain *= gain_over(times, won[i]->policy, *w);
       won[i] = w;
     }
-    if (won[i]->policy.key() != before) out.push_back({sizes[i], *won[i], before, sizes[i], gain});
+    if (won[i]->policy.key() != before || split)
+      out.push_back({sizes[i], *won[i], before, sizes[i], gain, split});
   }
   return out;
 }

@@ -22,8 +22,8 @@ using NeighboursAt = std::function<std::vector<Policy>(const Policy&, std::uint6
 /// Screens the neighbours of each size's winner (`won[i]`, at sizes[i]) there and duels
 /// the winner with the fastest two that screened within 2% of it or faster; a new
 /// winner's neighbours are screened in turn (three passes at most). `won` is updated.
-/// Returns the sizes whose winner changed (`from`: the size itself; `gain`: the product
-/// of the passes' duel ratios).
+/// Returns the sizes whose winner changed or whose last duel supports two winners
+/// (`from`: the size itself; `gain`: the product of the passes' duel ratios).
 std::vector<SizeRevision> refine_winners(Evaluator& eval, const std::vector<std::uint64_t>& sizes,
                                          std::vector<std::optional<Result>>& won,
                                          const NeighboursAt& neighbours_at);

@@ -518,37 +518,17 @@ BaselineNs stored_baselines(const Tuning& t, const Problem& p, std::uint64_t n) 
   return out;
 }
 
-/// A bucket's second winner: sizes up to `upto` run `policy`.
-struct Lower {
-  Policy policy;
-  std::uint64_t upto = 0;
-};
-
-/// Where the duel's winner runs more than kSplitAbove behind the fastest at one of the
-/// bucket's sizes and two winners do better (bucket_split.hpp): the upper winner's
-/// result (it serves n) and the lower one.
-struct Split {
-  Result upper;
-  Lower lower;
-  double one = 1, two = 1; // worst ratios: the duel's winner alone, the two
-};
-std::optional<Split> split_of(const std::vector<Result>& duelled, const DuelGrid& grid,
-                              const Result& winner) {
-  const auto w = std::find_if(duelled.begin(), duelled.end(),
-                              [&](const Result& r) { return r.policy == winner.policy; });
-  if (grid.sizes.empty() || w == duelled.end()) return std::nullopt;
-  const auto wi = static_cast<std::size_t>(w - duelled.begin());
-  const std::optional<TwoWinners> two = split_worth_storing(grid.times, wi);
-  if (!two) return std::nullopt;
-  return Split{duelled[two->upper],
-               {duelled[two->lower].policy, lower_upto(grid.sizes, *two)},
-               worst_ratio(grid.times, wi, 0, grid.sizes.size()),
-               two->worst};
+/// "n <= N: LOWER (worst 1.074x -> 1.000x)": a stored split.
+std::string split_note(const BucketSplit& s) {
+  return fmt::format("n <= {}: {} (worst {:.3f}x -> {:.3f}x)", s.lower_upto, s.lower.key(), s.one,
+                     s.two);
 }
 
 /// Stores the winner of size n's bucket, replacing the previous one (and its split).
+/// With `split`, its upper winner and its lower one instead of `w`.
 db::BestEntry store_winner(Tuning& t, const Problem& p, std::uint64_t n, const Result& w,
-                           const std::optional<Lower>& lower = std::nullopt) {
+                           const std::optional<BucketSplit>& split = std::nullopt) {
+  const Result& stored = split ? split->upper : w;
   db::BestEntry e;
   e.device_id = t.st.device_id;
   e.run_id = t.st.run_id;
@@ -558,12 +538,12 @@ db::BestEntry store_winner(Tuning& t, const Problem& p, std::uint64_t n, const R
   e.kind = std::string(to_string(p.kind));
   e.problem = p.problem();
   e.size = n;
-  e.policy = w.policy.key();
-  e.ns = w.median_ns;
+  e.policy = stored.policy.key();
+  e.ns = stored.median_ns;
   e.gbs = gbs_of(p, n, e.ns);
-  if (lower) {
-    e.lower_policy = lower->policy.key();
-    e.lower_upto = lower->upto;
+  if (split) {
+    e.lower_policy = split->lower.key();
+    e.lower_upto = split->lower_upto;
   }
   t.st.db->set_best(e, db::BestMode::Replace);
   return e;
@@ -634,16 +614,11 @@ std::optional<Result> settle_size(Tuning& t, const Problem& p, const SizeOutcome
   }
   runners_up.erase(std::remove(runners_up.begin(), runners_up.end(), w->result.policy),
                    runners_up.end());
-  const std::optional<Split> split = split_of(duelled, grid, w->result);
-  const db::BestEntry e =
-      split ? store_winner(t, p, n, split->upper, split->lower) : store_winner(t, p, n, w->result);
+  const std::optional<BucketSplit> split = split_of(recorder, duelled, grid, w->result);
+  const db::BestEntry e = store_winner(t, p, n, w->result, split);
   gains.add(gain_over_dispatch(*w, incumbent));
   std::string note = winner_note(*w, duelled, incumbent, inc_plan, base.cub);
-  if (split) {
-    ++gains.splits;
-    note += fmt::format("{}up to {}: {} (worst {:.3f}x -> {:.3f}x)", note.empty() ? "" : "; ",
-                        size_label(split->lower.upto), e.lower_policy, split->one, split->two);
-  }
+  if (split) note += (note.empty() ? "" : "; ") + split_note(*split);
   fmt::print(t.out, "| {} | {} | {} | {:.0f} | {} | {} | {} |\n", size_label(n), e.policy, us(e.ns),
              e.gbs, ratio(base.memcpy, e.ns), ratio(base.cub, e.ns), note);
   return w->result;
@@ -657,10 +632,15 @@ void revise_between_sizes(Tuning& t, const Problem& p, const SearchContext& ctx,
                           const std::vector<std::vector<Policy>>& runners_up, Evaluator& recorder) {
   const std::vector<std::uint64_t>& sizes = ctx.sizes;
   const auto print = [&](const SizeRevision& r, const std::string& what) {
-    const db::BestEntry e = store_winner(t, p, r.size, r.winner);
-    fmt::print(t.out, "| {} | {} | {} | {:.0f} | - | - | {} ({:.3f}x) |\n", size_label(r.size),
-               e.policy, us(e.ns), e.gbs, what, r.gain);
+    const db::BestEntry e = store_winner(t, p, r.size, r.winner, r.split);
+    std::string note = r.before == r.winner.policy.key()
+                           ? std::string("kept")
+                           : fmt::format("{} ({:.3f}x)", what, r.gain);
+    if (r.split) note += "; " + split_note(*r.split);
+    fmt::print(t.out, "| {} | {} | {} | {:.0f} | - | - | {} |\n", size_label(r.size), e.policy,
+               us(e.ns), e.gbs, note);
   };
+
   std::set<std::string> allowed;
   for (const Policy& c : ctx.candidates)
     allowed.insert(c.key());
@@ -676,6 +656,20 @@ void revise_between_sizes(Tuning& t, const Problem& p, const SearchContext& ctx,
     print(r, fmt::format("{}'s winner, replaces {}", size_label(r.from), r.before));
   for (const SizeRevision& r : settle_midpoints(recorder, sizes, won, runners_up))
     print(r, fmt::format("between sizes: from {}", size_label(r.from)));
+}
+
+/// The buckets of `p` this run left with two winners.
+std::size_t splits_stored(const Tuning& t, const Problem& p) {
+  db::BestFilter f;
+  f.model = t.st.model;
+  f.type = std::string(to_string(p.type));
+  f.op = p.op_name();
+  f.kind = std::string(to_string(p.kind));
+  f.problem = p.problem();
+  std::size_t n = 0;
+  for (const db::BestEntry& e : t.st.db->list_best(f))
+    n += e.run_id == t.st.run_id && e.op_hash == p.op_hash() && !e.lower_policy.empty();
+  return n;
 }
 
 /// One problem: the search over the sizes that fit, then every size settled, the
@@ -716,6 +710,7 @@ void tune_problem(Tuning& t, const Problem& p, const std::vector<std::uint64_t>&
   }
   ctx.sizes = settled;
   revise_between_sizes(t, p, ctx, won, runners_up, recorder);
+  gains.splits = splits_stored(t, p);
   t.progress.end();
   std::vector<Result> winners;
   for (const std::optional<Result>& w : won)

@@ -151,11 +151,39 @@ std::vector<Result> final_duel(Evaluator& eval, const std::vector<Result>& final
 }
 
 std::optional<Result> challenge(Evaluator& eval, const std::vector<Policy>& cands, std::uint64_t n,
-                                std::vector<Result>& times) {
-  times = bucket_duel(eval, cands, n);
+                                std::vector<Result>& times, DuelGrid* grid) {
+  times = bucket_duel(eval, cands, n, grid);
   const std::optional<Winner> w = pick_winner(times, times.front());
   if (!w) return std::nullopt;
   return w->result;
+}
+
+std::uint64_t find_crossover(Evaluator& eval, const Policy& lower, const Policy& upper,
+                             std::uint64_t lo, std::uint64_t hi) {
+  const std::uint64_t step = std::max<std::uint64_t>(1, (hi - lo) / 32);
+  while (hi - lo > step) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    const std::vector<Result> d = duel(eval, {lower, upper}, mid);
+    if (!d[0].ok() || !d[1].ok()) return mid; // not timed there: the midpoint
+    (d[0].median_ns <= d[1].median_ns ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+std::optional<BucketSplit> split_of(Evaluator& eval, const std::vector<Result>& duelled,
+                                    const DuelGrid& grid, const Result& winner) {
+  const auto w = std::find_if(duelled.begin(), duelled.end(),
+                              [&](const Result& r) { return r.policy == winner.policy; });
+  if (grid.sizes.empty() || w == duelled.end()) return std::nullopt;
+  const auto wi = static_cast<std::size_t>(w - duelled.begin());
+  const std::optional<TwoWinners> two = split_worth_storing(grid.times, wi);
+  if (!two) return std::nullopt;
+  const Policy& lower = duelled[two->lower].policy;
+  const Result& upper = duelled[two->upper];
+  return BucketSplit{
+      upper, lower,
+      find_crossover(eval, lower, upper.policy, grid.sizes[two->after - 1], grid.sizes[two->after]),
+      worst_ratio(grid.times, wi, 0, grid.sizes.size()), two->worst};
 }
 
 double gain_over(const std::vector<Result>& times, const Policy& other, const Result& winner) {

@@ -70,9 +70,35 @@ std::optional<Winner> pick_winner(const std::vector<Result>& finalists,
                                   const std::optional<Result>& incumbent);
 
 /// Duels `cands` (the first is the incumbent) for n's bucket (bucket_duel): the winner,
-/// or nothing when no candidate ran; `times` receives every candidate's result.
+/// or nothing when no candidate ran; `times` receives every candidate's result, `grid`
+/// (when given) every size's.
 std::optional<Result> challenge(Evaluator& eval, const std::vector<Policy>& cands, std::uint64_t n,
-                                std::vector<Result>& times);
+                                std::vector<Result>& times, DuelGrid* grid = nullptr);
+
+/// Two winners for a duelled bucket (bucket_split.hpp): the upper one (it serves the
+/// bucket's top, n; its result there) and the lower one with the largest size it serves;
+/// `one` and `two`: the worst ratios of the duel's winner alone and of the two.
+struct BucketSplit {
+  Result upper;
+  Policy lower;
+  std::uint64_t lower_upto = 0;
+  double one = 1, two = 1;
+};
+
+/// The split worth storing (split_worth_storing) of a bucket duel (`duelled`, `grid`)
+/// won by `winner`; nothing without a grid or where one winner serves. Where the two
+/// cross between two duel sizes is then found by bisection (find_crossover): the
+/// midpoint between them guessed wrong where the lower winner stops fitting one wave
+/// (H100, float64 sums: the one-wave shape ran 10% behind from 1.19 x 2^21, a split at
+/// 1.25 x 2^21).
+std::optional<BucketSplit> split_of(Evaluator& eval, const std::vector<Result>& duelled,
+                                    const DuelGrid& grid, const Result& winner);
+
+/// The largest size in [lo, hi) at which `lower` duels no slower than `upper`, found by
+/// bisection to within (hi - lo) / 32 (lower is known to win lo, upper hi); sizes the
+/// evaluator cannot time end the search at the midpoint reached.
+std::uint64_t find_crossover(Evaluator& eval, const Policy& lower, const Policy& upper,
+                             std::uint64_t lo, std::uint64_t hi);
 
 /// The rank of `other` among `times` over `winner`'s (1 when it did not run).
 double gain_over(const std::vector<Result>& times, const Policy& other, const Result& winner);
