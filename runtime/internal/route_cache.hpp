@@ -55,15 +55,14 @@ public:
 
 private:
   static constexpr int kBuckets = db::kMaxSizeBucket + 1;
-  // A bucket whose winner is split (Choice::split_upto) routes sizes up to lower_upto
-  // to its lower route; 0 (no split) sends every size of the bucket to by_bucket.
+  // A bucket whose winner is split (its Choice's split_upto) routes sizes up to that to
+  // its lower route; 0 (no split) sends every size of the bucket to by_bucket.
   struct RouteSet {
     std::array<Route, kBuckets> by_bucket;
     std::array<Route, kBuckets> lower;
-    std::array<std::uint64_t, kBuckets> lower_upto{};
     Route& of(std::uint64_t n) {
       const auto b = static_cast<std::size_t>(db::size_bucket(n));
-      return n <= lower_upto[b] ? lower[b] : by_bucket[b];
+      return n <= by_bucket[b].plan.split_upto ? lower[b] : by_bucket[b];
     }
   };
   std::unique_ptr<RouteSet> build(DataType type, const OpRef& op, ScanKind kind, Heads heads,

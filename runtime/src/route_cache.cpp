@@ -45,10 +45,7 @@ std::unique_ptr<RouteCache::RouteSet> RouteCache::build(DataType type, const OpR
     // The bucket's largest n: one-block winners must cover all of it.
     Choice& plan = set->by_bucket[b].plan;
     resolve(plan, db::bucket_size(static_cast<int>(b)));
-    if (plan.split_upto) {
-      set->lower_upto[b] = plan.split_upto;
-      resolve(set->lower[b].plan, plan.split_upto);
-    }
+    if (plan.split_upto) resolve(set->lower[b].plan, plan.split_upto);
   }
   return set;
 }
