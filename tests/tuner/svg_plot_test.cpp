@@ -193,6 +193,15 @@ TEST(CompareRows, MatchesByProblemAndBucket) {
   EXPECT_FALSE(rows[1].differs());
   EXPECT_FALSE(rows[1].ratio());
   EXPECT_TRUE(!rows[2].a && rows[2].b);
+
+  // Split buckets: the same two winners split elsewhere are the same winners.
+  b1.policy = a1.policy;
+  a1.lower_policy = b1.lower_policy = "r";
+  a1.lower_upto = 900;
+  b1.lower_upto = 950;
+  EXPECT_FALSE(compare_rows({a1}, {b1})[0].differs());
+  b1.lower_policy = "s";
+  EXPECT_TRUE(compare_rows({a1}, {b1})[0].differs());
 }
 
 TEST(BenchAlgorithms, RepresentativePoliciesAreValidForEveryType) {

@@ -282,7 +282,7 @@ void run_compare(const CompareOptions& o) {
                         {}};
     }
     const auto policy = [](const std::optional<db::BestEntry>& s) {
-      return s ? s->policy : std::string("-");
+      return s ? policy_cell(*s) : std::string("-");
     };
     const auto gbs = [](const std::optional<db::BestEntry>& s) {
       return s ? fmt::format("{:.1f}", s->gbs) : std::string("-");

@@ -50,7 +50,11 @@ std::string problem_label(const db::BestEntry& e);
 struct CompareRow {
   std::optional<db::BestEntry> a, b;
   const db::BestEntry& any() const { return a ? *a : *b; }
-  bool differs() const { return a && b && a->policy != b->policy; }
+  /// Different winners: another policy, or another lower winner where a bucket is split
+  /// (the split's size, placed by timing, may move between tunes of the same winners).
+  bool differs() const {
+    return a && b && (a->policy != b->policy || a->lower_policy != b->lower_policy);
+  }
   std::optional<double> ratio() const; ///< GB/s of A over GB/s of B
 };
 /// Matches two sides' entries (each of one model) by problem and bucket, in order.
