@@ -166,10 +166,12 @@ TEST_F(CliInspect, ShowDuels) {
                           "900000      |"),
             std::string::npos)
       << r.output;
-  EXPECT_NE(r.output.find("1 duelled bucket(s). One winner a bucket: 1 above 3% of the fastest "
-                          "duelist at some duel size, 1 above 2% (worst 1.061, int32 sum "
-                          "inclusive at 2^20). Two winners a bucket: 0 above 3% (worst 1.000)"),
-            std::string::npos)
+  EXPECT_NE(
+      r.output.find("1 duelled bucket(s). One winner a bucket: 1 above 3% of the fastest "
+                    "duelist at some duel size, 1 above 2% (worst 1.061, int32 sum "
+                    "inclusive at 2^20). Two winners a bucket: 0 above 3% (worst 1.000). Stored: 0 "
+                    "split, 1 above 3%"),
+      std::string::npos)
       << r.output;
 }
 

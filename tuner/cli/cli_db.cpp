@@ -165,24 +165,28 @@ std::vector<std::string> duel_cells(const tuner::DuelBucket& b) {
 }
 
 /// The tables, then how many buckets one winner cannot serve within 3% (and 2%) of
-/// the fastest duelist at every duel size, and how many two winners could not.
+/// the fastest duelist at every duel size, how many two winners could not, and how the
+/// stored winners (split or not) do.
 std::string duels_text(const std::vector<tuner::DuelBucket>& buckets) {
   std::string out = grouped_tables(buckets, kDuelColumns, duel_cells);
-  int over3 = 0, over2 = 0, two_over3 = 0;
+  int over3 = 0, over2 = 0, two_over3 = 0, split = 0, stored_over3 = 0;
   const tuner::DuelBucket* worst = &buckets.front();
   double worst_two = 1;
   for (const tuner::DuelBucket& b : buckets) {
     over3 += b.one > 1.03;
     over2 += b.one > 1.02;
     two_over3 += b.two > 1.03;
+    split += !b.best.lower_policy.empty();
+    stored_over3 += b.winner && *b.winner > 1.03;
     if (b.one > worst->one) worst = &b;
     worst_two = std::max(worst_two, b.two);
   }
-  out += fmt::format("\n{} duelled bucket(s). One winner a bucket: {} above 3% of the fastest "
-                     "duelist at some duel size, {} above 2% (worst {:.3f}, {} at {}). Two "
-                     "winners a bucket: {} above 3% (worst {:.3f})\n",
-                     buckets.size(), over3, over2, worst->one, tuner::problem_label(worst->best),
-                     db::bucket_label(worst->best.size_bucket), two_over3, worst_two);
+  out += fmt::format(
+      "\n{} duelled bucket(s). One winner a bucket: {} above 3% of the fastest "
+      "duelist at some duel size, {} above 2% (worst {:.3f}, {} at {}). Two "
+      "winners a bucket: {} above 3% (worst {:.3f}). Stored: {} split, {} above 3%\n",
+      buckets.size(), over3, over2, worst->one, tuner::problem_label(worst->best),
+      db::bucket_label(worst->best.size_bucket), two_over3, worst_two, split, stored_over3);
   return out;
 }
 
