@@ -142,7 +142,7 @@ const std::map<std::string, std::string> kGolden = {
     {"reduce_then_scan", "7705e332417a6edb4f79ff904e3526deb2aab82bf872de54a3bc4e6d55e3b63c"},
     {"sequential", "865168574fedb594d14c433ce991a020eb4196f13ee752a175ddc037c317defc"},
     {"single_block", "19edc389287b0d064d800c77494e916f7633644af3874ce601dd536b4e498895"},
-    {"space", "d9b3c11bc1784d6e06182c6cfbde2dfe724a91c4e5f1c0cd3598ce834c3cd448"},
+    {"space", "f7fe2a634d05acee5c45675ce951ce3492ba02b4d7e4edea8506f0f4db20a92e"},
 };
 
 TEST(PolicyGolden, EveryPolicyFactIsUnchanged) {
