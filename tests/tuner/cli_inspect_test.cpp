@@ -497,7 +497,8 @@ TEST(GpuCliBench, TinyRunPrintsOneRowPerSizeAndWritesJsonAndSvg) {
 }
 
 // `scantune tune` and `bench` of a converting problem: verified winners stored under
-// its own problem, and the bench without a CUB column (bench/types_bench.cu has it).
+// its own problem; the bench's CUB column from the tuner's converting CUB baseline for
+// an inclusive sum, none (with a note) for an exclusive one.
 TEST(GpuCliBench, TuneAndBenchAConvertingProblem) {
   if (!scantune::test::has_gpu()) GTEST_SKIP() << "no CUDA device";
   TempDir dir;
@@ -514,8 +515,16 @@ TEST(GpuCliBench, TuneAndBenchAConvertingProblem) {
   r = run_cli("bench --type int8 --sizes 2^20 --algorithms lookback_warp", "2>&1",
               "SCANTUNE_DB=" + db);
   ASSERT_EQ(r.code, 0) << r.output;
-  EXPECT_NE(r.output.find("bench/types_bench.cu"), std::string::npos) << r.output;
-  EXPECT_EQ(table_rows(r.output).size(), 1u) << r.output;
+  auto rows = table_rows(r.output);
+  ASSERT_EQ(rows.size(), 1u) << r.output;
+  EXPECT_FALSE(std::regex_search(rows[0], std::regex(R"(\|\s+-\s+\|)"))) << r.output;
+  r = run_cli("bench --type int8 --kind exclusive --sizes 2^20", "2>&1", "SCANTUNE_DB=" + db);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("inclusive sums of the listed converting types"), std::string::npos)
+      << r.output;
+  rows = table_rows(r.output);
+  ASSERT_EQ(rows.size(), 1u) << r.output;
+  EXPECT_TRUE(std::regex_search(rows[0], std::regex(R"(\|\s+-\s+\|)"))) << r.output;
 }
 
 // A sample custom operator gets the CUB column from its compiled twin.

@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "builtin_table.hpp"
 #include "common/gpu.hpp"
 #include "tuner/gpu/gpu_support.hpp"
 #include "tuner/gpu/reference.hpp"
@@ -201,7 +202,63 @@ TEST_F(GpuSupportCompare, IntegersIgnoreTolerance) {
   EXPECT_EQ(r.first, 0u);
 }
 
+// The converting sums the built-in tables hold have a CUB baseline in the tuner, so
+// their tunes and benchmarks print x CUB; other kinds and operators are refused.
+TEST(GpuSupportHost, CubConvertingBaselinesCoverTheBuiltinTables) {
+  int converting = 0;
+  for (const detail::BuiltinEntry& e : detail::builtin_table()) {
+    const std::string_view problem = e.problem;
+    if (problem.empty() || problem.front() != '@' || problem.rfind("@struct", 0) == 0) continue;
+    const ScanTypes types = parse_scan_types(problem.substr(1));
+    EXPECT_TRUE(gpu::cub_convert_supports(types, e.op, e.kind)) << problem;
+    ++converting;
+  }
+  EXPECT_GT(converting, 0);
+  for (const char* torch_result : {"int8:int64", "uint8:int64", "int16:int64", "int32:int64"})
+    EXPECT_TRUE(
+        gpu::cub_convert_supports(parse_scan_types(torch_result), Op::Sum, ScanKind::Inclusive))
+        << torch_result;
+  const ScanTypes bytes = parse_scan_types("uint8:int32");
+  EXPECT_FALSE(gpu::cub_convert_supports(bytes, Op::Sum, ScanKind::Exclusive));
+  EXPECT_FALSE(gpu::cub_convert_supports(bytes, Op::Max, ScanKind::Inclusive));
+  EXPECT_FALSE(
+      gpu::cub_convert_supports(parse_scan_types("uint16:int64"), Op::Sum, ScanKind::Inclusive));
+  // Types it has no instantiation for are refused before any CUDA call.
+  EXPECT_THROW(gpu::cub_convert_temp_bytes(parse_scan_types("uint16:int64"), 10), Error);
+}
+
 using GpuSupportCub = GpuTest;
+
+// Every converting sum CUB is compiled for, against the host reference bit for bit (the
+// tuner's value sets keep float sums exact, so the order of additions does not matter).
+TEST_F(GpuSupportCub, ConvertingSumsMatchTheReference) {
+  const char* triples[] = {
+      "int8",       "uint8",       "int16",           "uint16",           "float16",
+      "bfloat16",   "uint8:int32", "float16:float32", "bfloat16:float32", "int32:int64",
+      "int8:int64", "uint8:int64", "int16:int64"};
+  for (const char* text : triples) {
+    const ScanTypes types = parse_scan_types(text);
+    ASSERT_TRUE(gpu::cub_convert_supports(types, Op::Sum, ScanKind::Inclusive)) << text;
+    const ValueSet set = value_set_for(types.acc, Op::Sum, false);
+    for (std::size_t n : {std::size_t{1}, std::size_t{1000}, (std::size_t{1} << 20) + 3}) {
+      DeviceBuffer<unsigned char> in(n * size_of(types.in)), out(n * size_of(types.out)),
+          want(n * size_of(types.out));
+      out.poison();
+      gpu::fill_input(types.in, set, 5 + n, 0, n, in.ptr, nullptr);
+      const std::size_t bytes = gpu::cub_convert_temp_bytes(types, n);
+      DeviceBuffer<unsigned char> temp(bytes);
+      gpu::cub_convert_scan(types, in.ptr, out.ptr, n, temp.ptr, bytes, nullptr);
+      want.upload(reference_scan(types, Op::Sum, ScanKind::Inclusive, set, 5 + n, n, 0));
+      const auto r = gpu::compare(types.out, out.ptr, want.ptr, n, 0, nullptr);
+      EXPECT_EQ(r.mismatches, 0u) << text << " n=" << n << ": first mismatch at " << r.first;
+    }
+  }
+  gpu::cub_convert_scan(parse_scan_types("int32:int64"), nullptr, nullptr, 0, nullptr, 0, nullptr);
+  DeviceBuffer<int> d(16);
+  EXPECT_THROW(
+      gpu::cub_convert_scan(parse_scan_types("int32:int64"), d.ptr, d.ptr, 4, nullptr, 0, nullptr),
+      Error);
+}
 
 // One CUB baseline run against the host reference, on a non-default stream.
 void check_cub(DataType type, Op op, ScanKind kind, std::size_t n, cudaStream_t stream) {

@@ -311,8 +311,8 @@ void register_bench_commands(CLI::App& app) {
   bench
       ->add_option("--type,--types", bo->types,
                    "Element types: a comma-separated list or 'all', one table each.\n"
-                   "Converting scans as for tune: uint8:int32, float16 (no CUB column:\n"
-                   "bench/types_bench.cu times CUB on those). Default: int32")
+                   "Converting scans as for tune: uint8:int32, float16 (a CUB column for\n"
+                   "inclusive sums; bench/types_bench.cu times CUB on others). Default: int32")
       ->type_name("LIST");
   bench->add_option("--op", bo->op, "Built-in operator. Default: sum")->type_name("OP");
   bench

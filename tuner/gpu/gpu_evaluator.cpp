@@ -634,14 +634,8 @@ struct GpuEvaluator::Impl {
       return b;
     }
     if (!problem.segments.flat()) return time_cub_by_key(n);
+    if (problem.converts) return time_cub_converting(n);
     BaselineResult b;
-    if (problem.converts) {
-      // No CUB scan of mixed types is compiled into the tuner (its build time):
-      // bench/types_bench.cu compares CUB on converting scans.
-      b.error = "no CUB baseline for " + problem.label() +
-                " in the tuner (converting scans: see bench/types_bench.cu)";
-      return b;
-    }
     if (problem.struct_bytes()) {
       b.error = "no CUB baseline for " + problem.label() +
                 " in the tuner (struct values: see bench/struct_bench.cu)";
@@ -659,6 +653,23 @@ struct GpuEvaluator::Impl {
     const auto call = [&](const void* in, void* out) {
       gpu::cub_scan(problem.type, op, problem.kind, in, out, n, &init, cub_temp.ptr, cub_temp_bytes,
                     stream, twin);
+    };
+    return verified_timing(n, "CUB", cub_verified, call);
+  }
+
+  // Inclusive sums of the type triples the tuner compiles CUB for (gpu_support.hpp);
+  // bench/types_bench.cu compares CUB on the others.
+  BaselineResult time_cub_converting(std::uint64_t n) {
+    const ScanTypes& types = *problem.converts;
+    if (problem.op.is_custom || !gpu::cub_convert_supports(types, problem.op.op, problem.kind)) {
+      BaselineResult b;
+      b.error = "no CUB baseline for " + problem.label() +
+                " in the tuner (inclusive sums of the listed converting types only)";
+      return b;
+    }
+    reserve_cub_temp(gpu::cub_convert_temp_bytes(types, n));
+    const auto call = [&](const void* in, void* out) {
+      gpu::cub_convert_scan(types, in, out, n, cub_temp.ptr, cub_temp_bytes, stream);
     };
     return verified_timing(n, "CUB", cub_verified, call);
   }

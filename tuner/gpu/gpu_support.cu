@@ -15,17 +15,16 @@
 #include "tuner/gpu/cub_baseline_by_key.cuh"
 
 namespace scantune::tuner::gpu {
+
+void check(cudaError_t e, const std::string& what) {
+  if (e == cudaSuccess) return;
+  cudaGetLastError(); // a non-sticky launch error: a later call must not report it again
+  throw Error("scantune tuner: " + what + ": " + cudaGetErrorString(e));
+}
+
 namespace {
 
 constexpr int kThreads = 256;
-
-// Throws scantune::Error naming the call. Also clears a non-sticky launch error, so
-// that a later call does not report it again.
-void check(cudaError_t e, const std::string& what) {
-  if (e == cudaSuccess) return;
-  cudaGetLastError();
-  throw Error("scantune tuner: " + what + ": " + cudaGetErrorString(e));
-}
 
 // Enough blocks of kThreads to fill the current device, fewer for small counts;
 // the kernels are grid-stride loops.

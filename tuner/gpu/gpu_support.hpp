@@ -1,12 +1,13 @@
 // Device helpers of the tuner, compiled by nvcc (gpu_support_*.cu): filling input
 // buffers, comparing results on the device, and the baselines (CUB DeviceScan for
-// the built-in operators, and its scan by key for segmented sums). Host-only declarations, so
-// host-compiled code calls them.
+// the built-in operators and converting sums, and its scan by key for segmented sums).
+// Host-only declarations, so host-compiled code calls them.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include <cuda_runtime_api.h>
 
@@ -16,6 +17,9 @@
 #include "tuner/gpu/input_values.hpp"
 
 namespace scantune::tuner::gpu {
+
+/// Throws scantune::Error "scantune tuner: WHAT: CUDA's message" unless e is cudaSuccess.
+void check(cudaError_t e, const std::string& what);
 
 /// dst[k] = input_value<T>(set, seed, first + k) for k < count (T from `type`; half
 /// and bfloat16: narrow_float_value converted, input_values.hpp). Every element type.
@@ -54,6 +58,17 @@ std::size_t cub_temp_bytes(DataType type, Op op, ScanKind kind, std::size_t n,
 void cub_scan(DataType type, Op op, ScanKind kind, const void* in, void* out, std::size_t n,
               const void* init, void* temp, std::size_t temp_bytes, cudaStream_t stream,
               std::optional<Twin> twin = {});
+
+/// Whether CUB DeviceScan is a baseline for the converting scan `types`: inclusive sums
+/// of the type triples cub_baseline_convert.cu compiles (uint8:int32, int32:int64,
+/// float16:float32:float16, ...).
+bool cub_convert_supports(const ScanTypes& types, Op op, ScanKind kind);
+/// Temporary storage CUB needs for a converting inclusive sum of n elements.
+std::size_t cub_convert_temp_bytes(const ScanTypes& types, std::size_t n);
+/// One CUB InclusiveScan of n `types.in` elements read as `types.acc`, written as
+/// `types.out`. Asynchronous; throws scantune::Error on a CUDA error or other types.
+void cub_convert_scan(const ScanTypes& types, const void* in, void* out, std::size_t n, void* temp,
+                      std::size_t temp_bytes, cudaStream_t stream);
 
 /// Whether CUB's scan by key is a baseline for segmented scans of (type, op): sums
 /// (cub_baseline_by_key.cuh says why only those).

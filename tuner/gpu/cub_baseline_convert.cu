@@ -1,0 +1,132 @@
+// CUB baselines of converting sums (gpu_support.hpp: cub_convert_*): cub::DeviceScan::
+// InclusiveScan over the input read through a conversion into the accumulator, written
+// as the output type, as a CUB user writes a widening or half-precision cumsum. Only
+// inclusive sums of the type triples below are compiled (each costs an instantiation
+// of build time): the converting scans the built-in table and the frameworks' default
+// result types use.
+#include <climits>
+#include <cstdint>
+#include <tuple>
+#include <type_traits>
+
+#include <cub/device/device_scan.cuh>
+#include <cuda/std/functional>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <thrust/iterator/transform_iterator.h>
+
+#include "tuner/gpu/gpu_support.hpp"
+
+namespace scantune::tuner::gpu {
+namespace {
+
+template <class In, class Acc, class Out>
+struct Triple {
+  using in = In;
+  using acc = Acc;
+  using out = Out;
+};
+
+// Bytes and booleans into counts, 16-bit types through their accumulator and back,
+// half and bfloat16 into float, and what torch.cumsum returns for small integers (int64).
+using Triples =
+    std::tuple<Triple<std::int8_t, std::int32_t, std::int8_t>,
+               Triple<std::uint8_t, std::uint32_t, std::uint8_t>,
+               Triple<std::int16_t, std::int32_t, std::int16_t>,
+               Triple<std::uint16_t, std::uint32_t, std::uint16_t>, Triple<__half, float, __half>,
+               Triple<__nv_bfloat16, float, __nv_bfloat16>,
+               Triple<std::uint8_t, std::int32_t, std::int32_t>, Triple<__half, float, float>,
+               Triple<__nv_bfloat16, float, float>,
+               Triple<std::int32_t, std::int64_t, std::int64_t>,
+               Triple<std::int8_t, std::int64_t, std::int64_t>,
+               Triple<std::uint8_t, std::int64_t, std::int64_t>,
+               Triple<std::int16_t, std::int64_t, std::int64_t>>;
+
+template <class Tr>
+bool matches(const ScanTypes& t) {
+  return t.in == data_type_of<typename Tr::in>() && t.acc == data_type_of<typename Tr::acc>() &&
+         t.out == data_type_of<typename Tr::out>();
+}
+
+// Calls f(Triple{}) for the triple of t; false where none is compiled.
+template <class F>
+bool with_triple(const ScanTypes& t, F&& f) {
+  bool found = false;
+  std::apply(
+      [&](auto... tr) {
+        ((!found && matches<decltype(tr)>(t) ? (f(tr), found = true) : false), ...);
+      },
+      Triples{});
+  return found;
+}
+
+// Integer sums run on the accumulator's unsigned twin: they wrap modulo 2^bits, as the
+// library's do, without signed overflow (signed and unsigned have the same bits).
+template <class Acc, bool = std::is_integral_v<Acc>>
+struct Arith {
+  using type = Acc;
+};
+template <class Acc>
+struct Arith<Acc, true> {
+  using type = std::make_unsigned_t<Acc>;
+};
+
+template <class In, class Acc>
+struct Widen {
+  using U = typename Arith<Acc>::type;
+  __host__ __device__ U operator()(In x) const { return static_cast<U>(static_cast<Acc>(x)); }
+};
+
+template <class Tr>
+cudaError_t sum(const void* in, void* out, std::size_t n, void* temp, std::size_t& temp_bytes,
+                cudaStream_t stream) {
+  using In = typename Tr::in;
+  using U = typename Arith<typename Tr::acc>::type;
+  const auto src =
+      thrust::make_transform_iterator(static_cast<const In*>(in), Widen<In, typename Tr::acc>{});
+  auto* dst = static_cast<typename Tr::out*>(out);
+  const ::cuda::std::plus<U> plus;
+  if (n <= static_cast<std::size_t>(INT_MAX))
+    return cub::DeviceScan::InclusiveScan(temp, temp_bytes, src, dst, plus, static_cast<int>(n),
+                                          stream);
+  return cub::DeviceScan::InclusiveScan(temp, temp_bytes, src, dst, plus,
+                                        static_cast<std::int64_t>(n), stream);
+}
+
+std::string label(const ScanTypes& t, std::size_t n) {
+  return "cub::DeviceScan (" + to_string(t) + " sum inclusive, n=" + std::to_string(n) + ")";
+}
+
+cudaError_t run(const ScanTypes& t, const void* in, void* out, std::size_t n, void* temp,
+                std::size_t& temp_bytes, cudaStream_t stream) {
+  cudaError_t e = cudaErrorInvalidValue;
+  const bool found =
+      with_triple(t, [&](auto tr) { e = sum<decltype(tr)>(in, out, n, temp, temp_bytes, stream); });
+  if (!found)
+    throw Error("scantune tuner: no CUB baseline for " + label(t, n) +
+                " (converting sums of the types cub_baseline_convert.cu lists)");
+  return e;
+}
+
+} // namespace
+
+bool cub_convert_supports(const ScanTypes& types, Op op, ScanKind kind) {
+  return op == Op::Sum && kind == ScanKind::Inclusive && with_triple(types, [](auto) {});
+}
+
+std::size_t cub_convert_temp_bytes(const ScanTypes& types, std::size_t n) {
+  std::size_t bytes = 0;
+  check(run(types, nullptr, nullptr, n, nullptr, bytes, nullptr),
+        "temporary storage size of " + label(types, n));
+  return bytes;
+}
+
+void cub_convert_scan(const ScanTypes& types, const void* in, void* out, std::size_t n, void* temp,
+                      std::size_t temp_bytes, cudaStream_t stream) {
+  if (n == 0) return;
+  // CUB reads a null temp as a size query and would silently scan nothing.
+  if (temp == nullptr) throw Error("scantune tuner: " + label(types, n) + ": temp storage is null");
+  check(run(types, in, out, n, temp, temp_bytes, stream), label(types, n));
+}
+
+} // namespace scantune::tuner::gpu
