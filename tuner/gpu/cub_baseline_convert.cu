@@ -7,14 +7,13 @@
 #include <climits>
 #include <cstdint>
 #include <tuple>
-#include <type_traits>
 
-#include <cub/device/device_scan.cuh>
-#include <cuda/std/functional>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <thrust/iterator/transform_iterator.h>
 
+#define SCANTUNE_CUB_BASELINE_DEFINE
+#include "tuner/gpu/cub_baseline.cuh"
 #include "tuner/gpu/gpu_support.hpp"
 
 namespace scantune::tuner::gpu {
@@ -60,20 +59,11 @@ bool with_triple(const ScanTypes& t, F&& f) {
   return found;
 }
 
-// Integer sums run on the accumulator's unsigned twin: they wrap modulo 2^bits, as the
-// library's do, without signed overflow (signed and unsigned have the same bits).
-template <class Acc, bool = std::is_integral_v<Acc>>
-struct Arith {
-  using type = Acc;
-};
-template <class Acc>
-struct Arith<Acc, true> {
-  using type = std::make_unsigned_t<Acc>;
-};
-
+// Integer sums run on the accumulator's unsigned twin (cub_baseline::Arith): they wrap
+// modulo 2^bits, as the library's do, without signed overflow.
 template <class In, class Acc>
 struct Widen {
-  using U = typename Arith<Acc>::type;
+  using U = cub_baseline::Arith<Acc>;
   __host__ __device__ U operator()(In x) const { return static_cast<U>(static_cast<Acc>(x)); }
 };
 
@@ -81,7 +71,7 @@ template <class Tr>
 cudaError_t sum(const void* in, void* out, std::size_t n, void* temp, std::size_t& temp_bytes,
                 cudaStream_t stream) {
   using In = typename Tr::in;
-  using U = typename Arith<typename Tr::acc>::type;
+  using U = cub_baseline::Arith<typename Tr::acc>;
   const auto src =
       thrust::make_transform_iterator(static_cast<const In*>(in), Widen<In, typename Tr::acc>{});
   auto* dst = static_cast<typename Tr::out*>(out);
