@@ -20,9 +20,12 @@ std::string nvrtc_version();
 std::vector<int> nvrtc_supported_archs();
 /// The options a compile for `arch` uses (part of every cache key).
 std::vector<std::string> nvrtc_options(int arch);
-/// Compiles `source`; throws CompileError carrying the log and the options.
+/// Compiles `source`; throws CompileError carrying the log and the options. `extra`
+/// options go after nvrtc_options(arch): ones that change no code only (a cache key
+/// does not hold them), e.g. "--ptxas-options=-v" for ptxas's resource lines in the log.
 CompiledProgram nvrtc_compile(const std::string& program_name, const std::string& source,
-                              const std::vector<std::string>& name_expressions, int arch);
+                              const std::vector<std::string>& name_expressions, int arch,
+                              const std::vector<std::string>& extra = {});
 /// Number of NVRTC compiles this process has run (tests count cold vs warm loads).
 long nvrtc_compile_count();
 

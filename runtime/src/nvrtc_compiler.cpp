@@ -60,7 +60,8 @@ std::vector<std::string> nvrtc_options(int arch) {
 }
 
 CompiledProgram nvrtc_compile(const std::string& program_name, const std::string& source,
-                              const std::vector<std::string>& name_expressions, int arch) {
+                              const std::vector<std::string>& name_expressions, int arch,
+                              const std::vector<std::string>& extra) {
   const auto start = std::chrono::steady_clock::now();
   std::vector<const char*> header_text, header_names;
   for (std::size_t i = 0; i < kTemplateFileCount; ++i) {
@@ -75,7 +76,8 @@ CompiledProgram nvrtc_compile(const std::string& program_name, const std::string
   for (const auto& e : name_expressions)
     check(nvrtcAddNameExpression(prog.p, e.c_str()), "name expression");
 
-  const auto options = nvrtc_options(arch);
+  auto options = nvrtc_options(arch);
+  options.insert(options.end(), extra.begin(), extra.end());
   std::vector<const char*> opts;
   for (const auto& o : options)
     opts.push_back(o.c_str());

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -49,6 +50,34 @@ TEST_F(Cli, CompilesAPolicyWithoutAGpu) {
       std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("rts_downsweep_kernel"), std::string::npos) << r.output;
+}
+
+// ptxas's registers and the blocks an SM holds, per kernel: a minimum of 3 blocks in
+// the launch bounds (.mb3) makes registers let 3 blocks in.
+TEST_F(Cli, CompilePrintsEachKernelsResources) {
+  const std::regex line(R"((\d+) registers, (\d+) B spilled .* (\d+) blocks an SM \(registers )"
+                        R"((\d+), shared memory (\d+), threads (\d+)\))");
+  for (const char* mb : {"", ".mb3"}) {
+    auto r = run(std::string("compile --type int8 --policy "
+                             "lookback_bulk.tpb256.ipt32.vec16.warp_scans.st6") +
+                 mb);
+    ASSERT_EQ(r.code, 0) << r.output;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.output, m, line)) << r.output;
+    EXPECT_GT(std::stoi(m[1].str()), 0) << r.output;
+    EXPECT_EQ(std::stoi(m[5].str()), 4) << r.output; // 4 x (48 KB stages + reserve) in 228 KB
+    EXPECT_EQ(std::stoi(m[6].str()), 5) << r.output; // 2048 / 352 threads
+    if (*mb) {
+      EXPECT_GE(std::stoi(m[4].str()), 3) << r.output;
+    }
+  }
+  // Every kernel of a three-kernel algorithm has its line.
+  auto r = run("compile --policy reduce_then_scan.tpb256.ipt12.vec4.warp_scans --arch 80");
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::size_t lines = 0;
+  for (std::size_t at = 0; (at = r.output.find("blocks an SM", at)) != std::string::npos; ++at)
+    ++lines;
+  EXPECT_EQ(lines, 3u) << r.output;
 }
 
 TEST_F(Cli, CompileWritesTheCubinForADisassembler) {

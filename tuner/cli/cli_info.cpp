@@ -10,6 +10,7 @@
 #include "codegen.hpp"
 #include "device_query.hpp"
 #include "kernel_registry.hpp"
+#include "kernel_resources.hpp"
 #include "nvrtc_compiler.hpp"
 #include "policy.hpp"
 #include "scantune/scantune.hpp"
@@ -22,6 +23,25 @@
 
 namespace scantune::cli {
 namespace {
+
+/// ptxas's numbers of one kernel and the blocks an SM holds by them (the policy's
+/// launch threads and dynamic shared memory; sm_limits' table of the architecture).
+void print_resources(const detail::KernelResources& k, const Policy& policy, const ScanTypes& types,
+                     int arch) {
+  const std::size_t dynamic = policy.dynamic_shared_bytes(types);
+  const int threads = policy.launch_threads();
+  fmt::print("    {} registers, {} B spilled ({} B stack), {} B static + {} B dynamic shared, {} "
+             "threads",
+             k.registers, k.spill_store_bytes, k.stack_bytes, k.static_shared_bytes, dynamic,
+             threads);
+  if (const auto sm = detail::sm_limits(arch)) {
+    const detail::Residency r =
+        detail::resident_blocks(*sm, k.registers, k.static_shared_bytes + dynamic, threads);
+    fmt::print(": {} blocks an SM (registers {}, shared memory {}, threads {})", r.blocks,
+               r.by_registers, r.by_shared, r.by_threads);
+  }
+  fmt::print("\n");
+}
 
 /// The GPUs this process sees (none is not an error), then the devices of the
 /// tuning database with their runs and winners (a missing database is not either).
@@ -125,11 +145,16 @@ void register_info_commands(CLI::App& app) {
     if (auto why = spec.policy.invalid_reason(types)) throw Exit(kExitUsage, *why);
     auto gen = detail::generate({spec});
     if (*show_source) fmt::print("{}\n", gen.source);
-    auto prog = detail::nvrtc_compile(gen.name, gen.source, gen.name_expressions.front(), *arch);
+    auto prog = detail::nvrtc_compile(gen.name, gen.source, gen.name_expressions.front(), *arch,
+                                      {"--ptxas-options=-v"});
     fmt::print("{}: sm_{} CUBIN {} bytes in {:.1f} ms\n", spec.id(), *arch, prog.cubin.size(),
                prog.compile_ms);
-    for (const auto& n : prog.lowered_names)
+    const auto resources = detail::parse_ptxas_log(prog.log);
+    for (const auto& n : prog.lowered_names) {
       fmt::print("  kernel {}\n", n);
+      for (const auto& k : resources)
+        if (k.name == n) print_resources(k, spec.policy, types, *arch);
+    }
     if (!out->empty())
       write_file("compile", *out, std::string_view(prog.cubin.data(), prog.cubin.size()));
   });
