@@ -10,6 +10,9 @@
 #   scripts/gpu_tune.sh builtin    # the tuning behind runtime/builtin/ (builtin.db)
 #   BUILTIN_PROBLEMS='--type int32 --op max --kind inclusive' scripts/gpu_tune.sh builtin
 #   scripts/gpu_tune.sh untuned    # the dispatcher at sizes the built-in table lacks
+#   PROBLEMS='int32/min/inclusive uint8/sum/inclusive' DEADLINE=540 scripts/gpu_tune.sh problems
+#     # each problem from scratch into $WORK/problems.db, in order, until DEADLINE seconds
+#     # (SIGINT: the interrupted one resumes); run again with the same WORK to go on
 # Run 2 is always re-timed against run 1's winners (`--against`).
 set -uo pipefail
 BUILD=${BUILD:-build-gpu}
@@ -76,6 +79,29 @@ for step in "${steps[@]}"; do
           --sizes "${BUILTIN_SIZES:-2^10:2^30:2}" --db "$WORK/builtin.db"
       done
       grep -E '^\|' "$WORK/builtin.log" | tee -a "$OUT/summary.txt" ;;
+    problems)
+      # A problem list through calls with a time limit: $WORK/done.txt keeps the finished
+      # ones, --resume picks up the one a deadline interrupted. Converting types take the
+      # even buckets their table rows have. Then the export scantune_builtin_gen merges.
+      start=$(date +%s)
+      touch "$WORK/done.txt"
+      for problem in ${PROBLEMS:?}; do
+        grep -qx "$problem" "$WORK/done.txt" && continue
+        left=$(( ${DEADLINE:-540} - ($(date +%s) - start) ))
+        [ $left -lt 30 ] && break
+        IFS=/ read -r ptype pop pkind <<<"$problem"
+        sizes=()
+        case $ptype in *:*|int8|uint8|int16|uint16|float16|bfloat16) sizes=(--sizes 2^10:2^30:2) ;; esac
+        SCANTUNE_KERNEL_CACHE="$WORK/kcache" timeout -s INT -k 20 $left "$CLI" tune --type "$ptype" \
+          --op "$pop" --kind "$pkind" "${sizes[@]}" --resume --db "$WORK/problems.db" \
+          --progress lines >>"$WORK/problems.log" 2>&1
+        s=$?
+        echo "$problem: exit $s" | tee -a "$OUT/summary.txt"
+        [ $s -eq 0 ] && echo "$problem" >>"$WORK/done.txt"
+      done
+      "$CLI" export --db "$WORK/problems.db" --no-measurements --out "$OUT/problems-export.json"
+      grep -E 'split between|kept what|replaced what' "$WORK/problems.log" | tee -a "$OUT/summary.txt"
+      pack ;;
     untuned)
       # Sizes between the built-in table's buckets, tuned into an empty database:
       # each row's duel times the dispatcher's choice (the incumbent) against the
