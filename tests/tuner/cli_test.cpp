@@ -78,6 +78,13 @@ TEST_F(Cli, CompilePrintsEachKernelsResources) {
   for (std::size_t at = 0; (at = r.output.find("blocks an SM", at)) != std::string::npos; ++at)
     ++lines;
   EXPECT_EQ(lines, 3u) << r.output;
+  // A segmented problem's kernel, as tune and bench name it.
+  r = run("compile --segments keys:32 --policy lookback_warp.tpb512.ipt12.vec1.warp_scans");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("|keys32: sm_90"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("segmented_kernel"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("blocks an SM"), std::string::npos) << r.output;
+  EXPECT_EQ(run("compile --segments bogus:1").code, 2);
 }
 
 TEST_F(Cli, CompileWritesTheCubinForADisassembler) {

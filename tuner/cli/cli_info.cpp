@@ -19,6 +19,8 @@
 #include "tuner/gpu/compile_worker.hpp"
 #include "tuner/gpu/gpu_device.hpp"
 #include "tuner/report/text_table.hpp"
+#include "tuner/run/bench_run.hpp"
+#include "tuner/run/tune.hpp"
 #include "tuner/search/problem.hpp"
 
 namespace scantune::cli {
@@ -128,18 +130,27 @@ void register_info_commands(CLI::App& app) {
   auto arch = std::make_shared<int>(90);
   auto show_source = std::make_shared<bool>(false);
   auto out = std::make_shared<std::string>();
+  auto segments = std::make_shared<std::string>();
   compile->add_option("--policy", *policy, "Policy key")->capture_default_str();
   compile->add_option("--type", *type, "Element type, or converting types (uint8:int32, int8)")
       ->capture_default_str();
   compile->add_option("--op", *op, "Operator")->capture_default_str();
   compile->add_option("--kind", *kind, "inclusive or exclusive")->capture_default_str();
   compile->add_option("--arch", *arch, "Target architecture, e.g. 80 or 90")->capture_default_str();
+  compile->add_option("--segments", *segments,
+                      "A segmented problem's kernel instead, as for tune and bench:\n"
+                      "flags:32, keys:32, offsets:random, rows:1000, axis:8x64");
   compile->add_flag("--source", *show_source, "Print the generated source");
   compile->add_option("--out", *out, "Write the CUBIN to this file (for cuobjdump --dump-sass)");
   compile->callback([=] {
     const ScanTypes types = parse_scan_types(*type);
-    const tuner::Problem problem =
+    tuner::Problem problem =
         tuner::Problem::of(types, detail::OpSpec::from(parse_op(*op)), parse_scan_kind(*kind));
+    try {
+      if (!segments->empty()) problem.segments = tuner::parse_segments(*segments);
+    } catch (const tuner::UsageError& e) {
+      throw Exit(kExitUsage, e.what());
+    }
     const detail::KernelSpec spec = problem.spec(Policy::parse(*policy));
     detail::check_op(spec.type, spec.op);
     if (auto why = spec.policy.invalid_reason(types)) throw Exit(kExitUsage, *why);
