@@ -24,10 +24,10 @@ Policy longer() {
 }
 
 // Every size's neighbours are the other two shapes.
-std::vector<Policy> others(const Policy& p, std::uint64_t) {
+std::vector<Policy> others(const Result& w, std::uint64_t) {
   std::vector<Policy> out;
   for (const Policy& q : {wide(), half(), longer()})
-    if (q != p) out.push_back(q);
+    if (q != w.policy) out.push_back(q);
   return out;
 }
 

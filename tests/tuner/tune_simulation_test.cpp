@@ -70,6 +70,31 @@ std::map<std::uint64_t, db::BestEntry> best_of(const std::string& path) {
   return out;
 }
 
+// `--min-blocks auto`: the refinement also times the winners whose recorded registers
+// bind their residency with more blocks; the recording has none of those (min_blocks
+// joined the grid later), so they fail as not recorded and every winner stays.
+TEST(TuneSimulation, MinBlocksAutoTimesResidencyNeighboursOfTheWinners) {
+  TempDir dir;
+  const TuneOptions plain = simulated(dir, "halving");
+  ASSERT_EQ(run(plain), 0);
+  TuneOptions o = simulated(dir, "halving");
+  o.db_path = (dir / "auto.db").string();
+  o.space.residency_neighbours = true;
+  ASSERT_EQ(run(o), 0);
+  auto db = db::TuningDb::open(o.db_path);
+  int tried = 0;
+  for (const auto& m : db.list_measurements({}))
+    if (Policy::parse(m.policy).min_blocks > 0) {
+      ++tried;
+      EXPECT_NE(m.status, db::MeasurementStatus::Ok) << m.policy;
+    }
+  EXPECT_GT(tried, 0);
+  const auto a = best_of(plain.db_path), b = best_of(o.db_path);
+  ASSERT_EQ(a.size(), b.size());
+  for (const auto& [n, e] : a)
+    EXPECT_EQ(b.at(n).policy, e.policy) << n;
+}
+
 TEST(TuneSimulation, RecordingIsTheFullSpace) {
   db::OpenOptions ro;
   ro.mode = db::OpenMode::ReadOnly;

@@ -24,7 +24,7 @@ std::vector<SizeRevision> refine_winners(Evaluator& eval, const std::vector<std:
   std::vector<Policy> all;
   for (std::size_t i = 0; i < sizes.size(); ++i)
     if (won[i]) {
-      first[i] = neighbours_at(won[i]->policy, sizes[i]);
+      first[i] = neighbours_at(*won[i], sizes[i]);
       all.insert(all.end(), first[i].begin(), first[i].end());
     }
   eval.prefetch(all);
@@ -38,7 +38,7 @@ std::vector<SizeRevision> refine_winners(Evaluator& eval, const std::vector<std:
     for (int pass = 0; pass < kPasses; ++pass) {
       const double mine = won[i]->median_ns;
       std::vector<Policy> around;
-      for (const Policy& q : pass == 0 ? first[i] : neighbours_at(won[i]->policy, sizes[i]))
+      for (const Policy& q : pass == 0 ? first[i] : neighbours_at(*won[i], sizes[i]))
         if (screened_keys.insert(q.key()).second) around.push_back(q);
       if (pass > 0) eval.prefetch(around);
       std::vector<Result> near;

@@ -15,9 +15,9 @@
 
 namespace scantune::tuner {
 
-/// The neighbours of a policy worth timing at size n (those of the search space that
-/// apply there).
-using NeighboursAt = std::function<std::vector<Policy>(const Policy&, std::uint64_t n)>;
+/// The neighbours of a size's winner worth timing at size n (those of the search space
+/// that apply there; its measured registers may add residency neighbours).
+using NeighboursAt = std::function<std::vector<Policy>(const Result& winner, std::uint64_t n)>;
 
 /// Screens the neighbours of each size's winner (`won[i]`, at sizes[i]) there and duels
 /// the winner with the fastest two that screened within 2% of it or faster; a new

@@ -30,6 +30,7 @@
 #include "tuner/run/refine_winners.hpp"
 #include "tuner/run/tune_matrix.hpp"
 #include "tuner/run/winner.hpp"
+#include "tuner/search/residency.hpp"
 #include "tuner/search/search_space.hpp"
 #include "tuner/search/simulated_evaluator.hpp"
 #include "tuner/search/strategy.hpp"
@@ -644,10 +645,15 @@ void revise_between_sizes(Tuning& t, const Problem& p, const SearchContext& ctx,
   std::set<std::string> allowed;
   for (const Policy& c : ctx.candidates)
     allowed.insert(c.key());
-  const NeighboursAt around = [&](const Policy& w, std::uint64_t n) {
+  const std::optional<detail::SmLimits> sm =
+      detail::sm_limits(t.device.cc_major * 10 + t.device.cc_minor);
+  const NeighboursAt around = [&](const Result& w, std::uint64_t n) {
     std::vector<Policy> out;
-    for (const Policy& q : neighbours(w, p.size_types(), ctx.space))
+    for (const Policy& q : neighbours(w.policy, p.size_types(), ctx.space))
       if (allowed.count(q.key()) && applies_at(q, n, ctx.space)) out.push_back(q);
+    if (ctx.space.residency_neighbours && sm && w.registers && !p.struct_bytes())
+      for (const Policy& q : residency_neighbours(w.policy, *w.registers, p.types(), *sm))
+        out.push_back(q);
     return out;
   };
   for (const SizeRevision& r : refine_winners(recorder, sizes, won, around))

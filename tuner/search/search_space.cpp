@@ -126,6 +126,21 @@ std::vector<int> other_values(const SpaceOptions& space, std::string_view field)
   return {};
 }
 
+// --min-blocks: a list of counts, where "auto" turns the residency neighbours on (the
+// counts, 0 when none is given, are still the grid's).
+void parse_min_blocks(SpaceOptions& space, std::string_view text, std::string_view option) {
+  std::string counts;
+  for (std::string_view item : detail::split(text, ',', true)) {
+    if (item == "auto") {
+      space.residency_neighbours = true;
+      continue;
+    }
+    counts += (counts.empty() ? "" : ",") + std::string(item);
+  }
+  space.other_fields["min_blocks"] =
+      counts.empty() ? std::vector<int>{0} : parse_int_list(counts, option);
+}
+
 // Enumeration order. Columns: field, values, adjacent steps only (neighbours),
 // neighbour order, option, help, parser.
 // clang-format off
@@ -186,8 +201,9 @@ const std::vector<SpaceField> kSpaceFields{
      "--min-blocks",
      "Minimum resident blocks per SM the compiler budgets registers for\n"
      "(__launch_bounds__), 0..32; 0 leaves it to the compiler. Default: 0.\n"
-     "Example: --min-blocks 0,2",
-     SCANTUNE_SPACE_PARSE(space.other_fields["min_blocks"] = parse_int_list(text, option)), {0}},
+     "'auto': also time each winner whose registers bind the blocks an SM\n"
+     "holds with more of them (after the search). Example: --min-blocks 0,2",
+     SCANTUNE_SPACE_PARSE(parse_min_blocks(space, text, option)), {0}},
 };
 // clang-format on
 
