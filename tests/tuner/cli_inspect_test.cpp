@@ -328,6 +328,9 @@ TEST_F(CliInspect, UsageErrorsExitTwoNamingTheProblem) {
       {"bench --type int8 --custom-op absmax", "custom operator"},
       {"bench --type uint8:int32 --policy lookback_bulk.tpb256.ipt16.vec8.warp_scans.st4",
        "exceeds 16 bytes"},
+      // TYPE=KEY names a scan as --type spells it, and is checked against its types.
+      {"bench --type int8 --policy int8=lookback_warp.tpb128.ipt24.vec32.warp_scans",
+       "invalid for int8:int32:int8"},
   };
   for (const auto& [args, named] : cases) {
     auto r = run_cli(args, "2>&1", "cd " + dir.path().string() + " &&");
@@ -452,6 +455,9 @@ TEST_F(CliInspect, BenchWithoutAGpuExits77) {
                            "bench --type uint32 --custom-op 'g:a > b ? a : b:0'",
                            "bench --types int32,float64 --segments flags:random --sizes 2^20",
                            "bench --types uint8:int32,int8,bfloat16 --sizes 2^20",
+                           "bench --types int8,int32 --policy int32=lookback_warp.tpb128.ipt24."
+                           "vec4.warp_scans --policy int8=lookback_bulk.tpb256.ipt32.vec16."
+                           "warp_scans.st6.mb3 --sizes 2^20",
                            "bench --sort keys,pairs --types uint64 --sizes 2^20",
                            "bench --regret --type float64 --op max --top 1 --sizes 2^20,3000000 "
                            "--json r.json --plot r.svg"}) {

@@ -40,23 +40,25 @@ std::vector<std::uint64_t> sizes_of(const BenchCliOptions& raw) {
   return tuner::parse_sizes(raw.sizes.empty() ? "2^10:2^30:2" : raw.sizes);
 }
 
-/// The --policy for `type`: its TYPE=KEY, else the KEY for every type, else none.
-std::optional<Policy> policy_for(const std::vector<std::string>& given, DataType type) {
+/// The --policy for a run of `types`: its TYPE=KEY (TYPE spelled as --type spells the
+/// whole scan, so `int8=` names int8:int32:int8 and `int32=` only the uniform int32), else
+/// the KEY for every type, else none.
+std::optional<Policy> policy_for(const std::vector<std::string>& given, const ScanTypes& types) {
   std::optional<std::string> key;
   for (const std::string& g : given) {
     const std::size_t eq = g.find('=');
     if (eq == std::string::npos) {
       if (!key) key = g;
-    } else if (parse_data_type(g.substr(0, eq)) == type) {
+    } else if (parse_scan_types(g.substr(0, eq)) == types) {
       key = g.substr(eq + 1);
       break;
     }
   }
   if (!key) return std::nullopt;
   const Policy p = Policy::parse(*key);
-  if (auto why = p.invalid_reason(type))
+  if (auto why = p.invalid_reason(types))
     throw Error(fmt::format("--policy {} is invalid for {}: {} (give TYPE=KEY per type)", *key,
-                            to_string(type), *why));
+                            to_string(types), *why));
   return p;
 }
 
@@ -87,7 +89,7 @@ std::vector<tuner::BenchOptions> build_bench_options(const BenchCliOptions& raw)
       o.converts.reset();
       if (!types.uniform()) o.converts = types;
       detail::check_op(type, detail::OpSpec::from(o.custom ? OpRef(*o.custom) : OpRef(o.op)));
-      o.policy = policy_for(raw.policies, type);
+      o.policy = policy_for(raw.policies, types);
       tuner::check_bench_options(o);
       runs.push_back(o);
     }
