@@ -43,11 +43,11 @@ TEST(Residency, NoneWhereRegistersDoNotBindOrAMinimumIsSet) {
   EXPECT_TRUE(residency_neighbours(warp, 0, ScanTypes{}, kH100).empty()); // unknown registers
 }
 
-TEST(Residency, MinBlocksAutoTurnsThemOnAndKeepsTheCounts) {
+TEST(Residency, OnByDefaultAndWithMinBlocksAutoOffWithoutIt) {
   for (const SpaceField& f : space_fields()) {
     if (f.option != "--min-blocks") continue;
     SpaceOptions space = default_space();
-    EXPECT_FALSE(space.residency_neighbours);
+    EXPECT_TRUE(space.residency_neighbours);
     f.apply(space, "auto", f.option);
     EXPECT_TRUE(space.residency_neighbours);
     EXPECT_EQ(space.other_fields["min_blocks"], std::vector<int>{0});
@@ -58,6 +58,9 @@ TEST(Residency, MinBlocksAutoTurnsThemOnAndKeepsTheCounts) {
     SpaceOptions counts = default_space();
     f.apply(counts, "0,3", f.option);
     EXPECT_FALSE(counts.residency_neighbours);
+    SpaceOptions off = default_space();
+    f.apply(off, "0", f.option);
+    EXPECT_FALSE(off.residency_neighbours);
     EXPECT_THROW(f.apply(counts, "0,bogus", f.option), Error);
     return;
   }

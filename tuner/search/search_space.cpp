@@ -126,10 +126,11 @@ std::vector<int> other_values(const SpaceOptions& space, std::string_view field)
   return {};
 }
 
-// --min-blocks: a list of counts, where "auto" turns the residency neighbours on (the
-// counts, 0 when none is given, are still the grid's).
+// --min-blocks: a list of counts, where "auto" keeps the residency neighbours (the counts,
+// 0 when none is given, are still the grid's); a list without it turns them off.
 void parse_min_blocks(SpaceOptions& space, std::string_view text, std::string_view option) {
   std::string counts;
+  space.residency_neighbours = false;
   for (std::string_view item : detail::split(text, ',', true)) {
     if (item == "auto") {
       space.residency_neighbours = true;
@@ -200,9 +201,10 @@ const std::vector<SpaceField> kSpaceFields{
     {"min_blocks", SCANTUNE_SPACE_VALUES(other_values(space, "min_blocks")), false, 10,
      "--min-blocks",
      "Minimum resident blocks per SM the compiler budgets registers for\n"
-     "(__launch_bounds__), 0..32; 0 leaves it to the compiler. Default: 0.\n"
-     "'auto': also time each winner whose registers bind the blocks an SM\n"
-     "holds with more of them (after the search). Example: --min-blocks 0,2",
+     "(__launch_bounds__), 0..32; 0 leaves it to the compiler. 'auto': also\n"
+     "time each winner whose registers bind the blocks an SM holds with more\n"
+     "of them (after the search); a list without it does not. Default: 0,auto.\n"
+     "Example: --min-blocks 0,2",
      SCANTUNE_SPACE_PARSE(parse_min_blocks(space, text, option)), {0}},
 };
 // clang-format on

@@ -43,9 +43,10 @@ struct SpaceOptions {
   /// Values of the fields without a member above, by field name; a field missing here
   /// takes its SpaceField::default_values.
   std::map<std::string, std::vector<int>, std::less<>> other_fields;
-  /// `--min-blocks auto`: the refinement also times each winner whose registers bind
-  /// its residency with more blocks in its launch bounds (residency.hpp). Off by default.
-  bool residency_neighbours = false;
+  /// The refinement also times each winner whose registers bind its residency with more
+  /// blocks in its launch bounds (residency.hpp). On by default and with `--min-blocks
+  /// auto`; a --min-blocks list without `auto` turns it off.
+  bool residency_neighbours = true;
   /// Size limits of the variants that only make sense for small inputs: above
   /// these, the one-block algorithm and the Hillis-Steele block scan are not
   /// timed (unless listed explicitly with --algorithms, which lifts the limit).
