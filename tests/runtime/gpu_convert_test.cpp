@@ -230,6 +230,20 @@ TEST_F(GpuTest, ConvertDispatchedEveryPair) {
   dispatched<std::int16_t, float>();
 }
 
+// The table's large converting rows, where residency-bounded shapes (.mb3, .mb4) won:
+// dispatched near those buckets (2^26, 2^28), forward, aligned (as the rows were tuned).
+TEST_F(GpuTest, ConvertDispatchedLargeSums) {
+  Scanner s;
+  for (std::size_t n : {(std::size_t{1} << 26) + 3, (std::size_t{1} << 28) - 1}) {
+    const Case c{n, 0, 0, false, false, ScanKind::Inclusive, Op::Sum};
+    EXPECT_TRUE((run_case<std::int8_t, std::int8_t>(s, nullptr, c)));
+    EXPECT_TRUE((run_case<std::uint8_t, std::uint8_t>(s, nullptr, c)));
+    EXPECT_TRUE((run_case<__nv_bfloat16, __nv_bfloat16>(s, nullptr, c)));
+    EXPECT_TRUE((run_case<std::uint8_t, std::int32_t>(s, nullptr, c)));
+    EXPECT_TRUE((run_case<std::int8_t, std::int64_t>(s, nullptr, c)));
+  }
+}
+
 // Wrap-around: int8 sums keep the low 8 bits, as an int8 accumulator would.
 TEST_F(GpuTest, ConvertNarrowIntegerSumsWrapLikeTheirWidth) {
   const std::size_t n = 100000;
