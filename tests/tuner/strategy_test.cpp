@@ -380,6 +380,41 @@ TEST(Strategy, Registry) {
   }
 }
 
+// The halving core holds every algorithm of the default space, lookback_bulk included
+// (at 7 stages: its rows' stage count; no warp-transposed I/O), for narrow, converting
+// and wide types alike: a tune without a table to duel reaches bulk shapes by screening.
+TEST(Strategy, HalvingCoreHoldsEveryAlgorithm) {
+  for (const char* types : {"int32", "int64", "float16", "uint8:int32", "int8", "float64"}) {
+    const ScanTypes t = parse_scan_types(types);
+    const std::vector<Policy> candidates = enumerate(t, default_space());
+    std::set<Algorithm> all, core;
+    for (const Policy& p : candidates)
+      all.insert(p.algorithm);
+    for (const Policy& p : halving_core(candidates)) {
+      core.insert(p.algorithm);
+      EXPECT_EQ(p.block_scan, BlockScan::WarpScans) << types << " " << p.key();
+      EXPECT_EQ(p.backoff_ns, 0) << types << " " << p.key();
+      EXPECT_FALSE(p.tile_loop) << types << " " << p.key();
+      if (p.algorithm == Algorithm::LookbackBulk) {
+        EXPECT_EQ(p.stages, 7) << types << " " << p.key();
+      } else if (p.algorithm == Algorithm::LookbackWarp) {
+        EXPECT_EQ(p.io, TileIO::WarpTranspose) << types << " " << p.key();
+      }
+    }
+    EXPECT_EQ(core, all) << types;
+  }
+  // A --stages list without 7 screens bulk at the smallest listed.
+  SpaceOptions space = default_space();
+  space.bulk_stages = {4, 6};
+  std::size_t bulk = 0;
+  for (const Policy& p : halving_core(enumerate(scan_types(DataType::Int32), space)))
+    if (p.algorithm == Algorithm::LookbackBulk) {
+      EXPECT_EQ(p.stages, 4) << p.key();
+      ++bulk;
+    }
+  EXPECT_GT(bulk, 0u);
+}
+
 TEST(Strategy, FastestIgnoresFailures) {
   std::vector<Result> rs(3);
   rs[0].median_ns = 50;

@@ -51,6 +51,12 @@ public:
 std::unique_ptr<Strategy> make_strategy(std::string_view name);
 std::vector<std::string_view> strategy_names();
 
+/// The candidates the halving strategy screens first: per algorithm, warp scans,
+/// warp-transposed tile I/O where it has it, default cache hint, no backoff, span 1, one
+/// tile per block and 3 stages (lookback_bulk: 7), each tile shape at its widest vector;
+/// refinement visits the other values as neighbours. All of `candidates` when none fits.
+std::vector<Policy> halving_core(const std::vector<Policy>& candidates);
+
 /// The fastest Ok result (by Result::rank), or null when none is Ok.
 const Result* fastest(const std::vector<Result>& results);
 
