@@ -23,13 +23,18 @@
 namespace scantune::tuner {
 namespace {
 
-// The candidate keys of the default space for a table row's problem: its element type,
-// or the types of a converting problem ("@int16:int32:int16"; enumerated once each).
-const std::set<std::string>& default_keys(const detail::BuiltinEntry& e) {
-  static std::map<std::string, std::set<std::string>> cache;
+// A table row's scan types: its element type, or a converting problem's ("@int16:int32:int16").
+ScanTypes row_types(const detail::BuiltinEntry& e) {
   const std::string_view problem = e.problem;
   const bool converts = !problem.empty() && problem.front() == '@';
-  const ScanTypes types = converts ? parse_scan_types(problem.substr(1)) : scan_types(e.type);
+  return converts ? parse_scan_types(problem.substr(1)) : scan_types(e.type);
+}
+
+// The candidate keys of the default space for a table row's problem (enumerated once
+// per scan types).
+const std::set<std::string>& default_keys(const detail::BuiltinEntry& e) {
+  static std::map<std::string, std::set<std::string>> cache;
+  const ScanTypes types = row_types(e);
   auto [it, fresh] = cache.try_emplace(to_string(types));
   if (fresh)
     for (const Policy& p : enumerate(types, default_space()))
@@ -60,10 +65,7 @@ std::string grid_key(const detail::BuiltinEntry& e, const Policy& p, const Space
   if (p.min_blocks == 0 || default_keys(e).count(p.key())) return p.key();
   Policy base = p;
   base.min_blocks = 0;
-  const std::string_view problem = e.problem;
-  const ScanTypes types = !problem.empty() && problem.front() == '@'
-                              ? parse_scan_types(problem.substr(1))
-                              : scan_types(e.type);
+  const ScanTypes types = row_types(e);
   bool reached = false;
   const auto sm = detail::sm_limits(e.arch);
   for (int registers = 16; sm && space.residency_neighbours && registers <= 255 && !reached;
