@@ -355,7 +355,7 @@ void register_bench_commands(CLI::App& app) {
   bench
       ->add_option("--policy", bo->policies,
                    "Also time this policy (series 'policy'): KEY for every type, or\n"
-                   "TYPE=KEY for one type (repeatable)")
+                   "TYPE=KEY for one type as --type spells it (repeatable)")
       ->type_name("KEY|TYPE=KEY");
   bench
       ->add_option("--select", bo->select,
