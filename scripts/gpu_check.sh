@@ -4,9 +4,10 @@
 # compute-sanitizer on the small suite, and the benchmark. Logs go to $OUT.
 #   scripts/gpu_check.sh [tests|suites] [sanitize] [bench] [cache] [clibench] [segmented] [python] [example]
 # tests: GTEST_FILTER picks the suites (default every Gpu* test), SHARDS=N runs them as
-# N processes side by side (gpu_tests.I.log each; 12 take about 6 minutes on an H100).
-# suites: the same with 12 shards by default, beside the tuner's and the CLI's Gpu*
-# suites: what a change to kernels or dispatch runs. sanitize:
+# N processes side by side (gpu_tests.I.log each), balanced by scripts/gpu_test_times.txt
+# (the longest test, about 5 minutes on an H100, bounds the wall time). suites: the same
+# with 12 shards by default, beside the tuner's and the CLI's Gpu* suites: what a change
+# to kernels or dispatch runs. sanitize:
 # SANITIZE_FILTER (default GpuSanitize*). example: examples/ built against an
 # install in $BUILD/prefix (LD_LIBRARY_PATH, as the install's RPATH is this machine's).
 # bench: `scantune bench` of int32/float32/int64/float64 sums (BENCH_ARGS, if set,
@@ -30,36 +31,56 @@ steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(tests sanitize bench)
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$OUT/device.txt"
 rc=0
+# launch_shards BINARY FILTER N NAME: N background processes running BINARY's tests of
+# FILTER, logging to $OUT/NAME.I.log (NAME.log for one); appends to logs and pids. The
+# tests go to the processes by their recorded times (scripts/gpu_shards.py, SHARD_TIMES,
+# default scripts/gpu_test_times.txt: gtest's sharding by index had left 445 s of tests
+# in one of 13 shards and 127 s in another), or without python3 by gtest's sharding.
+launch_shards() {
+  local bin=$1 filter=$2 n=$3 name=$4 i log filters=()
+  if [ "$n" -gt 1 ] && command -v python3 >/dev/null; then
+    mapfile -t filters < <("$bin" --gtest_list_tests --gtest_filter="$filter" |
+      python3 scripts/gpu_shards.py plan --shards "$n" \
+        --times "${SHARD_TIMES:-scripts/gpu_test_times.txt}" 2>/dev/null)
+  fi
+  for ((i = 0; i < n; i++)); do
+    log="$OUT/$name.$i.log"
+    [ "$n" -eq 1 ] && log="$OUT/$name.log"
+    if [ ${#filters[@]} -gt 0 ]; then
+      [ "$i" -lt ${#filters[@]} ] || break
+      timeout "${SHARD_TIMEOUT:-600}" "$bin" --gtest_filter="${filters[$i]}" >"$log" 2>&1 &
+    else
+      GTEST_TOTAL_SHARDS=$n GTEST_SHARD_INDEX=$i timeout "${SHARD_TIMEOUT:-600}" "$bin" \
+        --gtest_filter="$filter" >"$log" 2>&1 &
+    fi
+    logs+=("$log")
+    pids+=($!)
+  done
+}
 for step in "${steps[@]}"; do
   case "$step" in
     tests | suites)
-      # SHARDS=N: N processes side by side on the GPU (gtest sharding), each with its
-      # log; SHARD_TIMEOUT (seconds, default 600) bounds each. `suites` adds the
-      # tuner's and the CLI's Gpu* suites as two more processes (default 12 shards).
+      # SHARDS=N: N processes side by side on the GPU, each with its log; SHARD_TIMEOUT
+      # (seconds, default 600) bounds each. `suites` adds the tuner's Gpu* suites as two
+      # more processes and the CLI's as one (default 12 runtime shards). Tests are dealt
+      # out by their recorded times (launch_shards); this run's go to $OUT/gpu_test_times.txt.
       shards=${SHARDS:-1} logs=() pids=()
       [ "$step" = suites ] && shards=${SHARDS:-12}
-      for ((i = 0; i < shards; i++)); do
-        logs+=("$OUT/gpu_tests.$i.log")
-        GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i timeout "${SHARD_TIMEOUT:-600}" \
-          "$BUILD/tests/runtime/scantune_runtime_tests" --gtest_filter="${GTEST_FILTER:-*Gpu*}" \
-          >"${logs[-1]}" 2>&1 &
-        pids+=($!)
-      done
+      launch_shards "$BUILD/tests/runtime/scantune_runtime_tests" "${GTEST_FILTER:-*Gpu*}" \
+        "$shards" gpu_tests
       if [ "$step" = suites ]; then
-        logs+=("$OUT/tuner_gpu_tests.log" "$OUT/cli_gpu_tests.log")
-        timeout "${SHARD_TIMEOUT:-600}" "$BUILD/tests/tuner/scantune_tuner_tests" \
-          --gtest_filter='*Gpu*:*CompileWorker*' >"${logs[-2]}" 2>&1 &
-        pids+=($!)
-        timeout "${SHARD_TIMEOUT:-600}" "$BUILD/tests/tuner/scantune_cli_inspect_tests" \
-          --gtest_filter='*Gpu*' >"${logs[-1]}" 2>&1 &
-        pids+=($!)
+        launch_shards "$BUILD/tests/tuner/scantune_tuner_tests" '*Gpu*:*CompileWorker*' 2 \
+          tuner_gpu_tests
+        launch_shards "$BUILD/tests/tuner/scantune_cli_inspect_tests" '*Gpu*' 1 cli_gpu_tests
       fi
       for ((i = 0; i < ${#pids[@]}; i++)); do
         wait "${pids[$i]}"; s=$?
         echo "$(basename "${logs[$i]}"): exit $s; $(grep -E '^\[  (PASSED|FAILED) ' "${logs[$i]}" | tr '\n' ' ')"
         [ $s -eq 0 ] || rc=1
       done
-      grep -hE '^\[  FAILED  \] [A-Za-z]' "${logs[@]}" | sort -u | tail -40 ;;
+      grep -hE '^\[  FAILED  \] [A-Za-z]' "${logs[@]}" | sort -u | tail -40
+      command -v python3 >/dev/null &&
+        python3 scripts/gpu_shards.py record "${logs[@]}" >"$OUT/gpu_test_times.txt" ;;
     sanitize)
       for tool in memcheck racecheck; do
         compute-sanitizer --tool $tool --error-exitcode 9 \
