@@ -70,13 +70,17 @@ std::map<std::uint64_t, db::BestEntry> best_of(const std::string& path) {
   return out;
 }
 
-// `--min-blocks auto`: the refinement also times the winners whose recorded registers
-// bind their residency with more blocks; the recording has none of those (min_blocks
-// joined the grid later), so they fail as not recorded and every winner stays.
+// Residency neighbours (the default, `--min-blocks auto`): the refinement also times the
+// winners whose recorded registers bind their residency with more blocks; the recording
+// has none of those (min_blocks joined the grid later), so they fail as not recorded and
+// every winner stays as a run without them (`--min-blocks 0`) leaves it.
 TEST(TuneSimulation, MinBlocksAutoTimesResidencyNeighboursOfTheWinners) {
   TempDir dir;
-  const TuneOptions plain = simulated(dir, "halving");
+  TuneOptions plain = simulated(dir, "halving");
+  plain.space.residency_neighbours = false;
   ASSERT_EQ(run(plain), 0);
+  for (const auto& m : db::TuningDb::open(plain.db_path).list_measurements({}))
+    EXPECT_EQ(Policy::parse(m.policy).min_blocks, 0) << m.policy;
   TuneOptions o = simulated(dir, "halving");
   o.db_path = (dir / "auto.db").string();
   o.space.residency_neighbours = true;

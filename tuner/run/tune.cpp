@@ -625,6 +625,14 @@ std::optional<Result> settle_size(Tuning& t, const Problem& p, const SizeOutcome
   return w->result;
 }
 
+/// Whether `after` is the policy `before` names with another min_blocks bound only.
+bool only_residency(const std::string& before, const Policy& after) {
+  Policy a = Policy::parse(before), b = after;
+  if (a.min_blocks == b.min_blocks) return false;
+  a.min_blocks = b.min_blocks = 0;
+  return a == b;
+}
+
 /// The checks after every size is settled (refine_winners.hpp, between_sizes.hpp):
 /// replaced winners and the half-octave sizes they settle are stored and printed as
 /// rows of the problem's table.
@@ -657,7 +665,9 @@ void revise_between_sizes(Tuning& t, const Problem& p, const SearchContext& ctx,
     return out;
   };
   for (const SizeRevision& r : refine_winners(recorder, sizes, won, around))
-    print(r, fmt::format("a grid neighbour, replaces {}", r.before));
+    print(r,
+          fmt::format("a {} neighbour, replaces {}",
+                      only_residency(r.before, r.winner.policy) ? "residency" : "grid", r.before));
   for (const SizeRevision& r : cross_check_neighbours(recorder, sizes, won))
     print(r, fmt::format("{}'s winner, replaces {}", size_label(r.from), r.before));
   for (const SizeRevision& r : settle_midpoints(recorder, sizes, won, runners_up))
