@@ -90,16 +90,15 @@ const CoreField kCoreFields[] = {
 using CoreValues = std::map<std::pair<Algorithm, std::string_view>, int>;
 
 CoreValues core_values(const std::vector<Policy>& candidates) {
-  std::map<std::pair<Algorithm, std::string_view>, std::set<int>> held;
-  for (const Policy& p : candidates)
-    for (const CoreField& c : kCoreFields)
-      held[{p.algorithm, c.field}].insert(detail::field_named(c.field).get(p));
   CoreValues out;
-  for (const auto& [at, values] : held) {
-    const CoreField& c = *std::find_if(std::begin(kCoreFields), std::end(kCoreFields),
-                                       [&](const CoreField& f) { return f.field == at.second; });
-    const int want = at.first == Algorithm::LookbackBulk ? c.bulk_preferred : c.preferred;
-    out[at] = values.count(want) ? want : *values.begin();
+  for (const CoreField& c : kCoreFields) {
+    std::map<Algorithm, std::set<int>> held;
+    for (const Policy& p : candidates)
+      held[p.algorithm].insert(detail::field_named(c.field).get(p));
+    for (const auto& [algorithm, values] : held) {
+      const int want = algorithm == Algorithm::LookbackBulk ? c.bulk_preferred : c.preferred;
+      out[{algorithm, c.field}] = values.count(want) ? want : *values.begin();
+    }
   }
   return out;
 }
