@@ -59,6 +59,13 @@ TEST(PrimitiveSpace, SelectCandidatesAreCompactionKernelShapes) {
         EXPECT_FALSE(p.invalid_reason(t)) << p.key();
       }
     }
+  std::size_t bounded = 0;
+  for (const Policy& p : select_candidates(DataType::Int32, Heads::SelectFlags, select_space())) {
+    EXPECT_TRUE(p.min_blocks == 0 || p.min_blocks == 5) << p.key();
+    bounded += p.min_blocks == 5;
+    EXPECT_LE(p.min_blocks * p.block_threads, 2048) << p.key();
+  }
+  EXPECT_GT(bounded, 0u); // the 5-block bound beside the compiler's choice
   SpaceOptions direct = select_space();
   direct.ios = {TileIO::Direct};
   EXPECT_TRUE(select_candidates(DataType::Int32, Heads::SelectFlags, direct).empty());

@@ -405,8 +405,8 @@ void register_tune_command(CLI::App& app) {
                    "Tune compactions instead of scans, each a problem of its own per\n"
                    "--type: select_flags, unique, partition_flags, or 'all'.\n"
                    "Candidates: lookback_warp tile shapes (--block-threads,\n"
-                   "--items-per-thread, --vector-bytes, --tile-io). With --select or\n"
-                   "--sort, --sizes defaults to 2^10:2^28:1")
+                   "--items-per-thread, --vector-bytes, --tile-io, --min-blocks: 0,5).\n"
+                   "With --select or --sort, --sizes defaults to 2^10:2^28:1")
       ->type_name("LIST")
       ->excludes(all)
       ->group(problem);

@@ -15,6 +15,12 @@ SpaceOptions select_space() {
   s.streaming = {false};
   s.backoffs_ns = {0};
   s.tile_loops = {false};
+  // The compaction tile waits at block barriers around its look-back (half its stall
+  // cycles at 2^28 int32) and 56 registers hold 4 blocks of 256 an SM where shared
+  // memory holds 5: a bound of 5 blocks is timed beside the compiler's choice. The
+  // tune times no residency neighbours (it reads no register counts).
+  s.other_fields["min_blocks"] = {0, 5};
+  s.residency_neighbours = false;
   return s;
 }
 
