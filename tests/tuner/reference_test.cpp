@@ -374,5 +374,37 @@ TEST(ReferenceTest, VectorScanMatchesTheGeneratedInputsScan) {
   EXPECT_TRUE(reference_scan(std::vector<float>{}, Op::Max, ScanKind::Exclusive, 1.0f).empty());
 }
 
+// A converting reference runs converted, scanned and stored in chunks on every core;
+// the sequential scan of the converted inputs must give the same bytes.
+template <class In, class A, class Out>
+void check_converting(const char* spec, Op op, ScanKind kind) {
+  constexpr std::size_t n = (std::size_t{1} << 22) + 3; // chunks of unequal length
+  const ScanTypes types = parse_scan_types(spec);
+  const ValueSet set = value_set_for(types.acc, op, false);
+  const std::uint64_t init = init_bits(types.acc, op, false);
+  std::vector<A> in(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if constexpr (std::is_same_v<In, float>)
+      in[i] = static_cast<A>(narrow_float_value(set, 9, i)); // a half or bfloat16 input
+    else
+      in[i] = static_cast<A>(input_value<In>(set, 9, i));
+  }
+  const std::vector<A> scanned = reference_scan(in, op, kind, from_bits<A>(init));
+  std::vector<Out> want(n);
+  for (std::size_t i = 0; i < n; ++i)
+    want[i] = static_cast<Out>(scanned[i]);
+  EXPECT_EQ(as_values<Out>(reference_scan(types, op, kind, set, 9, n, init)), want)
+      << spec << " " << to_string(op) << " " << to_string(kind);
+}
+
+TEST(ReferenceTest, ConvertingScansInChunksMatchTheSequentialScan) {
+  for (ScanKind kind : kKinds) {
+    check_converting<std::int8_t, std::int32_t, std::int8_t>("int8", Op::Sum, kind);
+    check_converting<std::uint8_t, std::int32_t, std::int32_t>("uint8:int32", Op::Sum, kind);
+    check_converting<float, float, float>("float16:float32", Op::Sum, kind);
+    check_converting<std::int16_t, std::int64_t, std::int64_t>("int16:int64", Op::Max, kind);
+  }
+}
+
 } // namespace
 } // namespace scantune::tuner

@@ -28,43 +28,50 @@ std::uint64_t to_bits(T v) {
   return bits;
 }
 
-// The loop the whole reference runs in: one instantiation per (T, operator), so the
-// operator inlines; the hash of each element is independent of the carried value.
+// The loop the whole reference runs in: one instantiation per (T, operator, source),
+// so the operator inlines. `at(i)` is input element i (as T), a hash of i independent
+// of the carried value.
 // Scans input elements begin, begin + stride, ... below `end` into the same elements
 // of out, starting from `carry`, or from the first element when there is none (an
 // inclusive scan's first chunk). A stride above 1 scans one column of an axis scan.
-template <class T, class F>
-void scan_range(F f, ScanKind kind, ValueSet set, std::uint64_t seed, std::size_t begin,
-                std::size_t end, const T* carry, T* out, std::size_t stride = 1) {
+template <class T, class F, class At>
+void scan_range(F f, ScanKind kind, const At& at, std::size_t begin, std::size_t end,
+                const T* carry, T* out, std::size_t stride = 1) {
   if (begin >= end) return;
   std::size_t i = begin;
   T acc;
   if (carry) {
     acc = *carry;
   } else {
-    acc = input_value<T>(set, seed, i);
+    acc = at(i);
     if (kind == ScanKind::Inclusive) out[i] = acc;
     i += stride;
   }
   if (kind == ScanKind::Inclusive) {
     for (; i < end; i += stride) {
-      acc = f(acc, input_value<T>(set, seed, i));
+      acc = f(acc, at(i));
       out[i] = acc;
     }
   } else {
     for (; i < end; i += stride) {
       out[i] = acc;
-      acc = f(acc, input_value<T>(set, seed, i));
+      acc = f(acc, at(i));
     }
   }
 }
 
-template <class T, class F>
-T reduce_range(F f, ValueSet set, std::uint64_t seed, std::size_t begin, std::size_t end) {
-  T acc = input_value<T>(set, seed, begin);
+template <class T, class F, class At>
+T reduce_range(F f, const At& at, std::size_t begin, std::size_t end) {
+  T acc = at(begin);
   for (std::size_t i = begin + 1; i < end; ++i)
-    acc = f(acc, input_value<T>(set, seed, i));
+    acc = f(acc, at(i));
   return acc;
+}
+
+// Input element i of a value set.
+template <class T>
+auto generated(ValueSet set, std::uint64_t seed) {
+  return [set, seed](std::size_t i) { return input_value<T>(set, seed, i); };
 }
 
 // Large scans run in chunks on every core: reduce each chunk, combine the chunk
@@ -103,6 +110,15 @@ std::size_t chunk_count(std::size_t n) {
   return std::min<std::size_t>(std::min<std::size_t>(cores, 64), n / kMinChunk);
 }
 
+// Element-wise work: body(begin, end) over chunks of [0, n), in parallel.
+template <class Body>
+void for_chunks(std::size_t n, const Body& body) {
+  const std::size_t chunks = std::max<std::size_t>(1, chunk_count(n));
+  const std::size_t per = (n + chunks - 1) / chunks;
+  in_parallel(chunks,
+              [&](std::size_t c) { body(std::min(n, c * per), std::min(n, c * per + per)); });
+}
+
 // A segmented scan scans each segment on its own, so chunks that begin at heads
 // scan in parallel without regrouping any operation.
 template <class T, class F>
@@ -123,19 +139,19 @@ void scan_segments(F f, ScanKind kind, ValueSet set, std::uint64_t seed, std::si
       std::size_t e = b + 1;
       while (e < end && !heads[e])
         ++e;
-      scan_range(f, kind, set, seed, b, e, carry, out);
+      scan_range(f, kind, generated<T>(set, seed), b, e, carry, out);
       b = e;
     }
   });
 }
 
-template <class T, class F>
-void scan_loop(F f, Op op, ScanKind kind, ValueSet set, std::uint64_t seed, std::size_t n, T init,
-               T* out) {
+// `exact`: every grouping of the operations gives the same bits (regrouping_is_exact).
+template <class T, class F, class At>
+void scan_loop(F f, bool exact, ScanKind kind, const At& at, std::size_t n, T init, T* out) {
   const T* first_carry = kind == ScanKind::Exclusive ? &init : nullptr;
   const std::size_t chunks = chunk_count(n);
-  if (chunks < 2 || !regrouping_is_exact<T>(op, set)) {
-    scan_range(f, kind, set, seed, 0, n, first_carry, out);
+  if (chunks < 2 || !exact) {
+    scan_range(f, kind, at, 0, n, first_carry, out);
     return;
   }
   const std::size_t per = (n + chunks - 1) / chunks;
@@ -143,7 +159,7 @@ void scan_loop(F f, Op op, ScanKind kind, ValueSet set, std::uint64_t seed, std:
   std::vector<T> total(chunks);
   in_parallel(chunks, [&](std::size_t c) {
     if (begin_of(c) < begin_of(c + 1))
-      total[c] = reduce_range<T>(f, set, seed, begin_of(c), begin_of(c + 1));
+      total[c] = reduce_range<T>(f, at, begin_of(c), begin_of(c + 1));
   });
   // carry[c]: everything before chunk c (and init); chunk 0 of an inclusive scan has none.
   std::vector<T> carry(chunks);
@@ -154,7 +170,7 @@ void scan_loop(F f, Op op, ScanKind kind, ValueSet set, std::uint64_t seed, std:
   }
   in_parallel(chunks, [&](std::size_t c) {
     const T* from = c == 0 ? first_carry : &carry[c];
-    scan_range(f, kind, set, seed, begin_of(c), begin_of(c + 1), from, out);
+    scan_range(f, kind, at, begin_of(c), begin_of(c + 1), from, out);
   });
 }
 
@@ -165,24 +181,27 @@ void scan_typed(Op op, ScanKind kind, ValueSet set, std::uint64_t seed, std::siz
     if (heads)
       scan_segments(f, kind, set, seed, n, init, heads, out);
     else
-      scan_loop(f, op, kind, set, seed, n, init, out);
+      scan_loop(f, regrouping_is_exact<T>(op, set), kind, generated<T>(set, seed), n, init, out);
   });
 }
 
-// Element i of a converting scan's input (of type `in`), as the accumulator A.
-template <class A>
-std::vector<A> converted_input(DataType in, ValueSet set, std::uint64_t seed, std::size_t n) {
-  std::vector<A> v(n);
+// The scan of a converting scan's input (elements of type `in` as the accumulator A),
+// in chunks on every core where regrouping is exact, as scan_loop runs.
+template <class A, class F>
+void scan_converted(F f, bool exact, ScanKind kind, DataType in, ValueSet set, std::uint64_t seed,
+                    std::size_t n, A init, A* out) {
   with_storage_type(in, [&](auto tag) {
     using I = decltype(tag);
-    for (std::size_t i = 0; i < n; ++i) {
-      if constexpr (std::is_same_v<I, Float16Tag> || std::is_same_v<I, BFloat16Tag>)
-        v[i] = static_cast<A>(narrow_float_value(set, seed, i));
-      else
-        v[i] = static_cast<A>(input_value<I>(set, seed, i));
-    }
+    scan_loop(
+        f, exact, kind,
+        [set, seed](std::size_t i) {
+          if constexpr (std::is_same_v<I, Float16Tag> || std::is_same_v<I, BFloat16Tag>)
+            return static_cast<A>(narrow_float_value(set, seed, i));
+          else
+            return static_cast<A>(input_value<I>(set, seed, i));
+        },
+        n, init, out);
   });
-  return v;
 }
 
 // Stores accumulators as `out` elements, as the kernels' convert<Out> does: half and
@@ -191,18 +210,20 @@ template <class A>
 void store_converted(DataType out, const std::vector<A>& acc, unsigned char* dst) {
   with_storage_type(out, [&](auto tag) {
     using O = decltype(tag);
-    for (std::size_t i = 0; i < acc.size(); ++i) {
-      if constexpr (std::is_same_v<O, Float16Tag>) {
-        const __half h = __float2half_rn(static_cast<float>(acc[i]));
-        std::memcpy(dst + 2 * i, &h, 2);
-      } else if constexpr (std::is_same_v<O, BFloat16Tag>) {
-        const __nv_bfloat16 h = __float2bfloat16_rn(static_cast<float>(acc[i]));
-        std::memcpy(dst + 2 * i, &h, 2);
-      } else {
-        const O o = static_cast<O>(acc[i]);
-        std::memcpy(dst + sizeof(O) * i, &o, sizeof(O));
+    for_chunks(acc.size(), [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) {
+        if constexpr (std::is_same_v<O, Float16Tag>) {
+          const __half h = __float2half_rn(static_cast<float>(acc[i]));
+          std::memcpy(dst + 2 * i, &h, 2);
+        } else if constexpr (std::is_same_v<O, BFloat16Tag>) {
+          const __nv_bfloat16 h = __float2bfloat16_rn(static_cast<float>(acc[i]));
+          std::memcpy(dst + 2 * i, &h, 2);
+        } else {
+          const O o = static_cast<O>(acc[i]);
+          std::memcpy(dst + sizeof(O) * i, &o, sizeof(O));
+        }
       }
-    }
+    });
   });
 }
 
@@ -272,7 +293,7 @@ std::vector<unsigned char> reference_axis_scan(DataType type, Op op, ScanKind ki
       in_parallel(chunks, [&](std::size_t c) {
         for (std::size_t col = c * per; col < std::min(columns, (c + 1) * per); ++col) {
           const std::size_t begin = col / inner * slice + col % inner;
-          scan_range(f, kind, set, seed, begin, begin + slice, carry, dst, inner);
+          scan_range(f, kind, generated<T>(set, seed), begin, begin + slice, carry, dst, inner);
         }
       });
     });
@@ -290,8 +311,13 @@ std::vector<unsigned char> reference_scan(const ScanTypes& types, Op op, ScanKin
     using A = decltype(tag);
     A init_value;
     std::memcpy(&init_value, &init, sizeof(A));
-    const std::vector<A> scanned =
-        reference_scan(converted_input<A>(types.in, set, seed, n), op, kind, init_value);
+    // Generated, scanned and stored in chunks on every core (in one thread a tune's
+    // reference for 2^30 elements took 9-20 s of its minute).
+    std::vector<A> scanned(n);
+    with_op<A>(op, [&](auto f) {
+      scan_converted(f, regrouping_is_exact<A>(op, set), kind, types.in, set, seed, n, init_value,
+                     scanned.data());
+    });
     store_converted(types.out, scanned, out.data());
   });
   return out;
