@@ -20,7 +20,7 @@ NAME = re.compile(r"ab_(?P<build>[A-Za-z0-9-]+)_(?P<round>\d+)\.json$")
 
 
 def runs(paths):
-    """(build, round, bench object) of each file, in the order given."""
+    """(build, bench object) of each file, in the order given."""
     out = []
     for path in paths:
         m = NAME.search(os.path.basename(path))
@@ -29,14 +29,14 @@ def runs(paths):
         with open(path) as f:
             data = json.load(f)
         for bench in data if isinstance(data, list) else [data]:
-            out.append((m.group("build"), int(m.group("round")), bench))
+            out.append((m.group("build"), bench))
     return out
 
 
 def collect(paths, series):
     """{(type, series, size): {build: [(ns, policy), ...]}} and the builds in order."""
     table, builds = {}, []
-    for build, _, bench in runs(paths):
+    for build, bench in runs(paths):
         if build not in builds:
             builds.append(build)
         for s in bench["series"]:
@@ -56,7 +56,7 @@ def size_label(n):
 def rows(table, builds):
     """One row per key with every build: medians, ratios and spreads."""
     out = []
-    for key in sorted(table, key=lambda k: (k[0], k[1], k[2])):
+    for key in sorted(table):
         per = table[key]
         if any(b not in per for b in builds):
             continue
