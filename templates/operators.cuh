@@ -186,4 +186,28 @@ struct packed_sum {
   }
 };
 
+// Byte sums whose output is bytes (int8 and uint8 sums wrap at 8 bits however wide the
+// accumulator): a word's four inclusive prefixes without unpacking it, the even bytes'
+// in the 16-bit lanes of `even`, the odd bytes' in those of `odd` (no lane exceeds
+// 4 x 255 + 255, so no carry crosses a lane).
+struct byte_prefix {
+  unsigned even, odd;
+  __device__ __forceinline__ byte_prefix() : even(0u), odd(0u) {}
+  __device__ __forceinline__ explicit byte_prefix(unsigned w) {
+    const unsigned e = w & 0x00FF00FFu, o = (w >> 8) & 0x00FF00FFu;
+    const unsigned pair = e + o; // b0 + b1 | b2 + b3
+    even = e + (pair << 16);     // b0 | b0 + b1 + b2
+    odd = pair + (pair << 16);   // b0 + b1 | b0 + b1 + b2 + b3
+  }
+  // The word's sum, its bytes read unsigned (equal modulo 256 to the signed sum).
+  __device__ __forceinline__ unsigned total() const { return odd >> 16; }
+  // The prefixes plus c, modulo 256, as the word's four bytes; exclusive: one byte
+  // later, c first.
+  __device__ __forceinline__ unsigned bytes(unsigned c, bool exclusive) const {
+    const unsigned add = (c & 0xFFu) * 0x00010001u;
+    const unsigned incl = ((even + add) & 0x00FF00FFu) | (((odd + add) & 0x00FF00FFu) << 8);
+    return exclusive ? (incl << 8) | (c & 0xFFu) : incl;
+  }
+};
+
 } // namespace scantune

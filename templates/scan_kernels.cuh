@@ -646,6 +646,56 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
   Out* own = reinterpret_cast<Out*>(dynamic_smem + S * TILE * sizeof(In)) + warp * 2 * SEG;
   int pending = -1;    // stage of this warp's last bulk store not yet handed back
   unsigned buffer = 0; // own buffer of the next bulk store: they alternate
+  // Stores the staged segment of tile t in one bulk copy; hands back the stage of the
+  // store before it once that has read it.
+  auto finish_bulk = [&](int s, unsigned t, Out* staged) {
+    fence_shared_to_async();
+    __syncwarp();
+    if (lane == 0) {
+      bulk_store(out + at_of(t) + seg_of(warp) * SEG, staged, unsigned(SEG * sizeof(Out)));
+      bulk_commit();
+      if (!OWN_OUT && pending >= 0) {
+        bulk_wait_read<1>();
+        mbar_arrive(&empty[pending]);
+      }
+    }
+    if (!OWN_OUT) pending = s;
+    buffer ^= 1u;
+  };
+  // Byte sums into bytes, full tiles: the segment scanned a word (4 elements) at a time
+  // without unpacking it (byte_prefix); lane totals and carries stay in T.
+  const bool BYTES = packed::lanes == 4 && sizeof(Out) == 1 && !REV && VEC % 4 == 0;
+  auto scan_bytes = [&](const V* vseg, VO* staged, T carry) {
+    const int W = VEC / 4;
+    byte_prefix p[ROWS][W > 0 ? W : 1];
+    T lane_incl[ROWS];
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+      const V v = vseg[r * 32 + lane];
+      const unsigned* words = reinterpret_cast<const unsigned*>(&v);
+      T sum = T(0);
+#pragma unroll
+      for (int j = 0; j < W; ++j) {
+        p[r][j] = byte_prefix(words[j]);
+        sum = op(sum, T(p[r][j].total()));
+      }
+      lane_incl[r] = warp_inclusive_scan(sum, op);
+    }
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+      const T before = shfl_up(lane_incl[r], 1u);
+      T running = lane == 0 ? carry : op(carry, before);
+      carry = op(carry, shfl_idx(lane_incl[r], 31u));
+      VO w;
+      unsigned* o = reinterpret_cast<unsigned*>(&w);
+#pragma unroll
+      for (int j = 0; j < W; ++j) {
+        o[j] = p[r][j].bytes(unsigned(running), KIND == KIND_EXCLUSIVE);
+        running = op(running, T(p[r][j].total()));
+      }
+      staged[r * 32 + lane] = w;
+    }
+  };
   for (unsigned k = 0;; ++k) {
     const int s = int(k % S);
     mbar_wait(&ready[s], (k / S) & 1u);
@@ -654,6 +704,16 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
     T carry = op(s_prefix[s], s_seg[s][warp]);
     In* seg = stage(s) + seg_of(warp) * SEG;
     const V* vseg = reinterpret_cast<const V*>(seg);
+    const long long g_seg = start_of(t) + warp * SEG;
+    const bool bulk = out_vectors && is_full(t);
+    Out* staged = OWN_OUT ? own + buffer * SEG : reinterpret_cast<Out*>(seg);
+    if constexpr (BYTES) {
+      if (bulk) { // each lane writes back the vectors it read: no barrier
+        scan_bytes(vseg, reinterpret_cast<VO*>(staged), carry);
+        finish_bulk(s, t, staged);
+        continue;
+      }
+    }
     T x[ROWS][VEC], lane_incl[ROWS];
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
@@ -661,9 +721,6 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
                at_of(t) + seg_of(warp) * SEG);
       lane_incl[r] = warp_inclusive_scan(fold(x[r]), op);
     }
-    const long long g_seg = start_of(t) + warp * SEG;
-    const bool bulk = out_vectors && is_full(t);
-    Out* staged = OWN_OUT ? own + buffer * SEG : reinterpret_cast<Out*>(seg);
     if (OWN_OUT) {
       __syncwarp(); // every lane has read the stage
       if (lane == 0) {
@@ -707,18 +764,7 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
       }
     }
     if (bulk) {
-      fence_shared_to_async();
-      __syncwarp();
-      if (lane == 0) {
-        bulk_store(out + at_of(t) + seg_of(warp) * SEG, staged, unsigned(SEG * sizeof(Out)));
-        bulk_commit();
-        if (!OWN_OUT && pending >= 0) {
-          bulk_wait_read<1>();
-          mbar_arrive(&empty[pending]);
-        }
-      }
-      if (!OWN_OUT) pending = s;
-      buffer ^= 1u;
+      finish_bulk(s, t, staged);
     } else if (!OWN_OUT) {
       __syncwarp();
       if (lane == 0) {
