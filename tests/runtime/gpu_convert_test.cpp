@@ -195,6 +195,16 @@ TEST_F(GpuTest, ConvertSanitizeCases) {
       EXPECT_TRUE((run_case<__half, float>(s, &p, {n, 0, 0})));
     }
   }
+  // Byte sums into bytes: the bulk consumers' word-at-a-time path (full, aligned tiles)
+  // beside the element path of the last, partial tile.
+  const Policy bytes = Policy::parse("lookback_bulk.tpb128.ipt16.vec16.warp_scans.st4");
+  for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive})
+    for (bool in_place : {false, true}) {
+      EXPECT_TRUE(
+          (run_case<std::int8_t, std::int8_t>(s, &bytes, {5000, 0, 0, in_place, false, k})));
+      EXPECT_TRUE((run_case<std::uint8_t, std::uint8_t>(s, &bytes,
+                                                        {3 * 2048 + 7, 0, 0, in_place, false, k})));
+    }
 }
 
 // Dispatch (the converted shape of the accumulator's tuned one, or the shapes measured for
