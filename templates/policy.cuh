@@ -53,7 +53,7 @@ struct policy {
   static const int tile_items = TPB * IPT;
   static_assert(TPB % 32 == 0 && TPB >= 32 && TPB <= 1024,
                 "block threads: a multiple of 32 in [32, 1024]");
-  static_assert(IPT >= 1 && IPT <= 32, "items per thread in [1, 32]");
+  static_assert(IPT >= 1 && IPT <= 64, "items per thread in [1, 64]");
   static_assert(LOOKBACK_SPAN >= 1 && LOOKBACK_SPAN <= 8, "look-back span in [1, 8]");
   static_assert(STAGES >= 3 && STAGES <= 8, "shared tile stages in [3, 8]");
   static_assert(MIN_BLOCKS >= 0 && MIN_BLOCKS <= 32, "minimum blocks per SM in [0, 32]");

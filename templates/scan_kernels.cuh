@@ -714,12 +714,17 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
         continue;
       }
     }
-    T x[ROWS][VEC], lane_incl[ROWS];
+    // Over 32 items a thread (byte tiles of 16 KB), a lane reads its elements again for
+    // the second pass instead of holding them all: the output replaces only the lane's
+    // own vectors.
+    const bool RELOAD = ROWS * VEC > 32 && sizeof(Out) == sizeof(In);
+    const bool mask = !PAD && !is_full(t);
+    T x[RELOAD ? 1 : ROWS][VEC], lane_incl[ROWS];
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
-      elements(raw_at(vseg, r * 32 + lane), r * 32 + lane, x[r], !PAD && !is_full(t),
+      elements(raw_at(vseg, r * 32 + lane), r * 32 + lane, x[RELOAD ? 0 : r], mask,
                at_of(t) + seg_of(warp) * SEG);
-      lane_incl[r] = warp_inclusive_scan(fold(x[r]), op);
+      lane_incl[r] = warp_inclusive_scan(fold(x[RELOAD ? 0 : r]), op);
     }
     if (OWN_OUT) {
       __syncwarp(); // every lane has read the stage
@@ -733,18 +738,22 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
     }
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
+      T(&xr)[VEC] = x[RELOAD ? 0 : r];
+      if (RELOAD)
+        elements(raw_at(vseg, r * 32 + lane), r * 32 + lane, xr, mask,
+                 at_of(t) + seg_of(warp) * SEG);
       const T before = shfl_up(lane_incl[r], 1u);
       T running = lane == 0 ? carry : op(carry, before);
       carry = op(carry, shfl_idx(lane_incl[r], 31u));
 #pragma unroll
       for (int e = 0; e < VEC; ++e) {
-        const T v = x[r][e];
+        const T v = xr[e];
         if (KIND == KIND_EXCLUSIVE) {
-          x[r][e] = running;
+          xr[e] = running;
           running = op(running, v);
         } else {
           running = op(running, v);
-          x[r][e] = running;
+          xr[e] = running;
         }
       }
       if (bulk) {
@@ -752,14 +761,14 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
         Out* o = reinterpret_cast<Out*>(&w);
 #pragma unroll
         for (int e = 0; e < VEC; ++e)
-          o[REV ? VEC - 1 - e : e] = convert<Out>(x[r][e]);
+          o[REV ? VEC - 1 - e : e] = convert<Out>(xr[e]);
         reinterpret_cast<VO*>(staged)[REV ? NV - 1 - (r * 32 + lane) : r * 32 + lane] = w;
       } else {
 #pragma unroll
         for (int e = 0; e < VEC; ++e) {
           const long long g = g_seg + (r * 32 + lane) * VEC + e;
           if (g >= 0 && (unsigned long long)g < n)
-            out[REV ? (long long)n - 1 - g : g] = convert<Out>(x[r][e]);
+            out[REV ? (long long)n - 1 - g : g] = convert<Out>(xr[e]);
         }
       }
     }

@@ -84,7 +84,7 @@ TileIO parse_tile_io(std::string_view s);
 struct Policy {
   Algorithm algorithm = Algorithm::LookbackWarp;
   int block_threads = 256;   ///< threads per block, a multiple of 32 in [32, 1024]
-  int items_per_thread = 12; ///< elements each thread owns in a tile, [1, 32]
+  int items_per_thread = 12; ///< elements each thread owns in a tile, [1, 32] (64: lookback_bulk)
   int vector_width = 4;      ///< elements per vector load/store; vector_width * sizeof(T) <= 16
   BlockScan block_scan = BlockScan::WarpScans;
   TileIO io = TileIO::Transpose;

@@ -43,6 +43,15 @@ std::optional<std::string> block_threads_rule(const Policy& p, const ScanTypes&)
   return std::nullopt;
 }
 
+// Past 32 items a thread, only lookback_bulk's consumers avoid holding every item in
+// registers (they read a lane's elements again for the second pass).
+std::optional<std::string> items_rule(const Policy& p, const ScanTypes&) {
+  if (p.items_per_thread > 32 && p.algorithm != Algorithm::LookbackBulk)
+    return fmt::format("items per thread {} above 32 apply only to lookback_bulk",
+                       p.items_per_thread);
+  return std::nullopt;
+}
+
 std::optional<std::string> min_blocks_rule(const Policy& p, const ScanTypes&) {
   if (p.min_blocks * p.launch_threads() > 2048)
     return fmt::format("{} blocks x {} threads exceed the 2048 threads an SM holds", p.min_blocks,
@@ -79,9 +88,9 @@ const std::vector<FieldDesc> kFields{
      tiles, "",
      block_threads_rule, 1, false, true, false, SCANTUNE_FIELD_ACCESS(block_threads, int)},
     {"items_per_thread", "items per thread", KeyForm::Always, "ipt", "",
-     nullptr, nullptr, 12, 1, 1, 32, "items per thread {} is outside [1, 32]",
+     nullptr, nullptr, 12, 1, 1, 64, "items per thread {} is outside [1, 64]",
      tiles, "",
-     nullptr, 2, false, true, false, SCANTUNE_FIELD_ACCESS(items_per_thread, int)},
+     items_rule, 2, false, true, false, SCANTUNE_FIELD_ACCESS(items_per_thread, int)},
     {"vector_width", "vector width", KeyForm::Always, "vec", "",
      nullptr, nullptr, 4, 1, 1, 1 << 30, "vector width {} is not a power of two",
      tiles, "",

@@ -196,15 +196,20 @@ TEST_F(GpuTest, ConvertSanitizeCases) {
     }
   }
   // Byte sums into bytes: the bulk consumers' word-at-a-time path (full, aligned tiles)
-  // beside the element path of the last, partial tile.
-  const Policy bytes = Policy::parse("lookback_bulk.tpb128.ipt16.vec16.warp_scans.st4");
-  for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive})
-    for (bool in_place : {false, true}) {
-      EXPECT_TRUE(
-          (run_case<std::int8_t, std::int8_t>(s, &bytes, {5000, 0, 0, in_place, false, k})));
-      EXPECT_TRUE((run_case<std::uint8_t, std::uint8_t>(s, &bytes,
-                                                        {3 * 2048 + 7, 0, 0, in_place, false, k})));
-    }
+  // beside the element path of the last, partial tile; at 64 items a thread, the element
+  // path reads a lane's elements twice (also for a misaligned output).
+  for (const char* key : {"lookback_bulk.tpb128.ipt16.vec16.warp_scans.st4",
+                          "lookback_bulk.tpb128.ipt64.vec16.warp_scans.st3"}) {
+    const Policy bytes = Policy::parse(key);
+    EXPECT_TRUE((run_case<std::int8_t, std::int8_t>(s, &bytes, {3 * 8192 + 7, 1, 2})));
+    for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive})
+      for (bool in_place : {false, true}) {
+        EXPECT_TRUE(
+            (run_case<std::int8_t, std::int8_t>(s, &bytes, {5000, 0, 0, in_place, false, k})));
+        EXPECT_TRUE((run_case<std::uint8_t, std::uint8_t>(
+            s, &bytes, {3 * 8192 + 7, 0, 0, in_place, false, k})));
+      }
+  }
 }
 
 // Dispatch (the converted shape of the accumulator's tuned one, or the shapes measured for
@@ -251,6 +256,19 @@ TEST_F(GpuTest, ConvertDispatchedLargeSums) {
     EXPECT_TRUE((run_case<__nv_bfloat16, __nv_bfloat16>(s, nullptr, c)));
     EXPECT_TRUE((run_case<std::uint8_t, std::int32_t>(s, nullptr, c)));
     EXPECT_TRUE((run_case<std::int8_t, std::int64_t>(s, nullptr, c)));
+  }
+}
+
+// Byte sums on the table's 32 KB tiles (64 items a thread, 512 threads, 7 stages): full
+// tiles a word at a time, the last one element-wise; both kinds, in place, misaligned.
+TEST_F(GpuTest, ConvertByteSumsOnLargeTiles) {
+  Scanner s;
+  const Policy p = Policy::parse("lookback_bulk.tpb512.ipt64.vec16.warp_scans.st7");
+  const std::size_t n = 5 * 32768 + 13;
+  for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive}) {
+    EXPECT_TRUE((run_case<std::int8_t, std::int8_t>(s, &p, {n, 0, 0, false, false, k})));
+    EXPECT_TRUE((run_case<std::uint8_t, std::uint8_t>(s, &p, {n, 0, 0, true, false, k})));
+    EXPECT_TRUE((run_case<std::int8_t, std::int8_t>(s, &p, {n, 3, 1, false, false, k})));
   }
 }
 

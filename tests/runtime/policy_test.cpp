@@ -122,7 +122,10 @@ TEST(PolicyValidation, RejectsInvalidCombinationsWithAReason) {
   EXPECT_EQ(reason("lookback_warp.tpb100.ipt4.vec4.warp_scans", DataType::Int32),
             "block threads 100 is not a multiple of 32 in [32, 1024]");
   EXPECT_EQ(reason("lookback_warp.tpb256.ipt33.vec1.warp_scans", DataType::Int32),
-            "items per thread 33 is outside [1, 32]");
+            "items per thread 33 above 32 apply only to lookback_bulk");
+  EXPECT_EQ(reason("lookback_bulk.tpb256.ipt65.vec1.warp_scans", DataType::Int32),
+            "items per thread 65 is outside [1, 64]");
+  EXPECT_EQ(reason("lookback_bulk.tpb256.ipt64.vec4.warp_scans", DataType::Int32), "valid");
   EXPECT_EQ(reason("lookback_warp.tpb256.ipt12.vec3.warp_scans", DataType::Int32),
             "vector width 3 is not a power of two");
   EXPECT_EQ(reason("single_block.tpb256.ipt12.vec4.warp_scans.bo100", DataType::Int32),
