@@ -76,6 +76,18 @@ std::vector<int> with_pipelined(std::vector<int> list, const std::vector<int>& e
   return list;
 }
 
+// Items per thread of `algorithm`'s grid: lookback_bulk adds its own over elements of
+// at most 2 bytes (wider ones would stage 32 KB and more per tile).
+std::vector<int> items_per_thread(const SpaceOptions& space, Algorithm algorithm,
+                                  const ScanTypes& types) {
+  std::vector<int> list =
+      with_pipelined(space.items_per_thread, space.pipelined_items_per_thread, algorithm);
+  if (algorithm == Algorithm::LookbackBulk && std::max(size_of(types.in), size_of(types.out)) <= 2)
+    for (int v : space.bulk_items_per_thread)
+      if (std::find(list.begin(), list.end(), v) == list.end()) list.push_back(v);
+  return list;
+}
+
 // The values of a dimension next to `value` (one step down and up in the sorted list).
 std::vector<int> adjacent(std::vector<int> list, int value) {
   std::sort(list.begin(), list.end());
@@ -157,14 +169,15 @@ const std::vector<SpaceField> kSpaceFields{
      SCANTUNE_SPACE_PARSE(space.block_threads = parse_int_list(text, option);
                           space.pipelined_block_threads.clear()), {}},
     {"items_per_thread",
-     SCANTUNE_SPACE_VALUES(with_pipelined(space.items_per_thread,
-                                          space.pipelined_items_per_thread, algorithm)),
-     true, 1, "--items-per-thread",
-     "Items per thread (1..32), same syntax.\n"
-     "Default: 1,2,4,6,8,12,16,20,24,32 (and 10 for lookback_pipelined).\n"
+     SCANTUNE_SPACE_VALUES(items_per_thread(space, algorithm, types)), true, 1,
+     "--items-per-thread",
+     "Items per thread (1..32; 64 for lookback_bulk), same syntax.\n"
+     "Default: 1,2,4,6,8,12,16,20,24,32 (and 10 for lookback_pipelined,\n"
+     "64 for lookback_bulk of 1- and 2-byte elements).\n"
      "Example: --items-per-thread 8,12,16",
      SCANTUNE_SPACE_PARSE(space.items_per_thread = parse_int_list(text, option);
-                          space.pipelined_items_per_thread.clear()), {}},
+                          space.pipelined_items_per_thread.clear();
+                          space.bulk_items_per_thread.clear()), {}},
     {"vector_width", SCANTUNE_SPACE_VALUES(vector_widths(types, space, algorithm)), false, 2,
      "--vector-bytes",
      "Bytes per vector load/store (lookback_bulk: always 16).\n"
@@ -248,6 +261,7 @@ SpaceOptions default_space() {
   s.items_per_thread = {1, 2, 4, 6, 8, 12, 16, 20, 24, 32};
   s.pipelined_block_threads = {384};
   s.pipelined_items_per_thread = {10};
+  s.bulk_items_per_thread = {64};
   s.vector_bytes = {4, 8, 16};
   s.ios = {TileIO::Transpose, TileIO::Direct, TileIO::WarpTranspose};
   s.streaming = {false, true};
