@@ -165,6 +165,29 @@ TEST(SearchSpace, BulkTakesSixteenByteRowsItsOwnStagesAndLargeSizes) {
   EXPECT_TRUE(applies_at(p, 1000, s));
 }
 
+// 64 items a thread: lookback_bulk over 1- and 2-byte elements only (16-32 KB byte
+// tiles); an explicit --items-per-thread list replaces it.
+TEST(SearchSpace, BulkTakesSixtyFourItemsOverNarrowElements) {
+  const auto items = [](const ScanTypes& t, const SpaceOptions& s, bool bulk) {
+    std::set<int> out;
+    for (const Policy& p : enumerate(t, s))
+      if ((p.algorithm == Algorithm::LookbackBulk) == bulk) out.insert(p.items_per_thread);
+    return out;
+  };
+  for (const char* t : {"int8", "uint16", "float16"}) {
+    EXPECT_TRUE(items(parse_scan_types(t), default_space(), true).count(64)) << t;
+    EXPECT_FALSE(items(parse_scan_types(t), default_space(), false).count(64)) << t;
+  }
+  for (const char* t : {"int32", "uint8:int32", "int8:int64"}) // 4- or 8-byte sides
+    EXPECT_FALSE(items(parse_scan_types(t), default_space(), true).count(64)) << t;
+  EXPECT_TRUE(keys(enumerate(parse_scan_types("int8"), default_space()))
+                  .count("lookback_bulk.tpb512.ipt64.vec16.warp_scans.st7"));
+  SpaceOptions s = default_space();
+  for (const SpaceField& f : space_fields())
+    if (f.option == "--items-per-thread") f.apply(s, "16,32", f.option);
+  EXPECT_EQ(items(parse_scan_types("int8"), s, true), (std::set<int>{16, 32}));
+}
+
 TEST(SearchSpace, PipelinedOnlyFromTwoToTheTwentyUnlessNamed) {
   SpaceOptions s = default_space();
   const Policy p = Policy::parse("lookback_pipelined.tpb128.ipt24.vec4.warp_scans.wxpose");
