@@ -54,8 +54,8 @@ struct head_word<HEADS_OFFSETS32> {
   typedef unsigned type;
 };
 
-// Heads of the elements g0 .. g0 + IPT - 1 (bit i: g0 + i starts a segment), for
-// the head sources that read memory. Only elements in [0, n) are asked about.
+// Heads of the elements g0 .. g0 + IPT - 1 (bit i: g0 + i starts a segment) from
+// flags or keys, read per thread. Only elements in [0, n) are asked about.
 template <int HEADS, int IPT>
 struct read_heads {
   typedef typename head_word<HEADS>::type W;
@@ -69,7 +69,7 @@ struct read_heads {
 #pragma unroll
       for (int i = 0; i < IPT; ++i)
         if (valid(g0 + i, n) && seg.flags[g0 + i] != 0) heads |= 1u << i;
-    } else if (HEADS == HEADS_KEYS32 || HEADS == HEADS_KEYS64) {
+    } else {
       const W* keys = static_cast<const W*>(seg.keys);
       W prev = valid(g0 - 1, n) ? keys[g0 - 1] : W(0);
 #pragma unroll
@@ -80,34 +80,59 @@ struct read_heads {
         if (g > 0 && k != prev) heads |= 1u << i;
         prev = k;
       }
-    } else {
-      heads = from_offsets(g0, n, seg);
-    }
-    return heads;
-  }
-  // The first offset >= g0 by binary search, then every offset inside the thread's
-  // range (empty segments repeat an offset: the same head).
-  static __device__ __forceinline__ unsigned from_offsets(long long g0, unsigned long long n,
-                                                          const segment_args& seg) {
-    const W* off = static_cast<const W*>(seg.offsets);
-    const long long lo_g = g0 < 0 ? 0 : g0;
-    unsigned long long lo = 0, hi = seg.num_segments;
-    while (lo < hi) {
-      const unsigned long long mid = (lo + hi) / 2;
-      if ((long long)off[mid] < lo_g)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    unsigned heads = 0;
-    for (unsigned long long s = lo; s < seg.num_segments; ++s) {
-      const long long g = (long long)off[s];
-      if (g >= g0 + IPT || (unsigned long long)g >= n) break;
-      heads |= 1u << unsigned(g - g0);
     }
     return heads;
   }
 };
+
+// Heads of g0 .. g0 + IPT - 1 from few CSR offsets, by the thread alone: the first
+// offset >= g0 by binary search (off stays in L1), then every offset inside the range
+// (empty segments repeat an offset: the same head).
+template <class W, int IPT>
+__device__ __forceinline__ unsigned thread_offset_heads(long long g0, unsigned long long n,
+                                                        const W* off, unsigned long long count) {
+  const long long lo_g = g0 < 0 ? 0 : g0;
+  unsigned long long lo = 0, hi = count;
+  while (lo < hi) {
+    const unsigned long long mid = (lo + hi) / 2;
+    if ((long long)off[mid] < lo_g)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  unsigned heads = 0;
+  for (unsigned long long s = lo; s < count; ++s) {
+    const long long g = (long long)off[s];
+    if (g >= g0 + IPT || (unsigned long long)g >= n) break;
+    heads |= 1u << unsigned(g - g0);
+  }
+  return heads;
+}
+
+// The first index s in [0, count) with off[s] >= target (count if none), off ascending,
+// by a whole warp: each round samples 32 evenly spaced offsets in one round trip and
+// keeps the gap where they cross the target (a binary search takes log2(count) trips).
+template <class W>
+__device__ __forceinline__ unsigned long long
+warp_lower_bound(const W* off, unsigned long long count, long long target) {
+  const unsigned lane = lane_id();
+  unsigned long long lo = 0, hi = count; // the answer is in [lo, hi]
+  while (hi - lo > 32) {
+    const unsigned long long step = (hi - lo + 31) / 32, idx = lo + lane * step;
+    const unsigned yes =
+        __ballot_sync(FULL_WARP, idx >= hi || (long long)off[idx] >= target); // monotone
+    if (yes == 0) {
+      lo += 31 * step + 1;
+    } else {
+      const unsigned k = unsigned(__ffs(yes) - 1);
+      hi = min(hi, lo + k * step);
+      if (k > 0) lo += (k - 1) * step + 1;
+    }
+  }
+  const unsigned long long idx = lo + lane;
+  const unsigned yes = __ballot_sync(FULL_WARP, idx >= hi || (long long)off[idx] >= target);
+  return yes ? lo + unsigned(__ffs(yes) - 1) : hi;
+}
 
 // Warp and block inclusive/exclusive scans of (head, value) pairs.
 template <class T, class Op>
@@ -169,11 +194,63 @@ struct segmented_tile_scan {
   static const int TPB = P::block_threads, IPT = P::items_per_thread, TILE = P::tile_items;
   typedef tile_io<T, P> io;
 
+  // TILE bits of shared memory (and a spare word): the staged tile's buffer where it
+  // has one, else its own.
+  static __device__ __forceinline__ unsigned* head_bits(T* smem) {
+    const int WORDS = TILE / 32 + 2;
+    if constexpr (tile_footprint<T, P>::SHARED_BYTES >= WORDS * 4) {
+      return reinterpret_cast<unsigned*>(smem);
+    } else {
+      __shared__ unsigned own[WORDS];
+      return own;
+    }
+  }
+
+  // CSR offsets: warp 0 finds the tile's first segment, then the block reads the
+  // tile's offsets coalesced and sets their bits (empty segments repeat one); each
+  // thread takes its IPT bits. A thread's own binary search took log2(segments)
+  // dependent loads (offsets every 32 at 2^28: 0.68x memcpy, 0.76x this way); up to
+  // kFewSegments it stays in L1 and costs less than three barriers (14 segments at
+  // 2^20: 1.06x this way). Every thread of the block calls it.
+  static __device__ __forceinline__ unsigned offset_heads(long long g_start, long long g0,
+                                                          unsigned long long n,
+                                                          const segment_args& seg, T* smem) {
+    typedef typename head_word<HEADS>::type W;
+    const W* off = static_cast<const W*>(seg.offsets);
+    const unsigned long long kFewSegments = 64;
+    if (seg.num_segments <= kFewSegments) // the same for the whole grid
+      return thread_offset_heads<W, IPT>(g0, n, off, seg.num_segments);
+    unsigned* bits = head_bits(smem);
+    __shared__ unsigned long long s_first;
+    __syncthreads(); // a staged load has read the buffer
+    for (int i = threadIdx.x; i < TILE / 32 + 2; i += TPB)
+      bits[i] = 0u;
+    if (threadIdx.x < 32) {
+      const unsigned long long first =
+          warp_lower_bound(off, seg.num_segments, g_start < 0 ? 0 : g_start);
+      if (threadIdx.x == 0) s_first = first;
+    }
+    __syncthreads();
+    for (unsigned long long s = s_first + threadIdx.x; s < seg.num_segments; s += TPB) {
+      const long long g = (long long)off[s];
+      if (g >= g_start + TILE || (unsigned long long)g >= n) break;
+      const unsigned j = unsigned(g - g_start);
+      atomicOr(&bits[j / 32], 1u << (j % 32));
+    }
+    __syncthreads(); // the bits are read before the block scan's barrier, the store after
+    const unsigned j0 = unsigned(g0 - g_start);
+    const unsigned long long w = bits[j0 / 32] | ((unsigned long long)bits[j0 / 32 + 1] << 32);
+    return unsigned(w >> (j0 % 32)) & (IPT == 32 ? ~0u : (1u << IPT) - 1u);
+  }
+
   // Heads of this thread's items (bit i: item i starts a segment); none outside [0, n).
-  static __device__ __forceinline__ unsigned load_heads(long long g0, unsigned long long n,
-                                                        const segment_args& seg) {
+  static __device__ __forceinline__ unsigned load_heads(long long g_start, long long g0,
+                                                        unsigned long long n,
+                                                        const segment_args& seg, T* smem) {
     unsigned heads = 0;
-    if (HEADS == HEADS_PERIODIC) {
+    if constexpr (HEADS == HEADS_OFFSETS32 || HEADS == HEADS_OFFSETS64) {
+      heads = offset_heads(g_start, g0, n, seg, smem);
+    } else if (HEADS == HEADS_PERIODIC) {
       long long first = g0 < 0 ? 0 : g0;
       unsigned long long pos = (unsigned long long)first % seg.period;
 #pragma unroll
@@ -216,7 +293,7 @@ struct segmented_tile_scan {
     T items[IPT];
     const bool full = tile_scan<T, Op, KIND, P>::load(in, n, g_start, items, smem);
     const long long g0 = g_start + (long long)threadIdx.x * IPT;
-    const unsigned heads = load_heads(g0, n, seg);
+    const unsigned heads = load_heads(g_start, g0, n, seg, smem);
     // Tile 0's padding before element 0 holds no head: its thread-0 pair is headless.
     const bool first_is_head = (heads & 1u) != 0;
     T running = pair_scan<T, Op>::template block_exclusive<TPB>(

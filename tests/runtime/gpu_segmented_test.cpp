@@ -211,12 +211,18 @@ TEST_F(GpuTest, SegmentedKeysAndOffsets) {
   Scanner scanner;
   const Policy p =
       make_policy(Algorithm::LookbackWarp, 128, 8, 4, BlockScan::WarpScans, TileIO::Transpose);
+  // Offsets also through a direct-I/O tile (a head-bit buffer of its own; a thread's 12
+  // bits straddle two words).
+  const Policy direct =
+      make_policy(Algorithm::LookbackWarp, 256, 12, 1, BlockScan::WarpScans, TileIO::Direct);
   for (Source src : {Source::Keys32, Source::Keys64, Source::Offsets32, Source::Offsets64})
     for (std::size_t n : sizes(p.tile_items()))
       for (int pattern = 0; pattern < 5; ++pattern)
         for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive}) {
           const auto heads = make_heads(n, pattern, p.tile_items(), 5);
           check_at<std::int32_t>(scanner, &p, Op::Sum, k, n, heads, 0, {}, src);
+          if (src == Source::Offsets32 || src == Source::Offsets64)
+            check_at<std::int32_t>(scanner, &direct, Op::Sum, k, n, heads, 0, {}, src);
           check_at<double>(scanner, nullptr, Op::Max, k, n, heads, 0, {1, k == ScanKind::Exclusive},
                            src);
         }
@@ -402,6 +408,8 @@ TEST_F(GpuTest, SegmentedSanitizeSmall) {
   Scanner scanner;
   const Policy p =
       make_policy(Algorithm::LookbackWarp, 64, 4, 4, BlockScan::WarpScans, TileIO::Transpose);
+  const Policy direct =
+      make_policy(Algorithm::LookbackWarp, 64, 32, 1, BlockScan::WarpScans, TileIO::Direct);
   for (std::size_t n : {1ul, 255ul, 1000ul, 9001ul})
     for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive}) {
       check_at<std::int32_t>(scanner, &p, Op::Sum, k, n, make_heads(n, 0, 256, 1), 0, {1, false});
@@ -410,6 +418,9 @@ TEST_F(GpuTest, SegmentedSanitizeSmall) {
                              Source::Keys64);
       check_at<std::int32_t>(scanner, &p, Op::Sum, k, n, make_heads(n, 1, 256, 2), 0, {},
                              Source::Offsets32);
+      // Offsets' head bits in a buffer of their own (direct I/O stages no tile).
+      check_at<std::int32_t>(scanner, &direct, Op::Sum, k, n, make_heads(n, 2, 256, 3), 0, {},
+                             Source::Offsets64);
     }
 }
 
