@@ -36,13 +36,13 @@ struct SpaceOptions {
   /// tiles halve the per-tile hand-offs and look-backs that held byte sums at 0.86x
   /// memcpy (0.95x at 2^28 on the H100). Cleared by --items-per-thread.
   std::vector<int> bulk_items_per_thread; ///< default: 64
-  std::vector<int> vector_bytes;               ///< bytes per vector access; default 4, 8, 16
-  std::vector<TileIO> ios;                     ///< default: transpose, direct, warp transpose
-  std::vector<bool> streaming;                 ///< cache hints: default {false, true}
-  std::vector<int> lookback_spans;             ///< warp look-backs only; default 1
-  std::vector<int> stages;                     ///< lookback_pipelined's tile stages; default 3
-  std::vector<int> bulk_stages;                ///< lookback_bulk's tile stages; default 4, 6, 7, 8
-  std::vector<int> backoffs_ns;                ///< look-back/chained only; default 0 and 200
+  std::vector<int> vector_bytes;          ///< bytes per vector access; default 4, 8, 16
+  std::vector<TileIO> ios;                ///< default: transpose, direct, warp transpose
+  std::vector<bool> streaming;            ///< cache hints: default {false, true}
+  std::vector<int> lookback_spans;        ///< warp look-backs only; default 1
+  std::vector<int> stages;                ///< lookback_pipelined's tile stages; default 3
+  std::vector<int> bulk_stages;           ///< lookback_bulk's tile stages; default 4, 6, 7, 8
+  std::vector<int> backoffs_ns;           ///< look-back/chained only; default 0 and 200
   std::vector<bool> tile_loops; ///< one-tile-per-block kernels only; default {false, true}
   /// Values of the fields without a member above, by field name; a field missing here
   /// takes its SpaceField::default_values.
