@@ -192,16 +192,15 @@ struct pair_scan {
 template <class T, class Op, int KIND, class P, int HEADS>
 struct segmented_tile_scan {
   static const int TPB = P::block_threads, IPT = P::items_per_thread, TILE = P::tile_items;
+  static const int HEAD_WORDS = TILE / 32 + 2; // a tile's head bits and a spare word
   typedef tile_io<T, P> io;
 
-  // TILE bits of shared memory (and a spare word): the staged tile's buffer where it
-  // has one, else its own.
+  // HEAD_WORDS of shared memory: the staged tile's buffer where it has one, else its own.
   static __device__ __forceinline__ unsigned* head_bits(T* smem) {
-    const int WORDS = TILE / 32 + 2;
-    if constexpr (tile_footprint<T, P>::SHARED_BYTES >= WORDS * 4) {
+    if constexpr (tile_footprint<T, P>::SHARED_BYTES >= HEAD_WORDS * 4) {
       return reinterpret_cast<unsigned*>(smem);
     } else {
-      __shared__ unsigned own[WORDS];
+      __shared__ unsigned own[HEAD_WORDS];
       return own;
     }
   }
@@ -223,7 +222,7 @@ struct segmented_tile_scan {
     unsigned* bits = head_bits(smem);
     __shared__ unsigned long long s_first;
     __syncthreads(); // a staged load has read the buffer
-    for (int i = threadIdx.x; i < TILE / 32 + 2; i += TPB)
+    for (int i = threadIdx.x; i < HEAD_WORDS; i += TPB)
       bits[i] = 0u;
     if (threadIdx.x < 32) {
       const unsigned long long first =
