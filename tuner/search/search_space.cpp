@@ -67,25 +67,23 @@ std::vector<int> vector_widths(const ScanTypes& types, const SpaceOptions& space
   return {widths.begin(), widths.end()};
 }
 
-// A dimension's list, and for lookback_pipelined its own extra values after it.
-std::vector<int> with_pipelined(std::vector<int> list, const std::vector<int>& extra,
-                                Algorithm algorithm) {
-  if (algorithm != Algorithm::LookbackPipelined) return list;
+// `list` with the values of `extra` it lacks after it, where `adds`.
+std::vector<int> with_extra(std::vector<int> list, const std::vector<int>& extra, bool adds) {
+  if (!adds) return list;
   for (int v : extra)
     if (std::find(list.begin(), list.end(), v) == list.end()) list.push_back(v);
   return list;
 }
 
-// Items per thread of `algorithm`'s grid: lookback_bulk adds its own over elements of
-// at most 2 bytes (wider ones would stage 32 KB and more per tile).
+// Items per thread of `algorithm`'s grid: lookback_pipelined adds its own, and so does
+// lookback_bulk over elements of at most 2 bytes (wider ones would stage 32 KB and more
+// per tile).
 std::vector<int> items_per_thread(const SpaceOptions& space, Algorithm algorithm,
                                   const ScanTypes& types) {
-  std::vector<int> list =
-      with_pipelined(space.items_per_thread, space.pipelined_items_per_thread, algorithm);
-  if (algorithm == Algorithm::LookbackBulk && std::max(size_of(types.in), size_of(types.out)) <= 2)
-    for (int v : space.bulk_items_per_thread)
-      if (std::find(list.begin(), list.end(), v) == list.end()) list.push_back(v);
-  return list;
+  const bool narrow = std::max(size_of(types.in), size_of(types.out)) <= 2;
+  return with_extra(with_extra(space.items_per_thread, space.pipelined_items_per_thread,
+                               algorithm == Algorithm::LookbackPipelined),
+                    space.bulk_items_per_thread, algorithm == Algorithm::LookbackBulk && narrow);
 }
 
 // The values of a dimension next to `value` (one step down and up in the sorted list).
@@ -160,8 +158,8 @@ void parse_min_blocks(SpaceOptions& space, std::string_view text, std::string_vi
 const std::vector<SpaceField> kSpaceFields{
     {"block_scan", SCANTUNE_SPACE_VALUES(space.block_scans), false, 3, "", "", nullptr, {}},
     {"block_threads",
-     SCANTUNE_SPACE_VALUES(with_pipelined(space.block_threads, space.pipelined_block_threads,
-                                          algorithm)),
+     SCANTUNE_SPACE_VALUES(with_extra(space.block_threads, space.pipelined_block_threads,
+                                      algorithm == Algorithm::LookbackPipelined)),
      true, 0, "--block-threads",
      "Threads per block: A,B,C or A:B (every value) or A:B:x2\n"
      "(geometric). Default: 64,128,256,512,1024 (and 384 for\n"
