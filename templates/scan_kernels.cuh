@@ -415,6 +415,69 @@ __device__ __forceinline__ void relay_stages(unsigned long long* from, unsigned 
   }
 }
 
+// The producer warp of bulk_kernel and segmented_bulk_kernel: for each stage in turn,
+// once it is free, takes a ticket into s_tile (the first also sets the launch's
+// generation s_gen) and has fill(s, t) load tile t into it and complete full[s] (32
+// arrivals; lane 0's announces the bulk copies' bytes). Past the last tile every lane
+// arrives with the end marker instead.
+template <int S, class Fill>
+__device__ __forceinline__ void produce_stages(unsigned long long* ws, unsigned long long* full,
+                                               unsigned long long* empty, unsigned* s_tile,
+                                               unsigned& s_gen, unsigned long long tiles,
+                                               unsigned last, Fill fill) {
+  for (unsigned k = 0;; ++k) {
+    const int s = int(k % S);
+    if (k >= unsigned(S)) mbar_wait(&empty[s], (k / S - 1) & 1u);
+    unsigned t = 0;
+    if (lane_id() == 0) {
+      const unsigned gen = take_ticket(ws, t, last);
+      if (k == 0) s_gen = gen; // read by the other roles after this stage's barrier
+      s_tile[s] = t;
+    }
+    t = __shfl_sync(FULL_WARP, t, 0);
+    if (t >= tiles) { // tells the other roles to stop
+      mbar_arrive(&full[s]);
+      return;
+    }
+    fill(s, t);
+  }
+}
+
+// A consumer warp's end of its segment of stage s in the bulk kernels. With `bulk` it
+// stores the segment staged at `from` to `to` in one bulk copy; without, its lanes have
+// stored it. Where the stage holds the output (`hand_back`), the stage of the warp's
+// previous bulk store (`pending`) goes back to the producer once that store has read
+// it, so stores overlap; a stage stored by the lanes goes back at once.
+template <class Out>
+__device__ __forceinline__ void bulk_finish_segment(bool bulk, bool hand_back,
+                                                    unsigned long long* empty, int s, int& pending,
+                                                    Out* to, const Out* from, unsigned bytes) {
+  const bool leader = lane_id() == 0;
+  if (bulk) {
+    fence_shared_to_async();
+    __syncwarp();
+    if (leader) {
+      bulk_store(to, from, bytes);
+      bulk_commit();
+      if (hand_back && pending >= 0) {
+        bulk_wait_read<1>();
+        mbar_arrive(&empty[pending]);
+      }
+    }
+    if (hand_back) pending = s;
+  } else if (hand_back) {
+    __syncwarp();
+    if (leader) {
+      if (pending >= 0) {
+        bulk_wait_read<0>();
+        mbar_arrive(&empty[pending]);
+      }
+      mbar_arrive(&empty[s]);
+    }
+    pending = -1;
+  }
+}
+
 // Warp-specialized look-back fed by bulk copies (sm_90 and up). A grid of
 // resident blocks takes tiles by ticket; each block cycles S = P::stages tile
 // stages in dynamic shared memory through four roles, handing each stage on with
@@ -531,39 +594,27 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
   __syncthreads();
 
   if (warp == CONSUMERS) { // producer
-    for (unsigned k = 0;; ++k) {
-      const int s = int(k % S);
-      if (k >= unsigned(S)) mbar_wait(&empty[s], (k / S - 1) & 1u);
-      unsigned t = 0;
-      if (lane == 0) {
-        const unsigned gen = take_ticket(ws, t, last);
-        if (k == 0) s_gen = gen; // read by the other roles after this stage's barrier
-        s_tile[s] = t;
-      }
-      t = __shfl_sync(FULL_WARP, t, 0);
-      if (t >= tiles) { // tells the other roles to stop
-        mbar_arrive(&full[s]);
-        return;
-      }
+    produce_stages<S>(ws, full, empty, s_tile, s_gen, tiles, last, [&](int s, unsigned t) {
       if (is_full(t) && lane == 0) {
         mbar_arrive_expect_tx(&full[s], unsigned(TILE * sizeof(In)));
         bulk_load(stage(s), in + at_of(t), unsigned(TILE * sizeof(In)), &full[s]);
-      } else {
-        if (!is_full(t)) {
-          In* to = stage(s);
-          for (long long i = lane; i < TILE; i += 32) {
-            const long long g = at_of(t) + i;
-            const bool inside = g >= 0 && (unsigned long long)g < n;
-            if (PAD)
-              to[i] = inside ? in[g] : convert<In>(Op::identity());
-            else if (inside)
-              to[i] = in[g];
-          }
-          fence_shared_to_async(); // a later bulk load into this stage comes after these writes
-        }
-        mbar_arrive(&full[s]); // releases this lane's writes to the waiting roles
+        return;
       }
-    }
+      if (!is_full(t)) {
+        In* to = stage(s);
+        for (long long i = lane; i < TILE; i += 32) {
+          const long long g = at_of(t) + i;
+          const bool inside = g >= 0 && (unsigned long long)g < n;
+          if (PAD)
+            to[i] = inside ? in[g] : convert<In>(Op::identity());
+          else if (inside)
+            to[i] = in[g];
+        }
+        fence_shared_to_async(); // a later bulk load into this stage comes after these writes
+      }
+      mbar_arrive(&full[s]); // releases this lane's writes to the waiting roles
+    });
+    return;
   }
 
   if (warp == CONSUMERS + 1) { // reducer
@@ -646,20 +697,10 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
   Out* own = reinterpret_cast<Out*>(dynamic_smem + S * TILE * sizeof(In)) + warp * 2 * SEG;
   int pending = -1;    // stage of this warp's last bulk store not yet handed back
   unsigned buffer = 0; // own buffer of the next bulk store: they alternate
-  // Stores the staged segment of tile t in one bulk copy; hands back the stage of the
-  // store before it once that has read it.
+  // Stores the staged segment of tile t in one bulk copy (bulk_finish_segment).
   auto finish_bulk = [&](int s, unsigned t, Out* staged) {
-    fence_shared_to_async();
-    __syncwarp();
-    if (lane == 0) {
-      bulk_store(out + at_of(t) + seg_of(warp) * SEG, staged, unsigned(SEG * sizeof(Out)));
-      bulk_commit();
-      if (!OWN_OUT && pending >= 0) {
-        bulk_wait_read<1>();
-        mbar_arrive(&empty[pending]);
-      }
-    }
-    if (!OWN_OUT) pending = s;
+    bulk_finish_segment(true, !OWN_OUT, empty, s, pending, out + at_of(t) + seg_of(warp) * SEG,
+                        staged, unsigned(SEG * sizeof(Out)));
     buffer ^= 1u;
   };
   // Byte sums into bytes, full tiles: the segment scanned a word (4 elements) at a time
@@ -772,19 +813,10 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
         }
       }
     }
-    if (bulk) {
+    if (bulk)
       finish_bulk(s, t, staged);
-    } else if (!OWN_OUT) {
-      __syncwarp();
-      if (lane == 0) {
-        if (pending >= 0) {
-          bulk_wait_read<0>();
-          mbar_arrive(&empty[pending]);
-        }
-        mbar_arrive(&empty[s]);
-      }
-      pending = -1;
-    }
+    else
+      bulk_finish_segment(false, !OWN_OUT, empty, s, pending, out, staged, 0u);
   }
   if (lane == 0) bulk_wait_all(); // the stores must finish reading before the block exits
 }
@@ -935,9 +967,31 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
   *done = 0;
 }
 
-// Warp 0's part of a segmented tile (see segmented_scan.cuh): a tile holding a head
-// publishes its carry as inclusive at once; it looks back only for the elements
-// before its first head. Returns the tile's carry-in (identity where none is needed).
+// A segmented tile's status (see segmented_scan.cuh): a tile holding a head publishes
+// its carry as inclusive at once, any other its aggregate. Lane 0 publishes.
+template <class T>
+__device__ __forceinline__ void segmented_publish(unsigned long long* slots, unsigned tile,
+                                                  unsigned gen, T aggregate, bool has_head) {
+  if (lane_id() == 0) tile_status<T>::publish(slots, tile, make_flag(gen, has_head), aggregate);
+}
+
+// After segmented_publish, by a whole warp: the tile's carry-in, from a look-back only
+// where elements come before its first head (identity where none is needed); a tile
+// without a head then publishes its inclusive carry.
+template <class T, class Op, class P>
+__device__ __forceinline__ T segmented_lookback(unsigned long long* slots, unsigned tile,
+                                                unsigned gen, T aggregate, bool has_head,
+                                                bool first_is_head) {
+  Op op;
+  if (first_is_head || tile == 0) return Op::identity();
+  const T prefix =
+      lookback_warp<T, Op, P::backoff_ns, P::lookback_span, P::reproducible>(slots, tile, gen, op);
+  if (!has_head && lane_id() == 0)
+    tile_status<T>::publish(slots, tile, make_flag(gen, true), op(prefix, aggregate));
+  return prefix;
+}
+
+// Warp 0's part of a segmented tile: both of the above. Returns the tile's carry-in.
 template <class T, class Op, class P>
 __device__ __forceinline__ T segmented_prefix(unsigned long long* ws, unsigned tile, unsigned& gen,
                                               bool settle, unsigned long long drawn, T aggregate,
@@ -947,14 +1001,8 @@ __device__ __forceinline__ T segmented_prefix(unsigned long long* ws, unsigned t
     gen = __shfl_sync(FULL_WARP, gen, 0);
   }
   unsigned long long* slots = ws + STATUS_OFFSET_WORDS;
-  Op op;
-  if (lane_id() == 0) tile_status<T>::publish(slots, tile, make_flag(gen, has_head), aggregate);
-  if (first_is_head || tile == 0) return Op::identity();
-  const T prefix =
-      lookback_warp<T, Op, P::backoff_ns, P::lookback_span, P::reproducible>(slots, tile, gen, op);
-  if (!has_head && lane_id() == 0)
-    tile_status<T>::publish(slots, tile, make_flag(gen, true), op(prefix, aggregate));
-  return prefix;
+  segmented_publish(slots, tile, gen, aggregate, has_head);
+  return segmented_lookback<T, Op, P>(slots, tile, gen, aggregate, has_head, first_is_head);
 }
 
 // Segmented scan, one tile per block, warp look-back (lookback_warp's policies).
@@ -977,6 +1025,251 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
         return segmented_prefix<T, Op, P>(ws, tile, gen, by_block, drawn, aggregate, has_head,
                                           first_is_head);
       });
+}
+
+// Segmented scan over head flags or keys on lookback_bulk's warp roles (see
+// bulk_kernel). A stage holds a tile's values and, behind the S value stages, its head
+// source (a flag byte or a key per element), both bulk-copied (a source whose tile does
+// not start on 16 bytes, and partial tiles, by the producer's lanes). The reducer folds
+// each segment's (head, value) pairs and publishes the tile (segmented_publish:
+// inclusive at once where it holds a head); the look-back warp finds the carry where
+// elements precede the tile's first head; each consumer pair-scans its rows from its
+// carry-in and bulk-stores them. Why: on the one-tile-per-block kernel, segments longer
+// than a tile waited on the look-back as flat lookback_warp scans do (random flags
+// 0.82x memcpy at 2^28, flags in every tile 0.98x).
+template <class T, class Op, int KIND, class P, int HEADS>
+__global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::min_blocks : 1)
+    segmented_bulk_kernel(SCANTUNE_KERNEL_PARAMS, segment_args seg) {
+  await_previous_grid();
+  init = start_value<T, Op, KIND>(init, start, flags);
+  static_assert(P::algorithm == ALG_LOOKBACK_BULK && P::reverse == 0 &&
+                    (HEADS == HEADS_FLAGS || HEADS == HEADS_KEYS32 || HEADS == HEADS_KEYS64),
+                "segmented_bulk_kernel runs lookback_bulk over head flags or keys, forward");
+  const int S = P::stages, CONSUMERS = P::block_threads / 32, VEC = P::vector_width;
+  const int ROWS = P::items_per_thread / VEC, SEG = 32 * P::items_per_thread;
+  const long long TILE = P::tile_items;
+  typedef typename raw_vector<VEC * sizeof(T)>::type V;
+  typedef typename staged_head<HEADS>::type W; // a flag byte or a key
+  typedef seg_pair<T, Op> pair;
+  typedef pair_scan<T, Op> pscan;
+  extern __shared__ __align__(128) unsigned char dynamic_smem[]; // S value stages, S head stages
+  __shared__ __align__(8) unsigned long long full[S], reduced[S], ready[S], empty[S];
+  __shared__ unsigned s_tile[S], s_gen, s_seg_head[S], s_state[S];
+  __shared__ T s_seg[S][CONSUMERS], s_agg[S], s_prefix[S];
+  Op op;
+  unsigned long long* slots = ws + STATUS_OFFSET_WORDS;
+  const unsigned long long tiles = (n + shift + TILE - 1) / TILE;
+  const unsigned last = unsigned(tiles) + gridDim.x - 1; // each block draws one ticket past the end
+  const int warp = int(threadIdx.x >> 5), lane = int(lane_id());
+  const W* source = static_cast<const W*>(HEADS == HEADS_FLAGS ? (const void*)seg.flags : seg.keys);
+  auto values = [&](int s) { return reinterpret_cast<T*>(dynamic_smem) + s * TILE; };
+  auto heads_of = [&](int s) {
+    return reinterpret_cast<W*>(dynamic_smem + S * TILE * sizeof(T)) + s * TILE;
+  };
+  auto start_of = [&](unsigned t) { return (long long)t * TILE - (long long)shift; };
+  auto is_full = [&](unsigned t) {
+    return start_of(t) >= 0 && (unsigned long long)(start_of(t) + TILE) <= n;
+  };
+  // Head bits of the VEC elements at offset p of tile t's stage (staged_head::bits).
+  auto vec_heads = [&](int s, unsigned t, long long p) {
+    return staged_head<HEADS>::template bits<VEC>(heads_of(s), p, start_of(t), n, !is_full(t),
+                                                  source);
+  };
+  // A vector's pair; an exclusive scan's carry restarts at init (segmented_scan.cuh).
+  auto fold_pair = [&](const T(&x)[VEC], unsigned bits) {
+    pair acc = pair::identity();
+#pragma unroll
+    for (int e = 0; e < VEC; ++e) {
+      if ((bits >> e) & 1u) {
+        acc.v = KIND == KIND_EXCLUSIVE ? op(init, x[e]) : x[e];
+        acc.h = 1u;
+      } else {
+        acc.v = op(acc.v, x[e]);
+      }
+    }
+    return acc;
+  };
+  auto unpack = [&](const V& w, T(&x)[VEC]) {
+#pragma unroll
+    for (int e = 0; e < VEC; ++e)
+      x[e] = reinterpret_cast<const T*>(&w)[e];
+  };
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < S; ++s) {
+      mbar_init(&full[s], 32);
+      mbar_init(&reduced[s], 1);
+      mbar_init(&ready[s], 1);
+      mbar_init(&empty[s], CONSUMERS);
+    }
+    mbar_init_fence();
+  }
+  __syncthreads();
+
+  if (warp == CONSUMERS) { // producer
+    produce_stages<S>(ws, full, empty, s_tile, s_gen, tiles, last, [&](int s, unsigned t) {
+      const long long at = start_of(t);
+      const bool whole = is_full(t);
+      const bool heads_bulk = whole && reinterpret_cast<unsigned long long>(source + at) % 16 == 0;
+      if (!heads_bulk) {
+        T* to = values(s);
+        W* h = heads_of(s);
+        for (long long i = lane; i < TILE; i += 32) {
+          const long long g = at + i;
+          const bool inside = g >= 0 && (unsigned long long)g < n;
+          if (!whole) to[i] = inside ? in[g] : Op::identity();
+          h[i] = inside ? source[g] : W(0);
+        }
+        fence_shared_to_async(); // a later bulk load into this stage comes after these writes
+      }
+      if (whole && lane == 0) {
+        const unsigned head_bytes = heads_bulk ? unsigned(TILE * sizeof(W)) : 0u;
+        mbar_arrive_expect_tx(&full[s], unsigned(TILE * sizeof(T)) + head_bytes);
+        bulk_load(values(s), in + at, unsigned(TILE * sizeof(T)), &full[s]);
+        if (heads_bulk) bulk_load(heads_of(s), source + at, head_bytes, &full[s]);
+      } else {
+        mbar_arrive(&full[s]); // releases this lane's writes to the waiting roles
+      }
+    });
+    return;
+  }
+
+  if (warp == CONSUMERS + 1) { // reducer: rows read rotated as bulk_kernel's reducer does
+    relay_stages<S>(full, reduced, s_tile, tiles, [&](int s, unsigned t) {
+      const int GROUPS = 128 / (sizeof(V) < 4 ? 4 : int(sizeof(V)));
+      const int rot = (lane / (GROUPS / gcd_pow2<ROWS, GROUPS>::value)) % ROWS;
+      T pv[CONSUMERS];
+      unsigned ph[CONSUMERS];
+#pragma unroll
+      for (int c = 0; c < CONSUMERS; ++c) {
+        const V* vs = reinterpret_cast<const V*>(values(s) + c * SEG);
+        auto q_of = [&](int j) {
+          return lane * ROWS + (j + rot < ROWS ? j + rot : j + rot - ROWS);
+        };
+        V w[ROWS];
+        unsigned hb[ROWS];
+#pragma unroll
+        for (int j = 0; j < ROWS; ++j) {
+          w[j] = vs[q_of(j)];
+          hb[j] = vec_heads(s, t, c * SEG + q_of(j) * VEC);
+        }
+        unsigned any = 0;
+#pragma unroll
+        for (int j = 0; j < ROWS; ++j)
+          any |= hb[j];
+        // A run without a head (most, where segments are longer than tiles) folds as
+        // bulk_kernel's reducer does: no per-element selects.
+        pair head = pair::identity(), tail = pair::identity(); // positions < rot, >= rot
+#pragma unroll
+        for (int j = 0; j < ROWS; ++j) {
+          T x[VEC];
+          unpack(w[j], x);
+          pair a = pair::identity();
+          if (any) {
+            a = fold_pair(x, hb[j]);
+          } else {
+            a.v = x[0];
+#pragma unroll
+            for (int e = 1; e < VEC; ++e)
+              a.v = op(a.v, x[e]);
+          }
+          const bool in_tail = j < ROWS - rot;
+          tail = tail.then(in_tail ? a : pair::identity(), op);
+          head = head.then(in_tail ? pair::identity() : a, op);
+        }
+        const pair part = head.then(tail, op);
+        pv[c] = part.v;
+        ph[c] = part.h;
+      }
+      pscan::template warp_reduce_ascending<CONSUMERS>(pv, ph, op);
+      if (lane == 0) {
+        pair run = pair::identity();
+        unsigned seg_heads = 0;
+#pragma unroll
+        for (int c = 0; c < CONSUMERS; ++c) {
+          s_seg[s][c] = run.v;
+          seg_heads |= run.h << c;
+          run = run.then(pair{pv[c], ph[c]}, op);
+        }
+        s_seg_head[s] = seg_heads;
+        s_agg[s] = run.v;
+        s_state[s] = (vec_heads(s, t, 0) & 1u) | (run.h ? 2u : 0u);
+        segmented_publish(slots, t, s_gen, run.v, run.h != 0u);
+      }
+    });
+    return;
+  }
+
+  if (warp == CONSUMERS + 2) { // look-back
+    relay_stages<S>(reduced, ready, s_tile, tiles, [&](int s, unsigned t) {
+      const unsigned state = s_state[s]; // bit 0: the first element is a head; bit 1: any is
+      const T prefix = segmented_lookback<T, Op, P>(slots, t, s_gen, s_agg[s], (state & 2u) != 0,
+                                                    (state & 1u) != 0);
+      if (lane == 0) s_prefix[s] = prefix;
+    });
+    return;
+  }
+
+  // Consumers, each over its segment of the stage; stages handed back as in bulk_kernel.
+  const bool out_vectors = (flags & FLAG_OUT_VECTORS) != 0;
+  int pending = -1; // stage of this warp's last bulk store not yet handed back
+  for (unsigned k = 0;; ++k) {
+    const int s = int(k % S);
+    mbar_wait(&ready[s], (k / S) & 1u);
+    const unsigned t = s_tile[s];
+    if (t >= tiles) break;
+    const T before = s_seg[s][warp];
+    T carry = (s_seg_head[s] >> warp) & 1u ? before : op(s_prefix[s], before);
+    T* vseg = values(s) + warp * SEG;
+    const long long g_seg = start_of(t) + warp * SEG;
+    const bool bulk = out_vectors && is_full(t);
+    T x[ROWS][VEC], incl_v[ROWS];
+    unsigned hb[ROWS], incl_h[ROWS];
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+      unpack(reinterpret_cast<const V*>(vseg)[r * 32 + lane], x[r]);
+      hb[r] = vec_heads(s, t, warp * SEG + (r * 32 + lane) * VEC);
+      pair a = fold_pair(x[r], hb[r]);
+      pscan::warp_inclusive(a.v, a.h, op);
+      incl_v[r] = a.v;
+      incl_h[r] = a.h;
+    }
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+      const T bv = shfl_up(incl_v[r], 1u);
+      const unsigned bh = __shfl_up_sync(FULL_WARP, incl_h[r], 1);
+      T running = lane == 0 ? carry : bh ? bv : op(carry, bv);
+      const T lv = shfl_idx(incl_v[r], 31u);
+      carry = __shfl_sync(FULL_WARP, incl_h[r], 31) ? lv : op(carry, lv);
+#pragma unroll
+      for (int e = 0; e < VEC; ++e) {
+        const T v = x[r][e];
+        const bool head = (hb[r] >> e) & 1u;
+        if (KIND == KIND_EXCLUSIVE) {
+          x[r][e] = head ? init : running;
+          running = op(head ? init : running, v);
+        } else {
+          running = head ? v : op(running, v);
+          x[r][e] = running;
+        }
+      }
+      if (bulk) {
+        V w;
+#pragma unroll
+        for (int e = 0; e < VEC; ++e)
+          reinterpret_cast<T*>(&w)[e] = x[r][e];
+        reinterpret_cast<V*>(vseg)[r * 32 + lane] = w;
+      } else {
+#pragma unroll
+        for (int e = 0; e < VEC; ++e) {
+          const long long g = g_seg + (r * 32 + lane) * VEC + e;
+          if (g >= 0 && (unsigned long long)g < n) out[g] = x[r][e];
+        }
+      }
+    }
+    bulk_finish_segment(bulk, true, empty, s, pending, out + g_seg, vseg,
+                        unsigned(SEG * sizeof(T)));
+  }
+  if (lane == 0) bulk_wait_all(); // the stores must finish reading before the block exits
 }
 
 // Scan along the middle axis of outer x len x inner (see axis_scan.cuh): one tile per

@@ -85,6 +85,70 @@ struct read_heads {
   }
 };
 
+// The head source segmented_bulk_kernel stages beside a tile's values: a flag byte or a
+// key per element. bits<VEC>(h, p, start, n, mask, src): the head bits of the VEC
+// elements at offset p of a stage whose element 0 is input element `start` (bit e:
+// start + p + e starts a segment; element 0 always does; with `mask`, a partial tile,
+// none outside [0, n)). A key is compared with the one before it: in the stage, or
+// for the tile's first element in the input `src`.
+__device__ __forceinline__ unsigned element_zero_bit(long long g0, int vec) {
+  return g0 <= 0 && g0 + vec > 0 ? 1u << unsigned(-g0) : 0u;
+}
+
+template <int HEADS>
+struct staged_head {
+  typedef unsigned char type; // flags: the producer stages 0 outside the input
+  template <int VEC>
+  static __device__ __forceinline__ unsigned bits(const type* h, long long p, long long start,
+                                                  unsigned long long, bool, const type*) {
+    const typename raw_vector<VEC>::type w =
+        *reinterpret_cast<const typename raw_vector<VEC>::type*>(h + p);
+    unsigned out = element_zero_bit(start + p, VEC);
+    if (VEC == 4) { // byte e's nonzero bit moved to bit 24 + e by one multiply
+      const unsigned ones = __vcmpne4(unsigned(w), 0u) & 0x01010101u;
+      return out | ((ones * 0x01020408u) >> 24);
+    }
+    const unsigned char* b = reinterpret_cast<const unsigned char*>(&w);
+#pragma unroll
+    for (int e = 0; e < VEC; ++e)
+      out |= b[e] != 0 ? 1u << e : 0u;
+    return out;
+  }
+};
+
+template <class K>
+struct staged_keys {
+  typedef K type;
+  template <int VEC>
+  static __device__ __forceinline__ unsigned bits(const K* h, long long p, long long start,
+                                                  unsigned long long n, bool mask, const K* src) {
+    const int BYTES = VEC * int(sizeof(K)), CHUNK = BYTES > 16 ? 16 : BYTES;
+    typedef typename raw_vector<CHUNK>::type C;
+    C chunks[BYTES / CHUNK];
+#pragma unroll
+    for (int c = 0; c < BYTES / CHUNK; ++c)
+      chunks[c] = reinterpret_cast<const C*>(h + p)[c];
+    const K* k = reinterpret_cast<const K*>(chunks);
+    const long long g0 = start + p;
+    K prev = p > 0 ? h[p - 1] : g0 > 0 ? src[g0 - 1] : K(0);
+    unsigned out = element_zero_bit(g0, VEC);
+#pragma unroll
+    for (int e = 0; e < VEC; ++e) {
+      out |= k[e] != prev ? 1u << e : 0u;
+      prev = k[e];
+    }
+    if (mask)
+#pragma unroll
+      for (int e = 0; e < VEC; ++e)
+        if (g0 + e < 0 || (unsigned long long)(g0 + e) >= n) out &= ~(1u << e);
+    return out;
+  }
+};
+template <>
+struct staged_head<HEADS_KEYS32> : staged_keys<unsigned> {};
+template <>
+struct staged_head<HEADS_KEYS64> : staged_keys<unsigned long long> {};
+
 // Heads of g0 .. g0 + IPT - 1 from few CSR offsets, by the thread alone: the first
 // offset >= g0 by binary search (off stays in L1), then every offset inside the range
 // (empty segments repeat an offset: the same head).
@@ -134,9 +198,39 @@ warp_lower_bound(const W* off, unsigned long long count, long long target) {
   return yes ? lo + unsigned(__ffs(yes) - 1) : hi;
 }
 
+// A (head, value) pair; a.then(b) is a . b under the pair operator, whose identity is
+// (no head, the operator's identity).
+template <class T, class Op>
+struct seg_pair {
+  T v;
+  unsigned h;
+  static __device__ __forceinline__ seg_pair identity() { return seg_pair{Op::identity(), 0u}; }
+  __device__ __forceinline__ seg_pair then(const seg_pair& b, Op op) const {
+    return seg_pair{b.h ? b.v : op(v, b.v), h | b.h};
+  }
+};
+
 // Warp and block inclusive/exclusive scans of (head, value) pairs.
 template <class T, class Op>
 struct pair_scan {
+  // N reductions in lane order, interleaved: lane 0 gets each pair(x0) . ... . pair(x31).
+  template <int N>
+  static __device__ __forceinline__ void warp_reduce_ascending(T (&v)[N], unsigned (&h)[N], Op op) {
+    const unsigned lane = lane_id();
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+#pragma unroll
+      for (int i = 0; i < N; ++i) {
+        const T yv = shfl_down(v[i], unsigned(d));
+        const unsigned yh = __shfl_down_sync(FULL_WARP, h[i], d);
+        if (lane + d < 32u) {
+          v[i] = yh ? yv : op(v[i], yv);
+          h[i] |= yh;
+        }
+      }
+    }
+  }
+
   // Inclusive across the warp: lane i gets pair(x0) . ... . pair(xi).
   static __device__ __forceinline__ void warp_inclusive(T& v, unsigned& h, Op op) {
     const unsigned lane = lane_id();

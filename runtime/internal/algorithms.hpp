@@ -63,6 +63,9 @@ struct AlgorithmDesc {
   /// partitions' counting kernel launched before it; empty where the algorithm has none.
   std::string_view select_entry = {};
   std::string_view select_count_entry = {};
+  /// The head sources its segmented kernel takes (bit 1 << Heads value); every one by
+  /// default.
+  unsigned segmented_heads = ~0u;
 };
 
 inline constexpr std::size_t kAlgorithmCount = 8;
@@ -72,9 +75,10 @@ const std::array<AlgorithmDesc, kAlgorithmCount>& algorithms();
 /// The description of `a`.
 const AlgorithmDesc& describe(Algorithm a);
 
-/// Why `p` cannot run a segmented scan (an algorithm with a segmented kernel, the
-/// pair block scan warp_scans, no tile loop), or nothing when it can.
-std::optional<std::string> segmented_invalid_reason(const Policy& p);
+/// Why `p` cannot run a segmented scan with heads from `heads` (an algorithm whose
+/// segmented kernel takes them, the pair block scan warp_scans, no tile loop), or
+/// nothing when it can. Heads::Axis asks for the axis kernel.
+std::optional<std::string> segmented_invalid_reason(const Policy& p, Heads heads);
 /// Why `p` cannot run a problem with `heads` other than a flat scan (segmented, axis,
 /// reduction, compaction), or nothing when it can.
 std::optional<std::string> problem_invalid_reason(const Policy& p, Heads heads);
@@ -90,7 +94,11 @@ Policy reduce_policy_of(const Policy& flat);
 
 /// Dynamic shared memory of a launch: the tile stages of stages_tiles algorithms.
 std::size_t dynamic_shared_bytes(const Policy& p, std::size_t size);
-/// The same for a converting scan (templates/scan_kernels.cuh's bulk_kernel layout).
-std::size_t dynamic_shared_bytes(const Policy& p, const ScanTypes& types);
+/// The same for a converting scan (templates/scan_kernels.cuh's bulk_kernel layout) or,
+/// with `heads`, a segmented one (segmented_bulk_kernel stages flags or keys too).
+std::size_t dynamic_shared_bytes(const Policy& p, const ScanTypes& types,
+                                 Heads heads = Heads::None);
+/// Dynamic shared memory a segmented launch stages its heads in beside the tiles.
+std::size_t staged_head_bytes(const Policy& p, Heads heads);
 
 } // namespace scantune::detail

@@ -108,9 +108,11 @@ const std::array<AlgorithmDesc, kAlgorithmCount> kAlgorithms{{
      false, true, true, false, 80, 0, 0, {{{"pipelined_kernel", "", Grid::ResidentWave}}}, 1,
      pipelined_shared, pipelined_constraint},
     // Producer, reducer and look-back warps beside the consumers; 16-byte bulk copies.
+    // Segmented: head flags and keys, staged beside the values (offsets need a search).
     {Algorithm::LookbackBulk, "lookback_bulk", "ALG_LOOKBACK_BULK", true, true, false, true, true,
      false, 90, 96, 16, {{{"bulk_kernel", "", Grid::ResidentWave}}}, 1, bulk_shared,
-     bulk_constraint},
+     bulk_constraint, "segmented_bulk_kernel", "", "", "", "",
+     1u << int(Heads::Flags) | 1u << int(Heads::Keys32) | 1u << int(Heads::Keys64)},
 }};
 // clang-format on
 
@@ -124,9 +126,13 @@ const AlgorithmDesc& describe(Algorithm a) {
   return kAlgorithms.at(static_cast<std::size_t>(a));
 }
 
-std::optional<std::string> segmented_invalid_reason(const Policy& p) {
-  if (describe(p.algorithm).segmented_entry.empty())
-    return fmt::format("{} has no segmented kernel", describe(p.algorithm).name);
+std::optional<std::string> segmented_invalid_reason(const Policy& p, Heads heads) {
+  const AlgorithmDesc& a = describe(p.algorithm);
+  if (heads == Heads::Axis ? a.axis_entry.empty() : a.segmented_entry.empty())
+    return fmt::format("{} has no {} kernel", a.name, heads == Heads::Axis ? "axis" : "segmented");
+  if (heads != Heads::Axis && !(a.segmented_heads >> int(heads) & 1u))
+    return fmt::format("{} has no segmented kernel over {} (it takes head flags and keys)", a.name,
+                       to_string(heads));
   if (p.block_scan != BlockScan::WarpScans || p.tile_loop)
     return std::string("segmented scans take the warp_scans block scan without a tile loop");
   return std::nullopt;
@@ -144,7 +150,7 @@ std::optional<std::string> select_invalid_reason(const Policy& p) {
 
 std::optional<std::string> problem_invalid_reason(const Policy& p, Heads heads) {
   if (is_compaction(heads)) return select_invalid_reason(p);
-  if (heads != Heads::Reduce) return segmented_invalid_reason(p);
+  if (heads != Heads::Reduce) return segmented_invalid_reason(p, heads);
   if (describe(p.algorithm).reduce_entry.empty())
     return fmt::format("{} has no reduction kernel", describe(p.algorithm).name);
   return std::nullopt;
@@ -161,8 +167,15 @@ std::optional<std::string> stored_problem_invalid_reason(const Policy& p, DataTy
   std::string unknown;
   const std::optional<ClassedHeads> h = parse_classed_heads(problem, &unknown);
   if (!h) return unknown;
-  if (auto why = p.invalid_reason(ScanTypes{type, type, type})) return why;
-  return h->heads == Heads::None ? std::nullopt : problem_invalid_reason(p, h->heads);
+  const ScanTypes types{type, type, type};
+  if (auto why = p.invalid_reason(types)) return why;
+  if (h->heads == Heads::None) return std::nullopt;
+  if (auto why = problem_invalid_reason(p, h->heads)) return why;
+  const std::size_t shared = p.shared_bytes(type) + dynamic_shared_bytes(p, types, h->heads);
+  if (shared > kMaxDynamicSharedBytes)
+    return fmt::format("needs {} bytes of shared memory for {} with staged heads (limit {})",
+                       shared, problem, kMaxDynamicSharedBytes);
+  return std::nullopt;
 }
 
 Policy reduce_policy_of(const Policy& flat) {
@@ -183,7 +196,17 @@ std::size_t dynamic_shared_bytes(const Policy& p, std::size_t size) {
   return static_cast<std::size_t>(p.stages) * p.tile_items() * size;
 }
 
-std::size_t dynamic_shared_bytes(const Policy& p, const ScanTypes& types) {
+std::size_t staged_head_bytes(const Policy& p, Heads heads) {
+  const std::size_t bytes = heads == Heads::Flags    ? 1 // a flag byte or a key per element
+                            : heads == Heads::Keys32 ? 4
+                            : heads == Heads::Keys64 ? 8
+                                                     : 0;
+  return bytes ? dynamic_shared_bytes(p, bytes) : 0;
+}
+
+std::size_t dynamic_shared_bytes(const Policy& p, const ScanTypes& types, Heads heads) {
+  if (heads != Heads::None)
+    return dynamic_shared_bytes(p, size_of(types.acc)) + staged_head_bytes(p, heads);
   if (p.algorithm != Algorithm::LookbackBulk) return dynamic_shared_bytes(p, size_of(types.acc));
   const std::size_t in = size_of(types.in), out = size_of(types.out);
   // S stages of input, then two output segments per consumer warp where the output is wider.

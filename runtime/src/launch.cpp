@@ -205,8 +205,9 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
          policy.key(), INT_MAX);
 
   // Checked before any workspace is taken or captured: a refused policy leaves nothing behind.
-  const std::size_t dynamic_bytes =
-      r.converts ? dynamic_shared_bytes(policy, *r.converts) : dynamic_shared_bytes(policy, size);
+  const std::size_t dynamic_bytes = (r.converts ? dynamic_shared_bytes(policy, *r.converts)
+                                                : dynamic_shared_bytes(policy, size)) +
+                                    (axis ? 0 : staged_head_bytes(policy, heads_of(r.segments)));
   if (dynamic_bytes) opt_in_shared(kernels, policy, r.type, dynamic_bytes);
 
   // A reduction: one grid of resident blocks, each folding a run of vectors into a partial

@@ -31,6 +31,13 @@ protected:
   }
 };
 
+/// Device 0's compute capability, major * 10 + minor.
+inline int device_arch() {
+  cudaDeviceProp p{};
+  SCANTUNE_CUDA_TRY(cudaGetDeviceProperties(&p, 0));
+  return p.major * 10 + p.minor;
+}
+
 /// A device buffer of T, freed on scope exit.
 template <class T>
 struct DeviceBuffer {

@@ -53,16 +53,48 @@ TEST(Codegen, SegmentedSpecsNameTheSegmentedKernelAndTheirHeads) {
             std::string::npos);
 }
 
-TEST(Codegen, OnlyWarpLookbackWithWarpScansRunsSegmentedScans) {
-  EXPECT_FALSE(
-      segmented_invalid_reason(Policy::parse("lookback_warp.tpb256.ipt12.vec4.warp_scans")));
-  EXPECT_FALSE(segmented_invalid_reason(
-      Policy::parse("lookback_warp.tpb128.ipt8.vec2.warp_scans.direct.cs")));
+TEST(Codegen, WarpLookbackRunsSegmentedScansAndBulkRunsFlagsAndKeys) {
+  for (Heads h : {Heads::Flags, Heads::Periodic, Heads::Keys32, Heads::Offsets64, Heads::Axis}) {
+    EXPECT_FALSE(
+        segmented_invalid_reason(Policy::parse("lookback_warp.tpb256.ipt12.vec4.warp_scans"), h));
+    EXPECT_FALSE(segmented_invalid_reason(
+        Policy::parse("lookback_warp.tpb128.ipt8.vec2.warp_scans.direct.cs"), h));
+  }
+  const Policy bulk = Policy::parse("lookback_bulk.tpb256.ipt16.vec4.warp_scans.st4");
+  for (Heads h : {Heads::Flags, Heads::Keys32, Heads::Keys64})
+    EXPECT_FALSE(segmented_invalid_reason(bulk, h)) << to_string(h);
+  for (Heads h : {Heads::Periodic, Heads::Offsets32, Heads::Offsets64, Heads::Axis}) {
+    const auto why = segmented_invalid_reason(bulk, h);
+    ASSERT_TRUE(why) << to_string(h);
+    EXPECT_NE(why->find("lookback_bulk has no"), std::string::npos) << *why;
+  }
   for (const char* key : {"lookback_warp.tpb256.ipt12.vec4.blelloch",
                           "lookback_warp.tpb256.ipt12.vec4.warp_scans.loop",
-                          "lookback_bulk.tpb256.ipt16.vec4.warp_scans.st4",
+                          "lookback_pipelined.tpb256.ipt12.vec4.warp_scans.st3",
                           "reduce_then_scan.tpb256.ipt8.vec4.warp_scans", "sequential"})
-    EXPECT_TRUE(segmented_invalid_reason(Policy::parse(key))) << key;
+    EXPECT_TRUE(segmented_invalid_reason(Policy::parse(key), Heads::Flags)) << key;
+}
+
+// segmented_bulk_kernel stages a flag byte or a key per element behind its value stages;
+// a shape whose flat stages fit may not fit with them.
+TEST(Codegen, BulkSegmentedStagesFlagsBesideTheTiles) {
+  const Policy p = Policy::parse("lookback_bulk.tpb256.ipt16.vec4.warp_scans.st6");
+  const ScanTypes i32{DataType::Int32, DataType::Int32, DataType::Int32};
+  EXPECT_EQ(dynamic_shared_bytes(p, i32, Heads::Flags), 6u * 4096 * 5);
+  EXPECT_EQ(dynamic_shared_bytes(p, i32, Heads::Flags) - dynamic_shared_bytes(p, i32),
+            staged_head_bytes(p, Heads::Flags));
+  EXPECT_EQ(staged_head_bytes(p, Heads::Keys64), 6u * 4096 * 8);
+  EXPECT_EQ(staged_head_bytes(p, Heads::Offsets32), 0u);
+  EXPECT_EQ(staged_head_bytes(p, Heads::Periodic), 0u);
+  EXPECT_FALSE(stored_problem_invalid_reason(p, DataType::Int32, "flags"));
+  const Policy wide = Policy::parse("lookback_bulk.tpb256.ipt32.vec4.warp_scans.st6");
+  EXPECT_FALSE(stored_problem_invalid_reason(wide, DataType::Int32, ""));
+  const auto why = stored_problem_invalid_reason(wide, DataType::Int32, "flags");
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("staged heads"), std::string::npos) << *why;
+  KernelSpec s{p, DataType::Float64, OpSpec::from(Op::Max), ScanKind::Exclusive, Heads::Flags};
+  EXPECT_NE(generate({s}).name_expressions[0][0].find("&scantune::segmented_bulk_kernel<"),
+            std::string::npos);
 }
 
 // The descriptors name the device-side enumerators; templates/policy.cuh defines

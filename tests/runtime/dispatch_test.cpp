@@ -201,7 +201,7 @@ TEST_F(Dispatch, SegmentedProblemsHaveTheirOwnWinners) {
   EXPECT_EQ(of(Heads::Periodic).match, Match::Exact);
   EXPECT_EQ(of(Heads::Periodic).policy.key(), "lookback_warp.tpb128.ipt8.vec4.warp_scans");
   EXPECT_EQ(of(Heads::Flags).match, Match::BuiltIn);
-  EXPECT_FALSE(segmented_invalid_reason(of(Heads::Flags).policy));
+  EXPECT_FALSE(segmented_invalid_reason(of(Heads::Flags).policy, Heads::Flags));
   EXPECT_NE(of(Heads::None).policy.key(), "lookback_warp.tpb128.ipt8.vec4.warp_scans");
   // Axis scans untuned: their own heuristic (8 rows x a 16-byte vector per thread).
   EXPECT_EQ(of(Heads::Axis).policy.key(), "lookback_warp.tpb256.ipt8.vec4.warp_scans");

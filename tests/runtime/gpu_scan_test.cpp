@@ -22,12 +22,6 @@
 namespace scantune::test {
 namespace {
 
-int device_arch() {
-  cudaDeviceProp p{};
-  SCANTUNE_CUDA_TRY(cudaGetDeviceProperties(&p, 0));
-  return p.major * 10 + p.minor;
-}
-
 // Sizes around the policy's tile boundaries, small edge cases and primes.
 std::vector<std::size_t> boundary_sizes(const Policy& p) {
   const std::size_t tile = p.algorithm == Algorithm::Sequential ? 256 : p.tile_items();

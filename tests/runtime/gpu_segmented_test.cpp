@@ -50,6 +50,7 @@ std::vector<std::uint8_t> make_heads(std::size_t n, int pattern, std::size_t til
 struct Layout {
   std::size_t offset = 0; ///< elements the input (and flags) start past an aligned pointer
   bool in_place = false;
+  std::size_t head_shift = 0; ///< elements the head source starts past the input's offset
 };
 
 // The head sources beside rows (check_at's row_length selects rows).
@@ -82,7 +83,7 @@ struct DeviceHeads {
   DeviceBuffer<std::uint64_t> w64;
   Segments segments;
   DeviceHeads(Source src, const std::vector<std::uint8_t>& heads, std::size_t offset)
-      : flags(heads.size() + 8), w32(2 * heads.size() + 8), w64(2 * heads.size() + 8) {
+      : flags(heads.size() + 40), w32(2 * heads.size() + 40), w64(2 * heads.size() + 40) {
     const bool offsets = src == Source::Offsets32 || src == Source::Offsets64;
     if (src == Source::Flags) {
       flags.upload(heads, offset);
@@ -115,7 +116,7 @@ void check_at(Scanner& scanner, const Policy* p, Op op, ScanKind kind, std::size
   }
   const std::vector<T> want = reference_segmented_scan(in, h, op, kind, init);
   DeviceBuffer<T> d_in(n + 8), d_out(n + 8);
-  DeviceHeads d_heads(src, row_length ? h : heads, at.offset);
+  DeviceHeads d_heads(src, row_length ? h : heads, at.offset + at.head_shift);
   d_out.poison();
   d_in.upload(in, at.offset);
   T* out = at.in_place ? d_in.ptr + at.offset : d_out.ptr + at.offset + 1;
@@ -154,9 +155,7 @@ void prepare_segmented(const std::vector<DataType>& types) {
         for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive})
           for (detail::Heads h : {detail::Heads::Flags, detail::Heads::Periodic})
             specs.push_back({p, t, detail::OpSpec::from(op), k, h});
-  cudaDeviceProp prop{};
-  SCANTUNE_CUDA_TRY(cudaGetDeviceProperties(&prop, 0));
-  detail::KernelRegistry::instance().prepare(specs, prop.major * 10 + prop.minor, 72);
+  detail::KernelRegistry::instance().prepare(specs, device_arch(), 72);
 }
 
 TEST_F(GpuTest, SegmentedFlagsEveryTypeOperatorKindAndPattern) {
@@ -226,6 +225,82 @@ TEST_F(GpuTest, SegmentedKeysAndOffsets) {
           check_at<double>(scanner, nullptr, Op::Max, k, n, heads, 0, {1, k == ScanKind::Exclusive},
                            src);
         }
+}
+
+// lookback_bulk's segmented kernel (sm_90): flags or keys bulk-copied beside the values
+// where the tile's part starts on 16 bytes, else copied by the producer's lanes. One,
+// two and eight consumer warps; 1, 3, 4 and 6 rows a segment (the reducer's rotated
+// reads).
+std::vector<Policy> bulk_segmented_policies(DataType t) {
+  const int vec = size_of(t) == 8 ? 2 : 4;
+  auto bulk = [](int tpb, int ipt, int vec, int stages) {
+    Policy p = make_policy(Algorithm::LookbackBulk, tpb, ipt, vec, BlockScan::WarpScans,
+                           TileIO::Transpose);
+    p.stages = stages;
+    return p;
+  };
+  return {bulk(256, 16, vec, 3), bulk(64, 12, vec, 3), bulk(32, 4, 1, 3)};
+}
+
+TEST_F(GpuTest, SegmentedBulkFlagsEveryTypeOperatorKindAndPattern) {
+  if (device_arch() < 90) GTEST_SKIP() << "lookback_bulk needs sm_90";
+  std::vector<detail::KernelSpec> specs;
+  for (DataType t : all_types())
+    for (const Policy& p : bulk_segmented_policies(t))
+      for (Op op : ops_for(t))
+        for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive})
+          specs.push_back({p, t, detail::OpSpec::from(op), k, detail::Heads::Flags});
+  detail::KernelRegistry::instance().prepare(specs, device_arch(), 72);
+  Scanner scanner;
+  for (DataType t : all_types())
+    for (const Policy& p : bulk_segmented_policies(t))
+      for (Op op : ops_for(t))
+        for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive})
+          for (std::size_t n : sizes(p.tile_items()))
+            for (int pattern = 0; pattern < 5; ++pattern)
+              for_type(t, [&](auto tag) {
+                using T = decltype(tag);
+                const auto heads = make_heads(n, pattern, p.tile_items(), 3);
+                check_at<T>(scanner, &p, op, k, n, heads, 0, {});
+              });
+}
+
+// Scan by key on the bulk kernel: 32- and 64-bit keys, every pattern and size.
+TEST_F(GpuTest, SegmentedBulkKeys) {
+  if (device_arch() < 90) GTEST_SKIP() << "lookback_bulk needs sm_90";
+  Scanner scanner;
+  for (Source src : {Source::Keys32, Source::Keys64})
+    for (DataType t : {DataType::Int32, DataType::Float64})
+      for (const Policy& p : bulk_segmented_policies(t))
+        for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive})
+          for (std::size_t n : sizes(p.tile_items()))
+            for (int pattern = 0; pattern < 5; ++pattern) {
+              const auto heads = make_heads(n, pattern, p.tile_items(), 5);
+              if (t == DataType::Int32)
+                check_at<std::int32_t>(scanner, &p, Op::Sum, k, n, heads, 0, {}, src);
+              else
+                check_at<double>(scanner, &p, Op::Max, k, n, heads, 0, {}, src);
+            }
+}
+
+// Misaligned values, heads misaligned against them (the lanes' copy), in place.
+TEST_F(GpuTest, SegmentedBulkMisalignedAndInPlace) {
+  if (device_arch() < 90) GTEST_SKIP() << "lookback_bulk needs sm_90";
+  Scanner scanner;
+  for (Source src : {Source::Flags, Source::Keys32, Source::Keys64})
+    for (std::size_t offset : {0, 1, 3})
+      for (std::size_t head_shift : {0, 5, 16})
+        for (bool in_place : {false, true})
+          for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive})
+            for (int pattern : {0, 3, 4}) {
+              const std::size_t n = 100003;
+              const auto heads = make_heads(n, pattern, 4096, offset);
+              const Layout at{offset, in_place, head_shift};
+              const Policy p32 = bulk_segmented_policies(DataType::Int32)[0];
+              const Policy p64 = bulk_segmented_policies(DataType::Float64)[1];
+              check_at<std::int32_t>(scanner, &p32, Op::Sum, k, n, heads, 0, at, src);
+              check_at<double>(scanner, &p64, Op::Max, k, n, heads, 0, at, src);
+            }
 }
 
 // SCANTUNE_CHECK=1 reads CSR offsets back and names the first bad one.
@@ -421,6 +496,14 @@ TEST_F(GpuTest, SegmentedSanitizeSmall) {
       // Offsets' head bits in a buffer of their own (direct I/O stages no tile).
       check_at<std::int32_t>(scanner, &direct, Op::Sum, k, n, make_heads(n, 2, 256, 3), 0, {},
                              Source::Offsets64);
+      if (device_arch() >= 90) // the bulk kernel's flags: staged by bulk copies and by lanes
+        for (std::size_t shift : {0, 3}) {
+          const Policy bulk = bulk_segmented_policies(DataType::Int32)[1];
+          check_at<std::int32_t>(scanner, &bulk, Op::Sum, k, n, make_heads(n, 0, 256, 4), 0,
+                                 {1, false, shift});
+          check_at<std::int32_t>(scanner, &bulk, Op::Sum, k, n, make_heads(n, 1, 256, 4), 0,
+                                 {0, true, shift}, Source::Keys64);
+        }
     }
 }
 

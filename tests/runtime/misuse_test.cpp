@@ -188,7 +188,7 @@ TEST(Misuse, AxisScanShapes) {
             "null input pointer with n = 24");
 }
 
-TEST(Misuse, SegmentedScanRefusesPoliciesWithoutASegmentedKernel) {
+TEST(Misuse, SegmentedScanRefusesPoliciesWithoutAKernelForItsHeads) {
   Scanner scanner(ScannerOptions{-1, "off", {}});
   const Policy p = Policy::parse("lookback_bulk.tpb256.ipt16.vec4.warp_scans.st4");
   const int init = 0;
@@ -197,7 +197,13 @@ TEST(Misuse, SegmentedScanRefusesPoliciesWithoutASegmentedKernel) {
   r.segments = Segments::rows(2);
   EXPECT_EQ(error_of([&] { detail::ScannerAccess::scan(scanner, r); }),
             "policy lookback_bulk.tpb256.ipt16.vec4.warp_scans.st4 cannot run a segmented scan: "
-            "lookback_bulk has no segmented kernel");
+            "lookback_bulk has no segmented kernel over rows (it takes head flags and keys)");
+  const Policy q = Policy::parse("lookback_pipelined.tpb256.ipt12.vec4.warp_scans.st3");
+  r.policy = &q;
+  r.segments = Segments::flags(fake_ptr<std::uint8_t>(0x80000));
+  EXPECT_EQ(error_of([&] { detail::ScannerAccess::scan(scanner, r); }),
+            "policy lookback_pipelined.tpb256.ipt12.vec4.warp_scans cannot run a segmented "
+            "scan: lookback_pipelined has no segmented kernel");
 }
 
 TEST(CApi, SegmentedScanArguments) {

@@ -3,6 +3,7 @@
 // the tests' segment-wise one, and the report's byte accounting.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 #include <string>
@@ -164,11 +165,22 @@ TEST(BenchSegments, CandidatesOfKeysOffsetsAndAxisScans) {
   const auto problem = [](DataType t, const char* spec) {
     return Problem{t, detail::OpSpec::from(Op::Sum), ScanKind::Inclusive, parse_segments(spec)};
   };
-  const std::size_t segmented =
-      candidates_for(problem(DataType::Int32, "flags:8"), default_space()).size();
-  for (const char* spec : {"keys:8", "keys64:random", "offsets:8", "offsets64:random"})
+  const std::vector<Policy> flags =
+      candidates_for(problem(DataType::Int32, "flags:8"), default_space());
+  const std::size_t segmented = flags.size();
+  const auto bulk = [](const std::vector<Policy>& c) {
+    return std::count_if(c.begin(), c.end(),
+                         [](const Policy& q) { return q.algorithm == Algorithm::LookbackBulk; });
+  };
+  EXPECT_GT(bulk(flags), 0); // segmented_bulk_kernel: flags and keys
+  for (const char* spec : {"keys:8", "keys64:random"})
     EXPECT_EQ(candidates_for(problem(DataType::Int32, spec), default_space()).size(), segmented)
         << spec;
+  for (const char* spec : {"offsets:8", "offsets64:random"}) {
+    const std::vector<Policy> c = candidates_for(problem(DataType::Int32, spec), default_space());
+    EXPECT_EQ(c.size(), segmented - bulk(flags)) << spec;
+    EXPECT_EQ(bulk(c), 0) << spec;
+  }
   for (DataType t : {DataType::Int32, DataType::Float64})
     for (const char* spec : {"axis:4x128", "axis:1000x2", "axis:64x48"}) {
       const Problem p = problem(t, spec);

@@ -7,6 +7,7 @@
 
 #include <fmt/core.h>
 
+#include "algorithms.hpp"
 #include "codegen.hpp"
 #include "device_query.hpp"
 #include "kernel_registry.hpp"
@@ -27,10 +28,12 @@ namespace scantune::cli {
 namespace {
 
 /// ptxas's numbers of one kernel and the blocks an SM holds by them (the policy's
-/// launch threads and dynamic shared memory; sm_limits' table of the architecture).
-void print_resources(const detail::KernelResources& k, const Policy& policy, const ScanTypes& types,
-                     int arch) {
-  const std::size_t dynamic = policy.dynamic_shared_bytes(types);
+/// launch threads and dynamic shared memory, staged heads included; sm_limits' table of
+/// the architecture).
+void print_resources(const detail::KernelResources& k, const detail::KernelSpec& spec,
+                     const ScanTypes& types, int arch) {
+  const Policy& policy = spec.policy;
+  const std::size_t dynamic = detail::dynamic_shared_bytes(policy, types, spec.heads);
   const int threads = policy.launch_threads();
   fmt::print("    {} registers, {} B spilled ({} B stack), {} B static + {} B dynamic shared, {} "
              "threads",
@@ -164,7 +167,7 @@ void register_info_commands(CLI::App& app) {
     for (const auto& n : prog.lowered_names) {
       fmt::print("  kernel {}\n", n);
       for (const auto& k : resources)
-        if (k.name == n) print_resources(k, spec.policy, types, *arch);
+        if (k.name == n) print_resources(k, spec, types, *arch);
     }
     if (!out->empty())
       write_file("compile", *out, std::string_view(prog.cubin.data(), prog.cubin.size()));

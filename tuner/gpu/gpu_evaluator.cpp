@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "algorithms.hpp"
 #include "cache/kernel_cache.hpp"
 #include "cuda_check.hpp"
 #include "default_policies.hpp"
@@ -506,8 +507,10 @@ struct GpuEvaluator::Impl {
     }
     c.registers = regs;
     c.spill_bytes = spill;
-    if (auto why = kernel_constraint(policy, set->attributes,
-                                     policy.dynamic_shared_bytes(problem.types()), shared_limit)) {
+    if (auto why = kernel_constraint(
+            policy, set->attributes,
+            detail::dynamic_shared_bytes(policy, problem.types(), problem.segments.heads()),
+            shared_limit)) {
       c.failure = failed(policy, 0, MeasurementStatus::Rejected, *why);
       return c;
     }

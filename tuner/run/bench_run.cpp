@@ -168,7 +168,7 @@ void check_bench_options(const BenchOptions& o) {
                                  "verified against the host reference, built-in operators only",
                                  spec));
   if (o.policy)
-    if (auto why = detail::segmented_invalid_reason(*o.policy))
+    if (auto why = detail::segmented_invalid_reason(*o.policy, o.segments.heads()))
       throw UsageError(fmt::format("--segments {}: --policy {} cannot run a segmented scan: {}",
                                    spec, o.policy->key(), *why));
 }

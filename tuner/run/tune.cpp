@@ -149,10 +149,11 @@ std::vector<Policy> candidates_for(const Problem& p, const SpaceOptions& space) 
   if (p.segments.flat()) return all;
   std::vector<Policy> out;
   for (const Policy& q : all)
-    if (!detail::segmented_invalid_reason(q)) out.push_back(q);
+    if (!detail::segmented_invalid_reason(q, p.segments.heads())) out.push_back(q);
   if (out.empty())
-    throw UsageError(fmt::format("--segments {}: no policy of the search space runs a segmented "
-                                 "scan (it takes lookback_warp with warp_scans)",
+    throw UsageError(fmt::format("--segments {}: no policy of the search space runs this segmented "
+                                 "scan (it takes lookback_warp with warp_scans, or lookback_bulk "
+                                 "over flags)",
                                  p.segments.spec()));
   return p.segments.axis() ? axis_candidates(p, out) : out;
 }
