@@ -415,6 +415,37 @@ __device__ __forceinline__ void relay_stages(unsigned long long* from, unsigned 
   }
 }
 
+// What a bulk grid derives from its launch: the tile status slots, the tile count and
+// the final ticket (each block draws one ticket past the end).
+struct bulk_span {
+  unsigned long long* slots;
+  unsigned long long tiles;
+  unsigned last;
+  __device__ __forceinline__ bulk_span(unsigned long long* ws, unsigned long long n, unsigned shift,
+                                       long long tile)
+      : slots(ws + STATUS_OFFSET_WORDS), tiles((n + shift + tile - 1) / tile),
+        last(unsigned(tiles) + gridDim.x - 1) {}
+};
+
+// The bulk kernels' stage barriers (full -> reduced -> ready -> empty), by the whole
+// block: every producer lane arrives on `full`, the reducer and the look-back warp once,
+// each consumer warp once on `empty`.
+template <int S>
+__device__ __forceinline__ void
+init_stage_barriers(unsigned long long* full, unsigned long long* reduced,
+                    unsigned long long* ready, unsigned long long* empty, int consumers) {
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < S; ++s) {
+      mbar_init(&full[s], 32);
+      mbar_init(&reduced[s], 1);
+      mbar_init(&ready[s], 1);
+      mbar_init(&empty[s], unsigned(consumers));
+    }
+    mbar_init_fence();
+  }
+  __syncthreads();
+}
+
 // The producer warp of bulk_kernel and segmented_bulk_kernel: for each stage in turn,
 // once it is free, takes a ticket into s_tile (the first also sets the launch's
 // generation s_gen) and has fill(s, t) load tile t into it and complete full[s] (32
@@ -526,9 +557,7 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
   __shared__ unsigned s_tile[S], s_gen;
   __shared__ T s_seg[S][CONSUMERS], s_agg[S], s_prefix[S];
   Op op;
-  unsigned long long* slots = ws + STATUS_OFFSET_WORDS;
-  const unsigned long long tiles = (n + shift + TILE - 1) / TILE;
-  const unsigned last = unsigned(tiles) + gridDim.x - 1; // each block draws one ticket past the end
+  const bulk_span span(ws, n, shift, TILE);
   const int warp = int(threadIdx.x >> 5), lane = int(lane_id());
   auto stage = [&](int s) { return reinterpret_cast<In*>(dynamic_smem) + s * TILE; };
   auto start_of = [&](unsigned t) { return (long long)t * TILE - (long long)shift; };
@@ -582,43 +611,35 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
       acc = op(acc, x[e]);
     return acc;
   };
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < S; ++s) {
-      mbar_init(&full[s], 32); // every producer lane arrives
-      mbar_init(&reduced[s], 1);
-      mbar_init(&ready[s], 1);
-      mbar_init(&empty[s], CONSUMERS);
-    }
-    mbar_init_fence();
-  }
-  __syncthreads();
+  init_stage_barriers<S>(full, reduced, ready, empty, CONSUMERS);
 
   if (warp == CONSUMERS) { // producer
-    produce_stages<S>(ws, full, empty, s_tile, s_gen, tiles, last, [&](int s, unsigned t) {
-      if (is_full(t) && lane == 0) {
-        mbar_arrive_expect_tx(&full[s], unsigned(TILE * sizeof(In)));
-        bulk_load(stage(s), in + at_of(t), unsigned(TILE * sizeof(In)), &full[s]);
-        return;
-      }
-      if (!is_full(t)) {
-        In* to = stage(s);
-        for (long long i = lane; i < TILE; i += 32) {
-          const long long g = at_of(t) + i;
-          const bool inside = g >= 0 && (unsigned long long)g < n;
-          if (PAD)
-            to[i] = inside ? in[g] : convert<In>(Op::identity());
-          else if (inside)
-            to[i] = in[g];
-        }
-        fence_shared_to_async(); // a later bulk load into this stage comes after these writes
-      }
-      mbar_arrive(&full[s]); // releases this lane's writes to the waiting roles
-    });
+    produce_stages<S>(
+        ws, full, empty, s_tile, s_gen, span.tiles, span.last, [&](int s, unsigned t) {
+          if (is_full(t) && lane == 0) {
+            mbar_arrive_expect_tx(&full[s], unsigned(TILE * sizeof(In)));
+            bulk_load(stage(s), in + at_of(t), unsigned(TILE * sizeof(In)), &full[s]);
+            return;
+          }
+          if (!is_full(t)) {
+            In* to = stage(s);
+            for (long long i = lane; i < TILE; i += 32) {
+              const long long g = at_of(t) + i;
+              const bool inside = g >= 0 && (unsigned long long)g < n;
+              if (PAD)
+                to[i] = inside ? in[g] : convert<In>(Op::identity());
+              else if (inside)
+                to[i] = in[g];
+            }
+            fence_shared_to_async(); // a later bulk load into this stage comes after these writes
+          }
+          mbar_arrive(&full[s]); // releases this lane's writes to the waiting roles
+        });
     return;
   }
 
   if (warp == CONSUMERS + 1) { // reducer
-    relay_stages<S>(full, reduced, s_tile, tiles, [&](int s, unsigned t) {
+    relay_stages<S>(full, reduced, s_tile, span.tiles, [&](int s, unsigned t) {
       // Lane l folds each segment's vectors l*ROWS .. l*ROWS+ROWS-1, reading them
       // rotated by `rot` so that the 8 lanes of a 16-byte access phase hit 8
       // different bank groups; the positions below `rot` arrive last and are folded
@@ -675,15 +696,15 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
           run = op(run, part[c]);
         }
       }
-      publish_aggregate<T, Op, KIND>(slots, t, s_gen, run, init);
+      publish_aggregate<T, Op, KIND>(span.slots, t, s_gen, run, init);
       if (lane == 0) s_agg[s] = run;
     });
     return;
   }
 
   if (warp == CONSUMERS + 2) { // look-back
-    relay_stages<S>(reduced, ready, s_tile, tiles, [&](int s, unsigned t) {
-      const T prefix = finish_lookback<T, Op, KIND, P>(slots, t, s_gen, s_agg[s], init);
+    relay_stages<S>(reduced, ready, s_tile, span.tiles, [&](int s, unsigned t) {
+      const T prefix = finish_lookback<T, Op, KIND, P>(span.slots, t, s_gen, s_agg[s], init);
       if (lane == 0) s_prefix[s] = prefix;
     });
     return;
@@ -741,7 +762,7 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
     const int s = int(k % S);
     mbar_wait(&ready[s], (k / S) & 1u);
     const unsigned t = s_tile[s];
-    if (t >= tiles) break;
+    if (t >= span.tiles) break;
     T carry = op(s_prefix[s], s_seg[s][warp]);
     In* seg = stage(s) + seg_of(warp) * SEG;
     const V* vseg = reinterpret_cast<const V*>(seg);
@@ -1057,9 +1078,7 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
   __shared__ unsigned s_tile[S], s_gen, s_seg_head[S], s_state[S];
   __shared__ T s_seg[S][CONSUMERS], s_agg[S], s_prefix[S];
   Op op;
-  unsigned long long* slots = ws + STATUS_OFFSET_WORDS;
-  const unsigned long long tiles = (n + shift + TILE - 1) / TILE;
-  const unsigned last = unsigned(tiles) + gridDim.x - 1; // each block draws one ticket past the end
+  const bulk_span span(ws, n, shift, TILE);
   const int warp = int(threadIdx.x >> 5), lane = int(lane_id());
   const W* source = static_cast<const W*>(HEADS == HEADS_FLAGS ? (const void*)seg.flags : seg.keys);
   auto values = [&](int s) { return reinterpret_cast<T*>(dynamic_smem) + s * TILE; };
@@ -1094,47 +1113,40 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
     for (int e = 0; e < VEC; ++e)
       x[e] = reinterpret_cast<const T*>(&w)[e];
   };
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < S; ++s) {
-      mbar_init(&full[s], 32);
-      mbar_init(&reduced[s], 1);
-      mbar_init(&ready[s], 1);
-      mbar_init(&empty[s], CONSUMERS);
-    }
-    mbar_init_fence();
-  }
-  __syncthreads();
+  init_stage_barriers<S>(full, reduced, ready, empty, CONSUMERS);
 
   if (warp == CONSUMERS) { // producer
-    produce_stages<S>(ws, full, empty, s_tile, s_gen, tiles, last, [&](int s, unsigned t) {
-      const long long at = start_of(t);
-      const bool whole = is_full(t);
-      const bool heads_bulk = whole && reinterpret_cast<unsigned long long>(source + at) % 16 == 0;
-      if (!heads_bulk) {
-        T* to = values(s);
-        W* h = heads_of(s);
-        for (long long i = lane; i < TILE; i += 32) {
-          const long long g = at + i;
-          const bool inside = g >= 0 && (unsigned long long)g < n;
-          if (!whole) to[i] = inside ? in[g] : Op::identity();
-          h[i] = inside ? source[g] : W(0);
-        }
-        fence_shared_to_async(); // a later bulk load into this stage comes after these writes
-      }
-      if (whole && lane == 0) {
-        const unsigned head_bytes = heads_bulk ? unsigned(TILE * sizeof(W)) : 0u;
-        mbar_arrive_expect_tx(&full[s], unsigned(TILE * sizeof(T)) + head_bytes);
-        bulk_load(values(s), in + at, unsigned(TILE * sizeof(T)), &full[s]);
-        if (heads_bulk) bulk_load(heads_of(s), source + at, head_bytes, &full[s]);
-      } else {
-        mbar_arrive(&full[s]); // releases this lane's writes to the waiting roles
-      }
-    });
+    produce_stages<S>(
+        ws, full, empty, s_tile, s_gen, span.tiles, span.last, [&](int s, unsigned t) {
+          const long long at = start_of(t);
+          const bool whole = is_full(t);
+          const bool heads_bulk =
+              whole && reinterpret_cast<unsigned long long>(source + at) % 16 == 0;
+          if (!heads_bulk) {
+            T* to = values(s);
+            W* h = heads_of(s);
+            for (long long i = lane; i < TILE; i += 32) {
+              const long long g = at + i;
+              const bool inside = g >= 0 && (unsigned long long)g < n;
+              if (!whole) to[i] = inside ? in[g] : Op::identity();
+              h[i] = inside ? source[g] : W(0);
+            }
+            fence_shared_to_async(); // a later bulk load into this stage comes after these writes
+          }
+          if (whole && lane == 0) {
+            const unsigned head_bytes = heads_bulk ? unsigned(TILE * sizeof(W)) : 0u;
+            mbar_arrive_expect_tx(&full[s], unsigned(TILE * sizeof(T)) + head_bytes);
+            bulk_load(values(s), in + at, unsigned(TILE * sizeof(T)), &full[s]);
+            if (heads_bulk) bulk_load(heads_of(s), source + at, head_bytes, &full[s]);
+          } else {
+            mbar_arrive(&full[s]); // releases this lane's writes to the waiting roles
+          }
+        });
     return;
   }
 
   if (warp == CONSUMERS + 1) { // reducer: rows read rotated as bulk_kernel's reducer does
-    relay_stages<S>(full, reduced, s_tile, tiles, [&](int s, unsigned t) {
+    relay_stages<S>(full, reduced, s_tile, span.tiles, [&](int s, unsigned t) {
       const int GROUPS = 128 / (sizeof(V) < 4 ? 4 : int(sizeof(V)));
       const int rot = (lane / (GROUPS / gcd_pow2<ROWS, GROUPS>::value)) % ROWS;
       T pv[CONSUMERS];
@@ -1193,17 +1205,17 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
         s_seg_head[s] = seg_heads;
         s_agg[s] = run.v;
         s_state[s] = (vec_heads(s, t, 0) & 1u) | (run.h ? 2u : 0u);
-        segmented_publish(slots, t, s_gen, run.v, run.h != 0u);
+        segmented_publish(span.slots, t, s_gen, run.v, run.h != 0u);
       }
     });
     return;
   }
 
   if (warp == CONSUMERS + 2) { // look-back
-    relay_stages<S>(reduced, ready, s_tile, tiles, [&](int s, unsigned t) {
+    relay_stages<S>(reduced, ready, s_tile, span.tiles, [&](int s, unsigned t) {
       const unsigned state = s_state[s]; // bit 0: the first element is a head; bit 1: any is
-      const T prefix = segmented_lookback<T, Op, P>(slots, t, s_gen, s_agg[s], (state & 2u) != 0,
-                                                    (state & 1u) != 0);
+      const T prefix = segmented_lookback<T, Op, P>(span.slots, t, s_gen, s_agg[s],
+                                                    (state & 2u) != 0, (state & 1u) != 0);
       if (lane == 0) s_prefix[s] = prefix;
     });
     return;
@@ -1216,7 +1228,7 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
     const int s = int(k % S);
     mbar_wait(&ready[s], (k / S) & 1u);
     const unsigned t = s_tile[s];
-    if (t >= tiles) break;
+    if (t >= span.tiles) break;
     const T before = s_seg[s][warp];
     T carry = (s_seg_head[s] >> warp) & 1u ? before : op(s_prefix[s], before);
     T* vseg = values(s) + warp * SEG;

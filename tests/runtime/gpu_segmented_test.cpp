@@ -158,11 +158,12 @@ void prepare_segmented(const std::vector<DataType>& types) {
   detail::KernelRegistry::instance().prepare(specs, device_arch(), 72);
 }
 
-TEST_F(GpuTest, SegmentedFlagsEveryTypeOperatorKindAndPattern) {
-  prepare_segmented(all_types());
+// Head flags of every pattern: every type, operator and kind, sizes around the tile.
+template <class PoliciesOf>
+void check_every_flags_case(PoliciesOf policies_of) {
   Scanner scanner;
   for (DataType t : all_types())
-    for (const Policy& p : segmented_policies(t))
+    for (const Policy& p : policies_of(t))
       for (Op op : ops_for(t))
         for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive})
           for (std::size_t n : sizes(p.tile_items()))
@@ -172,6 +173,11 @@ TEST_F(GpuTest, SegmentedFlagsEveryTypeOperatorKindAndPattern) {
                 const auto heads = make_heads(n, pattern, p.tile_items(), 3);
                 check_at<T>(scanner, &p, op, k, n, heads, 0, {});
               });
+}
+
+TEST_F(GpuTest, SegmentedFlagsEveryTypeOperatorKindAndPattern) {
+  prepare_segmented(all_types());
+  check_every_flags_case(segmented_policies);
 }
 
 TEST_F(GpuTest, SegmentedRowsOfEveryLength) {
@@ -251,18 +257,7 @@ TEST_F(GpuTest, SegmentedBulkFlagsEveryTypeOperatorKindAndPattern) {
         for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive})
           specs.push_back({p, t, detail::OpSpec::from(op), k, detail::Heads::Flags});
   detail::KernelRegistry::instance().prepare(specs, device_arch(), 72);
-  Scanner scanner;
-  for (DataType t : all_types())
-    for (const Policy& p : bulk_segmented_policies(t))
-      for (Op op : ops_for(t))
-        for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive})
-          for (std::size_t n : sizes(p.tile_items()))
-            for (int pattern = 0; pattern < 5; ++pattern)
-              for_type(t, [&](auto tag) {
-                using T = decltype(tag);
-                const auto heads = make_heads(n, pattern, p.tile_items(), 3);
-                check_at<T>(scanner, &p, op, k, n, heads, 0, {});
-              });
+  check_every_flags_case(bulk_segmented_policies);
 }
 
 // Scan by key on the bulk kernel: 32- and 64-bit keys, every pattern and size.
