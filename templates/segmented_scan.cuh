@@ -357,7 +357,7 @@ struct segmented_tile_scan {
     } else {
       heads = read_heads<HEADS, IPT>::get(g0, n, seg);
     }
-    if (g0 <= 0 && g0 + IPT > 0) heads |= 1u << unsigned(-g0); // element 0
+    heads |= element_zero_bit(g0, IPT); // element 0
     return heads;
   }
 
