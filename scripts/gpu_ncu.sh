@@ -13,7 +13,13 @@
 #   MODE=bench SIZES=2^24 scripts/gpu_ncu.sh st_int32 'single_pass|bulk_kernel|pipelined_kernel'
 # TYPE, OP and SIZES pick the problem (default int32 sum at 2^28). SKIP launches of
 # the kernel are skipped first (default: 40 for tune, past verification at small
-# sizes and warm-up; 5 for bench, past its verification and warm-up).
+# sizes and warm-up; 5 for bench, past its verification and warm-up). NAME_BASE=mangled
+# matches KERNEL_REGEX against the mangled name, whose template arguments name the
+# policy (`policy<7, 256, 16, ...>` reads `ILi7ELi256ELi16`): one shape of a bench that
+# also launches the dispatcher's, e.g. a segmented one through --policy:
+#   MODE=bench SIZES=2^26 NAME_BASE=mangled scripts/gpu_ncu.sh seg256 \
+#     'segmented_bulk_kernel.*ILi7ELi256ELi16' --segments flags:random \
+#     --policy int32=lookback_bulk.tpb256.ipt16.vec4.warp_scans.st4
 set -uo pipefail
 BUILD=${BUILD:-build-gpu}
 OUT=${OUT:-/tmp/scantune-out}
@@ -33,6 +39,7 @@ else
 fi
 report=/tmp/ncu_$name
 SCANTUNE_KERNEL_CACHE=/tmp/scantune-kcache timeout 300 ncu --clock-control none \
+  ${NAME_BASE:+--kernel-name-base "$NAME_BASE"} \
   --kernel-name "regex:$kernel" --launch-skip "$skip" --launch-count 1 --section SpeedOfLight \
   --section LaunchStats --section Occupancy --section WarpStateStats \
   --section MemoryWorkloadAnalysis --section InstructionStats -o "$report" -f \
