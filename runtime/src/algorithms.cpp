@@ -197,10 +197,7 @@ std::size_t dynamic_shared_bytes(const Policy& p, std::size_t size) {
 }
 
 std::size_t staged_head_bytes(const Policy& p, Heads heads) {
-  const std::size_t bytes = heads == Heads::Flags    ? 1 // a flag byte or a key per element
-                            : heads == Heads::Keys32 ? 4
-                            : heads == Heads::Keys64 ? 8
-                                                     : 0;
+  const std::size_t bytes = head_bytes_per_element(heads);
   return bytes ? dynamic_shared_bytes(p, bytes) : 0;
 }
 

@@ -46,8 +46,7 @@ std::string Segmentation::spec() const {
 }
 
 std::uint64_t Segmentation::extra_bytes_per_element() const {
-  if (has_flags()) return 1;
-  return kind == Kind::Keys ? static_cast<std::uint64_t>(word_bytes) : 0;
+  return detail::head_bytes_per_element(heads());
 }
 
 std::uint64_t Segmentation::device_bytes_per_element() const {
