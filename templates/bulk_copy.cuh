@@ -49,6 +49,16 @@ __device__ __forceinline__ void mbar_arrive_expect_tx(unsigned long long* bar, u
                : "memory");
 #endif
 }
+// Announces `bytes` of bulk copies that also complete the phase, without arriving (the
+// caller arrives once its own writes to the stage are done).
+__device__ __forceinline__ void mbar_expect_tx(unsigned long long* bar, unsigned bytes) {
+#if SCANTUNE_BULK
+  asm volatile(
+      "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(shared_address(bar)),
+      "r"(bytes)
+      : "memory");
+#endif
+}
 // Waits (acquire) until the barrier's phase of parity `parity` has completed.
 __device__ __forceinline__ void mbar_wait(unsigned long long* bar, unsigned parity) {
 #if SCANTUNE_BULK

@@ -1048,10 +1048,13 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
       });
 }
 
-// Segmented scan over head flags or keys on lookback_bulk's warp roles (see
+// Segmented scan over head flags, keys or CSR offsets on lookback_bulk's warp roles (see
 // bulk_kernel). A stage holds a tile's values and, behind the S value stages, its head
 // source (a flag byte or a key per element), both bulk-copied (a source whose tile does
-// not start on 16 bytes, and partial tiles, by the producer's lanes). The reducer folds
+// not start on 16 bytes, and partial tiles, by the producer's lanes); offsets become a
+// head bit per element, set by the producer while the values load (stage_offset_bits:
+// the one-tile-per-block kernel searched them in every block, 0.79x memcpy for random
+// segments at 2^28). The reducer folds
 // each segment's (head, value) pairs and publishes the tile (segmented_publish:
 // inclusive at once where it holds a head); the look-back warp finds the carry where
 // elements precede the tile's first head; each consumer pair-scans its rows from its
@@ -1063,14 +1066,16 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
     segmented_bulk_kernel(SCANTUNE_KERNEL_PARAMS, segment_args seg) {
   await_previous_grid();
   init = start_value<T, Op, KIND>(init, start, flags);
-  static_assert(P::algorithm == ALG_LOOKBACK_BULK && P::reverse == 0 &&
-                    (HEADS == HEADS_FLAGS || HEADS == HEADS_KEYS32 || HEADS == HEADS_KEYS64),
-                "segmented_bulk_kernel runs lookback_bulk over head flags or keys, forward");
+  static_assert(P::algorithm == ALG_LOOKBACK_BULK && P::reverse == 0 && HEADS != HEADS_PERIODIC,
+                "segmented_bulk_kernel runs lookback_bulk over head flags, keys or offsets, "
+                "forward");
+  const bool OFFSETS = HEADS == HEADS_OFFSETS32 || HEADS == HEADS_OFFSETS64;
   const int S = P::stages, CONSUMERS = P::block_threads / 32, VEC = P::vector_width;
   const int ROWS = P::items_per_thread / VEC, SEG = 32 * P::items_per_thread;
   const long long TILE = P::tile_items;
   typedef typename raw_vector<VEC * sizeof(T)>::type V;
-  typedef typename staged_head<HEADS>::type W; // a flag byte or a key
+  typedef staged_head<HEADS> H;
+  typedef typename H::type W; // a flag byte, a key, or 32 head bits
   typedef seg_pair<T, Op> pair;
   typedef pair_scan<T, Op> pscan;
   extern __shared__ __align__(128) unsigned char dynamic_smem[]; // S value stages, S head stages
@@ -1080,10 +1085,14 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
   Op op;
   const bulk_span span(ws, n, shift, TILE);
   const int warp = int(threadIdx.x >> 5), lane = int(lane_id());
-  const W* source = static_cast<const W*>(HEADS == HEADS_FLAGS ? (const void*)seg.flags : seg.keys);
+  const typename H::source_type* source =
+      static_cast<const typename H::source_type*>(HEADS == HEADS_FLAGS ? (const void*)seg.flags
+                                                  : OFFSETS            ? seg.offsets
+                                                                       : seg.keys);
   auto values = [&](int s) { return reinterpret_cast<T*>(dynamic_smem) + s * TILE; };
   auto heads_of = [&](int s) {
-    return reinterpret_cast<W*>(dynamic_smem + S * TILE * sizeof(T)) + s * TILE;
+    return reinterpret_cast<W*>(dynamic_smem + S * TILE * sizeof(T)) +
+           s * (TILE / H::ELEMENTS_PER_WORD);
   };
   auto start_of = [&](unsigned t) { return (long long)t * TILE - (long long)shift; };
   auto is_full = [&](unsigned t) {
@@ -1091,8 +1100,7 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
   };
   // Head bits of the VEC elements at offset p of tile t's stage (staged_head::bits).
   auto vec_heads = [&](int s, unsigned t, long long p) {
-    return staged_head<HEADS>::template bits<VEC>(heads_of(s), p, start_of(t), n, !is_full(t),
-                                                  source);
+    return H::template bits<VEC>(heads_of(s), p, start_of(t), n, !is_full(t), source);
   };
   // A vector's pair; an exclusive scan's carry restarts at init (segmented_scan.cuh).
   auto fold_pair = [&](const T(&x)[VEC], unsigned bits) {
@@ -1115,32 +1123,36 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
   };
   init_stage_barriers<S>(full, reduced, ready, empty, CONSUMERS);
 
-  if (warp == CONSUMERS) { // producer
+  if (warp == CONSUMERS) {         // producer
+    unsigned long long cursor = 0; // CSR offsets: where the search for the next tile starts
     produce_stages<S>(
         ws, full, empty, s_tile, s_gen, span.tiles, span.last, [&](int s, unsigned t) {
           const long long at = start_of(t);
           const bool whole = is_full(t);
           const bool heads_bulk =
-              whole && reinterpret_cast<unsigned long long>(source + at) % 16 == 0;
-          if (!heads_bulk) {
+              !OFFSETS && whole && reinterpret_cast<unsigned long long>(source + at) % 16 == 0;
+          if (!whole || (!OFFSETS && !heads_bulk)) {
             T* to = values(s);
             W* h = heads_of(s);
             for (long long i = lane; i < TILE; i += 32) {
               const long long g = at + i;
               const bool inside = g >= 0 && (unsigned long long)g < n;
               if (!whole) to[i] = inside ? in[g] : Op::identity();
-              h[i] = inside ? source[g] : W(0);
+              if constexpr (!OFFSETS)
+                if (!heads_bulk) h[i] = inside ? source[g] : W(0);
             }
             fence_shared_to_async(); // a later bulk load into this stage comes after these writes
           }
           if (whole && lane == 0) {
             const unsigned head_bytes = heads_bulk ? unsigned(TILE * sizeof(W)) : 0u;
-            mbar_arrive_expect_tx(&full[s], unsigned(TILE * sizeof(T)) + head_bytes);
+            mbar_expect_tx(&full[s], unsigned(TILE * sizeof(T)) + head_bytes);
             bulk_load(values(s), in + at, unsigned(TILE * sizeof(T)), &full[s]);
             if (heads_bulk) bulk_load(heads_of(s), source + at, head_bytes, &full[s]);
-          } else {
-            mbar_arrive(&full[s]); // releases this lane's writes to the waiting roles
           }
+          if constexpr (OFFSETS) // found while the values load
+            stage_offset_bits(heads_of(s), int(TILE / 32), source, seg.num_segments, at, TILE, n,
+                              cursor);
+          mbar_arrive(&full[s]); // releases this lane's writes to the waiting roles
         });
     return;
   }

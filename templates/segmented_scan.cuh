@@ -98,6 +98,8 @@ __device__ __forceinline__ unsigned element_zero_bit(long long g0, int vec) {
 template <int HEADS>
 struct staged_head {
   typedef unsigned char type; // flags: the producer stages 0 outside the input
+  typedef unsigned char source_type;
+  static const int ELEMENTS_PER_WORD = 1;
   template <int VEC>
   static __device__ __forceinline__ unsigned bits(const type* h, long long p, long long start,
                                                   unsigned long long, bool, const type*) {
@@ -119,6 +121,8 @@ struct staged_head {
 template <class K>
 struct staged_keys {
   typedef K type;
+  typedef K source_type;
+  static const int ELEMENTS_PER_WORD = 1;
   template <int VEC>
   static __device__ __forceinline__ unsigned bits(const K* h, long long p, long long start,
                                                   unsigned long long n, bool mask, const K* src) {
@@ -149,6 +153,25 @@ struct staged_head<HEADS_KEYS32> : staged_keys<unsigned> {};
 template <>
 struct staged_head<HEADS_KEYS64> : staged_keys<unsigned long long> {};
 
+// CSR offsets are no per-element source: the producer stages a tile's heads as bits, a
+// word per 32 elements (stage_offset_bits), none outside [0, n).
+template <class OffsetWord>
+struct staged_offset_bits {
+  typedef unsigned type;
+  typedef OffsetWord source_type;
+  static const int ELEMENTS_PER_WORD = 32;
+  template <int VEC>
+  static __device__ __forceinline__ unsigned bits(const unsigned* h, long long p, long long start,
+                                                  unsigned long long, bool, const OffsetWord*) {
+    const unsigned mask = VEC >= 32 ? ~0u : (1u << VEC) - 1u; // VEC divides 32: one word
+    return ((h[p >> 5] >> unsigned(p & 31)) & mask) | element_zero_bit(start + p, VEC);
+  }
+};
+template <>
+struct staged_head<HEADS_OFFSETS32> : staged_offset_bits<unsigned> {};
+template <>
+struct staged_head<HEADS_OFFSETS64> : staged_offset_bits<unsigned long long> {};
+
 // Heads of g0 .. g0 + IPT - 1 from few CSR offsets, by the thread alone: the first
 // offset >= g0 by binary search (off stays in L1), then every offset inside the range
 // (empty segments repeat an offset: the same head).
@@ -173,15 +196,14 @@ __device__ __forceinline__ unsigned thread_offset_heads(long long g0, unsigned l
   return heads;
 }
 
-// The first index s in [0, count) with off[s] >= target (count if none), off ascending,
-// by a whole warp: each round samples 32 evenly spaced offsets in one round trip and
-// keeps the gap where they cross the target (a binary search takes log2(count) trips).
+// The first index s in [lo, hi) with off[s] >= target (hi if none), off ascending, by a
+// whole warp: each round samples 32 evenly spaced offsets in one round trip and keeps
+// the gap where they cross the target (a binary search takes log2(hi - lo) trips).
 template <class W>
 __device__ __forceinline__ unsigned long long
-warp_lower_bound(const W* off, unsigned long long count, long long target) {
+warp_lower_bound(const W* off, unsigned long long lo, unsigned long long hi, long long target) {
   const unsigned lane = lane_id();
-  unsigned long long lo = 0, hi = count; // the answer is in [lo, hi]
-  while (hi - lo > 32) {
+  while (hi - lo > 32) { // the answer is in [lo, hi]
     const unsigned long long step = (hi - lo + 31) / 32, idx = lo + lane * step;
     const unsigned yes =
         __ballot_sync(FULL_WARP, idx >= hi || (long long)off[idx] >= target); // monotone
@@ -196,6 +218,55 @@ warp_lower_bound(const W* off, unsigned long long count, long long target) {
   const unsigned long long idx = lo + lane;
   const unsigned yes = __ballot_sync(FULL_WARP, idx >= hi || (long long)off[idx] >= target);
   return yes ? lo + unsigned(__ffs(yes) - 1) : hi;
+}
+
+// The producer warp of segmented_bulk_kernel stages the head bits of tile [at, at + tile)
+// from `count` CSR offsets: `words` cleared, then a bit set at each offset inside the
+// tile and [0, n) (empty segments repeat one). `cursor` (the warp's, from 0) is the first
+// offset at or past the previous tile's start: a block's tiles rise, so the search goes
+// on from it. One round trip probes 16 consecutive offsets and 16 doubling distances
+// ahead: for segments longer than a tile it finds the first offset and the tile's heads
+// at once; otherwise warp_lower_bound narrows the gap the probe left.
+template <class W>
+__device__ __forceinline__ void
+stage_offset_bits(unsigned* bits, int words, const W* off, unsigned long long count, long long at,
+                  long long tile, unsigned long long n, unsigned long long& cursor) {
+  const unsigned lane = lane_id();
+  for (int i = int(lane); i < words; i += 32)
+    bits[i] = 0u;
+  __syncwarp();
+  const long long lo_g = at < 0 ? 0 : at, end = (long long)n;
+  const long long hi_g = at + tile < end ? at + tile : end;
+  const long long NONE = 0x7fffffffffffffffll; // past the last offset: ends both searches
+  auto ahead = [](unsigned k) { return k < 16 ? 1ull * k : 16ull << (k - 16); };
+  const unsigned long long cur = cursor, idx = cur + ahead(lane);
+  const long long v = idx < count ? (long long)off[idx] : NONE;
+  const unsigned yes = __ballot_sync(FULL_WARP, v >= lo_g);
+  unsigned long long first;
+  if (yes & 0xffffu) {
+    first = cur + unsigned(__ffs(yes) - 1);
+  } else {
+    const unsigned k = yes ? unsigned(__ffs(yes) - 1) : 32u; // in (ahead(k - 1), ahead(k)]
+    const unsigned long long hi = k < 32 ? cur + ahead(k) : count;
+    first = warp_lower_bound(off, cur + ahead(k - 1) + 1, hi < count ? hi : count, lo_g);
+  }
+  cursor = first;
+  auto set = [&](long long g) {
+    const unsigned j = unsigned(g - at);
+    atomicOr(&bits[j >> 5], 1u << (j & 31));
+  };
+  unsigned long long s = first;
+  if (first < cur + 16) { // the probe's consecutive offsets from `first` on are read
+    if (lane < 16 && idx >= first && v < hi_g) set(v);
+    if (__ballot_sync(FULL_WARP, lane < 16 && v >= hi_g)) return;
+    s = cur + 16;
+  }
+  for (;; s += 32) {
+    const unsigned long long i = s + lane;
+    const long long g = i < count ? (long long)off[i] : NONE;
+    if (g < hi_g) set(g);
+    if (__ballot_sync(FULL_WARP, g >= hi_g)) return;
+  }
 }
 
 // A (head, value) pair; a.then(b) is a . b under the pair operator, whose identity is
@@ -320,7 +391,7 @@ struct segmented_tile_scan {
       bits[i] = 0u;
     if (threadIdx.x < 32) {
       const unsigned long long first =
-          warp_lower_bound(off, seg.num_segments, g_start < 0 ? 0 : g_start);
+          warp_lower_bound(off, 0ull, seg.num_segments, g_start < 0 ? 0 : g_start);
       if (threadIdx.x == 0) s_first = first;
     }
     __syncthreads();

@@ -95,10 +95,12 @@ Policy reduce_policy_of(const Policy& flat);
 /// Dynamic shared memory of a launch: the tile stages of stages_tiles algorithms.
 std::size_t dynamic_shared_bytes(const Policy& p, std::size_t size);
 /// The same for a converting scan (templates/scan_kernels.cuh's bulk_kernel layout) or,
-/// with `heads`, a segmented one (segmented_bulk_kernel stages flags or keys too).
+/// with `heads`, a segmented one (segmented_bulk_kernel stages flags, keys or offsets'
+/// head bits too).
 std::size_t dynamic_shared_bytes(const Policy& p, const ScanTypes& types,
                                  Heads heads = Heads::None);
-/// Dynamic shared memory a segmented launch stages its heads in beside the tiles.
+/// Dynamic shared memory a segmented launch stages its heads in beside the tiles: a flag
+/// byte or a key per element, a bit per element for CSR offsets.
 std::size_t staged_head_bytes(const Policy& p, Heads heads);
 
 } // namespace scantune::detail

@@ -108,11 +108,12 @@ const std::array<AlgorithmDesc, kAlgorithmCount> kAlgorithms{{
      false, true, true, false, 80, 0, 0, {{{"pipelined_kernel", "", Grid::ResidentWave}}}, 1,
      pipelined_shared, pipelined_constraint},
     // Producer, reducer and look-back warps beside the consumers; 16-byte bulk copies.
-    // Segmented: head flags and keys, staged beside the values (offsets need a search).
+    // Segmented: head flags and keys staged beside the values, offsets as head bits.
     {Algorithm::LookbackBulk, "lookback_bulk", "ALG_LOOKBACK_BULK", true, true, false, true, true,
      false, 90, 96, 16, {{{"bulk_kernel", "", Grid::ResidentWave}}}, 1, bulk_shared,
      bulk_constraint, "segmented_bulk_kernel", "", "", "", "",
-     1u << int(Heads::Flags) | 1u << int(Heads::Keys32) | 1u << int(Heads::Keys64)},
+     1u << int(Heads::Flags) | 1u << int(Heads::Keys32) | 1u << int(Heads::Keys64) |
+         1u << int(Heads::Offsets32) | 1u << int(Heads::Offsets64)},
 }};
 // clang-format on
 
@@ -131,8 +132,8 @@ std::optional<std::string> segmented_invalid_reason(const Policy& p, Heads heads
   if (heads == Heads::Axis ? a.axis_entry.empty() : a.segmented_entry.empty())
     return fmt::format("{} has no {} kernel", a.name, heads == Heads::Axis ? "axis" : "segmented");
   if (heads != Heads::Axis && !(a.segmented_heads >> int(heads) & 1u))
-    return fmt::format("{} has no segmented kernel over {} (it takes head flags and keys)", a.name,
-                       to_string(heads));
+    return fmt::format("{} has no segmented kernel over {} (it takes head flags, keys and offsets)",
+                       a.name, to_string(heads));
   if (p.block_scan != BlockScan::WarpScans || p.tile_loop)
     return std::string("segmented scans take the warp_scans block scan without a tile loop");
   return std::nullopt;
@@ -197,8 +198,11 @@ std::size_t dynamic_shared_bytes(const Policy& p, std::size_t size) {
 }
 
 std::size_t staged_head_bytes(const Policy& p, Heads heads) {
-  const std::size_t bytes = head_bytes_per_element(heads);
-  return bytes ? dynamic_shared_bytes(p, bytes) : 0;
+  const AlgorithmDesc& a = describe(p.algorithm);
+  if (!a.stages_tiles || a.segmented_entry.empty()) return 0;
+  if (heads == Heads::Offsets32 || heads == Heads::Offsets64) // a head bit per element
+    return static_cast<std::size_t>(p.stages) * p.tile_items() / 8;
+  return dynamic_shared_bytes(p, head_bytes_per_element(heads));
 }
 
 std::size_t dynamic_shared_bytes(const Policy& p, const ScanTypes& types, Heads heads) {

@@ -53,7 +53,7 @@ TEST(Codegen, SegmentedSpecsNameTheSegmentedKernelAndTheirHeads) {
             std::string::npos);
 }
 
-TEST(Codegen, WarpLookbackRunsSegmentedScansAndBulkRunsFlagsAndKeys) {
+TEST(Codegen, WarpLookbackRunsSegmentedScansAndBulkRunsFlagsKeysAndOffsets) {
   for (Heads h : {Heads::Flags, Heads::Periodic, Heads::Keys32, Heads::Offsets64, Heads::Axis}) {
     EXPECT_FALSE(
         segmented_invalid_reason(Policy::parse("lookback_warp.tpb256.ipt12.vec4.warp_scans"), h));
@@ -61,9 +61,9 @@ TEST(Codegen, WarpLookbackRunsSegmentedScansAndBulkRunsFlagsAndKeys) {
         Policy::parse("lookback_warp.tpb128.ipt8.vec2.warp_scans.direct.cs"), h));
   }
   const Policy bulk = Policy::parse("lookback_bulk.tpb256.ipt16.vec4.warp_scans.st4");
-  for (Heads h : {Heads::Flags, Heads::Keys32, Heads::Keys64})
+  for (Heads h : {Heads::Flags, Heads::Keys32, Heads::Keys64, Heads::Offsets32, Heads::Offsets64})
     EXPECT_FALSE(segmented_invalid_reason(bulk, h)) << to_string(h);
-  for (Heads h : {Heads::Periodic, Heads::Offsets32, Heads::Offsets64, Heads::Axis}) {
+  for (Heads h : {Heads::Periodic, Heads::Axis}) {
     const auto why = segmented_invalid_reason(bulk, h);
     ASSERT_TRUE(why) << to_string(h);
     EXPECT_NE(why->find("lookback_bulk has no"), std::string::npos) << *why;
@@ -75,8 +75,8 @@ TEST(Codegen, WarpLookbackRunsSegmentedScansAndBulkRunsFlagsAndKeys) {
     EXPECT_TRUE(segmented_invalid_reason(Policy::parse(key), Heads::Flags)) << key;
 }
 
-// segmented_bulk_kernel stages a flag byte or a key per element behind its value stages;
-// a shape whose flat stages fit may not fit with them.
+// segmented_bulk_kernel stages a flag byte or a key per element behind its value stages,
+// a bit per element for offsets; a shape whose flat stages fit may not fit with them.
 TEST(Codegen, BulkSegmentedStagesFlagsBesideTheTiles) {
   const Policy p = Policy::parse("lookback_bulk.tpb256.ipt16.vec4.warp_scans.st6");
   const ScanTypes i32{DataType::Int32, DataType::Int32, DataType::Int32};
@@ -84,9 +84,14 @@ TEST(Codegen, BulkSegmentedStagesFlagsBesideTheTiles) {
   EXPECT_EQ(dynamic_shared_bytes(p, i32, Heads::Flags) - dynamic_shared_bytes(p, i32),
             staged_head_bytes(p, Heads::Flags));
   EXPECT_EQ(staged_head_bytes(p, Heads::Keys64), 6u * 4096 * 8);
-  EXPECT_EQ(staged_head_bytes(p, Heads::Offsets32), 0u);
+  EXPECT_EQ(staged_head_bytes(p, Heads::Offsets32), 6u * 4096 / 8);
+  EXPECT_EQ(staged_head_bytes(p, Heads::Offsets64), 6u * 4096 / 8);
   EXPECT_EQ(staged_head_bytes(p, Heads::Periodic), 0u);
+  EXPECT_EQ(staged_head_bytes(Policy::parse("lookback_warp.tpb256.ipt12.vec4.warp_scans"),
+                              Heads::Offsets32),
+            0u);
   EXPECT_FALSE(stored_problem_invalid_reason(p, DataType::Int32, "flags"));
+  EXPECT_FALSE(stored_problem_invalid_reason(p, DataType::Int32, "offsets64.len_gt4096"));
   const Policy wide = Policy::parse("lookback_bulk.tpb256.ipt32.vec4.warp_scans.st6");
   EXPECT_FALSE(stored_problem_invalid_reason(wide, DataType::Int32, ""));
   const auto why = stored_problem_invalid_reason(wide, DataType::Int32, "flags");

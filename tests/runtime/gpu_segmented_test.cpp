@@ -260,11 +260,12 @@ TEST_F(GpuTest, SegmentedBulkFlagsEveryTypeOperatorKindAndPattern) {
   check_every_flags_case(bulk_segmented_policies);
 }
 
-// Scan by key on the bulk kernel: 32- and 64-bit keys, every pattern and size.
-TEST_F(GpuTest, SegmentedBulkKeys) {
+// Scan by key and CSR offsets (every third segment followed by an empty one) on the bulk
+// kernel: 32- and 64-bit words, every pattern and size.
+TEST_F(GpuTest, SegmentedBulkKeysAndOffsets) {
   if (device_arch() < 90) GTEST_SKIP() << "lookback_bulk needs sm_90";
   Scanner scanner;
-  for (Source src : {Source::Keys32, Source::Keys64})
+  for (Source src : {Source::Keys32, Source::Keys64, Source::Offsets32, Source::Offsets64})
     for (DataType t : {DataType::Int32, DataType::Float64})
       for (const Policy& p : bulk_segmented_policies(t))
         for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive})
@@ -276,13 +277,21 @@ TEST_F(GpuTest, SegmentedBulkKeys) {
               else
                 check_at<double>(scanner, &p, Op::Max, k, n, heads, 0, {}, src);
             }
+  // Every element a segment over more tiles than the grid holds: a block's first tile
+  // lies more than 2^19 offsets past its search's start (the probe's reach), later ones
+  // a grid of tiles past the last.
+  const std::size_t n = (std::size_t{1} << 21) + 3;
+  for (Source src : {Source::Offsets32, Source::Offsets64})
+    for (const Policy& p : bulk_segmented_policies(DataType::Int32))
+      check_at<std::int32_t>(scanner, &p, Op::Sum, ScanKind::Inclusive, n, make_heads(n, 2, 0, 5),
+                             0, {}, src);
 }
 
 // Misaligned values, heads misaligned against them (the lanes' copy), in place.
 TEST_F(GpuTest, SegmentedBulkMisalignedAndInPlace) {
   if (device_arch() < 90) GTEST_SKIP() << "lookback_bulk needs sm_90";
   Scanner scanner;
-  for (Source src : {Source::Flags, Source::Keys32, Source::Keys64})
+  for (Source src : {Source::Flags, Source::Keys32, Source::Keys64, Source::Offsets64})
     for (std::size_t offset : {0, 1, 3})
       for (std::size_t head_shift : {0, 5, 16})
         for (bool in_place : {false, true})
@@ -498,6 +507,8 @@ TEST_F(GpuTest, SegmentedSanitizeSmall) {
                                  {1, false, shift});
           check_at<std::int32_t>(scanner, &bulk, Op::Sum, k, n, make_heads(n, 1, 256, 4), 0,
                                  {0, true, shift}, Source::Keys64);
+          check_at<std::int32_t>(scanner, &bulk, Op::Sum, k, n, make_heads(n, 4, 256, 4), 0,
+                                 {1, false, shift}, Source::Offsets32);
         }
     }
 }

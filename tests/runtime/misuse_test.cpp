@@ -195,9 +195,10 @@ TEST(Misuse, SegmentedScanRefusesPoliciesWithoutAKernelForItsHeads) {
   ScanRequest r = detail::make_request<int>(ScanKind::Inclusive, fake_ptr<int>(),
                                             fake_ptr<int>(0x40000), 4, Op::Sum, &init, nullptr, &p);
   r.segments = Segments::rows(2);
-  EXPECT_EQ(error_of([&] { detail::ScannerAccess::scan(scanner, r); }),
-            "policy lookback_bulk.tpb256.ipt16.vec4.warp_scans.st4 cannot run a segmented scan: "
-            "lookback_bulk has no segmented kernel over rows (it takes head flags and keys)");
+  EXPECT_EQ(
+      error_of([&] { detail::ScannerAccess::scan(scanner, r); }),
+      "policy lookback_bulk.tpb256.ipt16.vec4.warp_scans.st4 cannot run a segmented scan: "
+      "lookback_bulk has no segmented kernel over rows (it takes head flags, keys and offsets)");
   const Policy q = Policy::parse("lookback_pipelined.tpb256.ipt12.vec4.warp_scans.st3");
   r.policy = &q;
   r.segments = Segments::flags(fake_ptr<std::uint8_t>(0x80000));

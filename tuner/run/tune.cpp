@@ -153,7 +153,7 @@ std::vector<Policy> candidates_for(const Problem& p, const SpaceOptions& space) 
   if (out.empty())
     throw UsageError(fmt::format("--segments {}: no policy of the search space runs this segmented "
                                  "scan (it takes lookback_warp with warp_scans, or lookback_bulk "
-                                 "over flags and keys)",
+                                 "over flags, keys and offsets)",
                                  p.segments.spec()));
   return p.segments.axis() ? axis_candidates(p, out) : out;
 }
