@@ -1048,6 +1048,42 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
       });
 }
 
+// The producer warp's fill of one stage in segmented_bulk_kernel and select_bulk_kernel:
+// tile [at, at + TILE)'s values and its heads (HEADS: staged_head) in, then every lane
+// arrives on `full`. Whole tiles' values and 16-byte aligned flags or keys come by bulk
+// copy; the lanes copy the rest (a partial tile's values padded with `pad`, heads 0
+// outside the input). CSR offsets become head bits while the values load
+// (stage_offset_bits; `cursor` is the warp's search start).
+template <int HEADS, long long TILE, class T, class W, class Src>
+__device__ __forceinline__ void
+stage_tile_and_heads(T* to, W* h, unsigned long long* full, const T* in, const Src* source,
+                     const segment_args& seg, long long at, bool whole, unsigned long long n, T pad,
+                     unsigned long long& cursor) {
+  const bool OFFSETS = HEADS == HEADS_OFFSETS32 || HEADS == HEADS_OFFSETS64;
+  const unsigned lane = lane_id();
+  const bool heads_bulk =
+      !OFFSETS && whole && reinterpret_cast<unsigned long long>(source + at) % 16 == 0;
+  if (!whole || (!OFFSETS && !heads_bulk)) {
+    for (long long i = lane; i < TILE; i += 32) {
+      const long long g = at + i;
+      const bool inside = g >= 0 && (unsigned long long)g < n;
+      if (!whole) to[i] = inside ? in[g] : pad;
+      if constexpr (!OFFSETS)
+        if (!heads_bulk) h[i] = inside ? source[g] : W(0);
+    }
+    fence_shared_to_async(); // a later bulk load into this stage comes after these writes
+  }
+  if (whole && lane == 0) {
+    const unsigned head_bytes = heads_bulk ? unsigned(TILE * sizeof(W)) : 0u;
+    mbar_expect_tx(full, unsigned(TILE * sizeof(T)) + head_bytes);
+    bulk_load(to, in + at, unsigned(TILE * sizeof(T)), full);
+    if (heads_bulk) bulk_load(h, source + at, head_bytes, full);
+  }
+  if constexpr (OFFSETS) // found while the values load
+    stage_offset_bits(h, int(TILE / 32), source, seg.num_segments, at, TILE, n, cursor);
+  mbar_arrive(full); // releases this lane's writes to the waiting roles
+}
+
 // Segmented scan over head flags, keys or CSR offsets on lookback_bulk's warp roles (see
 // bulk_kernel). A stage holds a tile's values and, behind the S value stages, its head
 // source (a flag byte or a key per element), both bulk-copied (a source whose tile does
@@ -1127,32 +1163,8 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
     unsigned long long cursor = 0; // CSR offsets: where the search for the next tile starts
     produce_stages<S>(
         ws, full, empty, s_tile, s_gen, span.tiles, span.last, [&](int s, unsigned t) {
-          const long long at = start_of(t);
-          const bool whole = is_full(t);
-          const bool heads_bulk =
-              !OFFSETS && whole && reinterpret_cast<unsigned long long>(source + at) % 16 == 0;
-          if (!whole || (!OFFSETS && !heads_bulk)) {
-            T* to = values(s);
-            W* h = heads_of(s);
-            for (long long i = lane; i < TILE; i += 32) {
-              const long long g = at + i;
-              const bool inside = g >= 0 && (unsigned long long)g < n;
-              if (!whole) to[i] = inside ? in[g] : Op::identity();
-              if constexpr (!OFFSETS)
-                if (!heads_bulk) h[i] = inside ? source[g] : W(0);
-            }
-            fence_shared_to_async(); // a later bulk load into this stage comes after these writes
-          }
-          if (whole && lane == 0) {
-            const unsigned head_bytes = heads_bulk ? unsigned(TILE * sizeof(W)) : 0u;
-            mbar_expect_tx(&full[s], unsigned(TILE * sizeof(T)) + head_bytes);
-            bulk_load(values(s), in + at, unsigned(TILE * sizeof(T)), &full[s]);
-            if (heads_bulk) bulk_load(heads_of(s), source + at, head_bytes, &full[s]);
-          }
-          if constexpr (OFFSETS) // found while the values load
-            stage_offset_bits(heads_of(s), int(TILE / 32), source, seg.num_segments, at, TILE, n,
-                              cursor);
-          mbar_arrive(&full[s]); // releases this lane's writes to the waiting roles
+          stage_tile_and_heads<HEADS, TILE>(values(s), heads_of(s), &full[s], in, source, seg,
+                                            start_of(t), is_full(t), n, Op::identity(), cursor);
         });
     return;
   }
@@ -1483,6 +1495,137 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
   __threadfence();
   *seg.num_selected = atomicExch(sum, 0ull);
   atomicExch(done, 0ull);
+}
+
+// Select by flags on lookback_bulk's warp roles (see bulk_kernel and select.cuh). The
+// producer stages a tile's values and flag bytes as segmented_bulk_kernel does; the
+// reducer counts each consumer segment's flags (coalesced words, no values) and
+// publishes the tile's count; the look-back warp resolves the count before the tile
+// (and the last tile's writes the total to *seg.num_selected); each consumer ranks its
+// rows' flagged items with a warp scan of their counts and stores them from its
+// registers, handing the stage back first. Why: select_kernel's one tile per block
+// waited at block barriers around its look-back (0.77-0.88x memcpy of the bytes moved
+// from 2^24). Every output index is at most its item's index and a tile stores only
+// once every earlier tile has been counted, i.e. loaded: in place is safe.
+template <class T, class Op, int KIND, class P, int MODE>
+__global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::min_blocks : 1)
+    select_bulk_kernel(SCANTUNE_KERNEL_PARAMS, segment_args seg) {
+  await_previous_grid();
+  static_assert(P::algorithm == ALG_LOOKBACK_BULK && P::reverse == 0 && MODE == SELECT_FLAGS,
+                "select_bulk_kernel selects by flags on lookback_bulk, forward");
+  typedef unsigned long long count_t;
+  typedef op_sum<count_t> count_op;
+  const int S = P::stages, CONSUMERS = P::block_threads / 32, VEC = P::vector_width;
+  const int ROWS = P::items_per_thread / VEC, SEG = 32 * P::items_per_thread;
+  const long long TILE = P::tile_items;
+  typedef typename raw_vector<VEC * sizeof(T)>::type V;
+  extern __shared__ __align__(128) unsigned char dynamic_smem[]; // S value stages, S flag stages
+  __shared__ __align__(8) unsigned long long full[S], reduced[S], ready[S], empty[S];
+  __shared__ unsigned s_tile[S], s_gen, s_seg[S][CONSUMERS];
+  __shared__ count_t s_agg[S], s_prefix[S];
+  const bulk_span span(ws, n, shift, TILE);
+  const int warp = int(threadIdx.x >> 5), lane = int(lane_id());
+  auto values = [&](int s) { return reinterpret_cast<T*>(dynamic_smem) + s * TILE; };
+  auto flags_of = [&](int s) { return dynamic_smem + S * TILE * sizeof(T) + s * TILE; };
+  auto start_of = [&](unsigned t) { return (long long)t * TILE - (long long)shift; };
+  init_stage_barriers<S>(full, reduced, ready, empty, CONSUMERS);
+
+  if (warp == CONSUMERS) { // producer
+    unsigned long long cursor = 0;
+    produce_stages<S>(
+        ws, full, empty, s_tile, s_gen, span.tiles, span.last, [&](int s, unsigned t) {
+          const long long at = start_of(t);
+          const bool whole = at >= 0 && (unsigned long long)(at + TILE) <= n;
+          stage_tile_and_heads<HEADS_FLAGS, TILE>(values(s), flags_of(s), &full[s], in, seg.flags,
+                                                  seg, at, whole, n, T(), cursor);
+        });
+    return;
+  }
+
+  if (warp == CONSUMERS + 1) { // reducer: a segment's flags as words, lane-contiguous
+    relay_stages<S>(full, reduced, s_tile, span.tiles, [&](int s, unsigned t) {
+      const bool WORDS = SEG % 128 == 0;
+      unsigned part[CONSUMERS];
+#pragma unroll
+      for (int c = 0; c < CONSUMERS; ++c) {
+        const unsigned char* f = flags_of(s) + c * SEG;
+        unsigned count = 0;
+        if (WORDS) {
+#pragma unroll
+          for (int j = 0; j < SEG / 128; ++j) {
+            const unsigned w = reinterpret_cast<const unsigned*>(f)[j * 32 + lane];
+            count += __popc(__vcmpne4(w, 0u) & 0x01010101u);
+          }
+        } else {
+          for (int j = lane; j < SEG; j += 32)
+            count += f[j] != 0;
+        }
+        part[c] = count;
+      }
+      warp_reduce_ascending<CONSUMERS>(part, op_sum<unsigned>());
+      count_t run = 0;
+      if (lane == 0) {
+#pragma unroll
+        for (int c = 0; c < CONSUMERS; ++c) {
+          s_seg[s][c] = unsigned(run);
+          run += part[c];
+        }
+        s_agg[s] = run;
+      }
+      publish_aggregate<count_t, count_op, KIND_INCLUSIVE>(span.slots, t, s_gen, run, 0ull);
+    });
+    return;
+  }
+
+  if (warp == CONSUMERS + 2) { // look-back
+    relay_stages<S>(reduced, ready, s_tile, span.tiles, [&](int s, unsigned t) {
+      const count_t prefix = finish_lookback<count_t, count_op, KIND_INCLUSIVE, P>(
+          span.slots, t, s_gen, s_agg[s], 0ull);
+      if (lane == 0) {
+        s_prefix[s] = prefix;
+        if (t == span.tiles - 1) *seg.num_selected = prefix + s_agg[s];
+      }
+    });
+    return;
+  }
+
+  // Consumers: read the segment and its flags, hand the stage back, then store.
+  for (unsigned k = 0;; ++k) {
+    const int s = int(k % S);
+    mbar_wait(&ready[s], (k / S) & 1u);
+    const unsigned t = s_tile[s];
+    if (t >= span.tiles) break;
+    count_t at = s_prefix[s] + s_seg[s][warp];
+    const T* vseg = values(s) + warp * SEG;
+    const unsigned char* fseg = flags_of(s) + warp * SEG;
+    T x[ROWS][VEC];
+    unsigned bits[ROWS];
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+      const V w = reinterpret_cast<const V*>(vseg)[r * 32 + lane];
+#pragma unroll
+      for (int e = 0; e < VEC; ++e)
+        x[r][e] = reinterpret_cast<const T*>(&w)[e];
+      bits[r] = flag_byte_bits<VEC>(fseg + (r * 32 + lane) * VEC);
+    }
+    __syncwarp();
+    if (lane == 0) mbar_arrive(&empty[s]);
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+      const unsigned c = unsigned(__popc(bits[r]));
+      unsigned incl = c;
+#pragma unroll
+      for (int d = 1; d < 32; d <<= 1) {
+        const unsigned y = __shfl_up_sync(FULL_WARP, incl, d);
+        if (lane >= d) incl += y;
+      }
+      count_t pos = at + (incl - c);
+#pragma unroll
+      for (int e = 0; e < VEC; ++e)
+        if ((bits[r] >> e) & 1u) out[pos++] = x[r][e];
+      at += __shfl_sync(FULL_WARP, incl, 31);
+    }
+  }
 }
 
 } // namespace scantune

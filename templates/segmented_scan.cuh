@@ -95,6 +95,23 @@ __device__ __forceinline__ unsigned element_zero_bit(long long g0, int vec) {
   return g0 <= 0 && g0 + vec > 0 ? 1u << unsigned(-g0) : 0u;
 }
 
+// Bit e set where byte e of the VEC staged flag bytes at h is nonzero.
+template <int VEC>
+__device__ __forceinline__ unsigned flag_byte_bits(const unsigned char* h) {
+  const typename raw_vector<VEC>::type w =
+      *reinterpret_cast<const typename raw_vector<VEC>::type*>(h);
+  if (VEC == 4) { // byte e's nonzero bit moved to bit 24 + e by one multiply
+    const unsigned ones = __vcmpne4(unsigned(w), 0u) & 0x01010101u;
+    return (ones * 0x01020408u) >> 24;
+  }
+  const unsigned char* b = reinterpret_cast<const unsigned char*>(&w);
+  unsigned out = 0;
+#pragma unroll
+  for (int e = 0; e < VEC; ++e)
+    out |= b[e] != 0 ? 1u << e : 0u;
+  return out;
+}
+
 template <int HEADS>
 struct staged_head {
   typedef unsigned char type; // flags: the producer stages 0 outside the input
@@ -103,18 +120,7 @@ struct staged_head {
   template <int VEC>
   static __device__ __forceinline__ unsigned bits(const type* h, long long p, long long start,
                                                   unsigned long long, bool, const type*) {
-    const typename raw_vector<VEC>::type w =
-        *reinterpret_cast<const typename raw_vector<VEC>::type*>(h + p);
-    unsigned out = element_zero_bit(start + p, VEC);
-    if (VEC == 4) { // byte e's nonzero bit moved to bit 24 + e by one multiply
-      const unsigned ones = __vcmpne4(unsigned(w), 0u) & 0x01010101u;
-      return out | ((ones * 0x01020408u) >> 24);
-    }
-    const unsigned char* b = reinterpret_cast<const unsigned char*>(&w);
-#pragma unroll
-    for (int e = 0; e < VEC; ++e)
-      out |= b[e] != 0 ? 1u << e : 0u;
-    return out;
+    return flag_byte_bits<VEC>(h + p) | element_zero_bit(start + p, VEC);
   }
 };
 

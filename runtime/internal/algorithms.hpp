@@ -63,8 +63,8 @@ struct AlgorithmDesc {
   /// partitions' counting kernel launched before it; empty where the algorithm has none.
   std::string_view select_entry = {};
   std::string_view select_count_entry = {};
-  /// The head sources its segmented kernel takes (bit 1 << Heads value); every one by
-  /// default.
+  /// The head sources its segmented kernel and the compactions its select kernel take
+  /// (bit 1 << Heads value); every one by default.
   unsigned segmented_heads = ~0u;
 };
 

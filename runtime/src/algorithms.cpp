@@ -108,12 +108,14 @@ const std::array<AlgorithmDesc, kAlgorithmCount> kAlgorithms{{
      false, true, true, false, 80, 0, 0, {{{"pipelined_kernel", "", Grid::ResidentWave}}}, 1,
      pipelined_shared, pipelined_constraint},
     // Producer, reducer and look-back warps beside the consumers; 16-byte bulk copies.
-    // Segmented: head flags and keys staged beside the values, offsets as head bits.
+    // Segmented: head flags and keys staged beside the values, offsets as head bits;
+    // compaction: select by flags.
     {Algorithm::LookbackBulk, "lookback_bulk", "ALG_LOOKBACK_BULK", true, true, false, true, true,
      false, 90, 96, 16, {{{"bulk_kernel", "", Grid::ResidentWave}}}, 1, bulk_shared,
-     bulk_constraint, "segmented_bulk_kernel", "", "", "", "",
+     bulk_constraint, "segmented_bulk_kernel", "", "", "select_bulk_kernel", "",
      1u << int(Heads::Flags) | 1u << int(Heads::Keys32) | 1u << int(Heads::Keys64) |
-         1u << int(Heads::Offsets32) | 1u << int(Heads::Offsets64)},
+         1u << int(Heads::Offsets32) | 1u << int(Heads::Offsets64) |
+         1u << int(Heads::SelectFlags)},
 }};
 // clang-format on
 
@@ -141,16 +143,18 @@ std::optional<std::string> segmented_invalid_reason(const Policy& p, Heads heads
 
 // Compaction gathers its selected items in a shared-memory tile: the staged tile I/Os,
 // whose tile the policy's shared-memory check counts, keep it within the limit.
-std::optional<std::string> select_invalid_reason(const Policy& p) {
-  if (describe(p.algorithm).select_entry.empty())
-    return fmt::format("{} has no compaction kernel", describe(p.algorithm).name);
+std::optional<std::string> select_invalid_reason(const Policy& p, Heads how) {
+  const AlgorithmDesc& a = describe(p.algorithm);
+  if (a.select_entry.empty()) return fmt::format("{} has no compaction kernel", a.name);
+  if (!(a.segmented_heads >> int(how) & 1u))
+    return fmt::format("{} has no {} kernel (it selects by flags)", a.name, to_string(how));
   if (p.tile_loop || p.io == TileIO::Direct)
     return std::string("compaction takes a staged tile I/O (xpose or wxpose) without a tile loop");
   return std::nullopt;
 }
 
 std::optional<std::string> problem_invalid_reason(const Policy& p, Heads heads) {
-  if (is_compaction(heads)) return select_invalid_reason(p);
+  if (is_compaction(heads)) return select_invalid_reason(p, heads);
   if (heads != Heads::Reduce) return segmented_invalid_reason(p, heads);
   if (describe(p.algorithm).reduce_entry.empty())
     return fmt::format("{} has no reduction kernel", describe(p.algorithm).name);
@@ -202,6 +206,7 @@ std::size_t staged_head_bytes(const Policy& p, Heads heads) {
   if (!a.stages_tiles || a.segmented_entry.empty()) return 0;
   if (heads == Heads::Offsets32 || heads == Heads::Offsets64) // a head bit per element
     return static_cast<std::size_t>(p.stages) * p.tile_items() / 8;
+  if (heads == Heads::SelectFlags) return dynamic_shared_bytes(p, 1); // select_bulk_kernel
   return dynamic_shared_bytes(p, head_bytes_per_element(heads));
 }
 

@@ -238,6 +238,16 @@ TEST_F(Dispatch, SegmentedProblemsHaveTheirOwnWinners) {
       Policy::parse("lookback_warp.tpb256.ipt16.vec4.warp_scans.direct"), Heads::SelectFlags));
   EXPECT_TRUE(
       problem_invalid_reason(Policy::parse("chained.tpb256.ipt16.vec4.warp_scans"), Heads::Unique));
+  const Policy bulk = Policy::parse("lookback_bulk.tpb128.ipt12.vec4.warp_scans.st6");
+  EXPECT_FALSE(problem_invalid_reason(bulk, Heads::SelectFlags));
+  const auto why = problem_invalid_reason(bulk, Heads::Unique);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("lookback_bulk has no unique kernel (it selects by flags)"),
+            std::string::npos)
+      << *why;
+  // select_bulk_kernel stages a flag byte per element beside the values.
+  const ScanTypes i32{DataType::Int32, DataType::Int32, DataType::Int32};
+  EXPECT_EQ(dynamic_shared_bytes(bulk, i32, Heads::SelectFlags), 6u * 1536 * 5);
 }
 
 // Untuned axis scans: the default follows the columns' length class, the same policy

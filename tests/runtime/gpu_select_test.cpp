@@ -141,6 +141,24 @@ void run(Scanner& s, Compaction how, const T* in, const std::uint8_t* flags, T* 
   }
 }
 
+// The same through one policy instead of the dispatcher's choice.
+template <class T>
+void run_policy(Scanner& s, const Policy& policy, Compaction how, const T* in,
+                const std::uint8_t* flags, T* out, std::size_t n, std::uint64_t* count) {
+  ScanRequest r;
+  r.type = data_type_of<T>();
+  r.in = in;
+  r.out = out;
+  r.n = n;
+  r.policy = &policy;
+  r.compaction = detail::compaction_heads(how);
+  r.num_selected = count;
+  r.segments.head_flags = flags;
+  const CustomOp as_op{kPositive.name, kPositive.body, "false"};
+  if (detail::takes_predicate(r.compaction)) r.op = as_op;
+  detail::ScannerAccess::scan(s, r);
+}
+
 bool same_bits(const void* a, const void* b, std::size_t bytes) {
   return std::memcmp(a, b, bytes) == 0;
 }
@@ -150,6 +168,7 @@ bool same_bits(const void* a, const void* b, std::size_t bytes) {
 struct Layout {
   std::size_t in_off = 0, out_off = 0, flags_off = 0;
   bool in_place = false;
+  const Policy* policy = nullptr; ///< this policy, else the dispatcher's
 };
 
 template <class T>
@@ -167,13 +186,17 @@ void check(Scanner& s, Compaction how, std::size_t n, Pattern p, Layout at = {},
   d_count.poison();
   T* in = d_in.ptr + at.in_off;
   T* out = at.in_place ? in : d_out.ptr + at.out_off;
-  run<T>(s, how, in, d_flags.ptr + at.flags_off, out, n, d_count.ptr);
+  if (at.policy)
+    run_policy<T>(s, *at.policy, how, in, d_flags.ptr + at.flags_off, out, n, d_count.ptr);
+  else
+    run<T>(s, how, in, d_flags.ptr + at.flags_off, out, n, d_count.ptr);
   SCANTUNE_CUDA_TRY(cudaDeviceSynchronize());
   const std::string what = ::testing::PrintToString(static_cast<int>(how)) + " " +
                            std::string(to_string(data_type_of<T>())) + " n=" + std::to_string(n) +
                            " pattern=" + std::to_string(static_cast<int>(p)) + " offsets " +
                            std::to_string(at.in_off) + "/" + std::to_string(at.out_off) +
-                           (at.in_place ? " in place" : "");
+                           (at.in_place ? " in place" : "") +
+                           (at.policy ? " " + at.policy->key() : std::string());
   ASSERT_EQ(d_count.download(1)[0], want_count) << what;
   const std::vector<T> got =
       at.in_place ? d_in.download(n, at.in_off) : d_out.download(n, at.out_off);
@@ -279,25 +302,48 @@ TEST_F(GpuSelect, OtherShapesAndTickets) {
           DeviceBuffer<std::uint64_t> d_count(1);
           d_in.upload(host.values);
           d_flags.upload(host.flags);
-          ScanRequest r;
-          r.type = DataType::Int32;
-          r.in = d_in.ptr;
-          r.out = d_out.ptr;
-          r.n = n;
-          r.policy = &policy;
-          constexpr detail::Heads kinds[] = {detail::Heads::SelectFlags, detail::Heads::SelectIf,
-                                             detail::Heads::Unique, detail::Heads::PartitionFlags,
-                                             detail::Heads::PartitionIf};
-          r.compaction = kinds[static_cast<int>(how)];
-          r.num_selected = d_count.ptr;
-          r.segments.head_flags = d_flags.ptr;
-          const CustomOp as_op{kPositive.name, kPositive.body, "false"};
-          if (detail::takes_predicate(r.compaction)) r.op = as_op;
-          detail::ScannerAccess::scan(s, r);
+          run_policy<std::int32_t>(s, policy, how, d_in.ptr, d_flags.ptr, d_out.ptr, n,
+                                   d_count.ptr);
           ASSERT_EQ(d_count.download(1)[0], want_count) << key << " n=" << n << " " << tickets;
           ASSERT_EQ(d_out.download(want.size()), want) << key << " n=" << n << " " << tickets;
         }
     }
+  }
+}
+
+// Select by flags on lookback_bulk (sm_90): one, four and eight consumer warps, the
+// reducer's flags read as words or byte by byte (a segment of 32 x 6 8-byte items),
+// 4- and 8-byte types, every pattern, sizes on its tile edges, misaligned (flags copied
+// by the producer's lanes) and in place.
+TEST_F(GpuSelect, BulkSelectsByFlags) {
+  if (device_arch() < 90) GTEST_SKIP() << "lookback_bulk needs sm_90";
+  Scanner s;
+  for (const char* key : {"lookback_bulk.tpb32.ipt4.vec4.warp_scans.st3",
+                          "lookback_bulk.tpb128.ipt12.vec4.warp_scans.st6",
+                          "lookback_bulk.tpb256.ipt6.vec2.warp_scans.st4"}) {
+    const Policy p = Policy::parse(key);
+    const std::size_t tile = p.tile_items();
+    for (std::size_t n : {1ul, 31ul, tile - 1, tile, tile + 1, 3 * tile + 7, 37 * tile + 5})
+      for (Pattern pat :
+           {Pattern::Half, Pattern::Sparse, Pattern::Clustered, Pattern::All, Pattern::None}) {
+        if (p.vector_width == 4) {
+          check<std::int32_t>(s, Compaction::SelectFlagged, n, pat, Layout{0, 0, 0, false, &p});
+          check<float>(s, Compaction::SelectFlagged, n, pat, Layout{0, 0, 0, true, &p});
+        } else {
+          check<double>(s, Compaction::SelectFlagged, n, pat, Layout{0, 0, 0, false, &p});
+          check<std::uint64_t>(s, Compaction::SelectFlagged, n, pat, Layout{0, 0, 0, true, &p});
+        }
+      }
+    for (std::size_t in_off : {0ul, 1ul, 3ul})
+      for (std::size_t flags_off : {0ul, 5ul}) {
+        const std::size_t n = 100003;
+        if (p.vector_width == 4)
+          check<std::uint32_t>(s, Compaction::SelectFlagged, n, Pattern::Half,
+                               Layout{in_off, 2, flags_off, false, &p});
+        else
+          check<std::int64_t>(s, Compaction::SelectFlagged, n, Pattern::Clustered,
+                              Layout{in_off, 0, flags_off, in_off == 1, &p});
+      }
   }
 }
 
@@ -375,6 +421,14 @@ TEST_F(GpuSanitizeCompaction, EveryModeAtSmallSizes) {
       if (!is_partition(how))
         check<std::int32_t>(s, how, n, Pattern::Sparse, Layout{0, 0, 0, true});
     }
+  if (device_arch() < 90) return;
+  const Policy bulk = Policy::parse("lookback_bulk.tpb64.ipt8.vec4.warp_scans.st4");
+  for (std::size_t n : {1ul, 511ul, 20011ul}) { // select_bulk_kernel, lanes' and bulk copies
+    check<std::int32_t>(s, Compaction::SelectFlagged, n, Pattern::Half,
+                        Layout{1, 2, 3, false, &bulk});
+    check<std::int32_t>(s, Compaction::SelectFlagged, n, Pattern::Clustered,
+                        Layout{0, 0, 0, true, &bulk});
+  }
 }
 
 } // namespace

@@ -56,6 +56,8 @@ TEST(PrimitiveSpace, SelectCandidatesAreCompactionKernelShapes) {
       ASSERT_FALSE(c.empty());
       for (const Policy& p : c) {
         EXPECT_FALSE(detail::problem_invalid_reason(p, h)) << p.key();
+        // bulk shapes whose staged flags would not fit are not timed
+        EXPECT_FALSE(detail::stored_problem_invalid_reason(p, t, detail::to_string(h))) << p.key();
         EXPECT_FALSE(p.invalid_reason(t)) << p.key();
       }
     }
@@ -66,6 +68,15 @@ TEST(PrimitiveSpace, SelectCandidatesAreCompactionKernelShapes) {
     EXPECT_LE(p.min_blocks * p.block_threads, 2048) << p.key();
   }
   EXPECT_GT(bounded, 0u); // the 5-block bound beside the compiler's choice
+  auto bulk_shapes = [](Heads h) {
+    std::size_t k = 0;
+    for (const Policy& p : select_candidates(DataType::Int32, h, select_space()))
+      k += p.algorithm == Algorithm::LookbackBulk;
+    return k;
+  };
+  EXPECT_GT(bulk_shapes(Heads::SelectFlags), 0u); // select_bulk_kernel selects by flags only
+  EXPECT_EQ(bulk_shapes(Heads::Unique), 0u);
+  EXPECT_EQ(bulk_shapes(Heads::PartitionFlags), 0u);
   SpaceOptions direct = select_space();
   direct.ios = {TileIO::Direct};
   EXPECT_TRUE(select_candidates(DataType::Int32, Heads::SelectFlags, direct).empty());

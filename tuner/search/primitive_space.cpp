@@ -6,9 +6,11 @@ namespace scantune::tuner {
 
 SpaceOptions select_space() {
   SpaceOptions s = default_space();
-  s.algorithms = {Algorithm::LookbackWarp};
+  // lookback_bulk selects by flags only (select_bulk_kernel); problem_invalid_reason
+  // drops its shapes for the other compactions.
+  s.algorithms = {Algorithm::LookbackWarp, Algorithm::LookbackBulk};
   s.block_scans = {BlockScan::WarpScans};
-  s.block_threads = {128, 256, 512};
+  s.block_threads = {64, 128, 256, 512};
   s.items_per_thread = {8, 12, 16, 24};
   s.vector_bytes = {16};
   s.ios = {TileIO::Transpose, TileIO::WarpTranspose};
@@ -26,8 +28,8 @@ SpaceOptions select_space() {
 
 std::vector<Policy> select_candidates(DataType type, detail::Heads how, const SpaceOptions& space) {
   std::vector<Policy> out;
-  for (const Policy& p : enumerate(type, space))
-    if (!detail::problem_invalid_reason(p, how)) out.push_back(p);
+  for (const Policy& p : enumerate(type, space)) // staged flags within shared memory too
+    if (!detail::stored_problem_invalid_reason(p, type, detail::to_string(how))) out.push_back(p);
   return out;
 }
 
