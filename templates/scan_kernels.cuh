@@ -1502,8 +1502,8 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
 // reducer counts each consumer segment's flags (coalesced words, no values) and
 // publishes the tile's count; the look-back warp resolves the count before the tile
 // (and the last tile's writes the total to *seg.num_selected); each consumer ranks its
-// rows' flagged items with a warp scan of their counts and stores them from its
-// registers, handing the stage back first. Why: select_kernel's one tile per block
+// rows' flagged items with a warp scan of their counts, compacts them over its segment
+// of the stage and stores them coalesced. Why: select_kernel's one tile per block
 // waited at block barriers around its look-back (0.77-0.88x memcpy of the bytes moved
 // from 2^24). Every output index is at most its item's index and a tile stores only
 // once every earlier tile has been counted, i.e. loaded: in place is safe.
@@ -1589,14 +1589,16 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
     return;
   }
 
-  // Consumers: read the segment and its flags, hand the stage back, then store.
+  // Consumers: read the segment and its flags, compact the flagged items in place over
+  // the segment (ranked by a warp scan of each row's counts), store them coalesced, then
+  // hand the stage back. Storing each item from the registers that ranked it took a
+  // store instruction per vector element, scattered over the row's range.
   for (unsigned k = 0;; ++k) {
     const int s = int(k % S);
     mbar_wait(&ready[s], (k / S) & 1u);
     const unsigned t = s_tile[s];
     if (t >= span.tiles) break;
-    count_t at = s_prefix[s] + s_seg[s][warp];
-    const T* vseg = values(s) + warp * SEG;
+    T* vseg = values(s) + warp * SEG;
     const unsigned char* fseg = flags_of(s) + warp * SEG;
     T x[ROWS][VEC];
     unsigned bits[ROWS];
@@ -1608,8 +1610,8 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
         x[r][e] = reinterpret_cast<const T*>(&w)[e];
       bits[r] = flag_byte_bits<VEC>(fseg + (r * 32 + lane) * VEC);
     }
-    __syncwarp();
-    if (lane == 0) mbar_arrive(&empty[s]);
+    __syncwarp(); // every lane has read the segment before it is overwritten
+    unsigned kept = 0;
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
       const unsigned c = unsigned(__popc(bits[r]));
@@ -1619,12 +1621,18 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
         const unsigned y = __shfl_up_sync(FULL_WARP, incl, d);
         if (lane >= d) incl += y;
       }
-      count_t pos = at + (incl - c);
+      unsigned pos = kept + incl - c;
 #pragma unroll
       for (int e = 0; e < VEC; ++e)
-        if ((bits[r] >> e) & 1u) out[pos++] = x[r][e];
-      at += __shfl_sync(FULL_WARP, incl, 31);
+        if ((bits[r] >> e) & 1u) vseg[pos++] = x[r][e];
+      kept += __shfl_sync(FULL_WARP, incl, 31);
     }
+    __syncwarp();
+    T* to = out + s_prefix[s] + s_seg[s][warp];
+    for (unsigned j = lane; j < kept; j += 32)
+      to[j] = vseg[j];
+    __syncwarp(); // the stage's values are read
+    if (lane == 0) mbar_arrive(&empty[s]);
   }
 }
 
