@@ -404,8 +404,9 @@ void register_tune_command(CLI::App& app) {
   tune->add_option("--select", raw->select,
                    "Tune compactions instead of scans, each a problem of its own per\n"
                    "--type: select_flags, unique, partition_flags, or 'all'.\n"
-                   "Candidates: lookback_warp tile shapes (--block-threads,\n"
-                   "--items-per-thread, --vector-bytes, --tile-io, --min-blocks: 0,5).\n"
+                   "Candidates: lookback_warp tile shapes, and lookback_bulk's for\n"
+                   "select_flags (--block-threads, --items-per-thread, --vector-bytes,\n"
+                   "--tile-io, --min-blocks: 0,5, --stages).\n"
                    "With --select or --sort, --sizes defaults to 2^10:2^28:1")
       ->type_name("LIST")
       ->excludes(all)
