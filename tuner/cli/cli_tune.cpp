@@ -517,7 +517,7 @@ void register_tune_command(CLI::App& app) {
                    "dispatch keys such calls (rows.len_le256, offsets32.len_gt4096,\n"
                    "axis.len_le4.inner_gt64); sizes of another class are left out.\n"
                    "Candidates: lookback_warp with warp_scans, and lookback_bulk for\n"
-                   "flags and keys (sm_90 and up); axis scans their block,\n"
+                   "flags, keys and offsets (sm_90 and up); axis scans their block,\n"
                    "rows per thread and vector shapes, the default axis policy included")
       ->type_name("SPEC")
       ->excludes(all)
