@@ -112,23 +112,28 @@ __device__ __forceinline__ unsigned flag_byte_bits(const unsigned char* h) {
   return out;
 }
 
+// What a staged head source holds: words of `type` (each for ELEMENTS_PER_WORD elements)
+// read from `source_type` in memory.
+template <class Word, class Source, int PER_WORD>
+struct staged_words {
+  typedef Word type;
+  typedef Source source_type;
+  static const int ELEMENTS_PER_WORD = PER_WORD;
+};
+
+// flags: the producer stages 0 outside the input
 template <int HEADS>
-struct staged_head {
-  typedef unsigned char type; // flags: the producer stages 0 outside the input
-  typedef unsigned char source_type;
-  static const int ELEMENTS_PER_WORD = 1;
+struct staged_head : staged_words<unsigned char, unsigned char, 1> {
   template <int VEC>
-  static __device__ __forceinline__ unsigned bits(const type* h, long long p, long long start,
-                                                  unsigned long long, bool, const type*) {
+  static __device__ __forceinline__ unsigned bits(const unsigned char* h, long long p,
+                                                  long long start, unsigned long long, bool,
+                                                  const unsigned char*) {
     return flag_byte_bits<VEC>(h + p) | element_zero_bit(start + p, VEC);
   }
 };
 
 template <class K>
-struct staged_keys {
-  typedef K type;
-  typedef K source_type;
-  static const int ELEMENTS_PER_WORD = 1;
+struct staged_keys : staged_words<K, K, 1> {
   template <int VEC>
   static __device__ __forceinline__ unsigned bits(const K* h, long long p, long long start,
                                                   unsigned long long n, bool mask, const K* src) {
@@ -162,10 +167,7 @@ struct staged_head<HEADS_KEYS64> : staged_keys<unsigned long long> {};
 // CSR offsets are no per-element source: the producer stages a tile's heads as bits, a
 // word per 32 elements (stage_offset_bits), none outside [0, n).
 template <class OffsetWord>
-struct staged_offset_bits {
-  typedef unsigned type;
-  typedef OffsetWord source_type;
-  static const int ELEMENTS_PER_WORD = 32;
+struct staged_offset_bits : staged_words<unsigned, OffsetWord, 32> {
   template <int VEC>
   static __device__ __forceinline__ unsigned bits(const unsigned* h, long long p, long long start,
                                                   unsigned long long, bool, const OffsetWord*) {
