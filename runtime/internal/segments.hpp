@@ -65,10 +65,11 @@ inline bool is_partition(Heads h) {
   return h == Heads::PartitionFlags || h == Heads::PartitionIf;
 }
 
-/// Bytes a head source reads per element: a flag byte or a key; 0 for the others (rows,
-/// CSR offsets, which are not per element).
+/// Bytes a head source reads per element: a flag byte (head flags, a compaction's flags)
+/// or a key; 0 for the others (rows, CSR offsets, which are not per element).
 inline std::size_t head_bytes_per_element(Heads h) {
-  return h == Heads::Flags ? 1 : h == Heads::Keys32 ? 4 : h == Heads::Keys64 ? 8 : 0;
+  const bool flags = h == Heads::Flags || h == Heads::SelectFlags || h == Heads::PartitionFlags;
+  return flags ? 1 : h == Heads::Keys32 ? 4 : h == Heads::Keys64 ? 8 : 0;
 }
 
 /// The heads a Segments describes (None when it describes none).

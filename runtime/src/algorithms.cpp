@@ -206,7 +206,6 @@ std::size_t staged_head_bytes(const Policy& p, Heads heads) {
   if (!a.stages_tiles || a.segmented_entry.empty()) return 0;
   if (heads == Heads::Offsets32 || heads == Heads::Offsets64) // a head bit per element
     return static_cast<std::size_t>(p.stages) * p.tile_items() / 8;
-  if (heads == Heads::SelectFlags) return dynamic_shared_bytes(p, 1); // select_bulk_kernel
   return dynamic_shared_bytes(p, head_bytes_per_element(heads));
 }
 
