@@ -1501,7 +1501,7 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
 // producer stages a tile's values and flag bytes as segmented_bulk_kernel does; the
 // reducer counts each consumer segment's flags (coalesced words, no values) and
 // publishes the tile's count; the look-back warp resolves the count before the tile
-// (and the last tile's writes the total to *seg.num_selected); each consumer ranks its
+// (for the last tile it writes the total to *seg.num_selected); each consumer ranks its
 // rows' flagged items with a warp scan of their counts, compacts them over its segment
 // of the stage and stores them coalesced. Why: select_kernel's one tile per block
 // waited at block barriers around its look-back (0.77-0.88x memcpy of the bytes moved
