@@ -1615,12 +1615,7 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
       const unsigned c = unsigned(__popc(bits[r]));
-      unsigned incl = c;
-#pragma unroll
-      for (int d = 1; d < 32; d <<= 1) {
-        const unsigned y = __shfl_up_sync(FULL_WARP, incl, d);
-        if (lane >= d) incl += y;
-      }
+      const unsigned incl = warp_inclusive_scan(c, op_sum<unsigned>());
       unsigned pos = kept + incl - c;
 #pragma unroll
       for (int e = 0; e < VEC; ++e)
