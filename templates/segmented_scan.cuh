@@ -228,17 +228,72 @@ warp_lower_bound(const W* off, unsigned long long lo, unsigned long long hi, lon
   return yes ? lo + unsigned(__ffs(yes) - 1) : hi;
 }
 
+// Where the first offset at or past `target` would be if `count` segments split n evenly.
+__device__ __forceinline__ unsigned long long
+mean_length_index(long long target, unsigned long long count, unsigned long long n) {
+  return (unsigned long long)(double(target) * (double(count) / double(n > 0 ? n : 1)));
+}
+
+// off[s + r * stride] for r < R, `none` past count.
+template <int R, class W>
+__device__ __forceinline__ void read_offsets(long long (&g)[R], const W* off,
+                                             unsigned long long count, unsigned long long s,
+                                             unsigned stride, long long none) {
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const unsigned long long i = s + unsigned(r) * stride;
+    g[r] = i < count ? (long long)off[i] : none;
+  }
+}
+
+// Sets bit g - at of `bits` for each offset g in [lo, hi) (empty segments repeat one);
+// true if one is at or past hi (a reader's later offsets are too).
+template <int R>
+__device__ __forceinline__ bool offsets_to_bits(unsigned* bits, const long long (&g)[R],
+                                                long long at, long long lo, long long hi) {
+  bool past = false;
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    past |= g[r] >= hi;
+    if (g[r] >= lo && g[r] < hi) {
+      const unsigned k = unsigned(g[r] - at);
+      atomicOr(&bits[k >> 5], 1u << (k & 31));
+    }
+  }
+  return past;
+}
+
+// The first index s in [0, count) with off[s] >= target (count if none), n the input's
+// length: one round trip reads the 32 offsets around where target falls if segments had
+// the mean length n / count (for uniform segments the answer), and warp_lower_bound
+// searches only the side they leave (from 0: offsets every 32 at 2^28 took five trips).
+template <class W>
+__device__ __forceinline__ unsigned long long
+warp_lower_bound_guessed(const W* off, unsigned long long count, unsigned long long n,
+                         long long target) {
+  const unsigned long long guess = mean_length_index(target, count, n);
+  const unsigned long long base = guess > 16 ? guess - 16 : 0, idx = base + lane_id();
+  const unsigned yes = __ballot_sync(FULL_WARP, idx >= count || (long long)off[idx] >= target);
+  if (yes & 1u) return base == 0 ? 0ull : warp_lower_bound(off, 0ull, min(base, count), target);
+  if (yes) return base + unsigned(__ffs(yes) - 1);
+  return warp_lower_bound(off, base + 32, count, target);
+}
+
 // The producer warp of segmented_bulk_kernel stages the head bits of tile [at, at + tile)
 // from `count` CSR offsets: `words` cleared, then a bit set at each offset inside the
-// tile and [0, n) (empty segments repeat one). `cursor` (the warp's, from 0) is the first
-// offset at or past the previous tile's start: a block's tiles rise, so the search goes
-// on from it. One round trip probes 16 consecutive offsets and 16 doubling distances
-// ahead: for segments longer than a tile it finds the first offset and the tile's heads
-// at once; otherwise warp_lower_bound narrows the gap the probe left.
+// tile and [0, n) (empty segments repeat one). Two searches share the first round trip:
+// a window of 32 * R offsets around where the tile's first offset would be if segments
+// had the input's mean length (uniform segments: the tile's offsets in one trip; the
+// search alone took six for segments of 32 and tiles far apart), and a probe from
+// `cursor` (the warp's, from 0: the first offset at or past the previous tile's start;
+// a block's tiles rise) of 16 consecutive offsets and 16 doubling distances ahead,
+// which for segments longer than a tile finds the tile's heads at once; a gap it leaves
+// goes to warp_lower_bound. Offsets past the trip's go by 32 * R a trip.
 template <class W>
 __device__ __forceinline__ void
 stage_offset_bits(unsigned* bits, int words, const W* off, unsigned long long count, long long at,
                   long long tile, unsigned long long n, unsigned long long& cursor) {
+  const int R = 4;
   const unsigned lane = lane_id();
   for (int i = int(lane); i < words; i += 32)
     bits[i] = 0u;
@@ -246,9 +301,32 @@ stage_offset_bits(unsigned* bits, int words, const W* off, unsigned long long co
   const long long lo_g = at < 0 ? 0 : at, end = (long long)n;
   const long long hi_g = at + tile < end ? at + tile : end;
   const long long NONE = 0x7fffffffffffffffll; // past the last offset: ends both searches
+  auto take_from = [&](unsigned long long s) { // R offsets a lane a trip until past the tile
+    for (;; s += 32 * R) {
+      long long g[R];
+      read_offsets<R>(g, off, count, s + lane, 32, NONE);
+      if (__any_sync(FULL_WARP, offsets_to_bits<R>(bits, g, at, lo_g, hi_g))) return;
+    }
+  };
+  const unsigned long long guess = mean_length_index(lo_g, count, n);
+  const unsigned long long base = guess > 16 ? guess - 16 : 0;
+  long long w[R];
+  read_offsets<R>(w, off, count, base + lane, 32, NONE);
   auto ahead = [](unsigned k) { return k < 16 ? 1ull * k : 16ull << (k - 16); };
   const unsigned long long cur = cursor, idx = cur + ahead(lane);
   const long long v = idx < count ? (long long)off[idx] : NONE;
+  // The window holds the first offset at or past lo_g if it starts before lo_g and
+  // reaches it (offsets ascend: the count below lo_g is that index's distance from base).
+  unsigned below = 0;
+#pragma unroll
+  for (int j = 0; j < R; ++j)
+    below += unsigned(__popc(__ballot_sync(FULL_WARP, w[j] < lo_g)));
+  if ((base == 0 || below > 0) && below < 32u * R) {
+    cursor = base + below;
+    if (!__any_sync(FULL_WARP, offsets_to_bits<R>(bits, w, at, lo_g, hi_g)))
+      take_from(base + 32 * R);
+    return;
+  }
   const unsigned yes = __ballot_sync(FULL_WARP, v >= lo_g);
   unsigned long long first;
   if (yes & 0xffffu) {
@@ -259,22 +337,11 @@ stage_offset_bits(unsigned* bits, int words, const W* off, unsigned long long co
     first = warp_lower_bound(off, cur + ahead(k - 1) + 1, hi < count ? hi : count, lo_g);
   }
   cursor = first;
-  auto set = [&](long long g) {
-    const unsigned j = unsigned(g - at);
-    atomicOr(&bits[j >> 5], 1u << (j & 31));
-  };
-  unsigned long long s = first;
-  if (first < cur + 16) { // the probe's consecutive offsets from `first` on are read
-    if (lane < 16 && idx >= first && v < hi_g) set(v);
-    if (__ballot_sync(FULL_WARP, lane < 16 && v >= hi_g)) return;
-    s = cur + 16;
-  }
-  for (;; s += 32) {
-    const unsigned long long i = s + lane;
-    const long long g = i < count ? (long long)off[i] : NONE;
-    if (g < hi_g) set(g);
-    if (__ballot_sync(FULL_WARP, g >= hi_g)) return;
-  }
+  if (first >= cur + 16) return take_from(first);
+  // the probe's consecutive offsets from `first` on are read
+  const long long mine[1] = {lane < 16 && idx >= first ? v : lo_g - 1};
+  if (!__ballot_sync(FULL_WARP, offsets_to_bits<1>(bits, mine, at, lo_g, hi_g)))
+    take_from(cur + 16);
 }
 
 // A (head, value) pair; a.then(b) is a . b under the pair operator, whose identity is
@@ -378,12 +445,14 @@ struct segmented_tile_scan {
     }
   }
 
-  // CSR offsets: warp 0 finds the tile's first segment, then the block reads the
-  // tile's offsets coalesced and sets their bits (empty segments repeat one); each
-  // thread takes its IPT bits. A thread's own binary search took log2(segments)
-  // dependent loads (offsets every 32 at 2^28: 0.68x memcpy, 0.76x this way); up to
-  // kFewSegments it stays in L1 and costs less than three barriers (14 segments at
-  // 2^20: 1.06x this way). Every thread of the block calls it.
+  // CSR offsets: warp 0 finds the tile's first segment (warp_lower_bound_guessed), then
+  // the block reads the tile's offsets coalesced, R a thread a trip, and sets their bits
+  // (empty segments repeat one); each thread takes its IPT bits. A thread's own binary
+  // search took log2(segments) dependent loads (offsets every 32 at 2^28: 0.68x memcpy);
+  // a search from 0 and an offset a thread a trip, 0.79x (0.71x for segments of 4);
+  // this way 0.97x (0.86x). Up to kFewSegments a thread's search stays in L1 and costs
+  // less than three barriers (14 segments at 2^20: 1.06x). Every thread of the block
+  // calls it.
   static __device__ __forceinline__ unsigned offset_heads(long long g_start, long long g0,
                                                           unsigned long long n,
                                                           const segment_args& seg, T* smem) {
@@ -399,15 +468,17 @@ struct segmented_tile_scan {
       bits[i] = 0u;
     if (threadIdx.x < 32) {
       const unsigned long long first =
-          warp_lower_bound(off, 0ull, seg.num_segments, g_start < 0 ? 0 : g_start);
+          warp_lower_bound_guessed(off, seg.num_segments, n, g_start < 0 ? 0 : g_start);
       if (threadIdx.x == 0) s_first = first;
     }
     __syncthreads();
-    for (unsigned long long s = s_first + threadIdx.x; s < seg.num_segments; s += TPB) {
-      const long long g = (long long)off[s];
-      if (g >= g_start + TILE || (unsigned long long)g >= n) break;
-      const unsigned j = unsigned(g - g_start);
-      atomicOr(&bits[j / 32], 1u << (j % 32));
+    // A thread's indices rise: it stops at its first offset past the tile.
+    const int R = 4;
+    const long long end = min(g_start + TILE, (long long)n);
+    for (unsigned long long s = s_first + threadIdx.x;; s += R * TPB) {
+      long long g[R];
+      read_offsets<R>(g, off, seg.num_segments, s, TPB, end);
+      if (offsets_to_bits<R>(bits, g, g_start, g_start, end)) break;
     }
     __syncthreads(); // the bits are read before the block scan's barrier, the store after
     const unsigned j0 = unsigned(g0 - g_start);

@@ -39,6 +39,10 @@ std::vector<std::uint8_t> make_heads(std::size_t n, int pattern, std::size_t til
       break;
     case 3: // no head after element 0 (one segment), element 0 unflagged
       break;
+    case 5: // every element a segment in the first quarter, then every 997th: a tile's
+            // first offset is far from where the mean segment length puts it
+      h[i] = i < n / 4 || i % 997 == 0 ? 1 : 0;
+      break;
     default: // heads on warp and tile edges (and one after)
       h[i] = (i % tile == 0 || i % 32 == 0 || i % tile == 1) ? 1 : 0;
       break;
@@ -222,7 +226,7 @@ TEST_F(GpuTest, SegmentedKeysAndOffsets) {
       make_policy(Algorithm::LookbackWarp, 256, 12, 1, BlockScan::WarpScans, TileIO::Direct);
   for (Source src : {Source::Keys32, Source::Keys64, Source::Offsets32, Source::Offsets64})
     for (std::size_t n : sizes(p.tile_items()))
-      for (int pattern = 0; pattern < 5; ++pattern)
+      for (int pattern = 0; pattern < 6; ++pattern)
         for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive}) {
           const auto heads = make_heads(n, pattern, p.tile_items(), 5);
           check_at<std::int32_t>(scanner, &p, Op::Sum, k, n, heads, 0, {}, src);
@@ -261,7 +265,8 @@ TEST_F(GpuTest, SegmentedBulkFlagsEveryTypeOperatorKindAndPattern) {
 }
 
 // Scan by key and CSR offsets (every third segment followed by an empty one) on the bulk
-// kernel: 32- and 64-bit words, every pattern and size.
+// kernel: 32- and 64-bit words, every pattern and size (uneven segment lengths: the
+// offsets' search misses its guess and probes from the block's last tile).
 TEST_F(GpuTest, SegmentedBulkKeysAndOffsets) {
   if (device_arch() < 90) GTEST_SKIP() << "lookback_bulk needs sm_90";
   Scanner scanner;
@@ -270,7 +275,7 @@ TEST_F(GpuTest, SegmentedBulkKeysAndOffsets) {
       for (const Policy& p : bulk_segmented_policies(t))
         for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive})
           for (std::size_t n : sizes(p.tile_items()))
-            for (int pattern = 0; pattern < 5; ++pattern) {
+            for (int pattern = 0; pattern < 6; ++pattern) {
               const auto heads = make_heads(n, pattern, p.tile_items(), 5);
               if (t == DataType::Int32)
                 check_at<std::int32_t>(scanner, &p, Op::Sum, k, n, heads, 0, {}, src);
