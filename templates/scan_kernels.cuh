@@ -745,9 +745,7 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
     }
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
-      const T before = shfl_up(lane_incl[r], 1u);
-      T running = lane == 0 ? carry : op(carry, before);
-      carry = op(carry, shfl_idx(lane_incl[r], 31u));
+      T running = warp_row_start(lane_incl[r], carry, op);
       VO w;
       unsigned* o = reinterpret_cast<unsigned*>(&w);
 #pragma unroll
@@ -804,20 +802,7 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
       if (RELOAD)
         elements(raw_at(vseg, r * 32 + lane), r * 32 + lane, xr, mask,
                  at_of(t) + seg_of(warp) * SEG);
-      const T before = shfl_up(lane_incl[r], 1u);
-      T running = lane == 0 ? carry : op(carry, before);
-      carry = op(carry, shfl_idx(lane_incl[r], 31u));
-#pragma unroll
-      for (int e = 0; e < VEC; ++e) {
-        const T v = xr[e];
-        if (KIND == KIND_EXCLUSIVE) {
-          xr[e] = running;
-          running = op(running, v);
-        } else {
-          running = op(running, v);
-          xr[e] = running;
-        }
-      }
+      thread_scan_from<KIND>(xr, warp_row_start(lane_incl[r], carry, op), op);
       if (bulk) {
         VO w;
         Out* o = reinterpret_cast<Out*>(&w);
@@ -1305,20 +1290,7 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
       }
 #pragma unroll
       for (int r = 0; r < ROWS; ++r) {
-        const T bv = shfl_up(incl_v[r], 1u);
-        T running = lane == 0 ? carry : op(carry, bv);
-        carry = op(carry, shfl_idx(incl_v[r], 31u));
-#pragma unroll
-        for (int e = 0; e < VEC; ++e) {
-          const T v = x[r][e];
-          if (KIND == KIND_EXCLUSIVE) {
-            x[r][e] = running;
-            running = op(running, v);
-          } else {
-            running = op(running, v);
-            x[r][e] = running;
-          }
-        }
+        thread_scan_from<KIND>(x[r], warp_row_start(incl_v[r], carry, op), op);
         store_row(r);
       }
     } else {

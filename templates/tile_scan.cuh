@@ -13,6 +13,24 @@
 
 namespace scantune {
 
+// x scanned in place from `running`, the scan before x[0] (exclusive: each element gets
+// the scan before it); returns the scan past x.
+template <int KIND, class T, int N, class Op>
+__device__ __forceinline__ T thread_scan_from(T (&x)[N], T running, Op op) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    const T v = x[i];
+    if (KIND == KIND_EXCLUSIVE) {
+      x[i] = running;
+      running = op(running, v);
+    } else {
+      running = op(running, v);
+      x[i] = running;
+    }
+  }
+  return running;
+}
+
 // T: the accumulator; In and Out: the element types in memory (tile_io.cuh).
 template <class T, class Op, int KIND, class P, class In = T, class Out = T>
 struct tile_scan {
@@ -76,18 +94,7 @@ struct tile_scan {
   static __device__ __forceinline__ void apply_store(Out* out, unsigned long long n,
                                                      long long g_start, bool full, bool out_vec_ok,
                                                      T (&items)[IPT], T running, T* smem) {
-    Op op;
-#pragma unroll
-    for (int i = 0; i < IPT; ++i) {
-      if (KIND == KIND_EXCLUSIVE) {
-        const T x = items[i];
-        items[i] = running;
-        running = op(running, x);
-      } else {
-        running = op(running, items[i]);
-        items[i] = running;
-      }
-    }
+    thread_scan_from<KIND>(items, running, Op());
     store(out, n, g_start, full, out_vec_ok, items, smem);
   }
 

@@ -95,6 +95,16 @@ __device__ __forceinline__ T warp_inclusive_scan(T x, Op op) {
   return x;
 }
 
+// Where this lane's part of a row starts, from `incl`, the warp's inclusive scan of the
+// lanes' parts, and `carry`, everything before the row (which then moves past the row).
+template <class T, class Op>
+__device__ __forceinline__ T warp_row_start(T incl, T& carry, Op op) {
+  const T before = shfl_up(incl, 1u);
+  const T start = lane_id() == 0 ? carry : op(carry, before);
+  carry = op(carry, shfl_idx(incl, 31u));
+  return start;
+}
+
 // N reductions in lane order at once: lane 0 gets x[i] of lane 0 op ... op x[i] of
 // lane 31, for each i (other lanes hold partial results). The N shuffle chains are
 // independent and interleaved, so their latencies overlap.
