@@ -1038,14 +1038,18 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
 // arrives on `full`. Whole tiles' values and 16-byte aligned flags or keys come by bulk
 // copy; the lanes copy the rest (a partial tile's values padded with `pad`, heads 0
 // outside the input). CSR offsets become head bits while the values load
-// (stage_offset_bits; `cursor` is the warp's search start).
+// (stage_offset_bits; `cursor` is the warp's search start). Keys: the key before the
+// tile goes to *before (staged_head::BEFORE).
 template <int HEADS, long long TILE, class T, class W, class Src>
 __device__ __forceinline__ void
-stage_tile_and_heads(T* to, W* h, unsigned long long* full, const T* in, const Src* source,
-                     const segment_args& seg, long long at, bool whole, unsigned long long n, T pad,
-                     unsigned long long& cursor) {
+stage_tile_and_heads(T* to, W* h, W* before, unsigned long long* full, const T* in,
+                     const Src* source, const segment_args& seg, long long at, bool whole,
+                     unsigned long long n, T pad, unsigned long long& cursor) {
   const bool OFFSETS = HEADS == HEADS_OFFSETS32 || HEADS == HEADS_OFFSETS64;
   const unsigned lane = lane_id();
+  W key_before = W(0);
+  if constexpr (staged_head<HEADS>::BEFORE) // issued first: its round trip overlaps the rest
+    if (lane == 0 && at > 0) key_before = source[at - 1];
   const bool heads_bulk =
       !OFFSETS && whole && reinterpret_cast<unsigned long long>(source + at) % 16 == 0;
   if (!whole || (!OFFSETS && !heads_bulk)) {
@@ -1066,6 +1070,8 @@ stage_tile_and_heads(T* to, W* h, unsigned long long* full, const T* in, const S
   }
   if constexpr (OFFSETS) // found while the values load
     stage_offset_bits(h, int(TILE / 32), source, seg.num_segments, at, TILE, n, cursor);
+  if constexpr (staged_head<HEADS>::BEFORE)
+    if (lane == 0) *before = key_before;
   mbar_arrive(full); // releases this lane's writes to the waiting roles
 }
 
@@ -1102,6 +1108,7 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
   extern __shared__ __align__(128) unsigned char dynamic_smem[]; // S value stages, S head stages
   __shared__ __align__(8) unsigned long long full[S], reduced[S], ready[S], empty[S];
   __shared__ unsigned s_tile[S], s_gen, s_seg_head[S], s_state[S];
+  __shared__ W s_before[S]; // keys: the key before the stage's tile
   __shared__ T s_seg[S][CONSUMERS], s_agg[S], s_prefix[S];
   Op op;
   const bulk_span span(ws, n, shift, TILE);
@@ -1121,7 +1128,7 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
   };
   // Head bits of the VEC elements at offset p of tile t's stage (staged_head::bits).
   auto vec_heads = [&](int s, unsigned t, long long p) {
-    return H::template bits<VEC>(heads_of(s), p, start_of(t), n, !is_full(t), source);
+    return H::template bits<VEC>(heads_of(s), p, start_of(t), n, !is_full(t), &s_before[s]);
   };
   // A vector's pair; an exclusive scan's carry restarts at init (segmented_scan.cuh).
   auto fold_pair = [&](const T(&x)[VEC], unsigned bits) {
@@ -1146,11 +1153,12 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
 
   if (warp == CONSUMERS) {         // producer
     unsigned long long cursor = 0; // CSR offsets: where the search for the next tile starts
-    produce_stages<S>(
-        ws, full, empty, s_tile, s_gen, span.tiles, span.last, [&](int s, unsigned t) {
-          stage_tile_and_heads<HEADS, TILE>(values(s), heads_of(s), &full[s], in, source, seg,
-                                            start_of(t), is_full(t), n, Op::identity(), cursor);
-        });
+    produce_stages<S>(ws, full, empty, s_tile, s_gen, span.tiles, span.last,
+                      [&](int s, unsigned t) {
+                        stage_tile_and_heads<HEADS, TILE>(values(s), heads_of(s), &s_before[s],
+                                                          &full[s], in, source, seg, start_of(t),
+                                                          is_full(t), n, Op::identity(), cursor);
+                      });
     return;
   }
 
@@ -1245,8 +1253,8 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
     const bool bulk = out_vectors && is_full(t);
     T x[ROWS][VEC], incl_v[ROWS];
     unsigned hb[ROWS], incl_h[ROWS], any = 0;
-    auto pair_scan_row = [&](int r) {
-      pair a = fold_pair(x[r], hb[r]);
+    auto pair_scan_row = [&](int r, const T(&xr)[VEC], unsigned h) {
+      pair a = fold_pair(xr, h);
       pscan::warp_inclusive(a.v, a.h, op);
       incl_v[r] = a.v;
       incl_h[r] = a.h;
@@ -1257,7 +1265,7 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
       hb[r] = vec_heads(s, t, warp * SEG + (r * 32 + lane) * VEC);
       any |= hb[r];
       if constexpr (OFFSETS) // scanned as they load (see below)
-        pair_scan_row(r);
+        pair_scan_row(r, x[r], hb[r]);
     }
     auto store_row = [&](int r) {
       if (bulk) {
@@ -1296,7 +1304,7 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
     } else {
 #pragma unroll
       for (int r = 0; r < ROWS; ++r)
-        if constexpr (!OFFSETS) pair_scan_row(r);
+        if constexpr (!OFFSETS) pair_scan_row(r, x[r], hb[r]);
 #pragma unroll
       for (int r = 0; r < ROWS; ++r) {
         const T bv = shfl_up(incl_v[r], 1u);
@@ -1553,8 +1561,9 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
         ws, full, empty, s_tile, s_gen, span.tiles, span.last, [&](int s, unsigned t) {
           const long long at = start_of(t);
           const bool whole = at >= 0 && (unsigned long long)(at + TILE) <= n;
-          stage_tile_and_heads<HEADS_FLAGS, TILE>(values(s), flags_of(s), &full[s], in, seg.flags,
-                                                  seg, at, whole, n, T(), cursor);
+          stage_tile_and_heads<HEADS_FLAGS, TILE>(values(s), flags_of(s),
+                                                  static_cast<unsigned char*>(nullptr), &full[s],
+                                                  in, seg.flags, seg, at, whole, n, T(), cursor);
         });
     return;
   }

@@ -86,11 +86,12 @@ struct read_heads {
 };
 
 // The head source segmented_bulk_kernel stages beside a tile's values: a flag byte or a
-// key per element. bits<VEC>(h, p, start, n, mask, src): the head bits of the VEC
+// key per element. bits<VEC>(h, p, start, n, mask, before): the head bits of the VEC
 // elements at offset p of a stage whose element 0 is input element `start` (bit e:
 // start + p + e starts a segment; element 0 always does; with `mask`, a partial tile,
-// none outside [0, n)). A key is compared with the one before it: in the stage, or
-// for the tile's first element in the input `src`.
+// none outside [0, n)). A key is compared with the one before it: in the stage, or for
+// the tile's first element *before, which the producer staged (the reducer and the
+// first consumer read it from the input: a round trip on their path every tile).
 __device__ __forceinline__ unsigned element_zero_bit(long long g0, int vec) {
   return g0 <= 0 && g0 + vec > 0 ? 1u << unsigned(-g0) : 0u;
 }
@@ -124,6 +125,7 @@ struct staged_words {
 // flags: the producer stages 0 outside the input
 template <int HEADS>
 struct staged_head : staged_words<unsigned char, unsigned char, 1> {
+  static const bool BEFORE = false; // no word before the tile staged
   template <int VEC>
   static __device__ __forceinline__ unsigned bits(const unsigned char* h, long long p,
                                                   long long start, unsigned long long, bool,
@@ -134,9 +136,10 @@ struct staged_head : staged_words<unsigned char, unsigned char, 1> {
 
 template <class K>
 struct staged_keys : staged_words<K, K, 1> {
+  static const bool BEFORE = true; // the key before the tile staged
   template <int VEC>
-  static __device__ __forceinline__ unsigned bits(const K* h, long long p, long long start,
-                                                  unsigned long long n, bool mask, const K* src) {
+  static __device__ __forceinline__ unsigned
+  bits(const K* h, long long p, long long start, unsigned long long n, bool mask, const K* before) {
     const int BYTES = VEC * int(sizeof(K)), CHUNK = BYTES > 16 ? 16 : BYTES;
     typedef typename raw_vector<CHUNK>::type C;
     C chunks[BYTES / CHUNK];
@@ -145,7 +148,7 @@ struct staged_keys : staged_words<K, K, 1> {
       chunks[c] = reinterpret_cast<const C*>(h + p)[c];
     const K* k = reinterpret_cast<const K*>(chunks);
     const long long g0 = start + p;
-    K prev = p > 0 ? h[p - 1] : g0 > 0 ? src[g0 - 1] : K(0);
+    K prev = p > 0 ? h[p - 1] : g0 > 0 ? *before : K(0);
     unsigned out = element_zero_bit(g0, VEC);
 #pragma unroll
     for (int e = 0; e < VEC; ++e) {
@@ -168,9 +171,10 @@ struct staged_head<HEADS_KEYS64> : staged_keys<unsigned long long> {};
 // word per 32 elements (stage_offset_bits), none outside [0, n).
 template <class OffsetWord>
 struct staged_offset_bits : staged_words<unsigned, OffsetWord, 32> {
+  static const bool BEFORE = false;
   template <int VEC>
   static __device__ __forceinline__ unsigned bits(const unsigned* h, long long p, long long start,
-                                                  unsigned long long, bool, const OffsetWord*) {
+                                                  unsigned long long, bool, const unsigned*) {
     const unsigned mask = VEC >= 32 ? ~0u : (1u << VEC) - 1u; // VEC divides 32: one word
     return ((h[p >> 5] >> unsigned(p & 31)) & mask) | element_zero_bit(start + p, VEC);
   }
