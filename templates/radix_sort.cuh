@@ -17,6 +17,7 @@
 // Device-only: no host or standard headers (NVRTC).
 #pragma once
 
+#include "scantune/tile_status.cuh"
 #include "scantune/warp_scan.cuh"
 
 namespace scantune {
@@ -182,22 +183,31 @@ struct onesweep_tile {
 
   // Each item's rank among the warp's items of its digit (warp-private counters in
   // `counters`, zeroed by the caller); invalid items get digit RADIX and no rank.
-  static __device__ __forceinline__ void rank_in_warp(const U (&u)[IPT], unsigned valid,
-                                                      unsigned shift, unsigned bits,
-                                                      unsigned (&digit)[IPT], unsigned (&rank)[IPT],
-                                                      unsigned* counters) {
+  // FULL: every item is valid (all but a pass's last tile), which drops the validity
+  // ballot and tests from the per-item chain.
+  template <bool FULL>
+  static __device__ __forceinline__ void
+  rank_in_warp(const U (&u)[IPT], unsigned valid, unsigned shift, unsigned bits,
+               unsigned (&digit)[IPT], unsigned (&rank)[IPT], unsigned* counters) {
     const unsigned lane = lane_id(), w0 = (threadIdx.x >> 5) * WARP_ITEMS + lane;
-    const unsigned lower = (1u << lane) - 1u;
+    const unsigned upto = (2u << lane) - 1u; // this lane and the lower ones
 #pragma unroll
     for (int i = 0; i < IPT; ++i) {
-      digit[i] = w0 + i * 32 < valid ? radix_digit(u[i], shift, bits) : unsigned(RADIX);
-      const unsigned peers = __match_any_sync(FULL_WARP, digit[i]);
-      const unsigned leader = 31 - __clz(peers);
+      const bool is_valid = FULL || w0 + i * 32 < valid;
+      digit[i] = is_valid ? radix_digit(u[i], shift, bits) : unsigned(RADIX);
+      // Invalid lanes (the warp's last ones) share a digit's low bits with valid ones:
+      // the valid lanes' ballot keeps them out of every group.
+      const unsigned same = warp_match_bits<RADIX_BITS>(digit[i]);
+      const unsigned valid_lanes = FULL ? FULL_WARP : __ballot_sync(FULL_WARP, is_valid);
+      const unsigned peers = is_valid ? same & valid_lanes : 1u << lane;
+      // The leader, the group's highest lane, counts the whole group in `here`.
+      const unsigned leader = 31 - __clz(peers), here = __popc(peers & upto);
+      const bool leads = lane == leader && is_valid;
       unsigned before = 0;
-      if (lane == leader && digit[i] < RADIX) before = counters[digit[i]];
+      if (leads) before = counters[digit[i]];
       before = __shfl_sync(FULL_WARP, before, leader);
-      rank[i] = before + __popc(peers & lower);
-      if (lane == leader && digit[i] < RADIX) counters[digit[i]] = before + __popc(peers);
+      rank[i] = before + here - 1u;
+      if (leads) counters[digit[i]] = before + here;
       __syncwarp();
     }
   }
@@ -223,25 +233,33 @@ struct onesweep_tile {
     }
   }
 
-  // Items of `digit` in every tile before `tile`: walks back one tile at a time,
-  // waiting for each word, until an inclusive count.
-  static __device__ __forceinline__ unsigned long long
-  look_back(const volatile unsigned long long* status, unsigned tile, unsigned digit) {
+  // Items of `digit` in every tile before `tile`: reads LOOK_BACK_WINDOW tiles' words
+  // at once (one round trip to L2 instead of one a tile), adds them from the nearest
+  // until an inclusive count, and reads again from the first one not published yet.
+  static const int LOOK_BACK_WINDOW = 4;
+  static __device__ __forceinline__ unsigned long long look_back(const unsigned long long* status,
+                                                                 unsigned tile, unsigned digit) {
     unsigned long long before = 0;
-    for (long long t = (long long)tile - 1; t >= 0;) {
-      const unsigned long long w = status[(unsigned long long)t * RADIX + digit];
-      if (w == 0) continue;
-      before += w & RADIX_COUNT_MASK;
-      if (w & RADIX_INCLUSIVE) break;
-      --t;
+    long long t = (long long)tile - 1;
+    for (;;) {
+      unsigned long long w[LOOK_BACK_WINDOW];
+#pragma unroll
+      for (int k = 0; k < LOOK_BACK_WINDOW; ++k)
+        w[k] = t - k >= 0 ? load_relaxed(status + (unsigned long long)(t - k) * RADIX + digit)
+                          : RADIX_INCLUSIVE; // tile 0 publishes inclusive: never reached
+      int k = 0;
+      for (; k < LOOK_BACK_WINDOW && w[k] != 0; ++k) {
+        before += w[k] & RADIX_COUNT_MASK;
+        if (w[k] & RADIX_INCLUSIVE) return before;
+      }
+      t -= k;
     }
-    return before;
   }
 
   // Per digit: the warps' counters become each warp's start within the digit, the
   // tile's count is published (inclusive for tile 0, which has no predecessor).
   static __device__ __forceinline__ void count_digits(Smem& s, unsigned* counters,
-                                                      volatile unsigned long long* status) {
+                                                      unsigned long long* status) {
     for (int d = threadIdx.x; d < RADIX; d += TPB) {
       unsigned sum = 0;
       for (int w = 0; w < WARPS; ++w) {
@@ -250,18 +268,18 @@ struct onesweep_tile {
         sum += c;
       }
       s.count[d] = sum;
-      status[(unsigned long long)s.tile * RADIX + d] =
-          sum | (s.tile == 0 ? RADIX_INCLUSIVE : RADIX_AGGREGATE);
+      store_relaxed(status + (unsigned long long)s.tile * RADIX + d,
+                    sum | (s.tile == 0 ? RADIX_INCLUSIVE : RADIX_AGGREGATE));
     }
   }
 
-  static __device__ __forceinline__ void publish_inclusive(Smem& s,
-                                                           const unsigned long long* starts,
-                                                           volatile unsigned long long* status) {
+  static __device__ __forceinline__ void
+  publish_inclusive(Smem& s, const unsigned long long* starts, unsigned long long* status) {
     for (int d = threadIdx.x; d < RADIX; d += TPB) {
       const unsigned long long before = s.tile == 0 ? 0ull : look_back(status, s.tile, d);
       if (s.tile != 0)
-        status[(unsigned long long)s.tile * RADIX + d] = (before + s.count[d]) | RADIX_INCLUSIVE;
+        store_relaxed(status + (unsigned long long)s.tile * RADIX + d,
+                      (before + s.count[d]) | RADIX_INCLUSIVE);
       s.base[d] = starts[d] + before - s.start[d];
     }
   }
@@ -320,7 +338,11 @@ __global__ void __launch_bounds__(TPB, MIN_BLOCKS)
   if (T::PAIRS) T::load(reinterpret_cast<const V*>(values_in), first, valid, v);
 
   unsigned digit[IPT], rank[IPT];
-  T::rank_in_warp(u, valid, shift, bits, digit, rank, counters + (threadIdx.x >> 5) * RADIX);
+  unsigned* warp_counters = counters + (threadIdx.x >> 5) * RADIX;
+  if (valid == unsigned(TILE))
+    T::template rank_in_warp<true>(u, valid, shift, bits, digit, rank, warp_counters);
+  else
+    T::template rank_in_warp<false>(u, valid, shift, bits, digit, rank, warp_counters);
   __syncthreads();
   T::count_digits(s, counters, status);
   __syncthreads();

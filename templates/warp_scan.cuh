@@ -42,6 +42,27 @@ struct shuffles_natively<double> {
   static const bool value = true;
 };
 
+// The lanes whose label has the same low BITS bits as this lane's, one ballot a bit
+// (every lane of the warp must call it). __match_any_sync gives the same mask, but it
+// is a shared-memory-pipe instruction whose latency the radix ranking waited on
+// (docs/decisions.md, "Radix sort"). The bit test feeds the ballot and the select
+// from one predicate: four instructions a bit.
+template <int BITS>
+__device__ __forceinline__ unsigned warp_match_bits(unsigned label) {
+  unsigned peers = FULL_WARP;
+#pragma unroll
+  for (int b = 0; b < BITS; ++b) {
+    unsigned same;
+    asm("{\n\t.reg .pred p;\n\t.reg .b32 m;\n\t"
+        "and.b32 m, %1, %2;\n\tsetp.ne.u32 p, m, 0;\n\t"
+        "vote.sync.ballot.b32 %0, p, 0xffffffff;\n\t@!p not.b32 %0, %0;\n\t}"
+        : "=r"(same)
+        : "r"(label), "r"(1u << b));
+    peers &= same;
+  }
+  return peers;
+}
+
 enum shuffle_mode { SHFL_UP, SHFL_DOWN, SHFL_IDX };
 
 template <int MODE>
