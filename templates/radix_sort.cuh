@@ -9,10 +9,11 @@
 //
 // Per pass, a block takes the next tile from an atomic ticket (so every earlier tile
 // has started: the look-back below makes progress), ranks its keys by digit within
-// the tile (stable: warp-private counters filled in input order with match.any),
-// publishes its per-digit counts, looks back over the earlier tiles' counts of each
-// digit (one 64-bit status word per (tile, digit)), and scatters through shared
-// memory to digit_start[d] + (items of digit d in earlier tiles) + local rank.
+// the tile (stable: warp-private counters filled in input order, the lanes of a digit
+// found by ballots), publishes its per-digit counts (before the ranking with early
+// counts), looks back over the earlier tiles' counts of each digit (one 64-bit
+// status word per (tile, digit)), and scatters through shared memory to
+// digit_start[d] + (items of digit d in earlier tiles) + local rank.
 //
 // Device-only: no host or standard headers (NVRTC).
 #pragma once
@@ -160,7 +161,10 @@ struct onesweep_smem {
   unsigned tile;
 };
 
-template <class K, int VALUE_BYTES, int TPB, int IPT, int RADIX_BITS>
+// EARLY_COUNTS (SortPolicy::early_counts): the tile's digit counts come from shared
+// atomics before the ranking and are published then; otherwise the ranking's warp
+// counters give them after it.
+template <class K, int VALUE_BYTES, int TPB, int IPT, int RADIX_BITS, bool EARLY_COUNTS>
 struct onesweep_tile {
   typedef radix_key<K> RK;
   typedef typename RK::U U;
@@ -236,7 +240,7 @@ struct onesweep_tile {
   // Items of `digit` in every tile before `tile`: reads LOOK_BACK_WINDOW tiles' words
   // at once (one round trip to L2 instead of one a tile), adds them from the nearest
   // until an inclusive count, and reads again from the first one not published yet.
-  static const int LOOK_BACK_WINDOW = 4;
+  static const int LOOK_BACK_WINDOW = 4; // 8 ran uint32 keys 4% slower at 2^28
   static __device__ __forceinline__ unsigned long long look_back(const unsigned long long* status,
                                                                  unsigned tile, unsigned digit) {
     unsigned long long before = 0;
@@ -256,8 +260,25 @@ struct onesweep_tile {
     }
   }
 
-  // Per digit: the warps' counters become each warp's start within the digit, the
-  // tile's count is published (inclusive for tile 0, which has no predecessor).
+  // The tile's count of each digit into s.count (zeroed by the caller) before the
+  // ranking, so that it is published a ranking's time before this tile looks back:
+  // by then its predecessors have mostly published inclusive counts.
+  static __device__ __forceinline__ void count_tile(Smem& s, const U (&u)[IPT], unsigned valid,
+                                                    unsigned shift, unsigned bits) {
+    const unsigned w0 = (threadIdx.x >> 5) * WARP_ITEMS + lane_id();
+#pragma unroll
+    for (int i = 0; i < IPT; ++i)
+      if (w0 + i * 32 < valid) atomicAdd(&s.count[radix_digit(u[i], shift, bits)], 1u);
+  }
+
+  static __device__ __forceinline__ void publish_counts(const Smem& s, unsigned long long* status) {
+    for (int d = threadIdx.x; d < RADIX; d += TPB)
+      store_relaxed(status + (unsigned long long)s.tile * RADIX + d,
+                    s.count[d] | (s.tile == 0 ? RADIX_INCLUSIVE : RADIX_AGGREGATE));
+  }
+
+  // Per digit: the warps' counters become each warp's start within the digit; without
+  // early counts, the tile's count is kept and published here.
   static __device__ __forceinline__ void count_digits(Smem& s, unsigned* counters,
                                                       unsigned long long* status) {
     for (int d = threadIdx.x; d < RADIX; d += TPB) {
@@ -267,6 +288,7 @@ struct onesweep_tile {
         counters[w * RADIX + d] = sum;
         sum += c;
       }
+      if (EARLY_COUNTS) continue;
       s.count[d] = sum;
       store_relaxed(status + (unsigned long long)s.tile * RADIX + d,
                     sum | (s.tile == 0 ? RADIX_INCLUSIVE : RADIX_AGGREGATE));
@@ -309,13 +331,14 @@ struct onesweep_tile {
 // blocks per SM that the registers must allow (SortPolicy::min_blocks). `starts`: the
 // pass's digit starts; `status`: tiles x RADIX words, `ticket`: a counter, both
 // zeroed by the host before the pass.
-template <class K, int VALUE_BYTES, int TPB, int IPT, int RADIX_BITS, int MIN_BLOCKS>
+template <class K, int VALUE_BYTES, int TPB, int IPT, int RADIX_BITS, int MIN_BLOCKS,
+          bool EARLY_COUNTS>
 __global__ void __launch_bounds__(TPB, MIN_BLOCKS)
     radix_onesweep_kernel(const K* keys_in, K* keys_out, const void* values_in, void* values_out,
                           unsigned long long n, unsigned shift, unsigned bits, unsigned descending,
                           const unsigned long long* starts, unsigned long long* status,
                           unsigned* ticket) {
-  typedef onesweep_tile<K, VALUE_BYTES, TPB, IPT, RADIX_BITS> T;
+  typedef onesweep_tile<K, VALUE_BYTES, TPB, IPT, RADIX_BITS, EARLY_COUNTS> T;
   typedef typename T::U U;
   typedef typename T::V V;
   const int RADIX = T::RADIX, TILE = T::TILE;
@@ -324,6 +347,9 @@ __global__ void __launch_bounds__(TPB, MIN_BLOCKS)
   unsigned* counters = reinterpret_cast<unsigned*>(s.exchange);
   for (int i = threadIdx.x; i < T::WARPS * RADIX; i += TPB)
     counters[i] = 0;
+  if (EARLY_COUNTS)
+    for (int d = threadIdx.x; d < RADIX; d += TPB)
+      s.count[d] = 0;
   __syncthreads();
 
   const unsigned long long first = (unsigned long long)s.tile * TILE;
@@ -337,6 +363,11 @@ __global__ void __launch_bounds__(TPB, MIN_BLOCKS)
   V v[IPT];
   if (T::PAIRS) T::load(reinterpret_cast<const V*>(values_in), first, valid, v);
 
+  if (EARLY_COUNTS) {
+    T::count_tile(s, u, valid, shift, bits);
+    __syncthreads();
+    T::publish_counts(s, status);
+  }
   unsigned digit[IPT], rank[IPT];
   unsigned* warp_counters = counters + (threadIdx.x >> 5) * RADIX;
   if (valid == unsigned(TILE))

@@ -81,6 +81,19 @@ const std::vector<SortField>& sort_fields() {
        "--min-blocks",
        "resident blocks per SM the onesweep kernel's registers allow ([1, 4])",
        true},
+      // Counting a tile's digits with shared atomics before the ranking publishes them a
+      // ranking's time before the tile looks back: 2^28 uint64 keys 12% faster on the
+      // H100, uint32 keys and pairs 3-7% slower (docs/decisions.md, radix sort).
+      {"early_counts",
+       "ec",
+       &SortPolicy::early_counts,
+       0,
+       1,
+       1,
+       {0, 1},
+       "--early-counts",
+       "1: publish a tile's digit counts before ranking it ([0, 1])",
+       true},
   };
   return fields;
 }
@@ -131,8 +144,10 @@ std::optional<std::string> SortPolicy::invalid_reason(std::size_t key_bytes,
 
 SortPolicy default_sort_policy(DataType key, std::size_t value_bytes) {
   // 4608 items of 4 bytes (18 KiB exchanged) or 3072 of 8 (24 KiB) per tile; three
-  // 384-thread blocks per SM for 4-byte keys (the min_blocks field's measurements).
+  // 384-thread blocks per SM for 4-byte keys, early counts for 8-byte ones (the
+  // min_blocks and early_counts fields' measurements).
   if (size_of(key) == 4 && value_bytes <= 4) return {384, 12, 8, 3};
+  if (size_of(key) == 8) return {256, 12, 8, 1, 1};
   return {256, 12, 8};
 }
 

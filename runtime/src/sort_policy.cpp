@@ -40,8 +40,9 @@ GeneratedSource generate_sort(const SortSpec& s) {
       fmt::format("&scantune::radix_histogram_kernel<{}, {}, {}>", key, p.block_threads,
                   p.radix_bits),
       fmt::format("&scantune::radix_digit_starts_kernel<{}>", p.radix_bits),
-      fmt::format("&scantune::radix_onesweep_kernel<{}, {}, {}, {}, {}, {}>", key, s.value_bytes,
-                  p.block_threads, p.items_per_thread, p.radix_bits, p.min_blocks),
+      fmt::format("&scantune::radix_onesweep_kernel<{}, {}, {}, {}, {}, {}, {}>", key,
+                  s.value_bytes, p.block_threads, p.items_per_thread, p.radix_bits, p.min_blocks,
+                  p.early_counts ? "true" : "false"),
   });
   return g;
 }

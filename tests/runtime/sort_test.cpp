@@ -28,6 +28,7 @@ void compile_every_sort(int arch) {
   specs.push_back({{128, 4, 4}, DataType::UInt32, 0});
   specs.push_back({{64, 1, 5}, DataType::Float64, 8});
   specs.push_back({{1024, 2, 6}, DataType::Int64, 4});
+  specs.push_back({{384, 16, 8, 3, 1}, DataType::Int32, 4}); // early counts, 4-byte keys
   std::string source;
   std::vector<std::string> names;
   for (const SortSpec& s : specs) {
@@ -62,7 +63,15 @@ TEST(SortPolicy, KeyRoundTrip) {
     }
   EXPECT_EQ(SortPolicy::parse("radix.tpb128.ipt7.rb5").key(), "radix.tpb128.ipt7.rb5");
   EXPECT_EQ(default_sort_policy(DataType::Float32, 0).key(), "radix.tpb384.ipt12.rb8.mb3");
-  EXPECT_EQ(default_sort_policy(DataType::Float64, 8).key(), "radix.tpb256.ipt12.rb8");
+  EXPECT_EQ(default_sort_policy(DataType::Float64, 8).key(), "radix.tpb256.ipt12.rb8.ec1");
+  EXPECT_EQ(default_sort_policy(DataType::Int32, 8).key(), "radix.tpb256.ipt12.rb8");
+  // Early counts are optional in the key too, after the register budget.
+  const SortPolicy early = SortPolicy::parse("radix.tpb256.ipt12.rb8.mb3.ec1");
+  EXPECT_EQ(early.early_counts, 1);
+  EXPECT_EQ(early.min_blocks, 3);
+  EXPECT_EQ(early.key(), "radix.tpb256.ipt12.rb8.mb3.ec1");
+  EXPECT_EQ(SortPolicy::parse("radix.tpb256.ipt12.rb8.ec0").key(), "radix.tpb256.ipt12.rb8");
+  EXPECT_TRUE(SortPolicy::parse("radix.tpb256.ipt12.rb8.ec2").invalid_reason(8, 0));
   // The register budget is optional in the key: left out at its default of one block.
   SortPolicy three = SortPolicy::parse("radix.tpb384.ipt12.rb8.mb3");
   EXPECT_EQ(three.min_blocks, 3);
@@ -72,8 +81,8 @@ TEST(SortPolicy, KeyRoundTrip) {
   EXPECT_TRUE(SortPolicy::parse("radix.tpb384.ipt12.rb8.mb5").invalid_reason(4, 0));
   for (const char* bad :
        {"", "radix", "radix.tpb128.ipt7", "radix.tpb128.ipt7.rb5.x", "radix.tpb128.ipt7.rb5.mb",
-        "radix.tpb128.ipt7.rb5.mb1.mb2", "lookback_warp.tpb128.ipt7.rb5", "radix.tpb.ipt7.rb5",
-        "radix.tpbx.ipt7.rb5"})
+        "radix.tpb128.ipt7.rb5.mb1.mb2", "radix.tpb128.ipt7.rb5.ec1.mb2",
+        "lookback_warp.tpb128.ipt7.rb5", "radix.tpb.ipt7.rb5", "radix.tpbx.ipt7.rb5"})
     EXPECT_THROW(SortPolicy::parse(bad), Error) << bad;
 }
 
