@@ -87,9 +87,12 @@ TEST_F(GpuKernelCache, SecondProcessLoadsFromDiskWithoutCompiling) {
   EXPECT_EQ(cold.origin, "nvrtc");
   EXPECT_EQ(warm.compiles, 0);
   EXPECT_EQ(warm.origin, "disk");
-  // A disk load is a file read and cudaLibraryLoadData: 1.2-3.3 ms on the H100
-  // (over 2.0 ms in 4 of 7 runs), against 160-350 ms for the NVRTC compile.
-  EXPECT_LE(warm.prepare_ms, 10.0);
+  // A disk load is a file read and cudaLibraryLoadData: 1.2-3.3 ms on the H100 and the
+  // H200 run alone, against 160-350 ms for the NVRTC compile. Beside the suite's other
+  // shards (one uploading 8.6 GB of pageable keys) both take longer, the load 10.9-11.3
+  // ms against 620-1320: the bound is the ratio, with room, and a ceiling.
+  EXPECT_LE(warm.prepare_ms * 10, cold.prepare_ms);
+  EXPECT_LE(warm.prepare_ms, 50.0);
 }
 
 } // namespace
