@@ -271,10 +271,16 @@ struct onesweep_tile {
       if (w0 + i * 32 < valid) atomicAdd(&s.count[radix_digit(u[i], shift, bits)], 1u);
   }
 
+  // The tile's count of `digit`, inclusive for tile 0 (it has no predecessor).
+  static __device__ __forceinline__ void publish_count(const Smem& s, unsigned long long* status,
+                                                       int digit, unsigned count) {
+    store_relaxed(status + (unsigned long long)s.tile * RADIX + digit,
+                  count | (s.tile == 0 ? RADIX_INCLUSIVE : RADIX_AGGREGATE));
+  }
+
   static __device__ __forceinline__ void publish_counts(const Smem& s, unsigned long long* status) {
     for (int d = threadIdx.x; d < RADIX; d += TPB)
-      store_relaxed(status + (unsigned long long)s.tile * RADIX + d,
-                    s.count[d] | (s.tile == 0 ? RADIX_INCLUSIVE : RADIX_AGGREGATE));
+      publish_count(s, status, d, s.count[d]);
   }
 
   // Per digit: the warps' counters become each warp's start within the digit; without
@@ -290,8 +296,7 @@ struct onesweep_tile {
       }
       if (EARLY_COUNTS) continue;
       s.count[d] = sum;
-      store_relaxed(status + (unsigned long long)s.tile * RADIX + d,
-                    sum | (s.tile == 0 ? RADIX_INCLUSIVE : RADIX_AGGREGATE));
+      publish_count(s, status, d, sum);
     }
   }
 
