@@ -232,10 +232,13 @@ warp_lower_bound(const W* off, unsigned long long lo, unsigned long long hi, lon
   return yes ? lo + unsigned(__ffs(yes) - 1) : hi;
 }
 
-// Where the first offset at or past `target` would be if `count` segments split n evenly.
+// The first index of a 32-offset window centred where the first offset at or past
+// `target` would be if `count` segments split n evenly.
 __device__ __forceinline__ unsigned long long
-mean_length_index(long long target, unsigned long long count, unsigned long long n) {
-  return (unsigned long long)(double(target) * (double(count) / double(n > 0 ? n : 1)));
+mean_length_window(long long target, unsigned long long count, unsigned long long n) {
+  const unsigned long long guess =
+      (unsigned long long)(double(target) * (double(count) / double(n > 0 ? n : 1)));
+  return guess > 16 ? guess - 16 : 0;
 }
 
 // off[s + r * stride] for r < R, `none` past count.
@@ -275,8 +278,7 @@ template <class W>
 __device__ __forceinline__ unsigned long long
 warp_lower_bound_guessed(const W* off, unsigned long long count, unsigned long long n,
                          long long target) {
-  const unsigned long long guess = mean_length_index(target, count, n);
-  const unsigned long long base = guess > 16 ? guess - 16 : 0, idx = base + lane_id();
+  const unsigned long long base = mean_length_window(target, count, n), idx = base + lane_id();
   const unsigned yes = __ballot_sync(FULL_WARP, idx >= count || (long long)off[idx] >= target);
   if (yes & 1u) return base == 0 ? 0ull : warp_lower_bound(off, 0ull, min(base, count), target);
   if (yes) return base + unsigned(__ffs(yes) - 1);
@@ -312,8 +314,7 @@ stage_offset_bits(unsigned* bits, int words, const W* off, unsigned long long co
       if (__any_sync(FULL_WARP, offsets_to_bits<R>(bits, g, at, lo_g, hi_g))) return;
     }
   };
-  const unsigned long long guess = mean_length_index(lo_g, count, n);
-  const unsigned long long base = guess > 16 ? guess - 16 : 0;
+  const unsigned long long base = mean_length_window(lo_g, count, n);
   long long w[R];
   read_offsets<R>(w, off, count, base + lane, 32, NONE);
   auto ahead = [](unsigned k) { return k < 16 ? 1ull * k : 16ull << (k - 16); };
