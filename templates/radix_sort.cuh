@@ -85,63 +85,91 @@ __device__ __forceinline__ unsigned radix_digit(U ordered, unsigned shift, unsig
 
 // Status word of one (tile, digit): the count of that digit in the tile (AGGREGATE)
 // or in every tile up to this one (INCLUSIVE); 0 = not published yet.
+// Bits 40-61 carry the pass's tag (its index + 1): the host zeroes the words once a
+// sort, and a word another pass left reads as not published in this one.
 static const unsigned long long RADIX_INCLUSIVE = 1ull << 63;
 static const unsigned long long RADIX_AGGREGATE = 1ull << 62;
-static const unsigned long long RADIX_COUNT_MASK = RADIX_AGGREGATE - 1ull;
+static const int RADIX_TAG_SHIFT = 40; // counts below 2^40 keys
+static const unsigned long long RADIX_COUNT_MASK = (1ull << RADIX_TAG_SHIFT) - 1ull;
+static const unsigned long long RADIX_TAG_MASK = RADIX_AGGREGATE - 1ull - RADIX_COUNT_MASK;
 
 // Histogram of every pass in one read: per-block 32-bit shared counters
-// [pass][digit], then one 64-bit global atomic per nonzero counter into
-// hist[pass * RADIX + digit] (zeroed by the host). A grid-stride loop; the host
-// keeps a block's share of the keys below 2^32.
+// [pass][digit] (`counts`, MAX_PASSES * RADIX words), then one 64-bit global atomic per
+// nonzero counter into hist[pass * RADIX + digit] (zeroed by the host). A grid-stride
+// loop; the host keeps a block's share of the keys below 2^32.
+template <class K, int TPB, int RADIX_BITS>
+struct radix_histogram {
+  typedef radix_key<K> RK;
+  typedef typename RK::U U;
+  static const int RADIX = 1 << RADIX_BITS;
+  static const int MAX_PASSES = (int(sizeof(U)) * 8 + RADIX_BITS - 1) / RADIX_BITS;
+
+  static __device__ __forceinline__ void count(const K* keys, unsigned long long n,
+                                               unsigned begin_bit, unsigned end_bit,
+                                               unsigned descending, unsigned* counts,
+                                               unsigned long long* hist) {
+    const unsigned passes = (end_bit - begin_bit + RADIX_BITS - 1) / RADIX_BITS;
+    for (unsigned i = threadIdx.x; i < passes * RADIX; i += TPB)
+      counts[i] = 0;
+    __syncthreads();
+    const U* words = reinterpret_cast<const U*>(keys);
+    const U flip = descending ? ~U(0) : U(0);
+    const unsigned long long stride = (unsigned long long)gridDim.x * TPB;
+    for (unsigned long long i = (unsigned long long)blockIdx.x * TPB + threadIdx.x; i < n;
+         i += stride) {
+      const U u = RK::to_ordered(words[i]) ^ flip;
+      for (unsigned p = 0; p < passes; ++p) {
+        const unsigned shift = begin_bit + p * RADIX_BITS;
+        const unsigned bits = min(unsigned(RADIX_BITS), end_bit - shift);
+        atomicAdd(&counts[p * RADIX + radix_digit(u, shift, bits)], 1u);
+      }
+    }
+    __syncthreads();
+    for (unsigned i = threadIdx.x; i < passes * RADIX; i += TPB)
+      if (counts[i]) atomicAdd(&hist[i], (unsigned long long)counts[i]);
+  }
+};
+
 template <class K, int TPB, int RADIX_BITS>
 __global__ void __launch_bounds__(TPB)
     radix_histogram_kernel(const K* keys, unsigned long long n, unsigned begin_bit,
                            unsigned end_bit, unsigned descending, unsigned long long* hist) {
-  typedef radix_key<K> RK;
-  typedef typename RK::U U;
-  const int RADIX = 1 << RADIX_BITS;
-  const int MAX_PASSES = (int(sizeof(U)) * 8 + RADIX_BITS - 1) / RADIX_BITS;
-  __shared__ unsigned counts[MAX_PASSES * RADIX];
-  const unsigned passes = (end_bit - begin_bit + RADIX_BITS - 1) / RADIX_BITS;
-  for (unsigned i = threadIdx.x; i < passes * RADIX; i += TPB)
-    counts[i] = 0;
-  __syncthreads();
-  const U* words = reinterpret_cast<const U*>(keys);
-  const U flip = descending ? ~U(0) : U(0);
-  const unsigned long long stride = (unsigned long long)gridDim.x * TPB;
-  for (unsigned long long i = (unsigned long long)blockIdx.x * TPB + threadIdx.x; i < n;
-       i += stride) {
-    const U u = RK::to_ordered(words[i]) ^ flip;
-    for (unsigned p = 0; p < passes; ++p) {
-      const unsigned shift = begin_bit + p * RADIX_BITS;
-      const unsigned bits = min(unsigned(RADIX_BITS), end_bit - shift);
-      atomicAdd(&counts[p * RADIX + radix_digit(u, shift, bits)], 1u);
-    }
-  }
-  __syncthreads();
-  for (unsigned i = threadIdx.x; i < passes * RADIX; i += TPB)
-    if (counts[i]) atomicAdd(&hist[i], (unsigned long long)counts[i]);
+  typedef radix_histogram<K, TPB, RADIX_BITS> H;
+  __shared__ unsigned counts[H::MAX_PASSES * H::RADIX];
+  H::count(keys, n, begin_bit, end_bit, descending, counts, hist);
 }
 
-// Each pass's counts (block p: hist[p * RADIX ...]) become exclusive digit starts.
-template <int RADIX_BITS>
-__global__ void __launch_bounds__(1 << RADIX_BITS)
-    radix_digit_starts_kernel(unsigned long long* hist) {
-  const int RADIX = 1 << RADIX_BITS;
-  __shared__ unsigned long long s[RADIX];
-  unsigned long long* h = hist + (unsigned long long)blockIdx.x * RADIX;
-  s[threadIdx.x] = h[threadIdx.x];
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    unsigned long long sum = 0;
-    for (int d = 0; d < RADIX; ++d) {
-      const unsigned long long c = s[d];
-      s[d] = sum;
-      sum += c;
-    }
+// Exclusive scan of N counts into `starts` (may be `counts`) by warp 0, each lane a
+// run of consecutive entries.
+template <int N, class T>
+__device__ __forceinline__ void warp_exclusive_runs(const T* counts, T* starts) {
+  if (threadIdx.x >= 32) return;
+  const int RUN = (N + 31) / 32;
+  const int first = int(lane_id()) * RUN;
+  T sum = 0;
+  for (int d = first; d < first + RUN && d < N; ++d)
+    sum += counts[d];
+  T incl = sum;
+#pragma unroll
+  for (int k = 1; k < 32; k <<= 1) {
+    const T y = __shfl_up_sync(FULL_WARP, incl, k);
+    if (lane_id() >= unsigned(k)) incl += y;
   }
-  __syncthreads();
-  h[threadIdx.x] = s[threadIdx.x];
+  T run = incl - sum;
+  for (int d = first; d < first + RUN && d < N; ++d) {
+    const T c = counts[d];
+    starts[d] = run;
+    run += c;
+  }
+}
+
+// Each pass's counts (block p: hist[p * RADIX ...]) become exclusive digit starts
+// (one warp a block).
+template <int RADIX_BITS>
+__global__ void __launch_bounds__(32) radix_digit_starts_kernel(unsigned long long* hist) {
+  const int RADIX = 1 << RADIX_BITS;
+  unsigned long long* h = hist + (unsigned long long)blockIdx.x * RADIX;
+  warp_exclusive_runs<RADIX>(h, h);
 }
 
 // Shared memory of the onesweep kernel. `exchange` holds the warps' digit counters
@@ -155,9 +183,10 @@ struct onesweep_smem {
       COUNTER_BYTES > TILE* ITEM_BYTES ? COUNTER_BYTES : TILE* ITEM_BYTES;
   __align__(16) unsigned char exchange[EXCHANGE_BYTES];
   unsigned long long
-      base[RADIX];       // output index of the tile's first item of each digit, less its start
-  unsigned count[RADIX]; // items of each digit in the tile
-  unsigned start[RADIX]; // tile-local rank of each digit's first item
+      base[RADIX];        // output index of the tile's first item of each digit, less its start
+  unsigned count[RADIX];  // items of each digit in the tile
+  unsigned start[RADIX];  // tile-local rank of each digit's first item
+  unsigned long long tag; // the pass's tag, in place in a status word
   unsigned tile;
 };
 
@@ -166,12 +195,14 @@ struct onesweep_smem {
 // counters give them after it.
 template <class K, int VALUE_BYTES, int TPB, int IPT, int RADIX_BITS, bool EARLY_COUNTS>
 struct onesweep_tile {
+  typedef K Key;
   typedef radix_key<K> RK;
   typedef typename RK::U U;
   typedef typename radix_value<VALUE_BYTES>::type V;
   static const bool PAIRS = VALUE_BYTES != 0;
   static const int RADIX = 1 << RADIX_BITS, WARPS = TPB / 32, TILE = TPB * IPT;
-  static const int WARP_ITEMS = 32 * IPT;
+  static const int WARP_ITEMS = 32 * IPT, THREADS = TPB, ITEMS = IPT;
+  static const bool EARLY = EARLY_COUNTS;
   typedef onesweep_smem<U, V, TPB, IPT, RADIX_BITS, PAIRS> Smem;
 
   // Warp-striped: the warp's items are 32 * IPT consecutive ones, item i of a lane at
@@ -216,33 +247,15 @@ struct onesweep_tile {
     }
   }
 
-  // Exclusive scan of s.count into s.start by warp 0 (each lane a run of digits).
-  static __device__ __forceinline__ void scan_digits(Smem& s) {
-    if (threadIdx.x >= 32) return;
-    const int RUN = (RADIX + 31) / 32;
-    const int first = int(lane_id()) * RUN;
-    unsigned sum = 0;
-    for (int d = first; d < first + RUN && d < RADIX; ++d)
-      sum += s.count[d];
-    unsigned incl = sum;
-#pragma unroll
-    for (int k = 1; k < 32; k <<= 1) {
-      const unsigned y = __shfl_up_sync(FULL_WARP, incl, k);
-      if (lane_id() >= unsigned(k)) incl += y;
-    }
-    unsigned run = incl - sum;
-    for (int d = first; d < first + RUN && d < RADIX; ++d) {
-      s.start[d] = run;
-      run += s.count[d];
-    }
-  }
-
   // Items of `digit` in every tile before `tile`: reads LOOK_BACK_WINDOW tiles' words
   // at once (one round trip to L2 instead of one a tile), adds them from the nearest
   // until an inclusive count, and reads again from the first one not published yet.
-  static const int LOOK_BACK_WINDOW = 4; // 8 ran uint32 keys 4% slower at 2^28
+  // 8 ran uint32 keys 4% slower at 2^28; in the single launch, where every tile of a
+  // pass looks back at once, 16 and 32 ran 2^20 keys 8% and 21% slower.
+  static const int LOOK_BACK_WINDOW = 4;
   static __device__ __forceinline__ unsigned long long look_back(const unsigned long long* status,
-                                                                 unsigned tile, unsigned digit) {
+                                                                 unsigned tile, unsigned digit,
+                                                                 unsigned long long tag) {
     unsigned long long before = 0;
     long long t = (long long)tile - 1;
     for (;;) {
@@ -250,9 +263,9 @@ struct onesweep_tile {
 #pragma unroll
       for (int k = 0; k < LOOK_BACK_WINDOW; ++k)
         w[k] = t - k >= 0 ? load_relaxed(status + (unsigned long long)(t - k) * RADIX + digit)
-                          : RADIX_INCLUSIVE; // tile 0 publishes inclusive: never reached
+                          : RADIX_INCLUSIVE | tag; // tile 0 publishes inclusive: never reached
       int k = 0;
-      for (; k < LOOK_BACK_WINDOW && w[k] != 0; ++k) {
+      for (; k < LOOK_BACK_WINDOW && (w[k] & RADIX_TAG_MASK) == tag; ++k) {
         before += w[k] & RADIX_COUNT_MASK;
         if (w[k] & RADIX_INCLUSIVE) return before;
       }
@@ -275,7 +288,7 @@ struct onesweep_tile {
   static __device__ __forceinline__ void publish_count(const Smem& s, unsigned long long* status,
                                                        int digit, unsigned count) {
     store_relaxed(status + (unsigned long long)s.tile * RADIX + digit,
-                  count | (s.tile == 0 ? RADIX_INCLUSIVE : RADIX_AGGREGATE));
+                  count | s.tag | (s.tile == 0 ? RADIX_INCLUSIVE : RADIX_AGGREGATE));
   }
 
   static __device__ __forceinline__ void publish_counts(const Smem& s, unsigned long long* status) {
@@ -303,10 +316,10 @@ struct onesweep_tile {
   static __device__ __forceinline__ void
   publish_inclusive(Smem& s, const unsigned long long* starts, unsigned long long* status) {
     for (int d = threadIdx.x; d < RADIX; d += TPB) {
-      const unsigned long long before = s.tile == 0 ? 0ull : look_back(status, s.tile, d);
+      const unsigned long long before = s.tile == 0 ? 0ull : look_back(status, s.tile, d, s.tag);
       if (s.tile != 0)
         store_relaxed(status + (unsigned long long)s.tile * RADIX + d,
-                      (before + s.count[d]) | RADIX_INCLUSIVE);
+                      (before + s.count[d]) | s.tag | RADIX_INCLUSIVE);
       s.base[d] = starts[d] + before - s.start[d];
     }
   }
@@ -331,28 +344,24 @@ struct onesweep_tile {
   }
 };
 
-// One pass over the tiles: ranks each tile by the digit at `shift` (`bits` wide), and
-// scatters keys (and values) to their place in this pass's order. MIN_BLOCKS: resident
-// blocks per SM that the registers must allow (SortPolicy::min_blocks). `starts`: the
-// pass's digit starts; `status`: tiles x RADIX words, `ticket`: a counter, both
-// zeroed by the host before the pass.
-template <class K, int VALUE_BYTES, int TPB, int IPT, int RADIX_BITS, int MIN_BLOCKS,
-          bool EARLY_COUNTS>
-__global__ void __launch_bounds__(TPB, MIN_BLOCKS)
-    radix_onesweep_kernel(const K* keys_in, K* keys_out, const void* values_in, void* values_out,
-                          unsigned long long n, unsigned shift, unsigned bits, unsigned descending,
-                          const unsigned long long* starts, unsigned long long* status,
-                          unsigned* ticket) {
-  typedef onesweep_tile<K, VALUE_BYTES, TPB, IPT, RADIX_BITS, EARLY_COUNTS> T;
+// One tile of a pass (s.tile and s.tag set by thread 0, the block done with `s`'s
+// previous tile): ranks the tile by the digit at `shift` (`bits` wide), publishes and
+// looks back, and scatters keys (and values) to their place in this pass's order.
+// `starts`: the pass's digit starts (global or shared).
+template <class T>
+__device__ __forceinline__ void
+radix_sort_tile(typename T::Smem& s, const typename T::Key* keys_in, typename T::Key* keys_out,
+                const void* values_in, void* values_out, unsigned long long n, unsigned shift,
+                unsigned bits, unsigned descending, const unsigned long long* starts,
+                unsigned long long* status) {
+  typedef typename T::Key K;
   typedef typename T::U U;
   typedef typename T::V V;
-  const int RADIX = T::RADIX, TILE = T::TILE;
-  __shared__ typename T::Smem s;
-  if (threadIdx.x == 0) s.tile = atomicAdd(ticket, 1u);
+  const int RADIX = T::RADIX, TILE = T::TILE, IPT = T::ITEMS, TPB = T::THREADS;
   unsigned* counters = reinterpret_cast<unsigned*>(s.exchange);
   for (int i = threadIdx.x; i < T::WARPS * RADIX; i += TPB)
     counters[i] = 0;
-  if (EARLY_COUNTS)
+  if (T::EARLY)
     for (int d = threadIdx.x; d < RADIX; d += TPB)
       s.count[d] = 0;
   __syncthreads();
@@ -368,7 +377,7 @@ __global__ void __launch_bounds__(TPB, MIN_BLOCKS)
   V v[IPT];
   if (T::PAIRS) T::load(reinterpret_cast<const V*>(values_in), first, valid, v);
 
-  if (EARLY_COUNTS) {
+  if (T::EARLY) {
     T::count_tile(s, u, valid, shift, bits);
     __syncthreads();
     T::publish_counts(s, status);
@@ -382,7 +391,7 @@ __global__ void __launch_bounds__(TPB, MIN_BLOCKS)
   __syncthreads();
   T::count_digits(s, counters, status);
   __syncthreads();
-  T::scan_digits(s);
+  warp_exclusive_runs<RADIX>(s.count, s.start);
   __syncthreads();
 #pragma unroll
   for (int i = 0; i < IPT; ++i)
@@ -409,6 +418,74 @@ __global__ void __launch_bounds__(TPB, MIN_BLOCKS)
 #pragma unroll
   for (int i = 0; i < IPT; ++i)
     if (threadIdx.x + i * TPB < valid) out[dst[i]] = ranked_values[threadIdx.x + i * TPB];
+}
+
+// One pass over the tiles, a block a tile. MIN_BLOCKS: resident blocks per SM that the
+// registers must allow (SortPolicy::min_blocks). `starts`: the pass's digit starts;
+// `status`: tiles x RADIX words, zeroed by the host once a sort; `tag`: the pass's
+// index + 1; `ticket`: a counter, zeroed by the host.
+template <class K, int VALUE_BYTES, int TPB, int IPT, int RADIX_BITS, int MIN_BLOCKS,
+          bool EARLY_COUNTS>
+__global__ void __launch_bounds__(TPB, MIN_BLOCKS)
+    radix_onesweep_kernel(const K* keys_in, K* keys_out, const void* values_in, void* values_out,
+                          unsigned long long n, unsigned shift, unsigned bits, unsigned descending,
+                          const unsigned long long* starts, unsigned long long* status,
+                          unsigned tag, unsigned* ticket) {
+  typedef onesweep_tile<K, VALUE_BYTES, TPB, IPT, RADIX_BITS, EARLY_COUNTS> T;
+  __shared__ typename T::Smem s;
+  if (threadIdx.x == 0) {
+    s.tile = atomicAdd(ticket, 1u);
+    s.tag = (unsigned long long)tag << RADIX_TAG_SHIFT;
+  }
+  radix_sort_tile<T>(s, keys_in, keys_out, values_in, values_out, n, shift, bits, descending,
+                     starts, status);
+}
+
+// The whole sort in one cooperative launch (SortPolicy::single_launch), for inputs
+// whose several launches would cost more than their work: the histogram, then per
+// pass the digit starts (each block its own copy) and the tiles (block b takes tiles
+// b, b + gridDim.x, ...: every block is resident, so each tile's predecessors make
+// progress), with grid barriers between the phases. Pass p reads and writes as the
+// host's pass_buffers() (runtime/src/sort_launch.cpp) would: the last pass lands in
+// the outputs. `hist`: passes x RADIX words, `status`: tiles x RADIX words and
+// `barrier`, all zeroed by the host.
+template <class K, int VALUE_BYTES, int TPB, int IPT, int RADIX_BITS, int MIN_BLOCKS,
+          bool EARLY_COUNTS>
+__global__ void __launch_bounds__(TPB, MIN_BLOCKS)
+    radix_single_launch_kernel(const K* keys_in, K* keys_out, const void* values_in,
+                               void* values_out, K* alt_keys, void* alt_values,
+                               unsigned long long n, unsigned begin_bit, unsigned end_bit,
+                               unsigned descending, unsigned long long* hist,
+                               unsigned long long* status, unsigned* barrier) {
+  typedef onesweep_tile<K, VALUE_BYTES, TPB, IPT, RADIX_BITS, EARLY_COUNTS> T;
+  typedef radix_histogram<K, TPB, RADIX_BITS> H;
+  __shared__ union {
+    typename T::Smem tile;
+    unsigned counts[H::MAX_PASSES * H::RADIX];
+  } s;
+  __shared__ unsigned long long starts[T::RADIX];
+  H::count(keys_in, n, begin_bit, end_bit, descending, s.counts, hist);
+  const unsigned passes = (end_bit - begin_bit + RADIX_BITS - 1) / RADIX_BITS;
+  const unsigned tiles = unsigned((n + T::TILE - 1) / T::TILE);
+  for (unsigned p = 0; p < passes; ++p) {
+    grid_barrier(barrier, (p + 1) * gridDim.x); // the counts, then the last pass's items
+    warp_exclusive_runs<T::RADIX>(hist + (unsigned long long)p * T::RADIX, starts);
+    const bool to_out = (passes - 1 - p) % 2 == 0;
+    const K* src = p == 0 ? keys_in : (to_out ? alt_keys : keys_out);
+    const void* src_values = p == 0 ? values_in : (to_out ? alt_values : values_out);
+    const unsigned shift = begin_bit + p * RADIX_BITS;
+    const unsigned bits = min(unsigned(RADIX_BITS), end_bit - shift);
+    for (unsigned tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+      __syncthreads(); // the previous tile is done with `s` (and `starts` is written)
+      if (threadIdx.x == 0) {
+        s.tile.tile = tile;
+        s.tile.tag = (unsigned long long)(p + 1) << RADIX_TAG_SHIFT;
+      }
+      radix_sort_tile<T>(s.tile, src, to_out ? keys_out : alt_keys, src_values,
+                         to_out ? values_out : alt_values, n, shift, bits, descending, starts,
+                         status);
+    }
+  }
 }
 
 } // namespace scantune

@@ -52,6 +52,22 @@ __device__ __forceinline__ void store_relaxed(unsigned long long* p, unsigned lo
   asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
 
+// Every block of a co-resident (cooperative) grid waits here until `target` arrivals
+// have been counted at `counter` (zeroed by the host; the k-th barrier of a launch
+// waits for k * gridDim.x). Release and acquire at gpu scope: what any thread of an
+// arriving block wrote before the barrier is visible to every thread after it.
+__device__ __forceinline__ void grid_barrier(unsigned* counter, unsigned target) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(counter) : "memory");
+    unsigned seen = 0;
+    do {
+      asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(counter) : "memory");
+    } while (seen < target);
+  }
+  __syncthreads();
+}
+
 // The second half of take_ticket, for a ticket word `w` already drawn with
 // atomicAdd(ws, 1): returns the launch's generation (>= 1); the taker of the
 // final ticket `last` resets the counter for the next launch.

@@ -57,6 +57,11 @@ struct LaunchGeometry {
   unsigned flags = 0; ///< kFlagTilesByBlock where a single-pass grid fits on the device
 };
 
+/// Blocks of `kernels`' first kernel that fit on the device at once (asked of the
+/// device once a kernel set).
+std::size_t resident_blocks(const KernelSet& kernels, int block_threads, std::size_t dynamic_bytes,
+                            int sm_count);
+
 /// Whether launch_geometry reads `resident` (blocks of the first kernel that fit on the
 /// device at once), so that launch_scan asks the device only where it matters.
 bool geometry_needs_resident(const Policy& p, bool tiles_by_block);

@@ -30,8 +30,10 @@ struct SortSpec {
   std::string id() const;
 };
 
-/// Kernel order in a sort's KernelSet (and its name expressions).
+/// Kernel order in a sort's KernelSet (and its name expressions); a single-launch
+/// policy's set holds its one kernel.
 enum SortKernel { kSortHistogram, kSortDigitStarts, kSortOnesweep, kSortKernelCount };
+inline constexpr int kSortSingleLaunch = 0;
 
 /// The sort kernels of one spec (name expressions in SortKernel order).
 GeneratedSource generate_sort(const SortSpec& spec);
@@ -72,7 +74,8 @@ struct SortRequest {
 void check_sort(const SortRequest& r);
 
 /// Enqueues the sort of r.n >= 2 keys: zeroing, histogram, digit starts, then per
-/// pass a status reset and the onesweep kernel, the last pass into the outputs.
+/// pass the onesweep kernel, the last pass into the outputs; or, for a single-launch
+/// policy, the zeroing and one cooperative launch of all of it.
 void launch_sort(const KernelSet& kernels, const SortPolicy& policy, const SortRequest& r,
                  WorkspacePool& pool, const LaunchTarget& target);
 

@@ -100,8 +100,6 @@ LaunchGeometry launch_geometry(const Policy& p, std::size_t tiles, std::size_t r
   return g;
 }
 
-namespace {
-
 // Blocks of `kernels`' first kernel that fit on the device at once (asked once).
 std::size_t resident_blocks(const KernelSet& kernels, int block_threads, std::size_t dynamic_bytes,
                             int sm_count) {
@@ -115,6 +113,8 @@ std::size_t resident_blocks(const KernelSet& kernels, int block_threads, std::si
   }
   return static_cast<std::size_t>(per_sm) * static_cast<std::size_t>(std::max(sm_count, 1));
 }
+
+namespace {
 
 // A block may use more than 48 KiB of shared memory only after its kernel opts in,
 // per device, up to the device's own limit (checked here, with the policy named).

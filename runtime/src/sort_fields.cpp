@@ -1,5 +1,6 @@
 // The radix sort's policy fields, key, constraints and problem texts
 // (runtime/internal/sort_policy.hpp).
+#include <algorithm>
 #include <charconv>
 
 #include <fmt/format.h>
@@ -23,14 +24,18 @@ std::size_t round_up(std::size_t x, std::size_t to) {
   return (x + to - 1) / to * to;
 }
 
-// Shared memory of radix_onesweep_kernel (onesweep_smem in radix_sort.cuh).
-std::size_t onesweep_shared_bytes(const SortPolicy& p, std::size_t key_bytes,
-                                  std::size_t value_bytes) {
+// Static shared memory of radix_onesweep_kernel (onesweep_smem in radix_sort.cuh), or
+// of radix_single_launch_kernel: that, or the histogram's counters where larger, and
+// the digit starts.
+std::size_t sort_shared_bytes(const SortPolicy& p, std::size_t key_bytes, std::size_t value_bytes) {
   const std::size_t radix = std::size_t{1} << p.radix_bits;
   const std::size_t counters = static_cast<std::size_t>(p.block_threads / 32) * radix * 4;
   const std::size_t items = static_cast<std::size_t>(p.tile_items()) *
                             (value_bytes > key_bytes ? value_bytes : key_bytes);
-  return round_up(counters > items ? counters : items, 16) + radix * (8 + 4 + 4) + 16;
+  const std::size_t tile = round_up(std::max(counters, items), 16) + radix * (8 + 4 + 4) + 16;
+  if (!p.single_launch) return tile;
+  const std::size_t passes = (8 * key_bytes + p.radix_bits - 1) / p.radix_bits;
+  return round_up(std::max(tile, passes * radix * 4), 16) + radix * 8;
 }
 
 constexpr std::string_view kSortKeys = "sort_keys", kSortPairs = "sort_pairs";
@@ -94,6 +99,18 @@ const std::vector<SortField>& sort_fields() {
        "--early-counts",
        "1: publish a tile's digit counts before ranking it ([0, 1])",
        true},
+      // Small sorts are launch-bound: 2^16 keys took 50 us in eleven operations, most of
+      // it between kernels (docs/decisions.md, radix sort in one launch).
+      {"single_launch",
+       "sl",
+       &SortPolicy::single_launch,
+       0,
+       1,
+       1,
+       {0, 1},
+       "--single-launch",
+       "1: histogram and every pass in one cooperative launch ([0, 1])",
+       true},
   };
   return fields;
 }
@@ -118,10 +135,12 @@ SortPolicy SortPolicy::parse(std::string_view key) {
     else
       ok = f.optional;
   }
-  if (!ok || next != parts.size())
-    fail("sort policy key '{}': expected radix.tpb<threads>.ipt<items>.rb<radix bits>"
-         "[.mb<blocks>]",
-         key);
+  if (!ok || next != parts.size()) {
+    std::string expected = "radix";
+    for (const SortField& f : sort_fields())
+      expected += fmt::format(f.optional ? "[.{}<n>]" : ".{}<n>", f.prefix);
+    fail("sort policy key '{}': expected {}", key, expected);
+  }
   return p;
 }
 
@@ -134,7 +153,7 @@ std::optional<std::string> SortPolicy::invalid_reason(std::size_t key_bytes,
                                              f.multiple_of, f.min, f.max)
                                : fmt::format("{} {} is outside [{}, {}]", f.name, v, f.min, f.max);
   }
-  const std::size_t smem = onesweep_shared_bytes(*this, key_bytes, value_bytes);
+  const std::size_t smem = sort_shared_bytes(*this, key_bytes, value_bytes);
   if (smem > kMaxStaticSharedBytes)
     return fmt::format("the tile needs {} bytes of shared memory for {}-byte keys and {}-byte "
                        "values, more than {}",

@@ -1,8 +1,9 @@
-// Enqueues a radix sort (templates/radix_sort.cuh): one memset of the digit starts
-// and tickets, the histogram of every pass, the digit starts, then per pass a reset
-// of the look-back status and the onesweep kernel. Pass p writes the outputs when an
-// even number of passes follows it, else the workspace copy, so the last pass always
-// lands in the outputs and the inputs are only read.
+// Enqueues a radix sort (templates/radix_sort.cuh): one memset of the digit starts,
+// tickets and look-back status, then either the histogram of every pass, the digit
+// starts and per pass the onesweep kernel (its status words tagged with the pass), or
+// all of that in one cooperative launch (SortPolicy::single_launch). Pass p writes the
+// outputs when an even number of passes follows it, else the workspace copy, so the
+// last pass always lands in the outputs and the inputs are only read.
 #include <algorithm>
 #include <climits>
 #include <cstdint>
@@ -17,17 +18,24 @@
 namespace scantune::detail {
 namespace {
 
-void launch(const KernelSet& kernels, SortKernel k, unsigned grid, unsigned block,
-            cudaStream_t stream, void** args, const SortPolicy& policy) {
+void launch(const KernelSet& kernels, int k, unsigned grid, unsigned block, cudaStream_t stream,
+            void** args, const SortPolicy& policy, bool cooperative = false) {
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(grid);
   config.blockDim = dim3(block);
   config.stream = stream;
+  cudaLaunchAttribute attribute = {};
+  attribute.id = cudaLaunchAttributeCooperative;
+  attribute.val.cooperative = 1;
+  if (cooperative) {
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+  }
   const cudaError_t e =
       cudaLaunchKernelExC(&config, reinterpret_cast<const void*>(kernels.kernels.at(k)), args);
   if (e != cudaSuccess)
-    fail<CudaError>("launch of sort kernel {} of {} ({} blocks x {} threads) failed: {}",
-                    static_cast<int>(k), policy.key(), grid, block, cudaGetErrorString(e));
+    fail<CudaError>("launch of sort kernel {} of {} ({} blocks x {} threads) failed: {}", k,
+                    policy.key(), grid, block, cudaGetErrorString(e));
 }
 
 struct Buffers {
@@ -49,6 +57,70 @@ Buffers pass_buffers(const SortRequest& r, unsigned p, unsigned passes, void* al
   return {k_src, k_dst, v_src, v_dst};
 }
 
+struct SortArgs {
+  const SortRequest& r;
+  const SortPolicy& policy;
+  const SortLayout& l;
+  unsigned char* ws;
+  unsigned passes;
+};
+
+// The histogram, the digit starts and one onesweep launch a pass.
+void launch_passes(const KernelSet& kernels, const SortArgs& a, int sm_count) {
+  const SortRequest& r = a.r;
+  auto* starts = reinterpret_cast<unsigned long long*>(a.ws + a.l.starts);
+  auto* tickets = reinterpret_cast<unsigned*>(a.ws + a.l.tickets);
+  auto* status = reinterpret_cast<unsigned long long*>(a.ws + a.l.status);
+  const void* keys_in = r.keys_in;
+  unsigned long long n = r.n;
+  unsigned begin = r.begin_bit, end = r.end_bit;
+  unsigned descending = r.order == SortOrder::Descending ? 1u : 0u;
+  const unsigned block = static_cast<unsigned>(a.policy.block_threads);
+  void* hist_args[] = {&keys_in, &n, &begin, &end, &descending, &starts};
+  launch(kernels, kSortHistogram, sort_histogram_grid(a.policy, r.n, sm_count), block, r.stream,
+         hist_args, a.policy);
+  void* start_args[] = {&starts};
+  launch(kernels, kSortDigitStarts, a.passes, 32, r.stream, start_args, a.policy);
+
+  const unsigned radix = 1u << a.policy.radix_bits;
+  for (unsigned p = 0; p < a.passes; ++p) {
+    unsigned tag = p + 1;
+    Buffers b = pass_buffers(r, p, a.passes, a.ws + a.l.keys, a.ws + a.l.values);
+    unsigned shift = r.begin_bit + p * static_cast<unsigned>(a.policy.radix_bits);
+    unsigned bits = std::min(static_cast<unsigned>(a.policy.radix_bits), r.end_bit - shift);
+    const unsigned long long* pass_starts = starts + static_cast<std::size_t>(p) * radix;
+    unsigned* ticket = tickets + p;
+    void* args[] = {&b.keys_in, &b.keys_out, &b.values_in, &b.values_out, &n,   &shift,
+                    &bits,      &descending, &pass_starts, &status,       &tag, &ticket};
+    launch(kernels, kSortOnesweep, static_cast<unsigned>(a.l.tiles), block, r.stream, args,
+           a.policy);
+  }
+}
+
+// radix_single_launch_kernel on as many blocks as the tiles or the device's resident
+// blocks, whichever is fewer (a cooperative launch: all of them resident at once).
+void launch_single(const KernelSet& kernels, const SortArgs& a, int sm_count) {
+  const SortRequest& r = a.r;
+  const std::size_t resident = resident_blocks(kernels, a.policy.block_threads, 0, sm_count);
+  const unsigned grid = static_cast<unsigned>(std::min(a.l.tiles, resident));
+  const void* keys_in = r.keys_in;
+  void* keys_out = r.keys_out;
+  const void* values_in = r.values_in;
+  void* values_out = r.values_out;
+  void* alt_keys = a.ws + a.l.keys;
+  void* alt_values = a.ws + a.l.values;
+  unsigned long long n = r.n;
+  unsigned begin = r.begin_bit, end = r.end_bit;
+  unsigned descending = r.order == SortOrder::Descending ? 1u : 0u;
+  void* hist = a.ws + a.l.starts;
+  void* status = a.ws + a.l.status;
+  void* barrier = a.ws + a.l.tickets;
+  void* args[] = {&keys_in, &keys_out, &values_in,  &values_out, &alt_keys, &alt_values, &n,
+                  &begin,   &end,      &descending, &hist,       &status,   &barrier};
+  launch(kernels, kSortSingleLaunch, grid, static_cast<unsigned>(a.policy.block_threads), r.stream,
+         args, a.policy, true);
+}
+
 } // namespace
 
 void launch_sort(const KernelSet& kernels, const SortPolicy& policy, const SortRequest& r,
@@ -59,8 +131,6 @@ void launch_sort(const KernelSet& kernels, const SortPolicy& policy, const SortR
   if (l.tiles > static_cast<std::size_t>(INT_MAX))
     fail("n = {} needs {} tiles with sort policy {}, more than one launch can hold ({})", r.n,
          l.tiles, policy.key(), INT_MAX);
-  const unsigned passes = sort_passes(r.begin_bit, r.end_bit, policy.radix_bits);
-  const unsigned radix = 1u << policy.radix_bits;
 
   // The partials buffer (whose header sort_layout leaves alone), not the status one:
   // the scans' status words carry generations that must survive between calls.
@@ -71,33 +141,14 @@ void launch_sort(const KernelSet& kernels, const SortPolicy& policy, const SortR
     SCANTUNE_CUDA_TRY(cudaMallocAsync(reinterpret_cast<void**>(&ws), l.bytes, r.stream));
   else
     ws = static_cast<unsigned char*>((lease = pool.acquire(r.stream, 0, l.bytes)).partials->ptr);
-  auto* starts = reinterpret_cast<unsigned long long*>(ws + l.starts);
-  auto* tickets = reinterpret_cast<unsigned*>(ws + l.tickets);
-  auto* status = reinterpret_cast<unsigned long long*>(ws + l.status);
-  SCANTUNE_CUDA_TRY(cudaMemsetAsync(starts, 0, l.status - l.starts, r.stream));
-
-  const void* keys_in = r.keys_in;
-  unsigned long long n = r.n;
-  unsigned begin = r.begin_bit, end = r.end_bit;
-  unsigned descending = r.order == SortOrder::Descending ? 1u : 0u;
-  const unsigned block = static_cast<unsigned>(policy.block_threads);
-  void* hist_args[] = {&keys_in, &n, &begin, &end, &descending, &starts};
-  launch(kernels, kSortHistogram, sort_histogram_grid(policy, r.n, target.sm_count), block,
-         r.stream, hist_args, policy);
-  void* start_args[] = {&starts};
-  launch(kernels, kSortDigitStarts, passes, radix, r.stream, start_args, policy);
-
-  for (unsigned p = 0; p < passes; ++p) {
-    SCANTUNE_CUDA_TRY(cudaMemsetAsync(status, 0, l.status_bytes, r.stream));
-    Buffers b = pass_buffers(r, p, passes, ws + l.keys, ws + l.values);
-    unsigned shift = r.begin_bit + p * static_cast<unsigned>(policy.radix_bits);
-    unsigned bits = std::min(static_cast<unsigned>(policy.radix_bits), r.end_bit - shift);
-    const unsigned long long* pass_starts = starts + static_cast<std::size_t>(p) * radix;
-    unsigned* ticket = tickets + p;
-    void* args[] = {&b.keys_in, &b.keys_out, &b.values_in, &b.values_out, &n,     &shift,
-                    &bits,      &descending, &pass_starts, &status,       &ticket};
-    launch(kernels, kSortOnesweep, static_cast<unsigned>(l.tiles), block, r.stream, args, policy);
-  }
+  // Once a sort: each pass tags its status words (radix_sort.cuh).
+  SCANTUNE_CUDA_TRY(
+      cudaMemsetAsync(ws + l.starts, 0, l.status + l.status_bytes - l.starts, r.stream));
+  const SortArgs args{r, policy, l, ws, sort_passes(r.begin_bit, r.end_bit, policy.radix_bits)};
+  if (policy.single_launch)
+    launch_single(kernels, args, target.sm_count);
+  else
+    launch_passes(kernels, args, target.sm_count);
   if (captured) SCANTUNE_CUDA_TRY(cudaFreeAsync(ws, r.stream));
 }
 

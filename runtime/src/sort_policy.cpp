@@ -36,13 +36,19 @@ GeneratedSource generate_sort(const SortSpec& s) {
                          template_sources_hash(), s.id());
   const char* key = device_type_name(s.key);
   const SortPolicy& p = s.policy;
+  const std::string tile_args = fmt::format("{}, {}, {}, {}, {}, {}, {}", key, s.value_bytes,
+                                            p.block_threads, p.items_per_thread, p.radix_bits,
+                                            p.min_blocks, p.early_counts ? "true" : "false");
+  if (p.single_launch) {
+    g.name_expressions.push_back(
+        {fmt::format("&scantune::radix_single_launch_kernel<{}>", tile_args)});
+    return g;
+  }
   g.name_expressions.push_back({
       fmt::format("&scantune::radix_histogram_kernel<{}, {}, {}>", key, p.block_threads,
                   p.radix_bits),
       fmt::format("&scantune::radix_digit_starts_kernel<{}>", p.radix_bits),
-      fmt::format("&scantune::radix_onesweep_kernel<{}, {}, {}, {}, {}, {}, {}>", key,
-                  s.value_bytes, p.block_threads, p.items_per_thread, p.radix_bits, p.min_blocks,
-                  p.early_counts ? "true" : "false"),
+      fmt::format("&scantune::radix_onesweep_kernel<{}>", tile_args),
   });
   return g;
 }
@@ -88,6 +94,8 @@ void check_sort(const SortRequest& r) {
   if (pairs && r.value_bytes != 4 && r.value_bytes != 8)
     fail<Unsupported>("values of {} bytes: a sort moves values of 4 or 8 bytes", r.value_bytes);
   if (r.n == 0) return;
+  if (r.n >> 40)
+    fail("n = {}: a sort takes fewer than 2^40 keys (its look-back counts are 40-bit)", r.n);
   if (!r.keys_in || !r.keys_out)
     fail("null key {} pointer with n = {}", r.keys_in ? "output" : "input", r.n);
   if (pairs && (!r.values_in || !r.values_out))

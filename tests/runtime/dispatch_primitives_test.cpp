@@ -42,7 +42,7 @@ TEST(PrimitiveProblems, SortProblemTextsRoundTrip) {
 // The fields' description gives the key, its parsing and the range checks.
 TEST(PrimitiveProblems, SortFieldsDescribeThePolicy) {
   const auto& fields = sort_fields();
-  ASSERT_EQ(fields.size(), 5u); // tpb, ipt, rb, then the optional mb and ec
+  ASSERT_EQ(fields.size(), 6u); // tpb, ipt, rb, then the optional mb, ec and sl
   SortPolicy p;
   std::string key = "radix";
   for (const SortField& f : fields) {

@@ -60,11 +60,12 @@ std::vector<K> random_keys(std::size_t n, std::uint64_t distinct, std::uint64_t 
   return v;
 }
 
-// Sorts on the GPU and compares keys (and the permutation, as values) with the host's
-// stable sort; Value is the index type carried (4 or 8 bytes).
+// Sorts on the GPU (with `policy` when given, else the dispatched one) and compares keys
+// (and the permutation, as values) with the host's stable sort; Value is the index type
+// carried (4 or 8 bytes).
 template <class K, class Value = std::uint32_t>
 void check_sort(const std::vector<K>& keys, SortOrder order, bool pairs, unsigned begin = 0,
-                unsigned end = 8 * sizeof(K)) {
+                unsigned end = 8 * sizeof(K), const detail::SortPolicy* policy = nullptr) {
   const std::size_t n = keys.size();
   std::vector<Value> index(n);
   std::iota(index.begin(), index.end(), Value(0));
@@ -81,6 +82,20 @@ void check_sort(const std::vector<K>& keys, SortOrder order, bool pairs, unsigne
   if (pairs) {
     vin.upload(index);
     vout.poison();
+  }
+  if (policy) {
+    detail::SortRequest r{data_type_of<K>(),
+                          in.ptr,
+                          out.ptr,
+                          pairs ? vin.ptr : nullptr,
+                          pairs ? vout.ptr : nullptr,
+                          sizeof(Value),
+                          n,
+                          order,
+                          begin,
+                          end};
+    detail::ScannerAccess::sort(s, r, policy);
+  } else if (pairs) {
     s.sort_pairs(in.ptr, out.ptr, vin.ptr, vout.ptr, n, begin, end, order);
   } else {
     s.sort_keys(in.ptr, out.ptr, n, begin, end, order);
@@ -142,6 +157,27 @@ TYPED_TEST(GpuSortTyped, BitRanges) {
   check_sort(keys, SortOrder::Ascending, true, 3, 17);
   check_sort(keys, SortOrder::Descending, true, bits - 12, bits);
   check_sort(keys, SortOrder::Ascending, true, 8, bits - 5);
+}
+
+// The single-launch kernel (SortPolicy::single_launch) on every shape the typed tests
+// above give the dispatched policy: sizes, orders, stability, 8-byte values, bit ranges.
+TYPED_TEST(GpuSortTyped, SingleLaunchEveryShape) {
+  using K = TypeParam;
+  for (std::size_t v : {4, 8}) {
+    detail::SortPolicy p = detail::default_sort_policy(data_type_of<K>(), v);
+    p.single_launch = 1;
+    const unsigned bits = 8 * sizeof(K);
+    for (std::size_t n : kSizes)
+      for (SortOrder order : {SortOrder::Ascending, SortOrder::Descending}) {
+        if (v == 4) check_sort<K>(random_keys<K>(n, 0, n + 1), order, false, 0, bits, &p);
+        if (v == 4 && n % 2) check_sort<K>(random_keys<K>(n, 3, n), order, true, 0, bits, &p);
+        if (v == 8 && n > 1000)
+          check_sort<K, std::uint64_t>(random_keys<K>(n, 300, n), order, true, 0, bits, &p);
+      }
+    const auto keys = random_keys<K>(50001, 0, 21);
+    check_sort<K>(keys, SortOrder::Ascending, true, 3, 17, &p);
+    check_sort<K>(keys, SortOrder::Descending, true, bits - 12, bits, &p);
+  }
 }
 
 class GpuSort : public test::GpuTest {};
@@ -247,7 +283,9 @@ TEST_F(GpuSort, ExplicitPoliciesAgree) {
   std::stable_sort(expect.begin(), expect.end());
   for (const char* key :
        {"radix.tpb128.ipt4.rb4", "radix.tpb64.ipt1.rb5", "radix.tpb1024.ipt2.rb6",
-        "radix.tpb256.ipt16.rb8", "radix.tpb128.ipt4.rb4.ec1", "radix.tpb384.ipt16.rb8.mb3.ec1"}) {
+        "radix.tpb256.ipt16.rb8", "radix.tpb128.ipt4.rb4.ec1", "radix.tpb384.ipt16.rb8.mb3.ec1",
+        "radix.tpb128.ipt4.rb4.sl1", "radix.tpb64.ipt1.rb5.sl1", "radix.tpb1024.ipt2.rb6.sl1",
+        "radix.tpb384.ipt16.rb8.mb3.ec1.sl1"}) {
     DeviceBuffer<std::uint32_t> in(keys.size()), out(keys.size());
     in.upload(keys);
     out.poison();
@@ -261,6 +299,42 @@ TEST_F(GpuSort, ExplicitPoliciesAgree) {
     detail::ScannerAccess::sort(default_scanner(), r, &p);
     EXPECT_EQ(out.download(keys.size()), expect) << key;
   }
+}
+
+// A sort captured in a CUDA graph (its workspace from the stream-ordered allocator)
+// replays right, one cooperative launch or one launch a pass.
+TEST_F(GpuSort, CapturedInAGraphReplays) {
+  const auto keys = random_keys<std::uint32_t>(300007, 0, 17);
+  std::vector<std::uint32_t> expect = keys;
+  std::stable_sort(expect.begin(), expect.end());
+  cudaStream_t stream;
+  SCANTUNE_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  for (const char* key : {"radix.tpb256.ipt8.rb8.mb3.sl1", "radix.tpb384.ipt12.rb8.mb3"}) {
+    DeviceBuffer<std::uint32_t> in(keys.size()), out(keys.size());
+    in.upload(keys);
+    out.poison();
+    const detail::SortPolicy p = detail::SortPolicy::parse(key);
+    detail::SortRequest r{DataType::UInt32,     in.ptr, out.ptr, nullptr, nullptr, 0, keys.size(),
+                          SortOrder::Ascending, 0,      32,      stream};
+    detail::ScannerAccess::sort(default_scanner(), r, &p); // compiles outside the capture
+    SCANTUNE_CUDA_TRY(cudaStreamSynchronize(stream));
+    out.poison();
+    cudaGraph_t graph;
+    SCANTUNE_CUDA_TRY(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    detail::ScannerAccess::sort(default_scanner(), r, &p);
+    SCANTUNE_CUDA_TRY(cudaStreamEndCapture(stream, &graph));
+    cudaGraphExec_t exec;
+    SCANTUNE_CUDA_TRY(cudaGraphInstantiate(&exec, graph, 0));
+    for (int replay = 0; replay < 2; ++replay) {
+      SCANTUNE_CUDA_TRY(cudaGraphLaunch(exec, stream));
+      SCANTUNE_CUDA_TRY(cudaStreamSynchronize(stream));
+      EXPECT_EQ(out.download(keys.size()), expect) << key << ", replay " << replay;
+      out.poison();
+    }
+    SCANTUNE_CUDA_TRY(cudaGraphExecDestroy(exec));
+    SCANTUNE_CUDA_TRY(cudaGraphDestroy(graph));
+  }
+  SCANTUNE_CUDA_TRY(cudaStreamDestroy(stream));
 }
 
 } // namespace

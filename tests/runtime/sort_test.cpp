@@ -29,13 +29,19 @@ void compile_every_sort(int arch) {
   specs.push_back({{64, 1, 5}, DataType::Float64, 8});
   specs.push_back({{1024, 2, 6}, DataType::Int64, 4});
   specs.push_back({{384, 16, 8, 3, 1}, DataType::Int32, 4}); // early counts, 4-byte keys
+  // Single launches: keys, pairs, 8-byte keys with early counts, 13 passes of 5 bits.
+  specs.push_back({{256, 8, 8, 3, 0, 1}, DataType::UInt32, 0});
+  specs.push_back({{512, 16, 8, 1, 0, 1}, DataType::Float32, 4});
+  specs.push_back({{256, 8, 8, 1, 1, 1}, DataType::UInt64, 8});
+  specs.push_back({{64, 1, 5, 1, 0, 1}, DataType::Float64, 0});
   std::string source;
   std::vector<std::string> names;
   for (const SortSpec& s : specs) {
     ASSERT_FALSE(s.policy.invalid_reason(size_of(s.key), s.value_bytes)) << s.id();
     const GeneratedSource g = generate_sort(s);
     ASSERT_EQ(g.name_expressions.size(), 1u);
-    ASSERT_EQ(g.name_expressions[0].size(), std::size_t{kSortKernelCount});
+    ASSERT_EQ(g.name_expressions[0].size(),
+              s.policy.single_launch ? std::size_t{1} : std::size_t{kSortKernelCount});
     if (source.empty()) source = g.source;
     names.insert(names.end(), g.name_expressions[0].begin(), g.name_expressions[0].end());
   }
@@ -71,6 +77,17 @@ TEST(SortPolicy, KeyRoundTrip) {
   EXPECT_EQ(early.min_blocks, 3);
   EXPECT_EQ(early.key(), "radix.tpb256.ipt12.rb8.mb3.ec1");
   EXPECT_EQ(SortPolicy::parse("radix.tpb256.ipt12.rb8.ec0").key(), "radix.tpb256.ipt12.rb8");
+  // A single launch is the last optional field.
+  const SortPolicy single = SortPolicy::parse("radix.tpb256.ipt8.rb8.mb3.ec1.sl1");
+  EXPECT_EQ(single.single_launch, 1);
+  EXPECT_EQ(single.early_counts, 1);
+  EXPECT_EQ(single.key(), "radix.tpb256.ipt8.rb8.mb3.ec1.sl1");
+  EXPECT_EQ(SortPolicy::parse("radix.tpb256.ipt8.rb8.sl1").key(), "radix.tpb256.ipt8.rb8.sl1");
+  EXPECT_EQ(SortPolicy::parse("radix.tpb256.ipt8.rb8.sl0").key(), "radix.tpb256.ipt8.rb8");
+  EXPECT_TRUE(SortPolicy::parse("radix.tpb256.ipt8.rb8.sl2").invalid_reason(4, 0));
+  EXPECT_ERROR_NAMING(SortPolicy::parse("radix.tpb256.ipt8.rb8.sl1.ec1"),
+                      "radix.tpb256.ipt8.rb8.sl1.ec1",
+                      "expected radix.tpb<n>.ipt<n>.rb<n>[.mb<n>][.ec<n>][.sl<n>]");
   EXPECT_TRUE(SortPolicy::parse("radix.tpb256.ipt12.rb8.ec2").invalid_reason(8, 0));
   // The register budget is optional in the key: left out at its default of one block.
   SortPolicy three = SortPolicy::parse("radix.tpb384.ipt12.rb8.mb3");
@@ -91,6 +108,10 @@ TEST(SortPolicy, InvalidReasons) {
   EXPECT_TRUE(SortPolicy({128, 0, 8}).invalid_reason(4, 0));
   EXPECT_TRUE(SortPolicy({128, 4, 9}).invalid_reason(4, 0));
   EXPECT_TRUE(SortPolicy({128, 4, 3}).invalid_reason(4, 0));
+  // 512 x 21 items of 4 bytes fit in 48 KiB with the tile's digit arrays, not with the
+  // single launch's digit starts as well.
+  EXPECT_FALSE(SortPolicy({512, 21, 8}).invalid_reason(4, 0));
+  EXPECT_TRUE(SortPolicy({512, 21, 8, 1, 0, 1}).invalid_reason(4, 0));
   // 1024 x 16 items of 8 bytes: 128 KiB of shared memory.
   const auto why = SortPolicy({1024, 16, 8}).invalid_reason(8, 8);
   ASSERT_TRUE(why);

@@ -302,13 +302,15 @@ TEST_F(Cli, TuneDryRunOfCompactionsAndSorts) {
   r = run("tune --dry-run --sort pairs --type uint32 --block-threads 256 --items-per-thread 8,16 "
           "--radix-bits 8 --sizes 2^20");
   EXPECT_EQ(r.code, 0) << r.output;
-  // 1 x 2 x 1 x 2 (min_blocks 1 and 3) x 2 (early counts or not) and the default.
-  EXPECT_NE(r.output.find("uint32 sort_pairs4 (problem 'sort_pairs4'): 9 candidates"),
+  // 1 x 2 x 1 x 2 (min_blocks 1 and 3) x 2 (early counts or not) x 2 (one launch or
+  // one a pass) and the default.
+  EXPECT_NE(r.output.find("uint32 sort_pairs4 (problem 'sort_pairs4'): 17 candidates"),
             std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("radix.tpb256.ipt16.rb8\n"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("radix.tpb256.ipt16.rb8.mb3"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("radix.tpb256.ipt16.rb8.mb3.ec1"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("radix.tpb256.ipt16.rb8.mb3.ec1.sl1"), std::string::npos) << r.output;
   const std::pair<const char*, const char*> bad[] = {
       {"--sort keys --op max", "--select and --sort take"},
       {"--select select_if", "select_if"},

@@ -31,7 +31,7 @@ TEST(PrimitiveSpace, SortCandidatesAreTheFieldsProductWithinSharedMemory) {
   const SortSpace space = default_sort_space();
   ASSERT_EQ(space.size(), detail::sort_fields().size());
   const auto keys = sort_candidates(DataType::UInt32, 0, space);
-  EXPECT_EQ(keys.size(), 3u * 4u * 2u * 2u * 2u); // 4-byte keys: every tile fits
+  EXPECT_EQ(keys.size(), 3u * 4u * 2u * 2u * 2u * 2u); // 4-byte keys: every tile fits
   const auto wide = sort_candidates(DataType::UInt64, 8, space);
   EXPECT_LT(wide.size(), keys.size()); // 512 x 20 items of 8 bytes do not
   std::set<std::string> unique;
@@ -167,7 +167,7 @@ TEST(PrimitiveTune, DryRunListsProblemsAndCandidates) {
   o.dry_run = true;
   const std::string text = dry_run(o);
   EXPECT_NE(text.find("uint32 select_flags (problem 'select_flags'): "), std::string::npos) << text;
-  EXPECT_NE(text.find("uint32 sort_keys (problem 'sort_keys'): 96 candidates x 2 sizes "
+  EXPECT_NE(text.find("uint32 sort_keys (problem 'sort_keys'): 192 candidates x 2 sizes "
                       "(2^16..2^20)"),
             std::string::npos)
       << text;
