@@ -147,8 +147,9 @@ __device__ __forceinline__ void warp_exclusive_runs(const T* counts, T* starts) 
   const int RUN = (N + 31) / 32;
   const int first = int(lane_id()) * RUN;
   T sum = 0;
-  for (int d = first; d < first + RUN && d < N; ++d)
-    sum += counts[d];
+#pragma unroll
+  for (int j = 0; j < RUN; ++j) // unrolled: the loads go out together
+    if (first + j < N) sum += counts[first + j];
   T incl = sum;
 #pragma unroll
   for (int k = 1; k < 32; k <<= 1) {
@@ -156,11 +157,13 @@ __device__ __forceinline__ void warp_exclusive_runs(const T* counts, T* starts) 
     if (lane_id() >= unsigned(k)) incl += y;
   }
   T run = incl - sum;
-  for (int d = first; d < first + RUN && d < N; ++d) {
-    const T c = counts[d];
-    starts[d] = run;
-    run += c;
-  }
+#pragma unroll
+  for (int j = 0; j < RUN; ++j)
+    if (first + j < N) {
+      const T c = counts[first + j];
+      starts[first + j] = run;
+      run += c;
+    }
 }
 
 // Each pass's counts (block p: hist[p * RADIX ...]) become exclusive digit starts
@@ -467,9 +470,10 @@ __global__ void __launch_bounds__(TPB, MIN_BLOCKS)
   H::count(keys_in, n, begin_bit, end_bit, descending, s.counts, hist);
   const unsigned passes = (end_bit - begin_bit + RADIX_BITS - 1) / RADIX_BITS;
   const unsigned tiles = unsigned((n + T::TILE - 1) / T::TILE);
+  grid_barrier(barrier, gridDim.x); // the counts
+  warp_exclusive_runs<T::RADIX>(hist, starts);
   for (unsigned p = 0; p < passes; ++p) {
-    grid_barrier(barrier, (p + 1) * gridDim.x); // the counts, then the last pass's items
-    warp_exclusive_runs<T::RADIX>(hist + (unsigned long long)p * T::RADIX, starts);
+    if (p > 0) grid_barrier(barrier, (p + 1) * gridDim.x); // the last pass's items
     const bool to_out = (passes - 1 - p) % 2 == 0;
     const K* src = p == 0 ? keys_in : (to_out ? alt_keys : keys_out);
     const void* src_values = p == 0 ? values_in : (to_out ? alt_values : values_out);
@@ -485,6 +489,10 @@ __global__ void __launch_bounds__(TPB, MIN_BLOCKS)
                          to_out ? values_out : alt_values, n, shift, bits, descending, starts,
                          status);
     }
+    // The next pass's starts while other blocks finish this pass: warp 0 is past the
+    // barrier that follows the last read of `starts` in its last tile, so is every thread.
+    if (p + 1 < passes)
+      warp_exclusive_runs<T::RADIX>(hist + (unsigned long long)(p + 1) * T::RADIX, starts);
   }
 }
 
