@@ -147,9 +147,8 @@ __device__ __forceinline__ void warp_exclusive_runs(const T* counts, T* starts) 
   const int RUN = (N + 31) / 32;
   const int first = int(lane_id()) * RUN;
   T sum = 0;
-#pragma unroll
-  for (int j = 0; j < RUN; ++j) // unrolled: the loads go out together
-    if (first + j < N) sum += counts[first + j];
+  for (int d = first; d < first + RUN && d < N; ++d)
+    sum += counts[d];
   T incl = sum;
 #pragma unroll
   for (int k = 1; k < 32; k <<= 1) {
@@ -157,13 +156,11 @@ __device__ __forceinline__ void warp_exclusive_runs(const T* counts, T* starts) 
     if (lane_id() >= unsigned(k)) incl += y;
   }
   T run = incl - sum;
-#pragma unroll
-  for (int j = 0; j < RUN; ++j)
-    if (first + j < N) {
-      const T c = counts[first + j];
-      starts[first + j] = run;
-      run += c;
-    }
+  for (int d = first; d < first + RUN && d < N; ++d) {
+    const T c = counts[d];
+    starts[d] = run;
+    run += c;
+  }
 }
 
 // Each pass's counts (block p: hist[p * RADIX ...]) become exclusive digit starts
