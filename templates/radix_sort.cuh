@@ -1,6 +1,7 @@
 // LSD radix sort, onesweep style: one histogram kernel counts the digits of every
 // pass in one read of the keys, a tiny kernel turns each pass's counts into digit
-// start offsets, then one kernel per pass ranks, looks back and scatters.
+// start offsets, then one kernel per pass ranks, looks back and scatters; or, for
+// small inputs, one cooperative kernel does all of it between grid barriers.
 //
 // Keys are sorted as unsigned bit patterns: radix_key<K> maps each key type to an
 // unsigned word whose unsigned order is the key order (sign flip for signed

@@ -99,8 +99,9 @@ const std::vector<SortField>& sort_fields() {
        "--early-counts",
        "1: publish a tile's digit counts before ranking it ([0, 1])",
        true},
-      // Small sorts are launch-bound: 2^16 keys took 50 us in eleven operations, most of
-      // it between kernels (docs/decisions.md, radix sort in one launch).
+      // Small sorts pay for each operation: 2^16 keys took 50 us in eleven of them (7.5 us
+      // a onesweep pass), 30 us in one cooperative launch; from 2^22 a launch a pass wins
+      // (docs/decisions.md, "Small sorts in one cooperative launch").
       {"single_launch",
        "sl",
        &SortPolicy::single_launch,
