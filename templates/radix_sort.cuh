@@ -94,6 +94,12 @@ static const int RADIX_TAG_SHIFT = 40; // counts below 2^40 keys
 static const unsigned long long RADIX_COUNT_MASK = (1ull << RADIX_TAG_SHIFT) - 1ull;
 static const unsigned long long RADIX_TAG_MASK = RADIX_AGGREGATE - 1ull - RADIX_COUNT_MASK;
 
+// Passes over [begin_bit, end_bit) with digits of RADIX_BITS (sort_passes on the host).
+template <int RADIX_BITS>
+__device__ __forceinline__ unsigned radix_passes(unsigned begin_bit, unsigned end_bit) {
+  return (end_bit - begin_bit + RADIX_BITS - 1) / RADIX_BITS;
+}
+
 // Histogram of every pass in one read: per-block 32-bit shared counters
 // [pass][digit] (`counts`, MAX_PASSES * RADIX words), then one 64-bit global atomic per
 // nonzero counter into hist[pass * RADIX + digit] (zeroed by the host). A grid-stride
@@ -109,7 +115,7 @@ struct radix_histogram {
                                                unsigned begin_bit, unsigned end_bit,
                                                unsigned descending, unsigned* counts,
                                                unsigned long long* hist) {
-    const unsigned passes = (end_bit - begin_bit + RADIX_BITS - 1) / RADIX_BITS;
+    const unsigned passes = radix_passes<RADIX_BITS>(begin_bit, end_bit);
     for (unsigned i = threadIdx.x; i < passes * RADIX; i += TPB)
       counts[i] = 0;
     __syncthreads();
@@ -466,7 +472,7 @@ __global__ void __launch_bounds__(TPB, MIN_BLOCKS)
   } s;
   __shared__ unsigned long long starts[T::RADIX];
   H::count(keys_in, n, begin_bit, end_bit, descending, s.counts, hist);
-  const unsigned passes = (end_bit - begin_bit + RADIX_BITS - 1) / RADIX_BITS;
+  const unsigned passes = radix_passes<RADIX_BITS>(begin_bit, end_bit);
   const unsigned tiles = unsigned((n + T::TILE - 1) / T::TILE);
   grid_barrier(barrier, gridDim.x); // the counts
   warp_exclusive_runs<T::RADIX>(hist, starts);
