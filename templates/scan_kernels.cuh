@@ -450,12 +450,12 @@ init_stage_barriers(unsigned long long* full, unsigned long long* reduced,
 // once it is free, takes a ticket into s_tile (the first also sets the launch's
 // generation s_gen) and has fill(s, t) load tile t into it and complete full[s] (32
 // arrivals; lane 0's announces the bulk copies' bytes). Past the last tile every lane
-// arrives with the end marker instead.
+// arrives with the end marker instead, on `also` too where a kernel stages in two parts.
 template <int S, class Fill>
-__device__ __forceinline__ void produce_stages(unsigned long long* ws, unsigned long long* full,
-                                               unsigned long long* empty, unsigned* s_tile,
-                                               unsigned& s_gen, unsigned long long tiles,
-                                               unsigned last, Fill fill) {
+__device__ __forceinline__ void
+produce_stages(unsigned long long* ws, unsigned long long* full, unsigned long long* empty,
+               unsigned* s_tile, unsigned& s_gen, unsigned long long tiles, unsigned last,
+               Fill fill, unsigned long long* also = nullptr) {
   for (unsigned k = 0;; ++k) {
     const int s = int(k % S);
     if (k >= unsigned(S)) mbar_wait(&empty[s], (k / S - 1) & 1u);
@@ -468,6 +468,7 @@ __device__ __forceinline__ void produce_stages(unsigned long long* ws, unsigned 
     t = __shfl_sync(FULL_WARP, t, 0);
     if (t >= tiles) { // tells the other roles to stop
       mbar_arrive(&full[s]);
+      if (also) mbar_arrive(&also[s]);
       return;
     }
     fill(s, t);
@@ -1523,15 +1524,18 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
 }
 
 // Select by flags on lookback_bulk's warp roles (see bulk_kernel and select.cuh). The
-// producer stages a tile's values and flag bytes as segmented_bulk_kernel does; the
-// reducer counts each consumer segment's flags (coalesced words, no values) and
-// publishes the tile's count; the look-back warp resolves the count before the tile
-// (for the last tile it writes the total to *seg.num_selected); each consumer ranks its
-// rows' flagged items with a warp scan of their counts, compacts them over its segment
-// of the stage and stores them coalesced. Why: select_kernel's one tile per block
+// producer bulk-copies a tile's flag bytes first, onto a barrier of their own
+// (`flagged`), then its values (`full`); the reducer counts each consumer segment's
+// flags (coalesced words, no values) and publishes the tile's count while the values
+// still land; the look-back warp resolves the count before the tile (for the last tile
+// it writes the total to *seg.num_selected); each consumer ranks its rows' flagged
+// items with a warp scan of their counts and compacts them over its segment of the
+// stage as soon as both have landed, and waits for the look-back (`ready`) only to
+// store them coalesced. Why: select_kernel's one tile per block
 // waited at block barriers around its look-back (0.77-0.88x memcpy of the bytes moved
 // from 2^24). Every output index is at most its item's index and a tile stores only
-// once every earlier tile has been counted, i.e. loaded: in place is safe.
+// once every earlier tile has been counted: in place, a tile's flags land on `full`
+// with its values, so counted means loaded, and no store overwrites unread input.
 template <class T, class Op, int KIND, class P, int MODE>
 __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::min_blocks : 1)
     select_bulk_kernel(SCANTUNE_KERNEL_PARAMS, segment_args seg) {
@@ -1545,7 +1549,7 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
   const long long TILE = P::tile_items;
   typedef typename raw_vector<VEC * sizeof(T)>::type V;
   extern __shared__ __align__(128) unsigned char dynamic_smem[]; // S value stages, S flag stages
-  __shared__ __align__(8) unsigned long long full[S], reduced[S], ready[S], empty[S];
+  __shared__ __align__(8) unsigned long long full[S], reduced[S], ready[S], empty[S], flagged[S];
   __shared__ unsigned s_tile[S], s_gen, s_seg[S][CONSUMERS];
   __shared__ count_t s_agg[S], s_prefix[S];
   const bulk_span span(ws, n, shift, TILE);
@@ -1553,23 +1557,46 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
   auto values = [&](int s) { return reinterpret_cast<T*>(dynamic_smem) + s * TILE; };
   auto flags_of = [&](int s) { return dynamic_smem + S * TILE * sizeof(T) + s * TILE; };
   auto start_of = [&](unsigned t) { return (long long)t * TILE - (long long)shift; };
+  if (threadIdx.x == 0)
+    for (int s = 0; s < S; ++s)
+      mbar_init(&flagged[s], 32);
   init_stage_barriers<S>(full, reduced, ready, empty, CONSUMERS);
+
+  const bool in_place =
+      reinterpret_cast<const unsigned char*>(out) <
+          reinterpret_cast<const unsigned char*>(in + n) &&
+      reinterpret_cast<const unsigned char*>(in) < reinterpret_cast<const unsigned char*>(out + n);
+  unsigned long long* counted = in_place ? full : flagged; // what the reducer waits for
 
   if (warp == CONSUMERS) { // producer
     unsigned long long cursor = 0;
     produce_stages<S>(
-        ws, full, empty, s_tile, s_gen, span.tiles, span.last, [&](int s, unsigned t) {
+        ws, full, empty, s_tile, s_gen, span.tiles, span.last,
+        [&](int s, unsigned t) {
           const long long at = start_of(t);
           const bool whole = at >= 0 && (unsigned long long)(at + TILE) <= n;
-          stage_tile_and_heads<HEADS_FLAGS, TILE>(values(s), flags_of(s),
-                                                  static_cast<unsigned char*>(nullptr), &full[s],
-                                                  in, seg.flags, seg, at, whole, n, T(), cursor);
-        });
+          if (whole && reinterpret_cast<unsigned long long>(seg.flags + at) % 16 == 0) {
+            if (lane == 0) {
+              mbar_expect_tx(&counted[s], unsigned(TILE));
+              bulk_load(flags_of(s), seg.flags + at, unsigned(TILE), &counted[s]);
+              mbar_expect_tx(&full[s], unsigned(TILE * sizeof(T)));
+              bulk_load(values(s), in + at, unsigned(TILE * sizeof(T)), &full[s]);
+            }
+            mbar_arrive(&flagged[s]);
+            mbar_arrive(&full[s]);
+          } else { // the lanes copy what the bulk copies cannot
+            stage_tile_and_heads<HEADS_FLAGS, TILE>(values(s), flags_of(s),
+                                                    static_cast<unsigned char*>(nullptr), &full[s],
+                                                    in, seg.flags, seg, at, whole, n, T(), cursor);
+            mbar_arrive(&flagged[s]);
+          }
+        },
+        flagged);
     return;
   }
 
   if (warp == CONSUMERS + 1) { // reducer: a segment's flags as words, lane-contiguous
-    relay_stages<S>(full, reduced, s_tile, span.tiles, [&](int s, unsigned t) {
+    relay_stages<S>(counted, reduced, s_tile, span.tiles, [&](int s, unsigned t) {
       const bool WORDS = SEG % 128 == 0;
       unsigned part[CONSUMERS];
 #pragma unroll
@@ -1621,7 +1648,8 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
   // store instruction per vector element, scattered over the row's range.
   for (unsigned k = 0;; ++k) {
     const int s = int(k % S);
-    mbar_wait(&ready[s], (k / S) & 1u);
+    mbar_wait(&flagged[s], (k / S) & 1u);
+    mbar_wait(&full[s], (k / S) & 1u);
     const unsigned t = s_tile[s];
     if (t >= span.tiles) break;
     T* vseg = values(s) + warp * SEG;
@@ -1648,6 +1676,7 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
         if ((bits[r] >> e) & 1u) vseg[pos++] = x[r][e];
       kept += __shfl_sync(FULL_WARP, incl, 31);
     }
+    mbar_wait(&ready[s], (k / S) & 1u);
     __syncwarp();
     T* to = out + s_prefix[s] + s_seg[s][warp];
     for (unsigned j = lane; j < kept; j += 32)

@@ -313,8 +313,9 @@ TEST_F(GpuSelect, OtherShapesAndTickets) {
 
 // Select by flags on lookback_bulk (sm_90): one, four and eight consumer warps, the
 // reducer's flags read as words or byte by byte (a segment of 32 x 6 8-byte items),
-// 4- and 8-byte types, every pattern, sizes on its tile edges, misaligned (flags copied
-// by the producer's lanes) and in place.
+// 4- and 8-byte types, every pattern, sizes on its tile edges, aligned (the flags on a
+// barrier of their own), misaligned (flags copied by the producer's lanes) and in place
+// (the flags on the values' barrier).
 TEST_F(GpuSelect, BulkSelectsByFlags) {
   if (device_arch() < 90) GTEST_SKIP() << "lookback_bulk needs sm_90";
   Scanner s;
