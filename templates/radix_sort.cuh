@@ -103,36 +103,72 @@ __device__ __forceinline__ unsigned radix_passes(unsigned begin_bit, unsigned en
 // Histogram of every pass in one read: per-block 32-bit shared counters
 // [pass][digit] (`counts`, MAX_PASSES * RADIX words), then one 64-bit global atomic per
 // nonzero counter into hist[pass * RADIX + digit] (zeroed by the host). A grid-stride
-// loop; the host keeps a block's share of the keys below 2^32.
+// loop over 16-byte vectors, LOADS of them in flight a thread (one key at a time kept
+// too few bytes in flight: 2^28 uint32 keys took 742 us, CUB's histogram 455); the keys
+// before the first 16-byte boundary and after the last whole vector one at a time. The
+// host keeps a block's share of the keys below 2^32.
 template <class K, int TPB, int RADIX_BITS>
 struct radix_histogram {
   typedef radix_key<K> RK;
   typedef typename RK::U U;
   static const int RADIX = 1 << RADIX_BITS;
   static const int MAX_PASSES = (int(sizeof(U)) * 8 + RADIX_BITS - 1) / RADIX_BITS;
+  static const int VEC = 16 / int(sizeof(U)), LOADS = 4;
+
+  struct passes_of {
+    unsigned count, shift[MAX_PASSES], bits[MAX_PASSES];
+  };
+
+  static __device__ __forceinline__ void add(unsigned* counts, const passes_of& ps, U u) {
+#pragma unroll
+    for (int p = 0; p < MAX_PASSES; ++p)
+      if (p < ps.count) atomicAdd(&counts[p * RADIX + radix_digit(u, ps.shift[p], ps.bits[p])], 1u);
+  }
 
   static __device__ __forceinline__ void count(const K* keys, unsigned long long n,
                                                unsigned begin_bit, unsigned end_bit,
                                                unsigned descending, unsigned* counts,
                                                unsigned long long* hist) {
-    const unsigned passes = radix_passes<RADIX_BITS>(begin_bit, end_bit);
-    for (unsigned i = threadIdx.x; i < passes * RADIX; i += TPB)
+    passes_of ps;
+    ps.count = radix_passes<RADIX_BITS>(begin_bit, end_bit);
+#pragma unroll
+    for (int p = 0; p < MAX_PASSES; ++p) {
+      ps.shift[p] = min(begin_bit + p * RADIX_BITS, end_bit);
+      ps.bits[p] = min(unsigned(RADIX_BITS), end_bit - ps.shift[p]);
+    }
+    for (unsigned i = threadIdx.x; i < ps.count * RADIX; i += TPB)
       counts[i] = 0;
     __syncthreads();
     const U* words = reinterpret_cast<const U*>(keys);
     const U flip = descending ? ~U(0) : U(0);
-    const unsigned long long stride = (unsigned long long)gridDim.x * TPB;
-    for (unsigned long long i = (unsigned long long)blockIdx.x * TPB + threadIdx.x; i < n;
-         i += stride) {
-      const U u = RK::to_ordered(words[i]) ^ flip;
-      for (unsigned p = 0; p < passes; ++p) {
-        const unsigned shift = begin_bit + p * RADIX_BITS;
-        const unsigned bits = min(unsigned(RADIX_BITS), end_bit - shift);
-        atomicAdd(&counts[p * RADIX + radix_digit(u, shift, bits)], 1u);
+    const unsigned long long misaligned =
+        (reinterpret_cast<unsigned long long>(words) & 15) / sizeof(U);
+    const unsigned long long head = min(n, (unsigned long long)(misaligned ? VEC - misaligned : 0));
+    const unsigned long long vectors = (n - head) / VEC;
+    const unsigned long long thread = (unsigned long long)blockIdx.x * TPB + threadIdx.x;
+    const unsigned long long threads = (unsigned long long)gridDim.x * TPB;
+    const uint4* vec = reinterpret_cast<const uint4*>(words + head);
+    for (unsigned long long v = (unsigned long long)blockIdx.x * TPB * LOADS + threadIdx.x;
+         v < vectors; v += threads * LOADS) {
+      uint4 x[LOADS];
+#pragma unroll
+      for (int l = 0; l < LOADS; ++l)
+        if (v + l * TPB < vectors) x[l] = vec[v + l * TPB];
+#pragma unroll
+      for (int l = 0; l < LOADS; ++l) {
+        if (v + l * TPB >= vectors) break;
+        const U* k = reinterpret_cast<const U*>(&x[l]);
+#pragma unroll
+        for (int j = 0; j < VEC; ++j)
+          add(counts, ps, RK::to_ordered(k[j]) ^ flip);
       }
     }
+    for (unsigned long long i = thread; i < head; i += threads)
+      add(counts, ps, RK::to_ordered(words[i]) ^ flip);
+    for (unsigned long long i = head + vectors * VEC + thread; i < n; i += threads)
+      add(counts, ps, RK::to_ordered(words[i]) ^ flip);
     __syncthreads();
-    for (unsigned i = threadIdx.x; i < passes * RADIX; i += TPB)
+    for (unsigned i = threadIdx.x; i < ps.count * RADIX; i += TPB)
       if (counts[i]) atomicAdd(&hist[i], (unsigned long long)counts[i]);
   }
 };
@@ -179,22 +215,32 @@ __global__ void __launch_bounds__(32) radix_digit_starts_kernel(unsigned long lo
   warp_exclusive_runs<RADIX>(h, h);
 }
 
-// Shared memory of the onesweep kernel. `exchange` holds the warps' digit counters
-// while ranking, then the tile's keys, then its values, in rank order.
+// Shared memory of the onesweep kernel. `exchange` holds the tile's keys, then its
+// values, in rank order; the warps' digit counters live apart from it where the static
+// shared memory allows (SEPARATE), else in it while the tile ranks.
 template <class U, class V, int TPB, int IPT, int RADIX_BITS, bool PAIRS>
 struct onesweep_smem {
   static const int RADIX = 1 << RADIX_BITS, WARPS = TPB / 32, TILE = TPB * IPT;
   static const int COUNTER_BYTES = WARPS * RADIX * 4;
   static const int ITEM_BYTES = PAIRS && sizeof(V) > sizeof(U) ? sizeof(V) : sizeof(U);
+  static const int TILE_BYTES = TILE * ITEM_BYTES;
+  // Apart, a tile's keys go to the exchange before its look-back instead of after it.
+  // The bound leaves room for the rest of this struct and the single launch's starts.
+  static const bool SEPARATE = COUNTER_BYTES + TILE_BYTES + RADIX * 24 + 32 <= 48 * 1024;
   static const int EXCHANGE_BYTES =
-      COUNTER_BYTES > TILE* ITEM_BYTES ? COUNTER_BYTES : TILE* ITEM_BYTES;
+      SEPARATE || TILE_BYTES > COUNTER_BYTES ? TILE_BYTES : COUNTER_BYTES;
   __align__(16) unsigned char exchange[EXCHANGE_BYTES];
+  unsigned apart[SEPARATE ? WARPS * RADIX : 1];
   unsigned long long
       base[RADIX];        // output index of the tile's first item of each digit, less its start
   unsigned count[RADIX];  // items of each digit in the tile
   unsigned start[RADIX];  // tile-local rank of each digit's first item
   unsigned long long tag; // the pass's tag, in place in a status word
   unsigned tile;
+
+  __device__ __forceinline__ unsigned* counters() {
+    return SEPARATE ? apart : reinterpret_cast<unsigned*>(exchange);
+  }
 };
 
 // EARLY_COUNTS (SortPolicy::early_counts): the tile's digit counts come from shared
@@ -224,32 +270,33 @@ struct onesweep_tile {
   }
 
   // Each item's rank among the warp's items of its digit (warp-private counters in
-  // `counters`, zeroed by the caller); invalid items get digit RADIX and no rank.
+  // `counters`), as `rank | digit << 16` (invalid items: digit RADIX): one register an
+  // item instead of two leaves room for more items at three blocks an SM.
   // FULL: every item is valid (all but a pass's last tile), which drops the validity
   // ballot and tests from the per-item chain.
   template <bool FULL>
-  static __device__ __forceinline__ void
-  rank_in_warp(const U (&u)[IPT], unsigned valid, unsigned shift, unsigned bits,
-               unsigned (&digit)[IPT], unsigned (&rank)[IPT], unsigned* counters) {
+  static __device__ __forceinline__ void rank_in_warp(const U (&u)[IPT], unsigned valid,
+                                                      unsigned shift, unsigned bits,
+                                                      unsigned (&item)[IPT], unsigned* counters) {
     const unsigned lane = lane_id(), w0 = (threadIdx.x >> 5) * WARP_ITEMS + lane;
     const unsigned upto = (2u << lane) - 1u; // this lane and the lower ones
 #pragma unroll
     for (int i = 0; i < IPT; ++i) {
       const bool is_valid = FULL || w0 + i * 32 < valid;
-      digit[i] = is_valid ? radix_digit(u[i], shift, bits) : unsigned(RADIX);
+      const unsigned digit = is_valid ? radix_digit(u[i], shift, bits) : unsigned(RADIX);
       // Invalid lanes (the warp's last ones) share a digit's low bits with valid ones:
       // the valid lanes' ballot keeps them out of every group.
-      const unsigned same = warp_match_bits<RADIX_BITS>(digit[i]);
+      const unsigned same = warp_match_bits<RADIX_BITS>(digit);
       const unsigned valid_lanes = FULL ? FULL_WARP : __ballot_sync(FULL_WARP, is_valid);
       const unsigned peers = is_valid ? same & valid_lanes : 1u << lane;
       // The leader, the group's highest lane, counts the whole group in `here`.
       const unsigned leader = 31 - __clz(peers), here = __popc(peers & upto);
       const bool leads = lane == leader && is_valid;
       unsigned before = 0;
-      if (leads) before = counters[digit[i]];
+      if (leads) before = counters[digit];
       before = __shfl_sync(FULL_WARP, before, leader);
-      rank[i] = before + here - 1u;
-      if (leads) counters[digit[i]] = before + here;
+      item[i] = (before + here - 1u) | digit << 16;
+      if (leads) counters[digit] = before + here;
       __syncwarp();
     }
   }
@@ -280,15 +327,18 @@ struct onesweep_tile {
     }
   }
 
-  // The tile's count of each digit into s.count (zeroed by the caller) before the
-  // ranking, so that it is published a ranking's time before this tile looks back:
-  // by then its predecessors have mostly published inclusive counts.
-  static __device__ __forceinline__ void count_tile(Smem& s, const U (&u)[IPT], unsigned valid,
-                                                    unsigned shift, unsigned bits) {
+  // Early counts: each warp counts its items' digits in its own counters (zeroed by
+  // the caller) before the ranking, so that the tile publishes its counts a ranking's
+  // time before it looks back, and the ranking starts from each warp's offsets.
+  static __device__ __forceinline__ void count_warp(const U (&u)[IPT], unsigned valid,
+                                                    unsigned shift, unsigned bits,
+                                                    unsigned* warp_counters) {
     const unsigned w0 = (threadIdx.x >> 5) * WARP_ITEMS + lane_id();
+    const bool full = valid == unsigned(TILE);
 #pragma unroll
     for (int i = 0; i < IPT; ++i)
-      if (w0 + i * 32 < valid) atomicAdd(&s.count[radix_digit(u[i], shift, bits)], 1u);
+      if (full || w0 + i * 32 < valid)
+        atomicAdd(&warp_counters[radix_digit(u[i], shift, bits)], 1u);
   }
 
   // The tile's count of `digit`, inclusive for tile 0 (it has no predecessor).
@@ -298,13 +348,8 @@ struct onesweep_tile {
                   count | s.tag | (s.tile == 0 ? RADIX_INCLUSIVE : RADIX_AGGREGATE));
   }
 
-  static __device__ __forceinline__ void publish_counts(const Smem& s, unsigned long long* status) {
-    for (int d = threadIdx.x; d < RADIX; d += TPB)
-      publish_count(s, status, d, s.count[d]);
-  }
-
-  // Per digit: the warps' counters become each warp's start within the digit; without
-  // early counts, the tile's count is kept and published here.
+  // Per digit: the warps' counters become each warp's start within the digit, and the
+  // tile's count is kept and published.
   static __device__ __forceinline__ void count_digits(Smem& s, unsigned* counters,
                                                       unsigned long long* status) {
     for (int d = threadIdx.x; d < RADIX; d += TPB) {
@@ -314,10 +359,28 @@ struct onesweep_tile {
         counters[w * RADIX + d] = sum;
         sum += c;
       }
-      if (EARLY_COUNTS) continue;
       s.count[d] = sum;
       publish_count(s, status, d, sum);
     }
+  }
+
+  // Digit counts to warps' offsets and tile starts (s.start), published.
+  static __device__ __forceinline__ void offsets(Smem& s, unsigned* counters,
+                                                 unsigned long long* status) {
+    count_digits(s, counters, status);
+    __syncthreads();
+    warp_exclusive_runs<RADIX>(s.count, s.start);
+    __syncthreads();
+  }
+
+  // Each item's rank as its index in the tile's rank order.
+  template <class W>
+  static __device__ __forceinline__ void scatter(Smem& s, const W (&x)[IPT],
+                                                 const unsigned (&item)[IPT]) {
+    W* ranked = reinterpret_cast<W*>(s.exchange);
+#pragma unroll
+    for (int i = 0; i < IPT; ++i)
+      if (item[i] >> 16 < unsigned(RADIX)) ranked[item[i] & 0xffffu] = x[i];
   }
 
   static __device__ __forceinline__ void
@@ -365,12 +428,9 @@ radix_sort_tile(typename T::Smem& s, const typename T::Key* keys_in, typename T:
   typedef typename T::U U;
   typedef typename T::V V;
   const int RADIX = T::RADIX, TILE = T::TILE, IPT = T::ITEMS, TPB = T::THREADS;
-  unsigned* counters = reinterpret_cast<unsigned*>(s.exchange);
+  unsigned* counters = s.counters();
   for (int i = threadIdx.x; i < T::WARPS * RADIX; i += TPB)
     counters[i] = 0;
-  if (T::EARLY)
-    for (int d = threadIdx.x; d < RADIX; d += TPB)
-      s.count[d] = 0;
   __syncthreads();
 
   const unsigned long long first = (unsigned long long)s.tile * TILE;
@@ -384,43 +444,42 @@ radix_sort_tile(typename T::Smem& s, const typename T::Key* keys_in, typename T:
   V v[IPT];
   if (T::PAIRS) T::load(reinterpret_cast<const V*>(values_in), first, valid, v);
 
-  if (T::EARLY) {
-    T::count_tile(s, u, valid, shift, bits);
-    __syncthreads();
-    T::publish_counts(s, status);
-  }
-  unsigned digit[IPT], rank[IPT];
   unsigned* warp_counters = counters + (threadIdx.x >> 5) * RADIX;
+  if (T::EARLY) {
+    T::count_warp(u, valid, shift, bits, warp_counters);
+    __syncthreads();
+    T::offsets(s, counters, status);
+  }
+  unsigned item[IPT]; // rank | digit << 16
   if (valid == unsigned(TILE))
-    T::template rank_in_warp<true>(u, valid, shift, bits, digit, rank, warp_counters);
+    T::template rank_in_warp<true>(u, valid, shift, bits, item, warp_counters);
   else
-    T::template rank_in_warp<false>(u, valid, shift, bits, digit, rank, warp_counters);
-  __syncthreads();
-  T::count_digits(s, counters, status);
-  __syncthreads();
-  warp_exclusive_runs<RADIX>(s.count, s.start);
-  __syncthreads();
+    T::template rank_in_warp<false>(u, valid, shift, bits, item, warp_counters);
+  if (!T::EARLY) {
+    __syncthreads();
+    T::offsets(s, counters, status);
+  }
 #pragma unroll
-  for (int i = 0; i < IPT; ++i)
-    if (digit[i] < unsigned(RADIX))
-      rank[i] += counters[(threadIdx.x >> 5) * RADIX + digit[i]] + s.start[digit[i]];
-  T::publish_inclusive(s, starts, status);
-  __syncthreads(); // the counters are read: the exchange takes the keys
-
-  U* ranked = reinterpret_cast<U*>(s.exchange);
-#pragma unroll
-  for (int i = 0; i < IPT; ++i)
-    if (digit[i] < unsigned(RADIX)) ranked[rank[i]] = u[i];
+  for (int i = 0; i < IPT; ++i) {
+    const unsigned d = item[i] >> 16; // the tile's rank stays below 2^15: no carry
+    if (d < unsigned(RADIX)) item[i] += (T::EARLY ? 0u : warp_counters[d]) + s.start[d];
+  }
+  if (T::Smem::SEPARATE) {
+    T::scatter(s, u, item);
+    T::publish_inclusive(s, starts, status);
+  } else {
+    T::publish_inclusive(s, starts, status);
+    __syncthreads(); // the counters are read: the exchange takes the keys
+    T::scatter(s, u, item);
+  }
   __syncthreads();
   unsigned long long dst[IPT];
   T::store_keys(s, keys_out, valid, shift, bits, descending, dst);
   if (!T::PAIRS) return;
   __syncthreads();
-  V* ranked_values = reinterpret_cast<V*>(s.exchange);
-#pragma unroll
-  for (int i = 0; i < IPT; ++i)
-    if (digit[i] < unsigned(RADIX)) ranked_values[rank[i]] = v[i];
+  T::scatter(s, v, item);
   __syncthreads();
+  const V* ranked_values = reinterpret_cast<const V*>(s.exchange);
   V* out = reinterpret_cast<V*>(values_out);
 #pragma unroll
   for (int i = 0; i < IPT; ++i)

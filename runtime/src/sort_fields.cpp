@@ -32,7 +32,9 @@ std::size_t sort_shared_bytes(const SortPolicy& p, std::size_t key_bytes, std::s
   const std::size_t counters = static_cast<std::size_t>(p.block_threads / 32) * radix * 4;
   const std::size_t items = static_cast<std::size_t>(p.tile_items()) *
                             (value_bytes > key_bytes ? value_bytes : key_bytes);
-  const std::size_t tile = round_up(std::max(counters, items), 16) + radix * (8 + 4 + 4) + 16;
+  const bool separate = counters + items + radix * 24 + 32 <= 48 * 1024; // onesweep_smem::SEPARATE
+  const std::size_t exchange = separate ? items + counters : std::max(counters, items);
+  const std::size_t tile = round_up(exchange, 16) + radix * (8 + 4 + 4) + 16;
   if (!p.single_launch) return tile;
   const std::size_t passes = (8 * key_bytes + p.radix_bits - 1) / p.radix_bits;
   return round_up(std::max(tile, passes * radix * 4), 16) + radix * 8;

@@ -62,10 +62,12 @@ std::vector<K> random_keys(std::size_t n, std::uint64_t distinct, std::uint64_t 
 
 // Sorts on the GPU (with `policy` when given, else the dispatched one) and compares keys
 // (and the permutation, as values) with the host's stable sort; Value is the index type
-// carried (4 or 8 bytes).
+// carried (4 or 8 bytes). `misalign`: the input keys start that many keys past the
+// allocation's (16-byte aligned) start.
 template <class K, class Value = std::uint32_t>
 void check_sort(const std::vector<K>& keys, SortOrder order, bool pairs, unsigned begin = 0,
-                unsigned end = 8 * sizeof(K), const detail::SortPolicy* policy = nullptr) {
+                unsigned end = 8 * sizeof(K), const detail::SortPolicy* policy = nullptr,
+                std::size_t misalign = 0) {
   const std::size_t n = keys.size();
   std::vector<Value> index(n);
   std::iota(index.begin(), index.end(), Value(0));
@@ -74,9 +76,12 @@ void check_sort(const std::vector<K>& keys, SortOrder order, bool pairs, unsigne
     const auto x = sort_bits(keys[a], begin, end), y = sort_bits(keys[b], begin, end);
     return order == SortOrder::Ascending ? x < y : y < x;
   });
-  DeviceBuffer<K> in(n), out(n);
+  DeviceBuffer<K> allocation(n + misalign), out(n);
   DeviceBuffer<Value> vin(n), vout(n);
-  in.upload(keys);
+  std::vector<K> padded(misalign, K(7));
+  padded.insert(padded.end(), keys.begin(), keys.end());
+  allocation.upload(padded);
+  K* const in_ptr = allocation.ptr + misalign;
   out.poison();
   Scanner& s = default_scanner();
   if (pairs) {
@@ -85,7 +90,7 @@ void check_sort(const std::vector<K>& keys, SortOrder order, bool pairs, unsigne
   }
   if (policy) {
     detail::SortRequest r{data_type_of<K>(),
-                          in.ptr,
+                          in_ptr,
                           out.ptr,
                           pairs ? vin.ptr : nullptr,
                           pairs ? vout.ptr : nullptr,
@@ -96,9 +101,9 @@ void check_sort(const std::vector<K>& keys, SortOrder order, bool pairs, unsigne
                           end};
     detail::ScannerAccess::sort(s, r, policy);
   } else if (pairs) {
-    s.sort_pairs(in.ptr, out.ptr, vin.ptr, vout.ptr, n, begin, end, order);
+    s.sort_pairs(in_ptr, out.ptr, vin.ptr, vout.ptr, n, begin, end, order);
   } else {
-    s.sort_keys(in.ptr, out.ptr, n, begin, end, order);
+    s.sort_keys(in_ptr, out.ptr, n, begin, end, order);
   }
   SCANTUNE_CUDA_TRY(cudaDeviceSynchronize());
   const std::vector<K> got = out.download(n);
@@ -110,7 +115,7 @@ void check_sort(const std::vector<K>& keys, SortOrder order, bool pairs, unsigne
   if (pairs) {
     EXPECT_EQ(vout.download(n), expect_index) << "n = " << n;
   }
-  EXPECT_EQ(in.download(n), keys) << "the input changed"; // callers pass no NaNs
+  EXPECT_EQ(allocation.download(n + misalign), padded) << "the input changed"; // no NaNs
 }
 
 template <class K>
@@ -157,6 +162,19 @@ TYPED_TEST(GpuSortTyped, BitRanges) {
   check_sort(keys, SortOrder::Ascending, true, 3, 17);
   check_sort(keys, SortOrder::Descending, true, bits - 12, bits);
   check_sort(keys, SortOrder::Ascending, true, 8, bits - 5);
+}
+
+// Keys that do not start on a 16-byte boundary: the histogram reads whole vectors
+// between single keys before the first boundary and after the last vector.
+TYPED_TEST(GpuSortTyped, MisalignedKeys) {
+  using K = TypeParam;
+  const detail::SortPolicy passes = detail::SortPolicy::parse("radix.tpb256.ipt8.rb8");
+  const detail::SortPolicy single = detail::SortPolicy::parse("radix.tpb256.ipt8.rb8.sl1");
+  for (std::size_t misalign : {1, 2, 3})
+    for (std::size_t n : {1, 2, 3, 5, 8, 17, 4099, 123457})
+      for (const detail::SortPolicy* p : {&passes, &single})
+        check_sort<K>(random_keys<K>(n, 0, n + 1), SortOrder::Ascending, false, 0, 8 * sizeof(K), p,
+                      misalign);
 }
 
 // The single-launch kernel (SortPolicy::single_launch) on every shape the typed tests
@@ -335,6 +353,24 @@ TEST_F(GpuSort, CapturedInAGraphReplays) {
     SCANTUNE_CUDA_TRY(cudaGraphDestroy(graph));
   }
   SCANTUNE_CUDA_TRY(cudaStreamDestroy(stream));
+}
+
+// Small sorts for compute-sanitizer (--gtest_filter='GpuSanitize*'): each layout of the
+// onesweep tile (counters apart from the exchange or in it, early counts or not, pairs,
+// a partial last tile, several tiles looking back) and the single launch.
+class GpuSanitizeSort : public test::GpuTest {};
+
+TEST_F(GpuSanitizeSort, EveryTileLayout) {
+  for (const char* key : {"radix.tpb384.ipt16.rb8.mb3.ec1", "radix.tpb384.ipt20.rb8.mb3.ec1",
+                          "radix.tpb384.ipt16.rb8.mb3", "radix.tpb512.ipt20.rb8",
+                          "radix.tpb256.ipt16.rb8.ec1", "radix.tpb256.ipt8.rb8.sl1"}) {
+    const detail::SortPolicy p = detail::SortPolicy::parse(key);
+    check_sort<std::uint32_t>(random_keys<std::uint32_t>(20011, 0, 31), SortOrder::Ascending, true,
+                              0, 32, &p);
+    if (!p.invalid_reason(8, 8)) // within shared memory for 8-byte keys and values
+      check_sort<std::uint64_t, std::uint64_t>(random_keys<std::uint64_t>(9001, 0, 32),
+                                               SortOrder::Descending, true, 0, 64, &p);
+  }
 }
 
 } // namespace
