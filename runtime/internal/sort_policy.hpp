@@ -29,6 +29,9 @@ struct SortPolicy {
   std::string key() const;
   /// Throws InvalidArgument naming the key when it is not one key() writes.
   static SortPolicy parse(std::string_view key);
+  /// Static shared memory of its onesweep kernel (or single launch) for keys of
+  /// `key_bytes` and values of `value_bytes`: radix_sort.cuh's layout restated.
+  std::size_t shared_bytes(std::size_t key_bytes, std::size_t value_bytes) const;
   /// Why this policy cannot sort keys of `key_bytes` with values of `value_bytes`
   /// (shared memory, shape), or nothing.
   std::optional<std::string> invalid_reason(std::size_t key_bytes, std::size_t value_bytes) const;

@@ -24,22 +24,6 @@ std::size_t round_up(std::size_t x, std::size_t to) {
   return (x + to - 1) / to * to;
 }
 
-// Static shared memory of radix_onesweep_kernel (onesweep_smem in radix_sort.cuh), or
-// of radix_single_launch_kernel: that, or the histogram's counters where larger, and
-// the digit starts.
-std::size_t sort_shared_bytes(const SortPolicy& p, std::size_t key_bytes, std::size_t value_bytes) {
-  const std::size_t radix = std::size_t{1} << p.radix_bits;
-  const std::size_t counters = static_cast<std::size_t>(p.block_threads / 32) * radix * 4;
-  const std::size_t items = static_cast<std::size_t>(p.tile_items()) *
-                            (value_bytes > key_bytes ? value_bytes : key_bytes);
-  const bool separate = counters + items + radix * 24 + 32 <= 48 * 1024; // onesweep_smem::SEPARATE
-  const std::size_t exchange = separate ? items + counters : std::max(counters, items);
-  const std::size_t tile = round_up(exchange, 16) + radix * (8 + 4 + 4) + 16;
-  if (!p.single_launch) return tile;
-  const std::size_t passes = (8 * key_bytes + p.radix_bits - 1) / p.radix_bits;
-  return round_up(std::max(tile, passes * radix * 4), 16) + radix * 8;
-}
-
 constexpr std::string_view kSortKeys = "sort_keys", kSortPairs = "sort_pairs";
 
 } // namespace
@@ -147,6 +131,25 @@ SortPolicy SortPolicy::parse(std::string_view key) {
   return p;
 }
 
+// Static shared memory of radix_onesweep_kernel (onesweep_smem in radix_sort.cuh), or
+// of radix_single_launch_kernel: that, or the histogram's counters where larger, and
+// the digit starts.
+std::size_t SortPolicy::shared_bytes(std::size_t key_bytes, std::size_t value_bytes) const {
+  const std::size_t radix = std::size_t{1} << radix_bits;
+  const std::size_t counters = static_cast<std::size_t>(block_threads / 32) * radix * 4;
+  const std::size_t items =
+      static_cast<std::size_t>(tile_items()) * (value_bytes > key_bytes ? value_bytes : key_bytes);
+  const bool separate = counters + items + radix * 24 + 32 <= 48 * 1024; // onesweep_smem::SEPARATE
+  const std::size_t exchange = separate ? items : std::max(counters, items);
+  const std::size_t apart = separate ? counters : 4;
+  // base, count and start after the 8-aligned counters; tag and tile; 16-byte alignment.
+  const std::size_t digits = round_up(exchange + apart, 8) + radix * (8 + 4 + 4);
+  const std::size_t tile = round_up(round_up(digits, 8) + 8 + 4, 16);
+  if (!single_launch) return tile;
+  const std::size_t passes = (8 * key_bytes + radix_bits - 1) / radix_bits;
+  return round_up(std::max(tile, passes * radix * 4), 16) + radix * 8;
+}
+
 std::optional<std::string> SortPolicy::invalid_reason(std::size_t key_bytes,
                                                       std::size_t value_bytes) const {
   for (const SortField& f : sort_fields()) {
@@ -156,7 +159,7 @@ std::optional<std::string> SortPolicy::invalid_reason(std::size_t key_bytes,
                                              f.multiple_of, f.min, f.max)
                                : fmt::format("{} {} is outside [{}, {}]", f.name, v, f.min, f.max);
   }
-  const std::size_t smem = sort_shared_bytes(*this, key_bytes, value_bytes);
+  const std::size_t smem = shared_bytes(key_bytes, value_bytes);
   if (smem > kMaxStaticSharedBytes)
     return fmt::format("the tile needs {} bytes of shared memory for {}-byte keys and {}-byte "
                        "values, more than {}",

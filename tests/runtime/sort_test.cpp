@@ -118,6 +118,35 @@ TEST(SortPolicy, InvalidReasons) {
   EXPECT_NE(why->find("shared memory"), std::string::npos) << *why;
 }
 
+// SortPolicy::shared_bytes restates the kernels' shared-memory layout (onesweep_smem and
+// its SEPARATE choice, the single launch's union): ptxas's count of each kernel's
+// static shared memory must equal it, on both sides of the counters-apart bound.
+TEST(SortPolicy, SharedBytesMatchPtxas) {
+  const std::vector<SortSpec> specs = {
+      {SortPolicy::parse("radix.tpb384.ipt16.rb8.mb3.ec1"), DataType::UInt32, 0}, // apart
+      {SortPolicy::parse("radix.tpb384.ipt20.rb8.mb3.ec1"), DataType::UInt32, 0}, // in it
+      {SortPolicy::parse("radix.tpb512.ipt20.rb8"), DataType::UInt32, 4},
+      {SortPolicy::parse("radix.tpb256.ipt16.rb8.ec1"), DataType::UInt64, 8},
+      {SortPolicy::parse("radix.tpb128.ipt4.rb4"), DataType::Float32, 0},
+      {SortPolicy::parse("radix.tpb256.ipt8.rb8.sl1"), DataType::UInt64, 4}};
+  for (const SortSpec& spec : specs) {
+    const GeneratedSource g = generate_sort(spec);
+    const std::string& kernel = g.name_expressions[0].back(); // onesweep or single launch
+    const CompiledProgram prog =
+        nvrtc_compile("sort_smem", g.source, {kernel}, 90, {"--ptxas-options=--verbose"});
+    // "ptxas info    : Compiling entry function '<lowered>' for 'sm_90'" ... then
+    // "ptxas info    : Used N registers, ..., M bytes smem" for that function.
+    const std::size_t entry = prog.log.find(prog.lowered_names[0]);
+    ASSERT_NE(entry, std::string::npos) << prog.log;
+    const std::size_t smem = prog.log.find(" bytes smem", entry);
+    ASSERT_NE(smem, std::string::npos) << prog.log;
+    const std::size_t digits = prog.log.find_last_not_of("0123456789", smem - 1) + 1;
+    EXPECT_EQ(std::stoul(prog.log.substr(digits, smem - digits)),
+              spec.policy.shared_bytes(size_of(spec.key), spec.value_bytes))
+        << spec.id();
+  }
+}
+
 TEST(SortPolicy, SpecIdsNameEverything) {
   EXPECT_EQ((SortSpec{{384, 12, 8}, DataType::Int64, 4}.id()),
             "radix.tpb384.ipt12.rb8|int64|v4|sort_pairs");
