@@ -243,9 +243,9 @@ struct onesweep_smem {
   }
 };
 
-// EARLY_COUNTS (SortPolicy::early_counts): the tile's digit counts come from shared
-// atomics before the ranking and are published then; otherwise the ranking's warp
-// counters give them after it.
+// EARLY_COUNTS (SortPolicy::early_counts): each warp counts its digits (shared atomics)
+// before the ranking, and the tile publishes its counts and ranks from the warps'
+// offsets; otherwise the ranking's warp counters give the counts and offsets after it.
 template <class K, int VALUE_BYTES, int TPB, int IPT, int RADIX_BITS, bool EARLY_COUNTS>
 struct onesweep_tile {
   typedef K Key;
@@ -373,7 +373,7 @@ struct onesweep_tile {
     __syncthreads();
   }
 
-  // Each item's rank as its index in the tile's rank order.
+  // Each thread's x[i] to its item's place in the tile's rank order in `exchange`.
   template <class W>
   static __device__ __forceinline__ void scatter(Smem& s, const W (&x)[IPT],
                                                  const unsigned (&item)[IPT]) {
