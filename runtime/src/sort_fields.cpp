@@ -72,9 +72,10 @@ const std::vector<SortField>& sort_fields() {
        "--min-blocks",
        "resident blocks per SM the onesweep kernel's registers allow ([1, 4])",
        true},
-      // Counting a tile's digits with shared atomics before the ranking publishes them a
-      // ranking's time before the tile looks back: 2^28 uint64 keys 12% faster on the
-      // H100, uint32 keys and pairs 3-7% slower (docs/decisions.md, radix sort).
+      // Each warp counting its digits before the ranking publishes the tile's counts a
+      // ranking's time before it looks back and lets the ranking start from the warps'
+      // offsets: the H100 tune takes it for uint32 and uint64 keys from 2^22, not for
+      // 4-byte pairs above 2^22 (docs/decisions.md, "Early counts per warp").
       {"early_counts",
        "ec",
        &SortPolicy::early_counts,
