@@ -140,7 +140,8 @@ std::size_t SortPolicy::shared_bytes(std::size_t key_bytes, std::size_t value_by
   const std::size_t counters = static_cast<std::size_t>(block_threads / 32) * radix * 4;
   const std::size_t items =
       static_cast<std::size_t>(tile_items()) * (value_bytes > key_bytes ? value_bytes : key_bytes);
-  const bool separate = counters + items + radix * 24 + 32 <= 48 * 1024; // onesweep_smem::SEPARATE
+  // onesweep_smem::SEPARATE: room beside the counters for the rest and the single launch.
+  const bool separate = counters + items + radix * 24 + 32 <= kMaxStaticSharedBytes;
   const std::size_t exchange = separate ? items : std::max(counters, items);
   const std::size_t apart = separate ? counters : 4;
   // base, count and start after the 8-aligned counters; tag and tile; 16-byte alignment.
