@@ -119,28 +119,28 @@ struct radix_histogram {
     unsigned count, shift[MAX_PASSES], bits[MAX_PASSES];
   };
 
+  // WHOLE: the passes cover the whole key from bit 0 (every sort but one given a bit
+  // range), so each digit's shift and width are constants and no pass is tested (2^28
+  // uint32 keys: 324 M warp instructions -> 171 M, CUB's histogram 184 M).
+  template <bool WHOLE>
   static __device__ __forceinline__ void add(unsigned* counts, const passes_of& ps, U u) {
-#pragma unroll
-    for (int p = 0; p < MAX_PASSES; ++p)
-      if (p < ps.count) atomicAdd(&counts[p * RADIX + radix_digit(u, ps.shift[p], ps.bits[p])], 1u);
-  }
-
-  static __device__ __forceinline__ void count(const K* keys, unsigned long long n,
-                                               unsigned begin_bit, unsigned end_bit,
-                                               unsigned descending, unsigned* counts,
-                                               unsigned long long* hist) {
-    passes_of ps;
-    ps.count = radix_passes<RADIX_BITS>(begin_bit, end_bit);
+    const int KEY_BITS = int(sizeof(U)) * 8;
 #pragma unroll
     for (int p = 0; p < MAX_PASSES; ++p) {
-      ps.shift[p] = min(begin_bit + p * RADIX_BITS, end_bit);
-      ps.bits[p] = min(unsigned(RADIX_BITS), end_bit - ps.shift[p]);
+      const int shift = p * RADIX_BITS;
+      const int bits = KEY_BITS - shift < RADIX_BITS ? KEY_BITS - shift : RADIX_BITS;
+      if (WHOLE)
+        atomicAdd(&counts[p * RADIX + (unsigned(u >> shift) & ((1u << bits) - 1u))], 1u);
+      else if (p < ps.count)
+        atomicAdd(&counts[p * RADIX + radix_digit(u, ps.shift[p], ps.bits[p])], 1u);
     }
-    for (unsigned i = threadIdx.x; i < ps.count * RADIX; i += TPB)
-      counts[i] = 0;
-    __syncthreads();
-    const U* words = reinterpret_cast<const U*>(keys);
-    const U flip = descending ? ~U(0) : U(0);
+  }
+
+  // A grid-stride loop over the 16-byte vectors, LOADS in flight a thread, then the keys
+  // before the first and after the last one at a time.
+  template <bool WHOLE>
+  static __device__ __forceinline__ void sweep(const U* words, unsigned long long n, U flip,
+                                               const passes_of& ps, unsigned* counts) {
     const unsigned long long misaligned =
         (reinterpret_cast<unsigned long long>(words) & 15) / sizeof(U);
     const unsigned long long head = min(n, (unsigned long long)(misaligned ? VEC - misaligned : 0));
@@ -160,13 +160,35 @@ struct radix_histogram {
         const U* k = reinterpret_cast<const U*>(&x[l]);
 #pragma unroll
         for (int j = 0; j < VEC; ++j)
-          add(counts, ps, RK::to_ordered(k[j]) ^ flip);
+          add<WHOLE>(counts, ps, RK::to_ordered(k[j]) ^ flip);
       }
     }
     for (unsigned long long i = thread; i < head; i += threads)
-      add(counts, ps, RK::to_ordered(words[i]) ^ flip);
+      add<WHOLE>(counts, ps, RK::to_ordered(words[i]) ^ flip);
     for (unsigned long long i = head + vectors * VEC + thread; i < n; i += threads)
-      add(counts, ps, RK::to_ordered(words[i]) ^ flip);
+      add<WHOLE>(counts, ps, RK::to_ordered(words[i]) ^ flip);
+  }
+
+  static __device__ __forceinline__ void count(const K* keys, unsigned long long n,
+                                               unsigned begin_bit, unsigned end_bit,
+                                               unsigned descending, unsigned* counts,
+                                               unsigned long long* hist) {
+    passes_of ps;
+    ps.count = radix_passes<RADIX_BITS>(begin_bit, end_bit);
+#pragma unroll
+    for (int p = 0; p < MAX_PASSES; ++p) {
+      ps.shift[p] = min(begin_bit + p * RADIX_BITS, end_bit);
+      ps.bits[p] = min(unsigned(RADIX_BITS), end_bit - ps.shift[p]);
+    }
+    for (unsigned i = threadIdx.x; i < ps.count * RADIX; i += TPB)
+      counts[i] = 0;
+    __syncthreads();
+    const U* words = reinterpret_cast<const U*>(keys);
+    const U flip = descending ? ~U(0) : U(0);
+    if (begin_bit == 0 && end_bit == sizeof(U) * 8)
+      sweep<true>(words, n, flip, ps, counts);
+    else
+      sweep<false>(words, n, flip, ps, counts);
     __syncthreads();
     for (unsigned i = threadIdx.x; i < ps.count * RADIX; i += TPB)
       if (counts[i]) atomicAdd(&hist[i], (unsigned long long)counts[i]);
@@ -217,22 +239,23 @@ __global__ void __launch_bounds__(32) radix_digit_starts_kernel(unsigned long lo
 
 // Shared memory of the onesweep kernel. `exchange` holds the tile's keys, then its
 // values, in rank order; the warps' digit counters live apart from it where the static
-// shared memory allows (SEPARATE), else in it while the tile ranks.
-template <class U, class V, int TPB, int IPT, int RADIX_BITS, bool PAIRS>
+// shared memory allows (SEPARATE), else in it while the tile ranks. BESIDE: the bytes
+// its kernel keeps beside it (the single launch's digit starts).
+template <class U, class V, int TPB, int IPT, int RADIX_BITS, bool PAIRS, int BESIDE>
 struct onesweep_smem {
   static const int RADIX = 1 << RADIX_BITS, WARPS = TPB / 32, TILE = TPB * IPT;
   static const int COUNTER_BYTES = WARPS * RADIX * 4;
   static const int ITEM_BYTES = PAIRS && sizeof(V) > sizeof(U) ? sizeof(V) : sizeof(U);
   static const int TILE_BYTES = TILE * ITEM_BYTES;
-  // Apart, a tile's keys go to the exchange before its look-back instead of after it.
-  // The bound leaves room for the rest of this struct and the single launch's starts.
-  static const bool SEPARATE = COUNTER_BYTES + TILE_BYTES + RADIX * 24 + 32 <= 48 * 1024;
+  // Apart, a tile's keys go to the exchange as they are ranked (early counts) or before
+  // its look-back, instead of after it. The bound leaves room for the rest of this struct.
+  static const bool SEPARATE = COUNTER_BYTES + TILE_BYTES + RADIX * 16 + 32 + BESIDE <= 48 * 1024;
   static const int EXCHANGE_BYTES =
       SEPARATE || TILE_BYTES > COUNTER_BYTES ? TILE_BYTES : COUNTER_BYTES;
   __align__(16) unsigned char exchange[EXCHANGE_BYTES];
   unsigned apart[SEPARATE ? WARPS * RADIX : 1];
-  unsigned long long
-      base[RADIX];        // output index of the tile's first item of each digit, less its start
+  unsigned long long base[RADIX]; // address of the tile's first key of each digit in the output,
+                                  // less its start (an integer: it may point before the output)
   unsigned count[RADIX];  // items of each digit in the tile
   unsigned start[RADIX];  // tile-local rank of each digit's first item
   unsigned long long tag; // the pass's tag, in place in a status word
@@ -246,7 +269,8 @@ struct onesweep_smem {
 // EARLY_COUNTS (SortPolicy::early_counts): each warp counts its digits (shared atomics)
 // before the ranking, and the tile publishes its counts and ranks from the warps'
 // offsets; otherwise the ranking's warp counters give the counts and offsets after it.
-template <class K, int VALUE_BYTES, int TPB, int IPT, int RADIX_BITS, bool EARLY_COUNTS>
+template <class K, int VALUE_BYTES, int TPB, int IPT, int RADIX_BITS, bool EARLY_COUNTS,
+          int BESIDE = 0>
 struct onesweep_tile {
   typedef K Key;
   typedef radix_key<K> RK;
@@ -256,17 +280,22 @@ struct onesweep_tile {
   static const int RADIX = 1 << RADIX_BITS, WARPS = TPB / 32, TILE = TPB * IPT;
   static const int WARP_ITEMS = 32 * IPT, THREADS = TPB, ITEMS = IPT;
   static const bool EARLY = EARLY_COUNTS;
-  typedef onesweep_smem<U, V, TPB, IPT, RADIX_BITS, PAIRS> Smem;
+  typedef onesweep_smem<U, V, TPB, IPT, RADIX_BITS, PAIRS, BESIDE> Smem;
+  // Early counts give each warp its offsets before the ranking; with the counters apart
+  // from the exchange, each key goes there as soon as it is ranked (its register is free
+  // again, and no second pass over the items adds the digits' starts).
+  static const bool FUSED = EARLY_COUNTS && Smem::SEPARATE;
 
   // Warp-striped: the warp's items are 32 * IPT consecutive ones, item i of a lane at
   // i * 32 + lane, so that ranking items 0, 1, ... of the lanes in order is input order.
-  template <class W>
+  template <bool FULL, class W>
   static __device__ __forceinline__ void load(const W* in, unsigned long long first, unsigned valid,
                                               W (&x)[IPT]) {
     const unsigned w0 = (threadIdx.x >> 5) * WARP_ITEMS + lane_id();
+    const W* from = in + first + w0;
 #pragma unroll
     for (int i = 0; i < IPT; ++i)
-      if (w0 + i * 32 < valid) x[i] = in[first + w0 + i * 32];
+      if (FULL || w0 + i * 32 < valid) x[i] = from[i * 32];
   }
 
   // Each item's rank among the warp's items of its digit (warp-private counters in
@@ -274,10 +303,12 @@ struct onesweep_tile {
   // item instead of two leaves room for more items at three blocks an SM.
   // FULL: every item is valid (all but a pass's last tile), which drops the validity
   // ballot and tests from the per-item chain.
+  // FUSED: the rank is the tile's (the digit's start added) and the key is in the exchange.
   template <bool FULL>
-  static __device__ __forceinline__ void rank_in_warp(const U (&u)[IPT], unsigned valid,
+  static __device__ __forceinline__ void rank_in_warp(Smem& s, const U (&u)[IPT], unsigned valid,
                                                       unsigned shift, unsigned bits,
                                                       unsigned (&item)[IPT], unsigned* counters) {
+    U* ranked = reinterpret_cast<U*>(s.exchange);
     const unsigned lane = lane_id(), w0 = (threadIdx.x >> 5) * WARP_ITEMS + lane;
     const unsigned upto = (2u << lane) - 1u; // this lane and the lower ones
 #pragma unroll
@@ -292,10 +323,14 @@ struct onesweep_tile {
       // The leader, the group's highest lane, counts the whole group in `here`.
       const unsigned leader = 31 - __clz(peers), here = __popc(peers & upto);
       const bool leads = lane == leader && is_valid;
-      unsigned before = 0;
-      if (leads) before = counters[digit];
-      before = __shfl_sync(FULL_WARP, before, leader);
-      item[i] = (before + here - 1u) | digit << 16;
+      unsigned before = 0, first = 0;
+      if (leads) {
+        before = counters[digit];
+        first = FUSED ? before + s.start[digit] : before;
+      }
+      const unsigned rank = __shfl_sync(FULL_WARP, first, leader) + here - 1u;
+      if (FUSED && is_valid) ranked[rank] = u[i];
+      item[i] = rank | digit << 16;
       if (leads) counters[digit] = before + here;
       __syncwarp();
     }
@@ -334,11 +369,11 @@ struct onesweep_tile {
                                                     unsigned shift, unsigned bits,
                                                     unsigned* warp_counters) {
     const unsigned w0 = (threadIdx.x >> 5) * WARP_ITEMS + lane_id();
-    const bool full = valid == unsigned(TILE);
+    // The test stays in full tiles: without it the compiler keeps every item's digit
+    // from here to the ranking (tpb384.ipt20 at 56 registers: 140 bytes of spills).
 #pragma unroll
     for (int i = 0; i < IPT; ++i)
-      if (full || w0 + i * 32 < valid)
-        atomicAdd(&warp_counters[radix_digit(u[i], shift, bits)], 1u);
+      if (w0 + i * 32 < valid) atomicAdd(&warp_counters[radix_digit(u[i], shift, bits)], 1u);
   }
 
   // The tile's count of `digit`, inclusive for tile 0 (it has no predecessor).
@@ -374,45 +409,110 @@ struct onesweep_tile {
   }
 
   // Each thread's x[i] to its item's place in the tile's rank order in `exchange`.
-  template <class W>
+  template <bool FULL, class W>
   static __device__ __forceinline__ void scatter(Smem& s, const W (&x)[IPT],
                                                  const unsigned (&item)[IPT]) {
     W* ranked = reinterpret_cast<W*>(s.exchange);
 #pragma unroll
     for (int i = 0; i < IPT; ++i)
-      if (item[i] >> 16 < unsigned(RADIX)) ranked[item[i] & 0xffffu] = x[i];
+      if (FULL || item[i] >> 16 < unsigned(RADIX)) ranked[item[i] & 0xffffu] = x[i];
   }
 
-  static __device__ __forceinline__ void
-  publish_inclusive(Smem& s, const unsigned long long* starts, unsigned long long* status) {
+  static __device__ __forceinline__ void publish_inclusive(Smem& s,
+                                                           const unsigned long long* starts,
+                                                           unsigned long long* status,
+                                                           const K* out) {
     for (int d = threadIdx.x; d < RADIX; d += TPB) {
       const unsigned long long before = s.tile == 0 ? 0ull : look_back(status, s.tile, d, s.tag);
       if (s.tile != 0)
         store_relaxed(status + (unsigned long long)s.tile * RADIX + d,
                       (before + s.count[d]) | s.tag | RADIX_INCLUSIVE);
-      s.base[d] = starts[d] + before - s.start[d];
+      s.base[d] =
+          reinterpret_cast<unsigned long long>(out) + (starts[d] + before - s.start[d]) * sizeof(U);
     }
   }
 
-  // Items in rank order from `exchange` to out[base[digit] + rank]; `dst` keeps each
-  // thread's output indices for the values.
-  static __device__ __forceinline__ void store_keys(const Smem& s, K* out, unsigned valid,
-                                                    unsigned shift, unsigned bits, unsigned flip,
-                                                    unsigned long long (&dst)[IPT]) {
+  // Items in rank order from `exchange` to base[digit] + rank (an address each: one
+  // multiply-add an item); `dst` keeps each thread's output places for the values.
+  template <bool FULL>
+  static __device__ __forceinline__ void store_keys(const Smem& s, unsigned valid, unsigned shift,
+                                                    unsigned bits, unsigned flip, U* (&dst)[IPT]) {
     const U* ranked = reinterpret_cast<const U*>(s.exchange);
-    U* words = reinterpret_cast<U*>(out);
     const U mask = flip ? ~U(0) : U(0);
 #pragma unroll
     for (int i = 0; i < IPT; ++i) {
       const unsigned j = threadIdx.x + i * TPB;
-      if (j < valid) {
+      if (FULL || j < valid) {
         const U u = ranked[j];
-        dst[i] = s.base[radix_digit(u, shift, bits)] + j;
-        words[dst[i]] = RK::from_ordered(u ^ mask);
+        dst[i] = reinterpret_cast<U*>(s.base[radix_digit(u, shift, bits)]) + j;
+        *dst[i] = RK::from_ordered(u ^ mask);
       }
     }
   }
 };
+
+// The items of one tile: FULL (every tile of a pass but its last) drops every test of
+// an item's validity (and the predicates the compiler keeps for them).
+template <class T, bool FULL>
+__device__ __forceinline__ void
+radix_sort_items(typename T::Smem& s, const typename T::Key* keys_in, typename T::Key* keys_out,
+                 const void* values_in, void* values_out, unsigned long long first, unsigned valid,
+                 unsigned shift, unsigned bits, unsigned descending,
+                 const unsigned long long* starts, unsigned long long* status) {
+  typedef typename T::Key K;
+  typedef typename T::U U;
+  typedef typename T::V V;
+  const int RADIX = T::RADIX, IPT = T::ITEMS, TPB = T::THREADS;
+  unsigned* counters = s.counters();
+  U u[IPT];
+  T::template load<FULL>(reinterpret_cast<const U*>(keys_in), first, valid, u);
+  const U flip = descending ? ~U(0) : U(0);
+#pragma unroll
+  for (int i = 0; i < IPT; ++i)
+    u[i] = radix_key<K>::to_ordered(u[i]) ^ flip;
+  V v[IPT];
+  if (T::PAIRS) T::template load<FULL>(reinterpret_cast<const V*>(values_in), first, valid, v);
+
+  unsigned* warp_counters = counters + (threadIdx.x >> 5) * RADIX;
+  if (T::EARLY) {
+    T::count_warp(u, valid, shift, bits, warp_counters);
+    __syncthreads();
+    T::offsets(s, counters, status);
+  }
+  unsigned item[IPT]; // rank | digit << 16
+  T::template rank_in_warp<FULL>(s, u, valid, shift, bits, item, warp_counters);
+  if (!T::EARLY) {
+    __syncthreads();
+    T::offsets(s, counters, status);
+  }
+#pragma unroll
+  for (int i = 0; i < IPT && !T::FUSED; ++i) {
+    const unsigned d = item[i] >> 16; // the tile's rank stays below 2^15: no carry
+    if (FULL || d < unsigned(RADIX)) item[i] += (T::EARLY ? 0u : warp_counters[d]) + s.start[d];
+  }
+  if (T::Smem::SEPARATE) {
+    if (!T::FUSED) T::template scatter<FULL>(s, u, item);
+    T::publish_inclusive(s, starts, status, keys_out);
+  } else {
+    T::publish_inclusive(s, starts, status, keys_out);
+    __syncthreads(); // the counters are read: the exchange takes the keys
+    T::template scatter<FULL>(s, u, item);
+  }
+  __syncthreads();
+  U* dst[IPT];
+  T::template store_keys<FULL>(s, valid, shift, bits, descending, dst);
+  if (!T::PAIRS) return;
+  __syncthreads();
+  T::template scatter<FULL>(s, v, item);
+  __syncthreads();
+  const V* ranked_values = reinterpret_cast<const V*>(s.exchange);
+  V* out = reinterpret_cast<V*>(values_out);
+  const U* words = reinterpret_cast<const U*>(keys_out);
+#pragma unroll
+  for (int i = 0; i < IPT; ++i)
+    if (FULL || threadIdx.x + i * TPB < valid)
+      out[dst[i] - words] = ranked_values[threadIdx.x + i * TPB];
+}
 
 // One tile of a pass (s.tile and s.tag set by thread 0, the block done with `s`'s
 // previous tile): ranks the tile by the digit at `shift` (`bits` wide), publishes and
@@ -424,66 +524,18 @@ radix_sort_tile(typename T::Smem& s, const typename T::Key* keys_in, typename T:
                 const void* values_in, void* values_out, unsigned long long n, unsigned shift,
                 unsigned bits, unsigned descending, const unsigned long long* starts,
                 unsigned long long* status) {
-  typedef typename T::Key K;
-  typedef typename T::U U;
-  typedef typename T::V V;
-  const int RADIX = T::RADIX, TILE = T::TILE, IPT = T::ITEMS, TPB = T::THREADS;
   unsigned* counters = s.counters();
-  for (int i = threadIdx.x; i < T::WARPS * RADIX; i += TPB)
+  for (int i = threadIdx.x; i < T::WARPS * T::RADIX; i += T::THREADS)
     counters[i] = 0;
   __syncthreads();
-
-  const unsigned long long first = (unsigned long long)s.tile * TILE;
-  const unsigned valid = unsigned(min((unsigned long long)TILE, n - first));
-  U u[IPT];
-  T::load(reinterpret_cast<const U*>(keys_in), first, valid, u);
-  const U flip = descending ? ~U(0) : U(0);
-#pragma unroll
-  for (int i = 0; i < IPT; ++i)
-    u[i] = radix_key<K>::to_ordered(u[i]) ^ flip;
-  V v[IPT];
-  if (T::PAIRS) T::load(reinterpret_cast<const V*>(values_in), first, valid, v);
-
-  unsigned* warp_counters = counters + (threadIdx.x >> 5) * RADIX;
-  if (T::EARLY) {
-    T::count_warp(u, valid, shift, bits, warp_counters);
-    __syncthreads();
-    T::offsets(s, counters, status);
-  }
-  unsigned item[IPT]; // rank | digit << 16
-  if (valid == unsigned(TILE))
-    T::template rank_in_warp<true>(u, valid, shift, bits, item, warp_counters);
+  const unsigned long long first = (unsigned long long)s.tile * T::TILE;
+  const unsigned valid = unsigned(min((unsigned long long)T::TILE, n - first));
+  if (valid == unsigned(T::TILE))
+    radix_sort_items<T, true>(s, keys_in, keys_out, values_in, values_out, first, valid, shift,
+                              bits, descending, starts, status);
   else
-    T::template rank_in_warp<false>(u, valid, shift, bits, item, warp_counters);
-  if (!T::EARLY) {
-    __syncthreads();
-    T::offsets(s, counters, status);
-  }
-#pragma unroll
-  for (int i = 0; i < IPT; ++i) {
-    const unsigned d = item[i] >> 16; // the tile's rank stays below 2^15: no carry
-    if (d < unsigned(RADIX)) item[i] += (T::EARLY ? 0u : warp_counters[d]) + s.start[d];
-  }
-  if (T::Smem::SEPARATE) {
-    T::scatter(s, u, item);
-    T::publish_inclusive(s, starts, status);
-  } else {
-    T::publish_inclusive(s, starts, status);
-    __syncthreads(); // the counters are read: the exchange takes the keys
-    T::scatter(s, u, item);
-  }
-  __syncthreads();
-  unsigned long long dst[IPT];
-  T::store_keys(s, keys_out, valid, shift, bits, descending, dst);
-  if (!T::PAIRS) return;
-  __syncthreads();
-  T::scatter(s, v, item);
-  __syncthreads();
-  const V* ranked_values = reinterpret_cast<const V*>(s.exchange);
-  V* out = reinterpret_cast<V*>(values_out);
-#pragma unroll
-  for (int i = 0; i < IPT; ++i)
-    if (threadIdx.x + i * TPB < valid) out[dst[i]] = ranked_values[threadIdx.x + i * TPB];
+    radix_sort_items<T, false>(s, keys_in, keys_out, values_in, values_out, first, valid, shift,
+                               bits, descending, starts, status);
 }
 
 // One pass over the tiles, a block a tile. MIN_BLOCKS: resident blocks per SM that the
@@ -523,7 +575,7 @@ __global__ void __launch_bounds__(TPB, MIN_BLOCKS)
                                unsigned long long n, unsigned begin_bit, unsigned end_bit,
                                unsigned descending, unsigned long long* hist,
                                unsigned long long* status, unsigned* barrier) {
-  typedef onesweep_tile<K, VALUE_BYTES, TPB, IPT, RADIX_BITS, EARLY_COUNTS> T;
+  typedef onesweep_tile<K, VALUE_BYTES, TPB, IPT, RADIX_BITS, EARLY_COUNTS, (8 << RADIX_BITS)> T;
   typedef radix_histogram<K, TPB, RADIX_BITS> H;
   __shared__ union {
     typename T::Smem tile;

@@ -61,14 +61,16 @@ const std::vector<SortField>& sort_fields() {
        "--radix-bits",
        "bits of a digit: one pass each ([4, 8])"},
       // Three 384-thread blocks per SM (56 registers) sorted 2^28 uint32 keys 8% and pairs
-      // 30% faster on the H100, and 2^20 keys no faster (docs/decisions.md, radix sort).
+      // 30% faster on the H100, and 2^20 keys no faster (docs/decisions.md, radix sort);
+      // two won 8-byte keys and pairs at 2^20-2^28 once full tiles dropped their item
+      // tests ("Full tiles without item tests").
       {"min_blocks",
        "mb",
        &SortPolicy::min_blocks,
        1,
        4,
        1,
-       {1, 3},
+       {1, 2, 3},
        "--min-blocks",
        "resident blocks per SM the onesweep kernel's registers allow ([1, 4])",
        true},
@@ -140,8 +142,10 @@ std::size_t SortPolicy::shared_bytes(std::size_t key_bytes, std::size_t value_by
   const std::size_t counters = static_cast<std::size_t>(block_threads / 32) * radix * 4;
   const std::size_t items =
       static_cast<std::size_t>(tile_items()) * (value_bytes > key_bytes ? value_bytes : key_bytes);
-  // onesweep_smem::SEPARATE: room beside the counters for the rest and the single launch.
-  const bool separate = counters + items + radix * 24 + 32 <= kMaxStaticSharedBytes;
+  // onesweep_smem::SEPARATE: room beside the counters for the rest, and in the single
+  // launch for its digit starts (onesweep_smem's BESIDE).
+  const std::size_t beside = single_launch ? radix * 8 : 0;
+  const bool separate = counters + items + radix * 16 + 32 + beside <= kMaxStaticSharedBytes;
   const std::size_t exchange = separate ? items : std::max(counters, items);
   const std::size_t apart = separate ? counters : 4;
   // base, count and start after the 8-aligned counters; tag and tile; 16-byte alignment.

@@ -124,7 +124,10 @@ TEST(SortPolicy, InvalidReasons) {
 TEST(SortPolicy, SharedBytesMatchPtxas) {
   const std::vector<SortSpec> specs = {
       {SortPolicy::parse("radix.tpb384.ipt16.rb8.mb3.ec1"), DataType::UInt32, 0}, // apart
-      {SortPolicy::parse("radix.tpb384.ipt20.rb8.mb3.ec1"), DataType::UInt32, 0}, // in it
+      {SortPolicy::parse("radix.tpb384.ipt20.rb8.mb3.ec1"), DataType::UInt32, 0}, // apart
+      // In it: the single launch's digit starts leave no room, nor does a larger tile.
+      {SortPolicy::parse("radix.tpb384.ipt20.rb8.mb3.ec1.sl1"), DataType::UInt32, 0},
+      {SortPolicy::parse("radix.tpb512.ipt20.rb8.ec1"), DataType::UInt32, 0},
       {SortPolicy::parse("radix.tpb512.ipt20.rb8"), DataType::UInt32, 4},
       {SortPolicy::parse("radix.tpb256.ipt16.rb8.ec1"), DataType::UInt64, 8},
       {SortPolicy::parse("radix.tpb128.ipt4.rb4"), DataType::Float32, 0},
