@@ -323,6 +323,12 @@ TEST_F(CliInspect, UsageErrorsExitTwoNamingTheProblem) {
       {"bench --sort pairs --select flags:0.5", "--sort"},
       {"bench --sort keys --types int32,int65", "int65"},
       {"bench --regret --sort keys", "--sort"},
+      // --policy with --sort: a radix policy that fits its keys (and 4-byte values).
+      {"bench --sort keys --policy lookback_warp.tpb256.ipt12.vec4.warp_scans", "sort policy key"},
+      {"bench --sort pairs --types uint64 --policy radix.tpb1024.ipt32.rb8",
+       "invalid for uint64 keys with 4-byte values"},
+      {"bench --sort keys --types uint32 --policy int65=radix.tpb256.ipt8.rb8", "int65"},
+      {"bench --select flags:0.5 --policy radix.tpb256.ipt8.rb8", "--policy"},
       {"bench --type int64:int32", "int64:int32"},
       {"bench --type uint8:int32 --segments rows:8", "--segments"},
       {"bench --type int8 --custom-op absmax", "custom operator"},
@@ -603,6 +609,13 @@ TEST(GpuCliBench, SortRunsTimeScantuneAndCub) {
     rows += line.rfind("| uint32 | ", 0) == 0 || line.rfind("| float64 | ", 0) == 0;
   EXPECT_EQ(rows, 8) << r.output;
   EXPECT_NE(r.output.find("| float64 | pairs | 1048579 |"), std::string::npos) << r.output;
+  // --policy runs that radix policy for its type instead of the dispatch's.
+  r = run_cli("bench --sort keys --types uint32,float64 --sizes 1048579 --policy "
+              "uint32=radix.tpb256.ipt12.rb8.mb2.ec1",
+              "2>/dev/null");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("| radix.tpb256.ipt12.rb8.mb2.ec1 |"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("| float64 | keys | 1048579 |"), r.output.rfind("| float64 |"));
 }
 
 // Regret: a tiny tune into a fresh database, then the dispatch against its candidates.

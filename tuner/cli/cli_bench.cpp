@@ -1,8 +1,10 @@
 // `scantune bench | plot`: time the tuned dispatch against CUB and memcpy on this
 // GPU now, and chart GB/s against size from a bench report or the database.
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -40,20 +42,27 @@ std::vector<std::uint64_t> sizes_of(const BenchCliOptions& raw) {
   return tuner::parse_sizes(raw.sizes.empty() ? "2^10:2^30:2" : raw.sizes);
 }
 
-/// The --policy for a run of `types`: its TYPE=KEY (TYPE spelled as --type spells the
-/// whole scan, so `int8=` names int8:int32:int8 and `int32=` only the uniform int32), else
-/// the KEY for every type, else none.
-std::optional<Policy> policy_for(const std::vector<std::string>& given, const ScanTypes& types) {
+/// The --policy key of a run: the first TYPE=KEY whose TYPE `names` the run's types, else
+/// the first bare KEY (for every type), else none.
+std::optional<std::string> chosen_policy(const std::vector<std::string>& given,
+                                         const std::function<bool(const std::string&)>& names) {
   std::optional<std::string> key;
   for (const std::string& g : given) {
     const std::size_t eq = g.find('=');
     if (eq == std::string::npos) {
       if (!key) key = g;
-    } else if (parse_scan_types(g.substr(0, eq)) == types) {
-      key = g.substr(eq + 1);
-      break;
+    } else if (names(g.substr(0, eq))) {
+      return g.substr(eq + 1);
     }
   }
+  return key;
+}
+
+/// The --policy for a run of `types` (TYPE spelled as --type spells the whole scan, so
+/// `int8=` names int8:int32:int8 and `int32=` only the uniform int32).
+std::optional<Policy> policy_for(const std::vector<std::string>& given, const ScanTypes& types) {
+  const std::optional<std::string> key =
+      chosen_policy(given, [&](const std::string& t) { return parse_scan_types(t) == types; });
   if (!key) return std::nullopt;
   const Policy p = Policy::parse(*key);
   if (auto why = p.invalid_reason(types))
@@ -101,15 +110,38 @@ std::vector<tuner::BenchOptions> build_bench_options(const BenchCliOptions& raw)
   return runs;
 }
 
-// --select and --sort time one primitive alone: none of the scan bench's options.
-void require_alone(const BenchCliOptions& raw, const char* flag, const char* what) {
-  if (!raw.segments.empty() || !raw.algorithms.empty() || !raw.policies.empty() ||
-      !raw.op.empty() || !raw.custom_op.empty() || !raw.json.empty() || !raw.csv.empty() ||
-      !raw.plot.empty() || (!raw.select.empty() && !raw.sort.empty()))
+// --select and --sort time one primitive alone: none of the scan bench's options but,
+// for the sort, --policy (a radix policy instead of the dispatch's).
+void require_alone(const BenchCliOptions& raw, const char* flag, const char* what,
+                   bool takes_policy) {
+  if (!raw.segments.empty() || !raw.algorithms.empty() ||
+      (!takes_policy && !raw.policies.empty()) || !raw.op.empty() || !raw.custom_op.empty() ||
+      !raw.json.empty() || !raw.csv.empty() || !raw.plot.empty() ||
+      (!raw.select.empty() && !raw.sort.empty()))
     fail(kExitUsage, "bench",
-         fmt::format("{} times {} alone: not with --segments, --algorithms, --policy, --op, "
+         fmt::format("{} times {} alone: not with --segments, --algorithms, {}--op, "
                      "--custom-op, --json, --csv, --plot or the other of --select and --sort",
-                     flag, what));
+                     flag, what, takes_policy ? "" : "--policy, "));
+}
+
+/// --policy with --sort: per key type its radix policy (TYPE=KEY, else KEY), checked
+/// against the key and the 4-byte values that pairs sort.
+std::map<DataType, detail::SortPolicy> sort_policies(const std::vector<std::string>& given,
+                                                     const std::vector<DataType>& types,
+                                                     const std::vector<bool>& modes) {
+  const bool pairs = std::find(modes.begin(), modes.end(), true) != modes.end();
+  std::map<DataType, detail::SortPolicy> policies;
+  for (DataType t : types) {
+    const std::optional<std::string> key =
+        chosen_policy(given, [&](const std::string& name) { return parse_data_type(name) == t; });
+    if (!key) continue;
+    const detail::SortPolicy p = detail::SortPolicy::parse(*key);
+    if (auto why = p.invalid_reason(size_of(t), pairs ? 4 : 0))
+      throw Error(fmt::format("--policy {} is invalid for {} keys{}: {} (give TYPE=KEY per type)",
+                              *key, to_string(t), pairs ? " with 4-byte values" : "", *why));
+    policies.emplace(t, p);
+  }
+  return policies;
 }
 
 // Runs `bench` on the chosen GPU and prints its table; `bench` gets the progress log.
@@ -131,7 +163,7 @@ void run_alone(
 
 // --select: compaction against CUB DeviceSelect::Flagged and memcpy, a table of its own.
 void run_select_command(const BenchCliOptions& raw) {
-  require_alone(raw, "--select", "compaction");
+  require_alone(raw, "--select", "compaction", false);
   std::vector<tuner::SelectPattern> patterns;
   std::vector<std::uint64_t> sizes;
   std::vector<DataType> types;
@@ -150,19 +182,22 @@ void run_select_command(const BenchCliOptions& raw) {
 
 // --sort: the radix sort against CUB DeviceRadixSort, a table of its own.
 void run_sort_command(const BenchCliOptions& raw) {
-  require_alone(raw, "--sort", "the radix sort");
+  require_alone(raw, "--sort", "the radix sort", true);
   std::vector<bool> modes;
   std::vector<std::uint64_t> sizes;
   std::vector<DataType> types;
+  std::map<DataType, detail::SortPolicy> policies;
   try {
     modes = tuner::parse_sort_modes(raw.sort);
     sizes = sizes_of(raw);
     types = parse_names(raw.types, kAllTypes, parse_data_type);
+    policies = sort_policies(raw.policies, types, modes);
   } catch (const Error& e) {
     fail(kExitUsage, "bench", e.what());
   }
   run_alone(raw, [&](const auto& log) {
-    return tuner::sort_bench_markdown(tuner::run_sort_bench(types, modes, sizes, raw.db, log));
+    return tuner::sort_bench_markdown(
+        tuner::run_sort_bench(types, modes, sizes, policies, raw.db, log));
   });
 }
 
@@ -355,7 +390,8 @@ void register_bench_commands(CLI::App& app) {
   bench
       ->add_option("--policy", bo->policies,
                    "Also time this policy (series 'policy'): KEY for every type, or\n"
-                   "TYPE=KEY for one type as --type spells it (repeatable)")
+                   "TYPE=KEY for one type as --type spells it (repeatable). With --sort:\n"
+                   "a radix policy (radix.tpb384.ipt20.rb8...) run instead of the dispatch's")
       ->type_name("KEY|TYPE=KEY");
   bench
       ->add_option("--select", bo->select,

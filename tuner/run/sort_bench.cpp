@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include "cuda_check.hpp"
+#include "scan_request.hpp"
+#include "sort.hpp"
 #include "strings.hpp"
 #include "tuner/gpu/cub_baseline_sort.cuh"
 #include "tuner/gpu/gpu_support.hpp"
@@ -31,8 +33,9 @@ void check_against_cub(const SortBenchRow& row, const void* keys, const void* cu
                             v.mismatches, k.mismatches ? k.first : v.first));
 }
 
+// `policy` null: the dispatch's.
 SortBenchRow run_case(Scanner& scanner, DataType type, bool pairs, std::uint64_t n,
-                      cudaStream_t stream) {
+                      const detail::SortPolicy* policy, cudaStream_t stream) {
   const std::size_t w = size_of(type);
   Device<std::uint8_t> keys(n * w), out(n * w), cub_out(n * w);
   Device<std::uint32_t> values(pairs ? n : 0), values_out(pairs ? n : 0),
@@ -48,9 +51,18 @@ SortBenchRow run_case(Scanner& scanner, DataType type, bool pairs, std::uint64_t
   SCANTUNE_CUDA_TRY(gpu::cub_baseline::radix_sort(
       type, keys.ptr, cub_out.ptr, v_in, cub_values_out.ptr, n, nullptr, temp_bytes, stream));
   Device<std::uint8_t> temp(temp_bytes);
+  const detail::SortRequest request{type,    keys.ptr,
+                                    out.ptr, v_in,
+                                    v_out,   pairs ? 4u : 0u,
+                                    n,       SortOrder::Ascending,
+                                    0,       static_cast<unsigned>(8 * w),
+                                    stream};
   auto ours = [&] {
-    scanner.run_sort(type, keys.ptr, out.ptr, v_in, v_out, pairs ? 4 : 0, n, SortOrder::Ascending,
-                     0, static_cast<unsigned>(8 * w), stream);
+    if (policy)
+      detail::ScannerAccess::sort(scanner, request, policy);
+    else
+      scanner.run_sort(type, keys.ptr, out.ptr, v_in, v_out, pairs ? 4 : 0, n, SortOrder::Ascending,
+                       0, static_cast<unsigned>(8 * w), stream);
   };
   auto cub = [&] {
     SCANTUNE_CUDA_TRY(gpu::cub_baseline::radix_sort(
@@ -58,7 +70,9 @@ SortBenchRow run_case(Scanner& scanner, DataType type, bool pairs, std::uint64_t
   };
   ours();
   cub();
-  SortBenchRow row{type, pairs, n, 0, 0, scanner.sort_plan(type, pairs ? 4 : 0, n).policy};
+  SortBenchRow row{type, pairs,
+                   n,    0,
+                   0,    policy ? policy->key() : scanner.sort_plan(type, pairs ? 4 : 0, n).policy};
   check_against_cub(row, out.ptr, cub_out.ptr, values_out.ptr, cub_values_out.ptr, stream);
   row.scantune_ns = time_call(ours, stream);
   row.cub_ns = time_call(cub, stream);
@@ -81,6 +95,7 @@ std::vector<bool> parse_sort_modes(std::string_view list) {
 std::vector<SortBenchRow> run_sort_bench(const std::vector<DataType>& types,
                                          const std::vector<bool>& modes,
                                          const std::vector<std::uint64_t>& sizes,
+                                         const std::map<DataType, detail::SortPolicy>& policies,
                                          const std::string& db_path,
                                          const std::function<void(const std::string&)>& log) {
   ScannerOptions options;
@@ -92,7 +107,9 @@ std::vector<SortBenchRow> run_sort_bench(const std::vector<DataType>& types,
     for (bool pairs : modes)
       for (std::uint64_t n : sizes) {
         log(fmt::format("sort_{} {} n = {}", mode_name(pairs), to_string(type), n));
-        rows.push_back(run_case(scanner, type, pairs, n, own.stream));
+        const auto p = policies.find(type);
+        rows.push_back(run_case(scanner, type, pairs, n, p == policies.end() ? nullptr : &p->second,
+                                own.stream));
       }
   return rows;
 }

@@ -7,11 +7,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "scantune/scantune.hpp"
+#include "sort_policy.hpp"
 
 namespace scantune::tuner {
 
@@ -23,14 +25,16 @@ struct SortBenchRow {
   bool pairs = false;
   std::uint64_t n = 0;
   double scantune_ns = 0, cub_ns = 0;
-  std::string policy; ///< what the dispatch ran (Scanner::sort_plan)
+  std::string policy; ///< what ran: --policy's, else the dispatch's (Scanner::sort_plan)
 };
 
 /// Runs the benchmark on the current device with the dispatch of the tuning database at
-/// `db_path` (empty: the default one); `log` hears progress lines.
+/// `db_path` (empty: the default one), or for a key type in `policies` with that policy;
+/// `log` hears progress lines.
 std::vector<SortBenchRow> run_sort_bench(const std::vector<DataType>& types,
                                          const std::vector<bool>& modes,
                                          const std::vector<std::uint64_t>& sizes,
+                                         const std::map<DataType, detail::SortPolicy>& policies,
                                          const std::string& db_path,
                                          const std::function<void(const std::string&)>& log);
 
