@@ -254,8 +254,9 @@ struct onesweep_smem {
       SEPARATE || TILE_BYTES > COUNTER_BYTES ? TILE_BYTES : COUNTER_BYTES;
   __align__(16) unsigned char exchange[EXCHANGE_BYTES];
   unsigned apart[SEPARATE ? WARPS * RADIX : 1];
-  unsigned long long base[RADIX]; // address of the tile's first key of each digit in the output,
-                                  // less its start (an integer: it may point before the output)
+  // Per digit: the output address of the tile's first key less its start (an integer: it
+  // may point before the output).
+  unsigned long long base[RADIX];
   unsigned count[RADIX];  // items of each digit in the tile
   unsigned start[RADIX];  // tile-local rank of each digit's first item
   unsigned long long tag; // the pass's tag, in place in a status word
