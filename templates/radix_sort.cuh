@@ -127,12 +127,10 @@ struct radix_histogram {
     const int KEY_BITS = int(sizeof(U)) * 8;
 #pragma unroll
     for (int p = 0; p < MAX_PASSES; ++p) {
-      const int shift = p * RADIX_BITS;
-      const int bits = KEY_BITS - shift < RADIX_BITS ? KEY_BITS - shift : RADIX_BITS;
-      if (WHOLE)
-        atomicAdd(&counts[p * RADIX + (unsigned(u >> shift) & ((1u << bits) - 1u))], 1u);
-      else if (p < ps.count)
-        atomicAdd(&counts[p * RADIX + radix_digit(u, ps.shift[p], ps.bits[p])], 1u);
+      const int last = KEY_BITS - p * RADIX_BITS; // the whole key's bits from this pass on
+      const unsigned shift = WHOLE ? p * RADIX_BITS : ps.shift[p];
+      const unsigned bits = WHOLE ? (last < RADIX_BITS ? last : RADIX_BITS) : ps.bits[p];
+      if (WHOLE || p < ps.count) atomicAdd(&counts[p * RADIX + radix_digit(u, shift, bits)], 1u);
     }
   }
 
