@@ -86,8 +86,9 @@ __device__ __forceinline__ unsigned radix_digit(U ordered, unsigned shift, unsig
 
 // Status word of one (tile, digit): the count of that digit in the tile (AGGREGATE)
 // or in every tile up to this one (INCLUSIVE); 0 = not published yet.
-// Bits 40-61 carry the pass's tag (its index + 1): the host zeroes the words once a
-// sort, and a word another pass left reads as not published in this one.
+// Bits 40-61 carry the pass's tag, which no other pass or earlier sort has left in the
+// stream's status words (the host's take_sort_tags): a word they left reads as not
+// published in this pass.
 static const unsigned long long RADIX_INCLUSIVE = 1ull << 63;
 static const unsigned long long RADIX_AGGREGATE = 1ull << 62;
 static const int RADIX_TAG_SHIFT = 40; // counts below 2^40 keys
@@ -268,14 +269,16 @@ struct onesweep_smem {
 // EARLY_COUNTS (SortPolicy::early_counts): each warp counts its digits (shared atomics)
 // before the ranking, and the tile publishes its counts and ranks from the warps'
 // offsets; otherwise the ranking's warp counters give the counts and offsets after it.
+// INDICES: a sort with indices, whose first pass (values_in null) makes each key's
+// input position instead of loading a value (a kernel of its own: pairs keep theirs).
 template <class K, int VALUE_BYTES, int TPB, int IPT, int RADIX_BITS, bool EARLY_COUNTS,
-          int BESIDE = 0>
+          int BESIDE = 0, bool INDICES = false>
 struct onesweep_tile {
   typedef K Key;
   typedef radix_key<K> RK;
   typedef typename RK::U U;
   typedef typename radix_value<VALUE_BYTES>::type V;
-  static const bool PAIRS = VALUE_BYTES != 0;
+  static const bool PAIRS = VALUE_BYTES != 0, MAKES_INDICES = PAIRS && INDICES;
   static const int RADIX = 1 << RADIX_BITS, WARPS = TPB / 32, TILE = TPB * IPT;
   static const int WARP_ITEMS = 32 * IPT, THREADS = TPB, ITEMS = IPT;
   static const bool EARLY = EARLY_COUNTS;
@@ -295,6 +298,15 @@ struct onesweep_tile {
 #pragma unroll
     for (int i = 0; i < IPT; ++i)
       if (FULL || w0 + i * 32 < valid) x[i] = from[i * 32];
+  }
+
+  // The input positions of the items load() would read (in the value's width).
+  template <class W>
+  static __device__ __forceinline__ void positions(unsigned long long first, W (&x)[IPT]) {
+    const unsigned long long at = first + (threadIdx.x >> 5) * WARP_ITEMS + lane_id();
+#pragma unroll
+    for (int i = 0; i < IPT; ++i)
+      x[i] = W(at + i * 32);
   }
 
   // Each item's rank among the warp's items of its digit (warp-private counters in
@@ -470,7 +482,10 @@ radix_sort_items(typename T::Smem& s, const typename T::Key* keys_in, typename T
   for (int i = 0; i < IPT; ++i)
     u[i] = radix_key<K>::to_ordered(u[i]) ^ flip;
   V v[IPT];
-  if (T::PAIRS) T::template load<FULL>(reinterpret_cast<const V*>(values_in), first, valid, v);
+  if (T::MAKES_INDICES && !values_in) // the first pass: each key's input position
+    T::positions(first, v);
+  else if (T::PAIRS)
+    T::template load<FULL>(reinterpret_cast<const V*>(values_in), first, valid, v);
 
   unsigned* warp_counters = counters + (threadIdx.x >> 5) * RADIX;
   if (T::EARLY) {
@@ -539,16 +554,16 @@ radix_sort_tile(typename T::Smem& s, const typename T::Key* keys_in, typename T:
 
 // One pass over the tiles, a block a tile. MIN_BLOCKS: resident blocks per SM that the
 // registers must allow (SortPolicy::min_blocks). `starts`: the pass's digit starts;
-// `status`: tiles x RADIX words, zeroed by the host once a sort; `tag`: the pass's
-// index + 1; `ticket`: a counter, zeroed by the host.
+// `status`: tiles x RADIX words; `tag`: the pass's (in 22 bits, no word carries it
+// yet); `ticket`: a counter, zeroed by the host.
 template <class K, int VALUE_BYTES, int TPB, int IPT, int RADIX_BITS, int MIN_BLOCKS,
-          bool EARLY_COUNTS>
+          bool EARLY_COUNTS, bool INDICES = false>
 __global__ void __launch_bounds__(TPB, MIN_BLOCKS)
     radix_onesweep_kernel(const K* keys_in, K* keys_out, const void* values_in, void* values_out,
                           unsigned long long n, unsigned shift, unsigned bits, unsigned descending,
                           const unsigned long long* starts, unsigned long long* status,
                           unsigned tag, unsigned* ticket) {
-  typedef onesweep_tile<K, VALUE_BYTES, TPB, IPT, RADIX_BITS, EARLY_COUNTS> T;
+  typedef onesweep_tile<K, VALUE_BYTES, TPB, IPT, RADIX_BITS, EARLY_COUNTS, 0, INDICES> T;
   __shared__ typename T::Smem s;
   if (threadIdx.x == 0) {
     s.tile = atomicAdd(ticket, 1u);
@@ -564,30 +579,38 @@ __global__ void __launch_bounds__(TPB, MIN_BLOCKS)
 // b, b + gridDim.x, ...: every block is resident, so each tile's predecessors make
 // progress), with grid barriers between the phases. Pass p reads and writes as the
 // host's pass_buffers() (runtime/src/sort_launch.cpp) would: the last pass lands in
-// the outputs. `hist`: passes x RADIX words, `status`: tiles x RADIX words and
-// `barrier`, all zeroed by the host.
+// the outputs. `hist`: passes x RADIX words, zero; `next_hist`: the next launch's, of
+// `hist_words` words, zeroed here (no launch zeroes anything on the host: the stream's
+// launches alternate between two histograms); `barrier`: a counter at `barrier_base`;
+// `status`: tiles x RADIX words, pass p's tagged `tag + p`.
 template <class K, int VALUE_BYTES, int TPB, int IPT, int RADIX_BITS, int MIN_BLOCKS,
-          bool EARLY_COUNTS>
+          bool EARLY_COUNTS, bool INDICES = false>
 __global__ void __launch_bounds__(TPB, MIN_BLOCKS)
     radix_single_launch_kernel(const K* keys_in, K* keys_out, const void* values_in,
                                void* values_out, K* alt_keys, void* alt_values,
                                unsigned long long n, unsigned begin_bit, unsigned end_bit,
                                unsigned descending, unsigned long long* hist,
-                               unsigned long long* status, unsigned* barrier) {
-  typedef onesweep_tile<K, VALUE_BYTES, TPB, IPT, RADIX_BITS, EARLY_COUNTS, (8 << RADIX_BITS)> T;
+                               unsigned long long* next_hist, unsigned hist_words,
+                               unsigned long long* status, unsigned* barrier, unsigned barrier_base,
+                               unsigned tag) {
+  typedef onesweep_tile<K, VALUE_BYTES, TPB, IPT, RADIX_BITS, EARLY_COUNTS, (8 << RADIX_BITS),
+                        INDICES>
+      T;
   typedef radix_histogram<K, TPB, RADIX_BITS> H;
   __shared__ union {
     typename T::Smem tile;
     unsigned counts[H::MAX_PASSES * H::RADIX];
   } s;
   __shared__ unsigned long long starts[T::RADIX];
+  for (unsigned i = blockIdx.x * TPB + threadIdx.x; i < hist_words; i += gridDim.x * TPB)
+    next_hist[i] = 0;
   H::count(keys_in, n, begin_bit, end_bit, descending, s.counts, hist);
   const unsigned passes = radix_passes<RADIX_BITS>(begin_bit, end_bit);
   const unsigned tiles = unsigned((n + T::TILE - 1) / T::TILE);
-  grid_barrier(barrier, gridDim.x); // the counts
+  grid_barrier(barrier, barrier_base + gridDim.x); // the counts
   warp_exclusive_runs<T::RADIX>(hist, starts);
   for (unsigned p = 0; p < passes; ++p) {
-    if (p > 0) grid_barrier(barrier, (p + 1) * gridDim.x); // the last pass's items
+    if (p > 0) grid_barrier(barrier, barrier_base + (p + 1) * gridDim.x); // the last pass's items
     const bool to_out = (passes - 1 - p) % 2 == 0;
     const K* src = p == 0 ? keys_in : (to_out ? alt_keys : keys_out);
     const void* src_values = p == 0 ? values_in : (to_out ? alt_values : values_out);
@@ -597,7 +620,7 @@ __global__ void __launch_bounds__(TPB, MIN_BLOCKS)
       __syncthreads(); // the previous tile is done with `s` (and `starts` is written)
       if (threadIdx.x == 0) {
         s.tile.tile = tile;
-        s.tile.tag = (unsigned long long)(p + 1) << RADIX_TAG_SHIFT;
+        s.tile.tag = (unsigned long long)(tag + p) << RADIX_TAG_SHIFT;
       }
       radix_sort_tile<T>(s.tile, src, to_out ? keys_out : alt_keys, src_values,
                          to_out ? values_out : alt_values, n, shift, bits, descending, starts,

@@ -53,9 +53,10 @@ __device__ __forceinline__ void store_relaxed(unsigned long long* p, unsigned lo
 }
 
 // Every block of a co-resident (cooperative) grid waits here until `target` arrivals
-// have been counted at `counter` (zeroed by the host; the k-th barrier of a launch
-// waits for k * gridDim.x). Release and acquire at gpu scope: what any thread of an
-// arriving block wrote before the barrier is visible to every thread after it.
+// have been counted at `counter` (the k-th barrier of a launch that found the counter
+// at `base` waits for base + k * gridDim.x; compared modulo 2^32, so the counter may
+// run on from launch to launch). Release and acquire at gpu scope: what any thread of
+// an arriving block wrote before the barrier is visible to every thread after it.
 __device__ __forceinline__ void grid_barrier(unsigned* counter, unsigned target) {
   __syncthreads();
   if (threadIdx.x == 0) {
@@ -63,7 +64,7 @@ __device__ __forceinline__ void grid_barrier(unsigned* counter, unsigned target)
     unsigned seen = 0;
     do {
       asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(counter) : "memory");
-    } while (seen < target);
+    } while (int(seen - target) < 0);
   }
   __syncthreads();
 }

@@ -47,7 +47,8 @@ public:
                ShapeClass shape = {});
   /// The route of a radix sort (builds the key type's and value size's route set on
   /// first use); `value_bytes` 0, 4 or 8.
-  SortRoute& sort_route(DataType key, std::size_t value_bytes, std::uint64_t n);
+  SortRoute& sort_route(DataType key, std::size_t value_bytes, std::uint64_t n,
+                        bool indices = false);
   const DispatchTable& table() const { return *table_; }
 
   /// Keeps `set` alive as long as this cache (routes point at it) and returns it.
@@ -98,7 +99,8 @@ private:
   std::mutex mutex_; // owned_, owned_sorts_ and kept_
   std::vector<std::unique_ptr<RouteSet>> owned_;
   // [key type][value bytes / 4]
-  std::array<std::atomic<SortRouteSet*>, kTypes * 3> sorts_{};
+  // Per key type: keys, 4- and 8-byte values, 4- and 8-byte indices (their own kernels).
+  std::array<std::atomic<SortRouteSet*>, kTypes * 5> sorts_{};
   std::vector<std::unique_ptr<SortRouteSet>> owned_sorts_;
   std::vector<std::shared_ptr<const KernelSet>> kept_;
 };

@@ -67,6 +67,7 @@ struct Choice;
 struct SortChoice;
 struct SortRequest;
 struct SortPolicy;
+class WorkspacePool;
 
 struct ScannerAccess {
   static void scan(Scanner& s, const ScanRequest& r);
@@ -84,6 +85,8 @@ struct ScannerAccess {
   /// The route a sort of n `key` keys with values of `value_bytes` (0: none) takes.
   static const SortChoice& sort_choice(const Scanner& s, DataType key, std::size_t value_bytes,
                                        std::size_t n);
+  /// The scanner's per-stream workspaces (tests: the sorts' tags); throws NoDevice without one.
+  static WorkspacePool& workspaces(Scanner& s);
 };
 
 /// Fills a ScanRequest from typed arguments (tests, tuner).

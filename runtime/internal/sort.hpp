@@ -25,8 +25,10 @@ struct SortSpec {
   SortPolicy policy;
   DataType key = DataType::UInt32;
   std::size_t value_bytes = 0; ///< 0 (keys only), 4 or 8
+  bool indices = false;        ///< the values are the keys' positions, made by the first pass
 
-  /// "radix.tpb384.ipt12.rb8|uint32|v4|sort_pairs": cache keys and logs.
+  /// "radix.tpb384.ipt12.rb8|uint32|v4|sort_pairs" (sort_indices, sort_keys): cache keys
+  /// and logs.
   std::string id() const;
 };
 
@@ -41,15 +43,37 @@ GeneratedSource generate_sort(const SortSpec& spec);
 /// Passes over [begin_bit, end_bit) with digits of `radix_bits`.
 unsigned sort_passes(unsigned begin_bit, unsigned end_bit, int radix_bits);
 
-/// The device workspace of one sort (in the partials buffer, after its header): digit starts of
-/// every pass, tickets, look-back status, and the alternate key and value buffers of the ping-pong
-/// (byte offsets).
+/// The device workspace of one sort: in the partials buffer, after its header, the digit
+/// starts of every pass, tickets and the alternate key and value buffers of the ping-pong
+/// (byte offsets; `zeroed`: the bytes from `starts` a launch-a-pass sort zeroes); apart,
+/// in the stream's sort status buffer, the control block (kSortControlBytes) and the
+/// `status_bytes` of look-back status words.
 struct SortLayout {
-  std::size_t tiles = 0, starts = 0, tickets = 0, status = 0, status_bytes = 0, keys = 0,
-              values = 0, bytes = 0;
+  std::size_t tiles = 0, starts = 0, tickets = 0, zeroed = 0, keys = 0, values = 0, bytes = 0,
+              status_bytes = 0;
 };
 SortLayout sort_layout(const SortPolicy& p, std::size_t key_bytes, std::size_t value_bytes,
                        std::size_t n);
+
+/// Pass p of a sort tags its status words `base + p` (22 bits: RADIX_TAG_SHIFT in
+/// radix_sort.cuh). A stream's status words are zeroed when their buffer is allocated,
+/// not once a sort: each sort takes tags no word carries yet (`next`, 1 in a zeroed
+/// buffer), so a word an earlier sort left reads as not published; when the tags run
+/// out the buffer is zeroed again (`zero_first`) and they start over.
+struct SortTags {
+  unsigned base = 1;
+  bool zero_first = false;
+};
+inline constexpr unsigned kSortTagLimit = 1u << 22;
+SortTags take_sort_tags(unsigned& next, unsigned passes);
+
+/// The sort status buffer's control block, for the single launch: its grid barrier's
+/// counter, then two digit histograms of kSortHistWords (passes x digits of any key at
+/// 4-8 bits) that a stream's launches alternate between, each zeroing the other one
+/// for the next: no launch needs a memset before it.
+inline constexpr std::size_t kSortHistWords = 2048;
+inline constexpr std::size_t kSortBarrierBytes = 256;
+inline constexpr std::size_t kSortControlBytes = kSortBarrierBytes + 2 * kSortHistWords * 8;
 
 /// Blocks of the histogram kernel: enough to fill the device, each reading fewer than
 /// 2^32 keys (its shared counters are 32-bit).
@@ -60,7 +84,7 @@ struct SortRequest {
   DataType key = DataType::UInt32;
   const void* keys_in = nullptr;
   void* keys_out = nullptr;
-  const void* values_in = nullptr; ///< null: keys only
+  const void* values_in = nullptr; ///< null: keys only, or with values_out their positions
   void* values_out = nullptr;
   std::size_t value_bytes = 0;
   std::size_t n = 0;

@@ -1,7 +1,8 @@
-// Per-stream workspaces: tile status words and ticket (single-pass algorithms)
-// and tile partials (reduce-then-scan). Grown on demand with stream-ordered
-// allocation, zeroed once when (re)allocated, then reused by every call on the
-// stream without any per-call initialisation (see templates/tile_status.cuh).
+// Per-stream workspaces: tile status words and ticket (single-pass algorithms),
+// tile partials (reduce-then-scan; a sort's scratch) and the sorts' look-back
+// status words. Grown on demand with stream-ordered allocation, zeroed once when
+// (re)allocated, then reused by every call on the stream without any per-call
+// initialisation (see templates/tile_status.cuh; a sort's tags, take_sort_tags).
 #pragma once
 
 #include <cstddef>
@@ -21,12 +22,22 @@ public:
     void* ptr = nullptr;
     std::size_t bytes = 0;
   };
+  /// What the stream's sorts keep beside their status buffer (sort_launch.cpp): the
+  /// next look-back tag no word carries yet, and the single launch's count (its
+  /// histograms alternate) and grid barrier counter; reset when the buffer is zeroed.
+  struct SortState {
+    unsigned tag = 1;
+    unsigned launches = 0;
+    unsigned barrier = 0;
+  };
   /// Held while a call enqueues its launches: the stream's buffers cannot be
   /// replaced (and freed) under a launch that uses them.
   struct Lease {
     std::unique_lock<std::mutex> lock;
     Buffer* status = nullptr;   // ticket word + status slots
-    Buffer* partials = nullptr; // reduce-then-scan partials
+    Buffer* partials = nullptr; // reduce-then-scan partials, a sort's scratch
+    Buffer* sort_status = nullptr;
+    SortState* sort = nullptr;
   };
 
   explicit WorkspacePool(int device) : device_(device) {}
@@ -37,7 +48,8 @@ public:
   /// The stream's buffers with at least the requested sizes (0 = not needed).
   /// cudaStreamPerThread is a different stream on every host thread, so it gets a
   /// workspace per thread.
-  Lease acquire(cudaStream_t stream, std::size_t status_bytes, std::size_t partial_bytes);
+  Lease acquire(cudaStream_t stream, std::size_t status_bytes, std::size_t partial_bytes,
+                std::size_t sort_status_bytes = 0);
 
   /// Bytes of workspace a call needs for `tiles` tiles: status slots (any element
   /// size) and reduce-then-scan's partials of `element_size` bytes.
@@ -47,9 +59,11 @@ public:
 private:
   struct PerStream {
     std::mutex mutex;
-    Buffer status, partials;
+    Buffer status, partials, sort_status;
+    SortState sort;
   };
-  void grow(Buffer& b, std::size_t bytes, cudaStream_t stream);
+  /// Whether it reallocated (and zeroed) the buffer.
+  static bool grow(Buffer& b, std::size_t bytes, cudaStream_t stream);
 
   int device_;
   std::mutex mutex_;

@@ -99,9 +99,11 @@ Route& RouteCache::route(DataType type, const OpRef& op, ScanKind kind, std::uin
   return set->of(n);
 }
 
-SortRoute& RouteCache::sort_route(DataType key, std::size_t value_bytes, std::uint64_t n) {
+SortRoute& RouteCache::sort_route(DataType key, std::size_t value_bytes, std::uint64_t n,
+                                  bool indices) {
   const auto bucket = static_cast<std::size_t>(db::size_bucket(n));
-  const std::size_t slot = static_cast<std::size_t>(key) * 3 + value_bytes / 4;
+  const std::size_t slot =
+      static_cast<std::size_t>(key) * 5 + (indices ? 2 + value_bytes / 4 : value_bytes / 4);
   SortRouteSet* set = sorts_.at(slot).load(std::memory_order_acquire);
   if (!set) {
     auto built = std::make_unique<SortRouteSet>();

@@ -181,9 +181,6 @@ struct Scanner::Impl {
   std::vector<std::unique_ptr<detail::RouteCache>> route_caches;
   std::atomic<detail::RouteCache*> routes{nullptr};
 
-  // The default sort policy's kernels of each (key type, value size): no registry
-  // lookup (a formatted key) per call. The registry keeps them loaded.
-
   std::unique_ptr<detail::Autotuner> autotuner; // last: stopped before the rest goes
 
   explicit Impl(ScannerOptions o) : options(std::move(o)) {
@@ -680,7 +677,7 @@ void ScannerAccess::scan(Scanner& s, const ScanRequest& r) {
 
 void ScannerAccess::sort(Scanner& s, const SortRequest& r, const SortPolicy* policy) {
   check_sort(r);
-  const std::size_t value_bytes = r.values_in ? r.value_bytes : 0;
+  const std::size_t value_bytes = r.values_out ? r.value_bytes : 0; // values, or indices
   if (policy)
     if (auto why = policy->invalid_reason(size_of(r.key), value_bytes))
       fail("sort policy {} cannot sort {} keys with {}-byte values: {}", policy->key(),
@@ -692,20 +689,29 @@ void ScannerAccess::sort(Scanner& s, const SortRequest& r, const SortPolicy* pol
   if (r.n == 1) { // already sorted
     SCANTUNE_CUDA_TRY(
         cudaMemcpyAsync(r.keys_out, r.keys_in, size_of(r.key), cudaMemcpyDeviceToDevice, r.stream));
-    if (value_bytes)
+    if (value_bytes && r.values_in)
       SCANTUNE_CUDA_TRY(cudaMemcpyAsync(r.values_out, r.values_in, value_bytes,
                                         cudaMemcpyDeviceToDevice, r.stream));
+    else if (value_bytes) // the one key's position
+      SCANTUNE_CUDA_TRY(cudaMemsetAsync(r.values_out, 0, value_bytes, r.stream));
     return;
   }
+  const bool indices = value_bytes && !r.values_in;
   if (policy) { // explicit configuration (tuner, tests): no route
-    const SortSpec spec{*policy, r.key, value_bytes};
+    const SortSpec spec{*policy, r.key, value_bytes, indices};
     launch_sort(*im.kernels_for_sort(spec), spec.policy, r, *im.workspaces, im.target);
     return;
   }
   RouteCache& cache = im.current_routes();
-  SortRoute& route = cache.sort_route(r.key, value_bytes, r.n);
-  const SortSpec spec{route.plan.policy, r.key, value_bytes};
+  SortRoute& route = cache.sort_route(r.key, value_bytes, r.n, indices);
+  const SortSpec spec{route.plan.policy, r.key, value_bytes, indices};
   launch_sort(im.sort_route_kernels(cache, route, spec), spec.policy, r, *im.workspaces, im.target);
+}
+
+WorkspacePool& ScannerAccess::workspaces(Scanner& s) {
+  Scanner::Impl& im = *s.impl_;
+  if (im.device < 0 || !im.workspaces) fail<NoDevice>("{}", im.device_error);
+  return *im.workspaces;
 }
 
 const SortChoice& ScannerAccess::sort_choice(const Scanner& s, DataType key,

@@ -1,9 +1,10 @@
-// Enqueues a radix sort (templates/radix_sort.cuh): one memset of the digit starts,
-// tickets and look-back status, then either the histogram of every pass, the digit
-// starts and per pass the onesweep kernel (its status words tagged with the pass), or
-// all of that in one cooperative launch (SortPolicy::single_launch). Pass p writes the
-// outputs when an even number of passes follows it, else the workspace copy, so the
-// last pass always lands in the outputs and the inputs are only read.
+// Enqueues a radix sort (templates/radix_sort.cuh): one memset of the digit starts and
+// tickets, then the histogram of every pass, the digit starts and per pass the onesweep
+// kernel (its status words tagged with tags no earlier sort left in the stream's sort
+// status buffer: take_sort_tags); or all of that in one cooperative launch
+// (SortPolicy::single_launch) and no memset (the control block, kSortControlBytes). Pass p writes
+// the outputs when an even number of passes follows it, else the workspace copy, so the last pass
+// always lands in the outputs and the inputs are only read.
 #include <algorithm>
 #include <climits>
 #include <cstdint>
@@ -62,7 +63,14 @@ struct SortArgs {
   const SortPolicy& policy;
   const SortLayout& l;
   unsigned char* ws;
+  unsigned char* control; // the sort status buffer: control block, then status words
+  WorkspacePool::SortState& state;
+  unsigned tag; // pass p's: tag + p
   unsigned passes;
+
+  unsigned long long* status() const {
+    return reinterpret_cast<unsigned long long*>(control + kSortControlBytes);
+  }
 };
 
 // The histogram, the digit starts and one onesweep launch a pass.
@@ -70,7 +78,7 @@ void launch_passes(const KernelSet& kernels, const SortArgs& a, int sm_count) {
   const SortRequest& r = a.r;
   auto* starts = reinterpret_cast<unsigned long long*>(a.ws + a.l.starts);
   auto* tickets = reinterpret_cast<unsigned*>(a.ws + a.l.tickets);
-  auto* status = reinterpret_cast<unsigned long long*>(a.ws + a.l.status);
+  unsigned long long* status = a.status();
   const void* keys_in = r.keys_in;
   unsigned long long n = r.n;
   unsigned begin = r.begin_bit, end = r.end_bit;
@@ -84,7 +92,7 @@ void launch_passes(const KernelSet& kernels, const SortArgs& a, int sm_count) {
 
   const unsigned radix = 1u << a.policy.radix_bits;
   for (unsigned p = 0; p < a.passes; ++p) {
-    unsigned tag = p + 1;
+    unsigned tag = a.tag + p;
     Buffers b = pass_buffers(r, p, a.passes, a.ws + a.l.keys, a.ws + a.l.values);
     unsigned shift = r.begin_bit + p * static_cast<unsigned>(a.policy.radix_bits);
     unsigned bits = std::min(static_cast<unsigned>(a.policy.radix_bits), r.end_bit - shift);
@@ -98,7 +106,9 @@ void launch_passes(const KernelSet& kernels, const SortArgs& a, int sm_count) {
 }
 
 // radix_single_launch_kernel on as many blocks as the tiles or the device's resident
-// blocks, whichever is fewer (a cooperative launch: all of them resident at once).
+// blocks, whichever is fewer (a cooperative launch: all of them resident at once),
+// with the control block's histogram of this launch (zeroed by the one before) and its
+// barrier counter where the one before left it; the state moves on once it launched.
 void launch_single(const KernelSet& kernels, const SortArgs& a, int sm_count) {
   const SortRequest& r = a.r;
   const std::size_t resident = resident_blocks(kernels, a.policy.block_threads, 0, sm_count);
@@ -112,13 +122,21 @@ void launch_single(const KernelSet& kernels, const SortArgs& a, int sm_count) {
   unsigned long long n = r.n;
   unsigned begin = r.begin_bit, end = r.end_bit;
   unsigned descending = r.order == SortOrder::Descending ? 1u : 0u;
-  void* hist = a.ws + a.l.starts;
-  void* status = a.ws + a.l.status;
-  void* barrier = a.ws + a.l.tickets;
-  void* args[] = {&keys_in, &keys_out, &values_in,  &values_out, &alt_keys, &alt_values, &n,
-                  &begin,   &end,      &descending, &hist,       &status,   &barrier};
+  auto* hists = reinterpret_cast<unsigned long long*>(a.control + kSortBarrierBytes);
+  void* hist = hists + (a.state.launches % 2) * kSortHistWords;
+  void* next_hist = hists + (a.state.launches % 2 ? 0 : kSortHistWords);
+  unsigned hist_words = kSortHistWords;
+  void* status = a.status();
+  void* barrier = a.control;
+  unsigned barrier_base = a.state.barrier;
+  unsigned tag = a.tag;
+  void* args[] = {&keys_in,    &keys_out, &values_in, &values_out,   &alt_keys, &alt_values,
+                  &n,          &begin,    &end,       &descending,   &hist,     &next_hist,
+                  &hist_words, &status,   &barrier,   &barrier_base, &tag};
   launch(kernels, kSortSingleLaunch, grid, static_cast<unsigned>(a.policy.block_threads), r.stream,
          args, a.policy, true);
+  a.state.launches += 1;
+  a.state.barrier += a.passes * grid; // one barrier a pass
 }
 
 } // namespace
@@ -126,29 +144,47 @@ void launch_single(const KernelSet& kernels, const SortArgs& a, int sm_count) {
 void launch_sort(const KernelSet& kernels, const SortPolicy& policy, const SortRequest& r,
                  WorkspacePool& pool, const LaunchTarget& target) {
   const std::size_t key_bytes = size_of(r.key);
-  const std::size_t value_bytes = r.values_in ? r.value_bytes : 0;
+  const std::size_t value_bytes = r.values_out ? r.value_bytes : 0; // values, or indices
   const SortLayout l = sort_layout(policy, key_bytes, value_bytes, r.n);
   if (l.tiles > static_cast<std::size_t>(INT_MAX))
     fail("n = {} needs {} tiles with sort policy {}, more than one launch can hold ({})", r.n,
          l.tiles, policy.key(), INT_MAX);
 
-  // The partials buffer (whose header sort_layout leaves alone), not the status one:
-  // the scans' status words carry generations that must survive between calls.
+  // The partials buffer (whose header sort_layout leaves alone), not the scans' status
+  // one: their status words carry generations that must survive between calls.
   WorkspacePool::Lease lease;
   unsigned char* ws = nullptr;
+  unsigned char* control = nullptr;
+  WorkspacePool::SortState replayed; // under capture: a graph replays the zeroing
+  WorkspacePool::SortState* state = &replayed;
+  const unsigned passes = sort_passes(r.begin_bit, r.end_bit, policy.radix_bits);
+  const std::size_t control_bytes = kSortControlBytes + l.status_bytes;
+  SortTags tags;
   const bool captured = capturing(r.stream);
-  if (captured)
-    SCANTUNE_CUDA_TRY(cudaMallocAsync(reinterpret_cast<void**>(&ws), l.bytes, r.stream));
-  else
-    ws = static_cast<unsigned char*>((lease = pool.acquire(r.stream, 0, l.bytes)).partials->ptr);
-  // Once a sort: each pass tags its status words (radix_sort.cuh).
-  SCANTUNE_CUDA_TRY(
-      cudaMemsetAsync(ws + l.starts, 0, l.status + l.status_bytes - l.starts, r.stream));
-  const SortArgs args{r, policy, l, ws, sort_passes(r.begin_bit, r.end_bit, policy.radix_bits)};
-  if (policy.single_launch)
+  if (captured) { // one allocation, its control block and status zeroed
+    const std::size_t scratch = (l.bytes + 255) / 256 * 256;
+    SCANTUNE_CUDA_TRY(
+        cudaMallocAsync(reinterpret_cast<void**>(&ws), scratch + control_bytes, r.stream));
+    control = ws + scratch;
+    SCANTUNE_CUDA_TRY(cudaMemsetAsync(control, 0, control_bytes, r.stream));
+  } else {
+    lease = pool.acquire(r.stream, 0, l.bytes, control_bytes);
+    ws = static_cast<unsigned char*>(lease.partials->ptr);
+    control = static_cast<unsigned char*>(lease.sort_status->ptr);
+    state = lease.sort;
+    tags = take_sort_tags(state->tag, passes);
+    if (tags.zero_first) {
+      SCANTUNE_CUDA_TRY(cudaMemsetAsync(control, 0, lease.sort_status->bytes, r.stream));
+      state->launches = state->barrier = 0;
+    }
+  }
+  const SortArgs args{r, policy, l, ws, control, *state, tags.base, passes};
+  if (policy.single_launch) {
     launch_single(kernels, args, target.sm_count);
-  else
+  } else {
+    SCANTUNE_CUDA_TRY(cudaMemsetAsync(ws + l.starts, 0, l.zeroed, r.stream));
     launch_passes(kernels, args, target.sm_count);
+  }
   if (captured) SCANTUNE_CUDA_TRY(cudaFreeAsync(ws, r.stream));
 }
 

@@ -17,6 +17,7 @@ std::size_t round_up(std::size_t x, std::size_t to) {
 }
 
 bool overlap(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes) {
+  if (!a || !b) return false; // the values' input of a sort with indices
   const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
   return x < y + b_bytes && y < x + a_bytes;
 }
@@ -25,7 +26,9 @@ bool overlap(const void* a, std::size_t a_bytes, const void* b, std::size_t b_by
 
 std::string SortSpec::id() const {
   return fmt::format("{}|{}|v{}|{}", policy.key(), to_string(key), value_bytes,
-                     value_bytes ? "sort_pairs" : "sort_keys");
+                     !value_bytes ? "sort_keys"
+                     : indices    ? "sort_indices"
+                                  : "sort_pairs");
 }
 
 GeneratedSource generate_sort(const SortSpec& s) {
@@ -36,9 +39,10 @@ GeneratedSource generate_sort(const SortSpec& s) {
                          template_sources_hash(), s.id());
   const char* key = device_type_name(s.key);
   const SortPolicy& p = s.policy;
-  const std::string tile_args = fmt::format("{}, {}, {}, {}, {}, {}, {}", key, s.value_bytes,
-                                            p.block_threads, p.items_per_thread, p.radix_bits,
-                                            p.min_blocks, p.early_counts ? "true" : "false");
+  const std::string tile_args =
+      fmt::format("{}, {}, {}, {}, {}, {}, {}{}", key, s.value_bytes, p.block_threads,
+                  p.items_per_thread, p.radix_bits, p.min_blocks, p.early_counts ? "true" : "false",
+                  s.indices && s.value_bytes ? ", true" : "");
   if (p.single_launch) {
     g.name_expressions.push_back(
         {fmt::format("&scantune::radix_single_launch_kernel<{}>", tile_args)});
@@ -69,12 +73,19 @@ SortLayout sort_layout(const SortPolicy& p, std::size_t key_bytes, std::size_t v
   // reduction keeps a counter there at zero between calls.
   l.starts = 256;
   l.tickets = l.starts + round_up(passes * radix * 8, 256);
-  l.status = l.tickets + round_up(passes * 4, 256);
-  l.status_bytes = l.tiles * radix * 8;
-  l.keys = l.status + round_up(l.status_bytes, 256);
+  l.zeroed = l.tickets + passes * 4 - l.starts;
+  l.keys = l.tickets + round_up(passes * 4, 256);
   l.values = l.keys + round_up(n * key_bytes, 256);
   l.bytes = l.values + n * value_bytes;
+  l.status_bytes = l.tiles * radix * 8;
   return l;
+}
+
+SortTags take_sort_tags(unsigned& next, unsigned passes) {
+  SortTags t{next, false};
+  if (next == 0 || next + passes > kSortTagLimit) t = {1, true};
+  next = t.base + passes;
+  return t;
 }
 
 unsigned sort_histogram_grid(const SortPolicy& p, std::size_t n, int sm_count) {
@@ -98,8 +109,9 @@ void check_sort(const SortRequest& r) {
     fail("n = {}: a sort takes fewer than 2^40 keys (its look-back counts are 40-bit)", r.n);
   if (!r.keys_in || !r.keys_out)
     fail("null key {} pointer with n = {}", r.keys_in ? "output" : "input", r.n);
-  if (pairs && (!r.values_in || !r.values_out))
-    fail("null value {} pointer with n = {}", r.values_in ? "output" : "input", r.n);
+  if (pairs && !r.values_out) fail("null value output pointer with n = {}", r.n);
+  if (r.values_out && !r.values_in && r.value_bytes == 4 && r.n > (std::size_t{1} << 32))
+    fail("n = {}: the positions of more than 2^32 keys need 8-byte indices", r.n);
   if (reinterpret_cast<std::uintptr_t>(r.keys_in) % key_bytes ||
       reinterpret_cast<std::uintptr_t>(r.keys_out) % key_bytes)
     fail("key pointers {} and {} must be aligned to their {}-byte {} keys", r.keys_in, r.keys_out,

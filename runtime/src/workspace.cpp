@@ -17,8 +17,8 @@ std::size_t WorkspacePool::partial_bytes(std::size_t tiles, std::size_t element_
   return kHeaderBytes + tiles * element_size;
 }
 
-void WorkspacePool::grow(Buffer& b, std::size_t bytes, cudaStream_t stream) {
-  if (bytes <= b.bytes) return;
+bool WorkspacePool::grow(Buffer& b, std::size_t bytes, cudaStream_t stream) {
+  if (bytes <= b.bytes) return false;
   // Over-allocate so a slowly growing n does not reallocate on every call.
   const std::size_t capacity = std::max<std::size_t>(bytes + bytes / 2, 4096);
   void* fresh = nullptr;
@@ -28,10 +28,12 @@ void WorkspacePool::grow(Buffer& b, std::size_t bytes, cudaStream_t stream) {
   if (b.ptr) SCANTUNE_CUDA_TRY(cudaFreeAsync(b.ptr, stream)); // after the stream's earlier launches
   b.ptr = fresh;
   b.bytes = capacity;
+  return true;
 }
 
 WorkspacePool::Lease WorkspacePool::acquire(cudaStream_t stream, std::size_t status_bytes,
-                                            std::size_t partial_bytes) {
+                                            std::size_t partial_bytes,
+                                            std::size_t sort_status_bytes) {
   PerStream* ps;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -41,9 +43,11 @@ WorkspacePool::Lease WorkspacePool::acquire(cudaStream_t stream, std::size_t sta
     if (!slot) slot = std::make_unique<PerStream>();
     ps = slot.get();
   }
-  Lease lease{std::unique_lock<std::mutex>(ps->mutex), &ps->status, &ps->partials};
+  Lease lease{std::unique_lock<std::mutex>(ps->mutex), &ps->status, &ps->partials, &ps->sort_status,
+              &ps->sort};
   if (status_bytes) grow(ps->status, status_bytes, stream);
   if (partial_bytes) grow(ps->partials, partial_bytes, stream);
+  if (sort_status_bytes && grow(ps->sort_status, sort_status_bytes, stream)) ps->sort = {};
   return lease;
 }
 
@@ -54,7 +58,7 @@ WorkspacePool::~WorkspacePool() {
   // The streams may already be destroyed: free synchronously once the device is idle.
   if (!streams_.empty()) SCANTUNE_CUDA_WARN(cudaDeviceSynchronize());
   for (auto& entry : streams_)
-    for (Buffer* b : {&entry.second->status, &entry.second->partials})
+    for (Buffer* b : {&entry.second->status, &entry.second->partials, &entry.second->sort_status})
       if (b->ptr) SCANTUNE_CUDA_WARN(cudaFree(b->ptr));
   if (current != device_) cudaSetDevice(current);
 }

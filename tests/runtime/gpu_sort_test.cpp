@@ -17,6 +17,7 @@
 #include "scan_request.hpp"
 #include "scantune/scantune.hpp"
 #include "sort.hpp"
+#include "workspace.hpp"
 
 namespace scantune {
 namespace {
@@ -63,11 +64,12 @@ std::vector<K> random_keys(std::size_t n, std::uint64_t distinct, std::uint64_t 
 // Sorts on the GPU (with `policy` when given, else the dispatched one) and compares keys
 // (and the permutation, as values) with the host's stable sort; Value is the index type
 // carried (4 or 8 bytes). `misalign`: the input keys start that many keys past the
-// allocation's (16-byte aligned) start.
+// allocation's (16-byte aligned) start. `indices` (with pairs): no values are read, the
+// sort makes the keys' positions (sort_with_indices).
 template <class K, class Value = std::uint32_t>
 void check_sort(const std::vector<K>& keys, SortOrder order, bool pairs, unsigned begin = 0,
                 unsigned end = 8 * sizeof(K), const detail::SortPolicy* policy = nullptr,
-                std::size_t misalign = 0) {
+                std::size_t misalign = 0, bool indices = false) {
   const std::size_t n = keys.size();
   std::vector<Value> index(n);
   std::iota(index.begin(), index.end(), Value(0));
@@ -88,11 +90,12 @@ void check_sort(const std::vector<K>& keys, SortOrder order, bool pairs, unsigne
     vin.upload(index);
     vout.poison();
   }
+  const Value* values_in = indices ? nullptr : vin.ptr;
   if (policy) {
     detail::SortRequest r{data_type_of<K>(),
                           in_ptr,
                           out.ptr,
-                          pairs ? vin.ptr : nullptr,
+                          pairs ? values_in : nullptr,
                           pairs ? vout.ptr : nullptr,
                           sizeof(Value),
                           n,
@@ -100,6 +103,8 @@ void check_sort(const std::vector<K>& keys, SortOrder order, bool pairs, unsigne
                           begin,
                           end};
     detail::ScannerAccess::sort(s, r, policy);
+  } else if (pairs && indices) {
+    s.sort_with_indices(in_ptr, out.ptr, vout.ptr, n, begin, end, order);
   } else if (pairs) {
     s.sort_pairs(in_ptr, out.ptr, vin.ptr, vout.ptr, n, begin, end, order);
   } else {
@@ -146,6 +151,27 @@ TYPED_TEST(GpuSortTyped, PairsWithEightByteValues) {
   using K = TypeParam;
   check_sort<K, std::uint64_t>(random_keys<K>(70001, 5, 3), SortOrder::Ascending, true);
   check_sort<K, std::uint64_t>(random_keys<K>(70001, 0, 4), SortOrder::Descending, true);
+}
+
+// Indices made by the first pass (no values read): every size, both orders, few distinct
+// keys (stability), 4- and 8-byte indices, the dispatched, a launch-a-pass and the
+// single-launch policy.
+TYPED_TEST(GpuSortTyped, IndicesAreStablePositions) {
+  using K = TypeParam;
+  const unsigned bits = 8 * sizeof(K);
+  for (std::size_t n : kSizes)
+    for (SortOrder order : {SortOrder::Ascending, SortOrder::Descending}) {
+      const auto keys = random_keys<K>(n, n % 2 ? 5 : 0, n + 3);
+      check_sort<K, std::int64_t>(keys, order, true, 0, bits, nullptr, 0, true);
+      if (n % 2) check_sort<K, std::uint32_t>(keys, order, true, 0, bits, nullptr, 0, true);
+    }
+  const auto keys = random_keys<K>(70001, 40, 9);
+  for (const int single : {0, 1}) {
+    detail::SortPolicy p = detail::default_sort_policy(data_type_of<K>(), 8);
+    p.single_launch = single;
+    check_sort<K, std::int64_t>(keys, SortOrder::Ascending, true, 0, bits, &p, 0, true);
+    check_sort<K, std::int64_t>(keys, SortOrder::Descending, true, 2, 13, &p, 1, true);
+  }
 }
 
 TYPED_TEST(GpuSortTyped, LargeSizes) {
@@ -353,6 +379,41 @@ TEST_F(GpuSort, CapturedInAGraphReplays) {
     SCANTUNE_CUDA_TRY(cudaGraphDestroy(graph));
   }
   SCANTUNE_CUDA_TRY(cudaStreamDestroy(stream));
+}
+
+// Status words carry tags no earlier sort on the stream left (take_sort_tags): once the
+// tags run out they start over on zeroed words, so the second sort below, whose tags are
+// the first one's again, reads none of the first one's counts.
+TEST_F(GpuSort, TagsStartOverOnZeroedStatusWords) {
+  const std::size_t n = 200003;
+  for (const char* key : {"radix.tpb256.ipt8.rb8.sl1", "radix.tpb256.ipt8.rb8"}) {
+    const detail::SortPolicy p = detail::SortPolicy::parse(key);
+    cudaStream_t stream;
+    SCANTUNE_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    auto tag = [&](unsigned set) { // the stream's next tag, after setting it unless 0
+      auto lease = detail::ScannerAccess::workspaces(default_scanner()).acquire(stream, 0, 0);
+      if (set) lease.sort->tag = set;
+      return lease.sort->tag;
+    };
+    DeviceBuffer<std::uint32_t> in(n), out(n);
+    for (unsigned seed : {5u, 6u}) {
+      const auto keys = random_keys<std::uint32_t>(n, 0, seed);
+      std::vector<std::uint32_t> expect = keys;
+      std::stable_sort(expect.begin(), expect.end());
+      in.upload(keys);
+      out.poison();
+      // Two tags left: the 4 passes start over at 1-4 on zeroed words, the second sort
+      // where the first one left its words tagged 1-4.
+      tag(detail::kSortTagLimit - 2);
+      detail::SortRequest r{DataType::UInt32,     in.ptr, out.ptr, nullptr, nullptr, 0, n,
+                            SortOrder::Ascending, 0,      32,      stream};
+      detail::ScannerAccess::sort(default_scanner(), r, &p);
+      SCANTUNE_CUDA_TRY(cudaStreamSynchronize(stream));
+      EXPECT_EQ(out.download(n), expect) << key << ", seed " << seed;
+      EXPECT_EQ(tag(0), 5u) << key << ", seed " << seed;
+    }
+    SCANTUNE_CUDA_TRY(cudaStreamDestroy(stream));
+  }
 }
 
 // Small sorts for compute-sanitizer (--gtest_filter='GpuSanitize*'): each layout of the

@@ -34,6 +34,9 @@ void compile_every_sort(int arch) {
   specs.push_back({{512, 16, 8, 1, 0, 1}, DataType::Float32, 4});
   specs.push_back({{256, 8, 8, 1, 1, 1}, DataType::UInt64, 8});
   specs.push_back({{64, 1, 5, 1, 0, 1}, DataType::Float64, 0});
+  // Indices (their own kernels): 8-byte ones a launch a pass, 4-byte ones in one launch.
+  specs.push_back({{384, 12, 8, 2, 1}, DataType::Float32, 8, true});
+  specs.push_back({{256, 8, 8, 1, 0, 1}, DataType::Int64, 4, true});
   std::string source;
   std::vector<std::string> names;
   for (const SortSpec& s : specs) {
@@ -155,6 +158,8 @@ TEST(SortPolicy, SpecIdsNameEverything) {
             "radix.tpb384.ipt12.rb8|int64|v4|sort_pairs");
   EXPECT_EQ((SortSpec{{384, 12, 8}, DataType::Float32, 0}.id()),
             "radix.tpb384.ipt12.rb8|float32|v0|sort_keys");
+  EXPECT_EQ((SortSpec{{384, 12, 8}, DataType::Int32, 8, true}.id()),
+            "radix.tpb384.ipt12.rb8|int32|v8|sort_indices");
 }
 
 TEST(SortLayout, PassesAndRegions) {
@@ -168,14 +173,47 @@ TEST(SortLayout, PassesAndRegions) {
   EXPECT_EQ(l.tiles, 2u);
   EXPECT_EQ(l.starts, 256u); // after the partials header the reduction keeps zero
   EXPECT_GE(l.tickets, l.starts + 4 * 256 * 8);
-  EXPECT_GE(l.status, l.tickets + 4 * 4);
-  EXPECT_EQ(l.status_bytes, 2u * 256 * 8);
-  EXPECT_GE(l.keys, l.status + l.status_bytes);
+  EXPECT_EQ(l.zeroed, l.tickets + 4 * 4 - l.starts); // the starts and tickets only
+  EXPECT_EQ(l.status_bytes, 2u * 256 * 8);           // apart, in the sort status buffer
+  EXPECT_GE(l.keys, l.tickets + 4 * 4);
   EXPECT_EQ(l.keys % 16, 0u);
   EXPECT_GE(l.values, l.keys + 1025 * 4);
   EXPECT_EQ(l.values % 16, 0u);
   EXPECT_EQ(l.bytes, l.values + 1025 * 8);
   EXPECT_EQ(sort_layout(p, 8, 0, 1024).tiles, 1u);
+}
+
+TEST(SortLayout, TagsNoWordCarriesYet) {
+  unsigned next = 1; // a zeroed buffer
+  SortTags t = take_sort_tags(next, 4);
+  EXPECT_EQ(t.base, 1u);
+  EXPECT_FALSE(t.zero_first);
+  EXPECT_EQ(next, 5u);
+  t = take_sort_tags(next, 8);
+  EXPECT_EQ(t.base, 5u); // tags 5..12: after the first sort's 1..4
+  EXPECT_EQ(next, 13u);
+  // The last tag fits 22 bits; one more pass than the tags left zeroes the buffer.
+  next = kSortTagLimit - 4;
+  t = take_sort_tags(next, 4);
+  EXPECT_EQ(t.base, kSortTagLimit - 4);
+  EXPECT_FALSE(t.zero_first);
+  EXPECT_EQ(next, kSortTagLimit);
+  t = take_sort_tags(next, 1);
+  EXPECT_EQ(t.base, 1u);
+  EXPECT_TRUE(t.zero_first);
+  EXPECT_EQ(next, 2u);
+  next = 0; // never a tag: start over
+  EXPECT_TRUE(take_sort_tags(next, 2).zero_first);
+  EXPECT_EQ(next, 3u);
+}
+
+// The single launch's histograms hold every pass of any key at every digit width.
+TEST(SortLayout, ControlBlockHoldsEveryHistogram) {
+  for (int bits = 4; bits <= 8; ++bits)
+    for (unsigned key_bits : {32u, 64u})
+      EXPECT_LE(std::size_t{sort_passes(0, key_bits, bits)} << bits, kSortHistWords)
+          << key_bits << "-bit keys, " << bits << "-bit digits";
+  EXPECT_EQ(kSortControlBytes % 256, 0u); // the status words after it stay aligned
 }
 
 TEST(SortLayout, HistogramGrid) {
@@ -205,6 +243,20 @@ TEST(SortArguments, ClearErrors) {
                            static_cast<float*>(nullptr), 4);
             }),
             "null value output pointer with n = 4");
+  EXPECT_EQ(error_of([&] {
+              s.sort_with_indices(fake<int>(), fake<int>(0x40000),
+                                  static_cast<std::int64_t*>(nullptr), 4);
+            }),
+            "null index output pointer with n = 4");
+  EXPECT_EQ(error_of([&] {
+              s.sort_with_indices(fake<int>(), fake<int>(0x40000), fake<std::uint32_t>(0x80000),
+                                  (std::size_t{1} << 32) + 1);
+            }),
+            "n = 4294967297: the positions of more than 2^32 keys need 8-byte indices");
+  EXPECT_EQ(error_of([&] {
+              s.sort_with_indices(fake<int>(), fake<int>(0x40000), fake<std::int64_t>(0x40008), 4);
+            }),
+            "the keys and the values of a sort overlap");
   EXPECT_EQ(error_of([&] { s.sort_keys(fake<int>(), fake<int>(), 4); }),
             "a sort cannot run in place: the key output overlaps the key input");
   EXPECT_EQ(error_of([&] { s.sort_keys(fake<int>(), fake<int>(0x10008), 4); }),

@@ -244,7 +244,9 @@ SCANTUNE_API scantune_status_t scantune_compact(scantune_scanner_t scanner,
  * sorted (equal keys in input order), keys of `key_type`, by bits [begin_bit, end_bit) of
  * their order-preserving unsigned image (0 and 8 * key size: all bits); floats in IEEE
  * total order (-0.0 before +0.0, positive NaNs last). descending != 0 reverses the order.
- * d_values_in null sorts keys only; otherwise values of value_bytes (4 or 8) move with
+ * d_values_in and d_values_out null sort keys only; d_values_in null and d_values_out not
+ * writes each sorted key's input position there (an argsort: 0-based integers of
+ * value_bytes, 4 for n <= 2^32, or 8); otherwise values of value_bytes (4 or 8) move with
  * their keys to d_values_out. Not in place: outputs may not overlap the inputs. */
 SCANTUNE_API scantune_status_t scantune_sort(scantune_scanner_t scanner, scantune_dtype_t key_type,
                                              const void* d_keys_in, void* d_keys_out,

@@ -17,6 +17,7 @@
 //   scanner.reduce(d_in, d_total, n, scantune::Op::Sum, stream);  // into device memory
 //   scanner.sort_pairs(d_keys, d_sorted_keys, d_vals, d_sorted_vals, n,  // stable radix sort
 //                      scantune::SortOrder::Descending, stream);
+//   scanner.sort_with_indices(d_keys, d_sorted_keys, d_order, n);  // and input positions
 //   scanner.exclusive_scan(d_in, d_out, n, scantune::Op::Sum,      // init read on the device
 //                          scantune::DeviceValue<int>{d_total}, stream);
 //
@@ -388,8 +389,31 @@ public:
              order, begin_bit, end_bit, stream);
   }
 
-  /// The sorts' type-erased entry (and the C API's): `values_in` null sorts keys only;
-  /// otherwise values of `value_bytes` (4 or 8) go along.
+  /// Sorts keys and writes, for each sorted key, its position in the input to
+  /// d_indices_out (torch.sort's indices, an argsort): the first pass makes them, so no
+  /// index array is read. Index: any integer type of 4 or 8 bytes (4 bytes: n <= 2^32).
+  ///   scanner.sort_with_indices(d_k, d_k_out, d_order, n);  // d_order: std::int64_t*
+  template <class K, class Index>
+  void sort_with_indices(const K* d_keys_in, K* d_keys_out, Index* d_indices_out, std::size_t n,
+                         SortOrder order = SortOrder::Ascending, cudaStream_t stream = nullptr) {
+    sort_with_indices(d_keys_in, d_keys_out, d_indices_out, n, 0, 8 * sizeof(K), order, stream);
+  }
+  template <class K, class Index>
+  void sort_with_indices(const K* d_keys_in, K* d_keys_out, Index* d_indices_out, std::size_t n,
+                         unsigned begin_bit, unsigned end_bit,
+                         SortOrder order = SortOrder::Ascending, cudaStream_t stream = nullptr) {
+    static_assert(std::is_integral_v<Index> && (sizeof(Index) == 4 || sizeof(Index) == 8),
+                  "indices are integers of 4 or 8 bytes");
+    if (!d_indices_out && n) // else it would read as a sort of keys only
+      throw Error("null index output pointer with n = " + std::to_string(n));
+    run_sort(data_type_of<K>(), d_keys_in, d_keys_out, nullptr, d_indices_out, sizeof(Index), n,
+             order, begin_bit, end_bit, stream);
+  }
+
+  /// The sorts' type-erased entry (and the C API's): `values_in` and `values_out` null
+  /// sort keys only; `values_in` null and `values_out` not: the keys' input positions of
+  /// `value_bytes` (4 or 8) go along (sort_with_indices); otherwise values of
+  /// `value_bytes` (4 or 8).
   SCANTUNE_API void run_sort(DataType key_type, const void* keys_in, void* keys_out,
                              const void* values_in, void* values_out, std::size_t value_bytes,
                              std::size_t n, SortOrder order, unsigned begin_bit, unsigned end_bit,
