@@ -272,24 +272,27 @@ def partition(x, mask, *, out=None):
     return y, count
 
 
-def sort(x, values=None, *, descending=False, begin_bit=0, end_bit=None, out=None):
+def sort(x, values=None, *, descending=False, begin_bit=0, end_bit=None, out=None,
+         return_indices=False):
     """The dense 1-d ``x`` sorted by a stable LSD radix sort (equal keys keep their
     input order), or with ``values`` (a dense 1-d array of ``x``'s length, any
-    dtype of 4 or 8 bytes) the pair ``(keys, values)`` sorted by key.
+    dtype of 4 or 8 bytes) the pair ``(keys, values)`` sorted by key, or with
+    ``return_indices=True`` the pair ``(keys, indices)``: each sorted key's position
+    in ``x`` as int64, ``torch.sort(x, stable=True)``'s pair (the sort makes the
+    indices: no index array is read).
 
     Keys: int32, uint32, float32, int64, uint64, float64; floats in IEEE total
     order (``-0.0`` before ``+0.0``, NaNs last; reversed when ``descending``).
     ``begin_bit``/``end_bit`` sort by those bits of the key's order-preserving
     image only (default: all). Asynchronous on the framework's current stream.
-    ``out=``: the keys' array, or a ``(keys, values)`` pair with ``values``; outputs
-    may not overlap the inputs. Sorting with ``values=torch.arange(n)`` gives
-    ``torch.sort(x, stable=True)``'s indices.
+    ``out=``: the keys' array, or a ``(keys, values)`` / ``(keys, indices)`` pair
+    (indices of int32, uint32, int64 or uint64); outputs may not overlap the inputs.
 
     Example:
         >>> x = torch.tensor([3, 1, 2, 1], device="cuda", dtype=torch.int32)
-        >>> keys, order = scantune.sort(x, torch.arange(4, device="cuda"))
+        >>> keys, order = scantune.sort(x, return_indices=True)
         >>> keys, order
         (tensor([1, 1, 2, 3], device='cuda:0', dtype=torch.int32),
          tensor([1, 3, 2, 0], device='cuda:0'))
     """
-    return _sort.run(x, values, descending, begin_bit, end_bit, out)
+    return _sort.run(x, values, descending, begin_bit, end_bit, out, return_indices)

@@ -1,7 +1,7 @@
 """sort: the C API's stable radix sort of keys, or of keys with values, over flat CUDA
 arrays of any framework."""
 
-from . import _api, _dtypes, _loader
+from . import _api, _dtypes, _frameworks, _loader
 from ._compact import overlap
 from ._errors import bad_argument
 from ._segmented import dense_1d, input_view
@@ -9,45 +9,70 @@ from ._segmented import dense_1d, input_view
 # Values move as raw words: any element type of 4 or 8 bytes.
 _VALUE_DTYPES = tuple(name for name in _dtypes.SUPPORTED + ("complex64",)
                       if _dtypes.itemsize(name) in (4, 8))
+_INDEX_DTYPES = ("int64", "int32", "uint64", "uint32")
 
 
 def _bit_range(begin_bit, end_bit, key_bits):
     end = key_bits if end_bit is None else end_bit
-    for name, bit in (("begin_bit", begin_bit), ("end_bit", end)):
-        if not isinstance(bit, int) or isinstance(bit, bool):
-            raise bad_argument(f"{name} must be an int, got {bit!r}")
+    # type() is: the test every call pays is one comparison each (bools are refused).
+    if type(begin_bit) is not int or type(end) is not int:
+        for name, bit in (("begin_bit", begin_bit), ("end_bit", end)):
+            if not isinstance(bit, int) or isinstance(bit, bool):
+                raise bad_argument(f"{name} must be an int, got {bit!r}")
     if not 0 <= begin_bit <= end <= key_bits:
         raise bad_argument(f"bit range [{begin_bit}, {end}) is outside the {key_bits}-bit key "
                            f"(0 <= begin_bit <= end_bit <= {key_bits})")
     return end
 
 
-def _outputs(fw, x, values, k, v, out):
-    """The keys' and the values' output views (fresh arrays where out= gives none);
-    out=: the keys' array, or a (keys, values) pair when values are sorted."""
+_CARRIED = {"values": "values=", "indices": "return_indices=True"}
+
+
+def _given_outputs(carried, out):
+    """out= as a (keys, values or indices) pair of arrays or Nones; `carried`: what
+    goes with the keys ("values", "indices" or None)."""
     if out is None:
-        outs = (None, None)
-    elif v is None:
-        outs = (out, None)
-    elif isinstance(out, tuple) and len(out) == 2:
-        outs = out
-    else:
-        raise bad_argument("with values=, out= must be a (keys, values) pair")
-    results = []
-    for a, view, like in ((outs[0], k, x), (outs[1], v, values)):
-        if view is None:
-            results.append(None)
-            continue
-        if a is None:
-            a = fw.empty(view.shape, view.dtype, like)
-        o = _api.check_out(fw, a, view.shape, view.dtype)
-        if not o.dense():
-            raise bad_argument(f"out= must be dense, got {o.describe()}")
-        results.append(a)
-    return results
+        return None, None
+    if carried is None:
+        return out, None
+    if isinstance(out, tuple) and len(out) == 2:
+        return out
+    raise bad_argument(f"with {_CARRIED[carried]}, out= must be a (keys, {carried}) pair")
 
 
-def run(x, values, descending, begin_bit, end_bit, out):
+def _indices(fw, given, x, n, inputs):
+    """The indices' output and view: a fresh int64 array, or out='s, an integer
+    array of 4 or 8 bytes with n elements, dense, apart from the inputs."""
+    if given is None:
+        a = fw.empty((n,), "int64", x)
+        return a, fw.view(a)
+    if _frameworks.of(given) is not fw:
+        raise bad_argument(f"out= must be arrays of the input's framework ({fw.name})")
+    o = fw.view(given)
+    if o.shape != (n,) or o.dtype not in _INDEX_DTYPES or not o.dense():
+        raise bad_argument(f"the indices' out= must be a dense array of {n} elements of "
+                           f"{', '.join(_INDEX_DTYPES)}, got {o.describe()} of {o.dtype}")
+    if any(overlap(o, i) for i in inputs):
+        raise bad_argument("sort cannot run in place: out= overlaps an input")
+    return given, o
+
+
+def _output(fw, given, view, like, inputs):
+    """An output array and its pointer: a fresh array (nothing to check: a small sort
+    is host-bound), or out='s, which must match `view`, be dense and not overlap
+    `inputs`."""
+    if given is None:
+        a = fw.empty(view.shape, view.dtype, like)
+        return a, fw.view(a)
+    o = _api.check_out(fw, given, view.shape, view.dtype)
+    if not o.dense():
+        raise bad_argument(f"out= must be dense, got {o.describe()}")
+    if any(overlap(o, i) for i in inputs):
+        raise bad_argument("sort cannot run in place: out= overlaps an input")
+    return given, o
+
+
+def run(x, values, descending, begin_bit, end_bit, out, indices=False):
     """Validates, then one scantune_sort on the input's stream (asynchronous)."""
     fw, k = input_view(x, "sort takes")
     t = _dtypes.code(k.dtype)
@@ -55,22 +80,26 @@ def run(x, values, descending, begin_bit, end_bit, out):
     end = _bit_range(begin_bit, end_bit, 8 * _dtypes.itemsize(k.dtype))
     v = None
     if values is not None:
+        if indices:
+            raise bad_argument("give values= or return_indices=True, not both")
         v = dense_1d(fw, values, "values", _VALUE_DTYPES)
         if v.shape[0] != n:
             raise bad_argument(f"values has {v.shape[0]} elements, the keys {n}")
-    keys_out, values_out = _outputs(fw, x, values, k, v, out)
-    inputs = [view for view in (k, v) if view is not None]
-    for a in (keys_out, values_out):
-        if a is not None and any(overlap(fw.view(a), i) for i in inputs):
-            raise bad_argument("sort cannot run in place: out= overlaps an input")
-    if values_out is not None and overlap(fw.view(keys_out), fw.view(values_out)):
+    given_keys, given_values = _given_outputs(
+        "values" if v is not None else "indices" if indices else None, out)
+    inputs = (k,) if v is None else (k, v)
+    keys_out, ko = _output(fw, given_keys, k, x, inputs)
+    values_out = vo = None
+    if v is not None:
+        values_out, vo = _output(fw, given_values, v, values, inputs)
+    elif indices:
+        values_out, vo = _indices(fw, given_values, x, n, inputs)
+    if vo is not None and overlap(ko, vo):
         raise bad_argument("sort's keys and values outputs overlap")
     if n:
-        lib = _loader.library()
-        _loader.check(lib.scantune_sort(
-            _loader.scanner(fw.device(x)), t, k.ptr, fw.view(keys_out).ptr,
-            v.ptr if v is not None else None,
-            fw.view(values_out).ptr if v is not None else None,
-            _dtypes.itemsize(v.dtype) if v is not None else 0, n, int(bool(descending)),
+        _loader.check(_loader.library().scantune_sort(
+            _loader.scanner(fw.device(x)), t, k.ptr, ko.ptr, v.ptr if v is not None else None,
+            vo.ptr if vo is not None else None,
+            _dtypes.itemsize(vo.dtype) if vo is not None else 0, n, int(bool(descending)),
             begin_bit, end, fw.stream(x)))
-    return keys_out if v is None else (keys_out, values_out)
+    return keys_out if vo is None else (keys_out, values_out)

@@ -62,6 +62,23 @@ def out_pair(ptr=0x80000):
     (lambda: scantune.sort(Fake((8,)), Fake((8,), "<i4", ptr=0x20000),
                            out=(Fake((8,), ptr=0x30000), Fake((8,), "<i4", ptr=0x30010))),
      ValueError, "keys and values outputs overlap"),
+    # return_indices=True
+    (lambda: scantune.sort(Fake((8,)), Fake((8,), "<i4", ptr=0x20000), return_indices=True),
+     ValueError, "give values= or return_indices=True, not both"),
+    (lambda: scantune.sort(Fake((8,)), out=Fake((8,), ptr=0x30000), return_indices=True),
+     ValueError, r"with return_indices=True, out= must be a \(keys, indices\) pair"),
+    (lambda: scantune.sort(Fake((8,)), out=(Fake((8,), ptr=0x30000), Fake((8,), "<f8", ptr=0x40000)),
+                           return_indices=True),
+     ValueError, "the indices' out= must be a dense array of 8 elements of int64"),
+    (lambda: scantune.sort(Fake((8,)), out=(Fake((8,), ptr=0x30000), Fake((7,), "<i8", ptr=0x40000)),
+                           return_indices=True),
+     ValueError, "the indices' out= must be"),
+    (lambda: scantune.sort(Fake((8,)), out=(Fake((8,), ptr=0x30000), Fake((8,), "<i8", ptr=0x30010)),
+                           return_indices=True),
+     ValueError, "keys and values outputs overlap"),
+    (lambda: scantune.sort(Fake((8,)), out=(Fake((8,), ptr=0x30000), Fake((8,), "<i8")),
+                           return_indices=True),
+     ValueError, "overlaps an input"),
     # a plain __cuda_array_interface__ object cannot allocate the result
     (lambda: scantune.sort(Fake((8,))), ValueError, "allocating the result needs a copy"),
 ])
@@ -88,6 +105,20 @@ def test_pairs_call_with_a_bit_range(recording):
     assert (k.dtype, v.dtype) == ("uint64", "int32")
     (c,) = lib.calls
     assert c.args[1:] == (UINT64, keys.ptr, k.ptr, values.ptr, v.ptr, 4, 77, 0, 4, 40, 0)
+
+
+def test_indices_call_reads_no_values(recording):
+    """return_indices: a fresh int64 array the C call fills (no values' input), or
+    out='s 4-byte indices."""
+    lib, _ = recording
+    x = TorchArray((300,), "int32")
+    k, i = scantune.sort(x, return_indices=True, descending=True)
+    assert (k.dtype, i.dtype, i.shape) == ("int32", "int64", (300,))
+    assert lib.calls[0].args[1:] == (INT32, x.ptr, k.ptr, None, i.ptr, 8, 300, 1, 0, 32, 0)
+    ko, io = TorchArray((300,), "int32", ptr=0x50000), TorchArray((300,), "uint32", ptr=0x60000)
+    k, i = scantune.sort(x, out=(ko, io), return_indices=True)
+    assert k is ko and i is io
+    assert lib.calls[1].args[1:] == (INT32, x.ptr, ko.ptr, None, io.ptr, 4, 300, 0, 0, 32, 0)
 
 
 def test_empty_input_makes_no_call(recording):

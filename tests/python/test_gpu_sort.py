@@ -41,6 +41,28 @@ def test_pairs_match_stable_torch_sort(dtype, n, few, descending):
     assert torch.equal(v, want_v)
 
 
+@pytest.mark.parametrize("descending", [False, True])
+@pytest.mark.parametrize("few", [False, True])
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_indices_match_stable_torch_sort(dtype, n, few, descending):
+    """return_indices=True: torch.sort(stable=True)'s pair, the indices made by the sort."""
+    x = keys(n, dtype, seed=n + 1, few=few)
+    k, i = scantune.sort(x, descending=descending, return_indices=True)
+    want_k, want_i = torch.sort(x, stable=True, descending=descending)
+    assert i.dtype == torch.int64 and i.device == x.device
+    assert torch.equal(k, want_k)
+    assert torch.equal(i, want_i)
+
+
+def test_int32_indices_through_out():
+    x = keys(100003, "float32", seed=11, few=True)
+    ko, io = torch.empty_like(x), torch.empty(100003, device="cuda", dtype=torch.int32)
+    k, i = scantune.sort(x, out=(ko, io), return_indices=True)
+    assert k is ko and i is io
+    assert torch.equal(i.long(), torch.sort(x, stable=True).indices)
+
+
 @pytest.mark.parametrize("dtype", ["uint32", "uint64"])
 def test_unsigned_keys_against_their_signed_image(dtype):
     """uint keys sort as their bits flipped at the sign sort as signed ints."""
