@@ -14,7 +14,7 @@ _INDEX_DTYPES = ("int64", "int32", "uint64", "uint32")
 
 def _bit_range(begin_bit, end_bit, key_bits):
     end = key_bits if end_bit is None else end_bit
-    # type() is: the test every call pays is one comparison each (bools are refused).
+    # Exact ints pass one comparison each (every call pays it); the rest get the full test.
     if type(begin_bit) is not int or type(end) is not int:
         for name, bit in (("begin_bit", begin_bit), ("end_bit", end)):
             if not isinstance(bit, int) or isinstance(bit, bool):
@@ -52,13 +52,11 @@ def _indices(fw, given, x, n, inputs):
     if o.shape != (n,) or o.dtype not in _INDEX_DTYPES or not o.dense():
         raise bad_argument(f"the indices' out= must be a dense array of {n} elements of "
                            f"{', '.join(_INDEX_DTYPES)}, got {o.describe()} of {o.dtype}")
-    if any(overlap(o, i) for i in inputs):
-        raise bad_argument("sort cannot run in place: out= overlaps an input")
-    return given, o
+    return given, _apart(o, inputs)
 
 
 def _output(fw, given, view, like, inputs):
-    """An output array and its pointer: a fresh array (nothing to check: a small sort
+    """An output array and its view: a fresh array (nothing to check: a small sort
     is host-bound), or out='s, which must match `view`, be dense and not overlap
     `inputs`."""
     if given is None:
@@ -67,9 +65,14 @@ def _output(fw, given, view, like, inputs):
     o = _api.check_out(fw, given, view.shape, view.dtype)
     if not o.dense():
         raise bad_argument(f"out= must be dense, got {o.describe()}")
+    return given, _apart(o, inputs)
+
+
+def _apart(o, inputs):
+    """out='s view `o`, which may not overlap an input (not in place)."""
     if any(overlap(o, i) for i in inputs):
         raise bad_argument("sort cannot run in place: out= overlaps an input")
-    return given, o
+    return o
 
 
 def run(x, values, descending, begin_bit, end_bit, out, indices=False):
@@ -97,9 +100,11 @@ def run(x, values, descending, begin_bit, end_bit, out, indices=False):
     if vo is not None and overlap(ko, vo):
         raise bad_argument("sort's keys and values outputs overlap")
     if n:
+        stream = fw.stream(x)
         _loader.check(_loader.library().scantune_sort(
             _loader.scanner(fw.device(x)), t, k.ptr, ko.ptr, v.ptr if v is not None else None,
             vo.ptr if vo is not None else None,
             _dtypes.itemsize(vo.dtype) if vo is not None else 0, n, int(bool(descending)),
-            begin_bit, end, fw.stream(x)))
+            begin_bit, end, stream))
+        fw.finish(stream)  # JAX: done before its arrays are seen
     return keys_out if vo is None else (keys_out, values_out)

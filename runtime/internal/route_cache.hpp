@@ -46,7 +46,8 @@ public:
                Heads heads = Heads::None, bool reverse = false, const ScanTypes* converts = nullptr,
                ShapeClass shape = {});
   /// The route of a radix sort (builds the key type's and value size's route set on
-  /// first use); `value_bytes` 0, 4 or 8.
+  /// first use); `value_bytes` 0, 4 or 8; `indices`: values made by the sort (the
+  /// pairs' policies, kernels of their own).
   SortRoute& sort_route(DataType key, std::size_t value_bytes, std::uint64_t n,
                         bool indices = false);
   const DispatchTable& table() const { return *table_; }
@@ -98,7 +99,6 @@ private:
   std::vector<CustomRoutes> custom_;
   std::mutex mutex_; // owned_, owned_sorts_ and kept_
   std::vector<std::unique_ptr<RouteSet>> owned_;
-  // [key type][value bytes / 4]
   // Per key type: keys, 4- and 8-byte values, 4- and 8-byte indices (their own kernels).
   std::array<std::atomic<SortRouteSet*>, kTypes * 5> sorts_{};
   std::vector<std::unique_ptr<SortRouteSet>> owned_sorts_;
