@@ -313,6 +313,17 @@ TEST(SortArguments, CApi) {
   EXPECT_EQ(scantune_sort(s, SCANTUNE_UINT64, nullptr, nullptr, nullptr, nullptr, 0, 0, 1, 0, 64,
                           nullptr),
             SCANTUNE_SUCCESS);
+  // Indices (a null values input): 4 or 8 bytes, 4 only up to 2^32 keys; valid ones get
+  // as far as the device.
+  EXPECT_EQ(scantune_sort(s, SCANTUNE_INT32, fake<int>(), fake<int>(0x40000), nullptr,
+                          fake<int>(0x80000), 2, 4, 0, 0, 32, nullptr),
+            SCANTUNE_ERROR_UNSUPPORTED);
+  EXPECT_EQ(scantune_sort(s, SCANTUNE_INT32, fake<int>(), fake<int>(0x40000), nullptr,
+                          fake<int>(0x80000), 4, (std::size_t{1} << 32) + 1, 0, 0, 32, nullptr),
+            SCANTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(scantune_sort(s, SCANTUNE_FLOAT32, fake<float>(), fake<float>(0x40000), nullptr,
+                          fake<std::int64_t>(0x80000), 8, 4, 0, 0, 32, nullptr),
+            SCANTUNE_ERROR_NO_DEVICE);
   EXPECT_EQ(scantune_scanner_destroy(s), SCANTUNE_SUCCESS);
 }
 
