@@ -91,6 +91,11 @@ struct SortRequest {
   SortOrder order = SortOrder::Ascending;
   unsigned begin_bit = 0, end_bit = 0;
   cudaStream_t stream = nullptr;
+
+  /// Bytes that move with each key: values, or indices (0: keys only).
+  std::size_t carried_bytes() const { return values_out ? value_bytes : 0; }
+  /// Whether the sort makes its values: each key's input position (sort_with_indices).
+  bool makes_indices() const { return values_out && !values_in; }
 };
 
 /// Throws InvalidArgument for a malformed request (null or overlapping pointers, a

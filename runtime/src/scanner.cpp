@@ -677,7 +677,7 @@ void ScannerAccess::scan(Scanner& s, const ScanRequest& r) {
 
 void ScannerAccess::sort(Scanner& s, const SortRequest& r, const SortPolicy* policy) {
   check_sort(r);
-  const std::size_t value_bytes = r.values_out ? r.value_bytes : 0; // values, or indices
+  const std::size_t value_bytes = r.carried_bytes();
   if (policy)
     if (auto why = policy->invalid_reason(size_of(r.key), value_bytes))
       fail("sort policy {} cannot sort {} keys with {}-byte values: {}", policy->key(),
@@ -689,14 +689,14 @@ void ScannerAccess::sort(Scanner& s, const SortRequest& r, const SortPolicy* pol
   if (r.n == 1) { // already sorted
     SCANTUNE_CUDA_TRY(
         cudaMemcpyAsync(r.keys_out, r.keys_in, size_of(r.key), cudaMemcpyDeviceToDevice, r.stream));
-    if (value_bytes && r.values_in)
+    if (value_bytes && !r.makes_indices())
       SCANTUNE_CUDA_TRY(cudaMemcpyAsync(r.values_out, r.values_in, value_bytes,
                                         cudaMemcpyDeviceToDevice, r.stream));
     else if (value_bytes) // the one key's position
       SCANTUNE_CUDA_TRY(cudaMemsetAsync(r.values_out, 0, value_bytes, r.stream));
     return;
   }
-  const bool indices = value_bytes && !r.values_in;
+  const bool indices = r.makes_indices();
   if (policy) { // explicit configuration (tuner, tests): no route
     const SortSpec spec{*policy, r.key, value_bytes, indices};
     launch_sort(*im.kernels_for_sort(spec), spec.policy, r, *im.workspaces, im.target);

@@ -144,7 +144,7 @@ void launch_single(const KernelSet& kernels, const SortArgs& a, int sm_count) {
 void launch_sort(const KernelSet& kernels, const SortPolicy& policy, const SortRequest& r,
                  WorkspacePool& pool, const LaunchTarget& target) {
   const std::size_t key_bytes = size_of(r.key);
-  const std::size_t value_bytes = r.values_out ? r.value_bytes : 0; // values, or indices
+  const std::size_t value_bytes = r.carried_bytes();
   const SortLayout l = sort_layout(policy, key_bytes, value_bytes, r.n);
   if (l.tiles > static_cast<std::size_t>(INT_MAX))
     fail("n = {} needs {} tiles with sort policy {}, more than one launch can hold ({})", r.n,

@@ -110,7 +110,7 @@ void check_sort(const SortRequest& r) {
   if (!r.keys_in || !r.keys_out)
     fail("null key {} pointer with n = {}", r.keys_in ? "output" : "input", r.n);
   if (pairs && !r.values_out) fail("null value output pointer with n = {}", r.n);
-  if (r.values_out && !r.values_in && r.value_bytes == 4 && r.n > (std::size_t{1} << 32))
+  if (r.makes_indices() && r.value_bytes == 4 && r.n > (std::size_t{1} << 32))
     fail("n = {}: the positions of more than 2^32 keys need 8-byte indices", r.n);
   if (reinterpret_cast<std::uintptr_t>(r.keys_in) % key_bytes ||
       reinterpret_cast<std::uintptr_t>(r.keys_out) % key_bytes)
