@@ -203,11 +203,10 @@ __global__ void __launch_bounds__(TPB)
   H::count(keys, n, begin_bit, end_bit, descending, counts, hist);
 }
 
-// Exclusive scan of N counts into `starts` (may be `counts`) by warp 0, each lane a
-// run of consecutive entries.
+// Exclusive scan of N counts into `starts` (may be `counts`) by the calling warp, each
+// lane a run of consecutive entries.
 template <int N, class T>
-__device__ __forceinline__ void warp_exclusive_runs(const T* counts, T* starts) {
-  if (threadIdx.x >= 32) return;
+__device__ __forceinline__ void lane_exclusive_runs(const T* counts, T* starts) {
   const int RUN = (N + 31) / 32;
   const int first = int(lane_id()) * RUN;
   T sum = 0;
@@ -225,6 +224,12 @@ __device__ __forceinline__ void warp_exclusive_runs(const T* counts, T* starts) 
     starts[d] = run;
     run += c;
   }
+}
+
+// The same by warp 0 (the other threads return at once).
+template <int N, class T>
+__device__ __forceinline__ void warp_exclusive_runs(const T* counts, T* starts) {
+  if (threadIdx.x < 32) lane_exclusive_runs<N>(counts, starts);
 }
 
 // Each pass's counts (block p: hist[p * RADIX ...]) become exclusive digit starts
@@ -574,15 +579,16 @@ __global__ void __launch_bounds__(TPB, MIN_BLOCKS)
 }
 
 // The whole sort in one cooperative launch (SortPolicy::single_launch), for inputs
-// whose several launches would cost more than their work: the histogram, then per
-// pass the digit starts (each block its own copy) and the tiles (block b takes tiles
-// b, b + gridDim.x, ...: every block is resident, so each tile's predecessors make
-// progress), with grid barriers between the phases. Pass p reads and writes as the
-// host's pass_buffers() (runtime/src/sort_launch.cpp) would: the last pass lands in
-// the outputs. `hist`: passes x RADIX words, zero; `next_hist`: the next launch's, of
-// `hist_words` words, zeroed here (no launch zeroes anything on the host: the stream's
-// launches alternate between two histograms); `barrier`: a counter at `barrier_base`;
-// `status`: tiles x RADIX words, pass p's tagged `tag + p`.
+// whose several launches would cost more than their work: the histogram, the digit
+// starts (pass 0's in each block, the later passes' in `hist`), then per pass the
+// tiles (block b takes tiles b, b + gridDim.x, ...: every block is resident, so each
+// tile's predecessors make progress), with grid barriers between the phases. Pass p
+// reads and writes as the host's pass_buffers() (runtime/src/sort_launch.cpp) would:
+// the last pass lands in the outputs. `hist`: passes x RADIX words, zero, left holding
+// digit starts; `next_hist`: the next launch's, of `hist_words` words, zeroed here (no
+// launch zeroes anything on the host: the stream's launches alternate between two
+// histograms); `barrier`: a counter at `barrier_base`; `status`: tiles x RADIX words,
+// pass p's tagged `tag + p`.
 template <class K, int VALUE_BYTES, int TPB, int IPT, int RADIX_BITS, int MIN_BLOCKS,
           bool EARLY_COUNTS, bool INDICES = false>
 __global__ void __launch_bounds__(TPB, MIN_BLOCKS)
@@ -608,9 +614,19 @@ __global__ void __launch_bounds__(TPB, MIN_BLOCKS)
   const unsigned passes = radix_passes<RADIX_BITS>(begin_bit, end_bit);
   const unsigned tiles = unsigned((n + T::TILE - 1) / T::TILE);
   grid_barrier(barrier, barrier_base + gridDim.x); // the counts
-  warp_exclusive_runs<T::RADIX>(hist, starts);
+  // Pass 0's digit starts in each block (warp 0); every later pass's in place in `hist`
+  // by one block (its warp 1), seen by all after that pass's barrier: no block computes
+  // starts between two passes, where the last tile's block held up the barrier with it.
+  if (threadIdx.x < 32)
+    lane_exclusive_runs<T::RADIX>(hist, starts);
+  else if (threadIdx.x < 64)
+    for (unsigned p = 1 + blockIdx.x; p < passes; p += gridDim.x)
+      lane_exclusive_runs<T::RADIX>(hist + (unsigned long long)p * T::RADIX,
+                                    hist + (unsigned long long)p * T::RADIX);
   for (unsigned p = 0; p < passes; ++p) {
     if (p > 0) grid_barrier(barrier, barrier_base + (p + 1) * gridDim.x); // the last pass's items
+    const unsigned long long* pass_starts =
+        p == 0 ? starts : hist + (unsigned long long)p * T::RADIX;
     const bool to_out = (passes - 1 - p) % 2 == 0;
     const K* src = p == 0 ? keys_in : (to_out ? alt_keys : keys_out);
     const void* src_values = p == 0 ? values_in : (to_out ? alt_values : values_out);
@@ -623,13 +639,9 @@ __global__ void __launch_bounds__(TPB, MIN_BLOCKS)
         s.tile.tag = (unsigned long long)(tag + p) << RADIX_TAG_SHIFT;
       }
       radix_sort_tile<T>(s.tile, src, to_out ? keys_out : alt_keys, src_values,
-                         to_out ? values_out : alt_values, n, shift, bits, descending, starts,
+                         to_out ? values_out : alt_values, n, shift, bits, descending, pass_starts,
                          status);
     }
-    // The next pass's starts while other blocks finish this pass: warp 0 is past the
-    // barrier that follows the last read of `starts` in its last tile, so is every thread.
-    if (p + 1 < passes)
-      warp_exclusive_runs<T::RADIX>(hist + (unsigned long long)(p + 1) * T::RADIX, starts);
   }
 }
 

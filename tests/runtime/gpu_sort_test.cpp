@@ -321,27 +321,31 @@ TEST_F(GpuSort, ReductionAfterSortOnTheSameStream) {
   EXPECT_EQ(total.download(1)[0], 12345);
 }
 
+// 700 keys: two tiles of the 4-bit single launch, whose blocks turn its eight passes'
+// counts into digit starts by turns.
 TEST_F(GpuSort, ExplicitPoliciesAgree) {
-  const auto keys = random_keys<std::uint32_t>(123457, 100, 10);
-  std::vector<std::uint32_t> expect = keys;
-  std::stable_sort(expect.begin(), expect.end());
-  for (const char* key :
-       {"radix.tpb128.ipt4.rb4", "radix.tpb64.ipt1.rb5", "radix.tpb1024.ipt2.rb6",
-        "radix.tpb256.ipt16.rb8", "radix.tpb128.ipt4.rb4.ec1", "radix.tpb384.ipt16.rb8.mb3.ec1",
-        "radix.tpb128.ipt4.rb4.sl1", "radix.tpb64.ipt1.rb5.sl1", "radix.tpb1024.ipt2.rb6.sl1",
-        "radix.tpb384.ipt16.rb8.mb3.ec1.sl1"}) {
-    DeviceBuffer<std::uint32_t> in(keys.size()), out(keys.size());
-    in.upload(keys);
-    out.poison();
-    const detail::SortPolicy p = detail::SortPolicy::parse(key);
-    detail::SortRequest r;
-    r.key = DataType::UInt32;
-    r.keys_in = in.ptr;
-    r.keys_out = out.ptr;
-    r.n = keys.size();
-    r.end_bit = 32;
-    detail::ScannerAccess::sort(default_scanner(), r, &p);
-    EXPECT_EQ(out.download(keys.size()), expect) << key;
+  for (std::size_t n : {std::size_t{123457}, std::size_t{700}}) {
+    const auto keys = random_keys<std::uint32_t>(n, 100, 10);
+    std::vector<std::uint32_t> expect = keys;
+    std::stable_sort(expect.begin(), expect.end());
+    for (const char* key :
+         {"radix.tpb128.ipt4.rb4", "radix.tpb64.ipt1.rb5", "radix.tpb1024.ipt2.rb6",
+          "radix.tpb256.ipt16.rb8", "radix.tpb128.ipt4.rb4.ec1", "radix.tpb384.ipt16.rb8.mb3.ec1",
+          "radix.tpb128.ipt4.rb4.sl1", "radix.tpb64.ipt1.rb5.sl1", "radix.tpb1024.ipt2.rb6.sl1",
+          "radix.tpb384.ipt16.rb8.mb3.ec1.sl1"}) {
+      DeviceBuffer<std::uint32_t> in(keys.size()), out(keys.size());
+      in.upload(keys);
+      out.poison();
+      const detail::SortPolicy p = detail::SortPolicy::parse(key);
+      detail::SortRequest r;
+      r.key = DataType::UInt32;
+      r.keys_in = in.ptr;
+      r.keys_out = out.ptr;
+      r.n = keys.size();
+      r.end_bit = 32;
+      detail::ScannerAccess::sort(default_scanner(), r, &p);
+      EXPECT_EQ(out.download(keys.size()), expect) << key << " n " << n;
+    }
   }
 }
 
