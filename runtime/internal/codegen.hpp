@@ -55,6 +55,8 @@ inline constexpr int kMaxStructBytes = 16;
 void check_struct_op(const CustomOp& op);
 /// "struct8": a struct-valued operator's values as problem texts and logs name them.
 std::string struct_type_text(int value_bytes);
+/// The bytes struct_type_text(bytes) == text names (4 to 16, a multiple of 4), else 0.
+int struct_type_bytes(std::string_view text);
 
 /// Throws InvalidArgument when a compaction's predicate (carried as a CustomOp, see
 /// ScanRequest::compaction) is malformed: a name that is not an identifier, an empty body.

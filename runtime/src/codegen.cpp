@@ -266,6 +266,12 @@ std::string struct_type_text(int value_bytes) {
   return fmt::format("struct{}", value_bytes);
 }
 
+int struct_type_bytes(std::string_view text) {
+  for (int bytes = 4; bytes <= kMaxStructBytes; bytes += 4)
+    if (text == struct_type_text(bytes)) return bytes;
+  return 0;
+}
+
 std::string KernelSpec::id() const {
   const std::string flat =
       fmt::format("{}|{}|{}|{}", policy.key(), to_string(type), op.id(), to_string(kind));

@@ -83,12 +83,11 @@ bool ProblemName::set_problem_text(std::string_view text) {
   struct_bytes = 0;
   sorts = parse_sort_problem(text);
   if (sorts) return true;
-  for (int bytes = 4; bytes <= kMaxStructBytes; bytes += 4)
-    if (text == "@" + struct_type_text(bytes)) {
-      if (type != kStructStandIn) return false;
-      struct_bytes = bytes;
-      return true;
-    }
+  if (const int bytes = text.empty() ? 0 : struct_type_bytes(std::string_view(text).substr(1))) {
+    if (text[0] != '@' || type != kStructStandIn) return false;
+    struct_bytes = bytes;
+    return true;
+  }
   if (!text.empty() && text[0] == '@') {
     const ScanTypes t = parse_scan_types(text.substr(1));
     if (t.acc != type) return false;
@@ -283,7 +282,7 @@ Choice DispatchTable::resolve(const ProblemName& problem, std::uint64_t n, AxisS
     return plan;
   }
   if (problem.struct_bytes) { // no built-in table row is a struct's: the default shape
-    plan.policy = default_struct_policy(static_cast<std::size_t>(problem.struct_bytes));
+    plan.policy = default_struct_policy(static_cast<std::size_t>(problem.struct_bytes), n);
     plan.source = fmt::format("built-in default for {}-byte struct values", problem.struct_bytes);
     return plan;
   }

@@ -129,6 +129,18 @@ TEST(BenchReport, JsonRoundTripAndMarkdownTable) {
   EXPECT_NE(md.find("- sequential at 2^20: skipped"), std::string::npos) << md;
 }
 
+// A struct-valued operator's report names its struct ("struct16"): each element is
+// the struct read and written.
+TEST(BenchReport, StructValuesCountTheirBytes) {
+  BenchReport r = sample_report();
+  r.type = "struct16";
+  EXPECT_EQ(r.bytes_per_element("tuned"), 32u);
+  EXPECT_EQ(r.bytes_per_element("memcpy"), 32u);
+  EXPECT_EQ(bench_to_json(bench_from_json(bench_to_json(r))), bench_to_json(r));
+  r.type = "struct20";
+  EXPECT_ERROR_NAMING(r.bytes_per_element("tuned"), "struct20");
+}
+
 TEST(BenchReport, BadDocumentsNameTheProblem) {
   nlohmann::json j = bench_to_json(sample_report());
   j["series"][1]["points"].erase(0);

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "codegen.hpp"
 #include "policy.hpp"
 #include "scantune/scantune.hpp"
 #include "tuner/report/text_table.hpp"
@@ -33,6 +34,15 @@ std::string optional_string(const nlohmann::json& j, const char* key) {
   return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
 }
 
+/// Bytes read and written per element: "int32", a converting "uint8:int32", or the
+/// struct of a struct-valued operator ("struct16").
+std::uint64_t value_bytes_per_element(const std::string& type) {
+  if (const int bytes = detail::struct_type_bytes(type))
+    return 2 * static_cast<std::uint64_t>(bytes);
+  const ScanTypes t = parse_scan_types(type);
+  return size_of(t.in) + size_of(t.out);
+}
+
 } // namespace
 
 const BenchSeries* BenchReport::find(const std::string& name) const {
@@ -42,8 +52,7 @@ const BenchSeries* BenchReport::find(const std::string& name) const {
 }
 
 std::uint64_t BenchReport::bytes_per_element(std::string_view series) const {
-  const ScanTypes t = parse_scan_types(type); // "int32", or a converting "uint8:int32"
-  const std::uint64_t values = size_of(t.in) + size_of(t.out);
+  const std::uint64_t values = value_bytes_per_element(type);
   return series == "memcpy" ? values : values + extra_bytes_per_element;
 }
 
@@ -124,7 +133,7 @@ BenchReport bench_from_json(const nlohmann::json& doc) {
   r.type = field<std::string>(doc, "type", "the document");
   r.op = field<std::string>(doc, "op", "the document");
   r.kind = field<std::string>(doc, "kind", "the document");
-  parse_scan_types(r.type); // throws on an unknown type
+  value_bytes_per_element(r.type); // throws on an unknown type
   r.segments = optional_string(doc, "segments");
   if (doc.contains("extra_bytes_per_element"))
     r.extra_bytes_per_element =
