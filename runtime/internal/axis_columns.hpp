@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string_view>
 
 #include "scantune/scantune.hpp"
 
@@ -15,5 +16,10 @@ namespace scantune::detail {
 /// `op` element by element (one per (type, op, inner), kept for the process), or null
 /// where `type` is narrower than 4 bytes or the columns do not fill 8 to 16 bytes.
 const CustomOp* columns_struct_op(DataType type, Op op, std::size_t inner);
+
+/// The operator columns_struct_op names `name` (`columns_float32x4_sum`: type, columns,
+/// operator), so the tools can tune and time the struct scan an axis scan becomes; null
+/// where `name` is not one.
+const CustomOp* columns_struct_op_named(std::string_view name);
 
 } // namespace scantune::detail

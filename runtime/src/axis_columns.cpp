@@ -1,5 +1,6 @@
 #include "axis_columns.hpp"
 
+#include <charconv>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -36,6 +37,26 @@ const CustomOp* columns_struct_op(DataType type, Op op, std::size_t inner) {
                  name + "_t", static_cast<int>(bytes)});
   }
   return slot.get();
+}
+
+const CustomOp* columns_struct_op_named(std::string_view name) {
+  constexpr std::string_view prefix = "columns_";
+  if (name.substr(0, prefix.size()) != prefix) return nullptr;
+  name.remove_prefix(prefix.size());
+  // No type's name holds an 'x', no operator's an underscore before its own.
+  const auto x = name.find('x');
+  const auto under = name.find('_', x);
+  if (x == std::string_view::npos || under == std::string_view::npos) return nullptr;
+  const std::string_view digits = name.substr(x + 1, under - x - 1);
+  std::size_t inner = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), inner);
+  if (ec != std::errc{} || end != digits.data() + digits.size()) return nullptr;
+  try {
+    return columns_struct_op(parse_data_type(name.substr(0, x)), parse_op(name.substr(under + 1)),
+                             inner);
+  } catch (const Error&) {
+    return nullptr;
+  }
 }
 
 } // namespace scantune::detail

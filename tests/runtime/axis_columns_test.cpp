@@ -30,6 +30,18 @@ TEST(AxisColumns, EightToSixteenBytesOfColumnsBecomeAStruct) {
   }
 }
 
+TEST(AxisColumns, OperatorsByTheirNames) {
+  const CustomOp* op = columns_struct_op(DataType::Float32, Op::Sum, 4);
+  EXPECT_EQ(op->name, "columns_float32x4_sum");
+  EXPECT_EQ(columns_struct_op_named("columns_float32x4_sum"), op);
+  EXPECT_EQ(columns_struct_op_named("columns_uint64x2_bit_xor"),
+            columns_struct_op(DataType::UInt64, Op::BitXor, 2));
+  for (const char* bad :
+       {"columns_float32x5_sum", "columns_float32x_sum", "columns_float32x4", "columns_int16x4_sum",
+        "columns_float32x4_avg", "colums_float32x4_sum", "columns_float32x4x_sum", "columns_"})
+    EXPECT_EQ(columns_struct_op_named(bad), nullptr) << bad;
+}
+
 class NvrtcAxisColumns : public ::testing::TestWithParam<int> {};
 
 TEST_P(NvrtcAxisColumns, OperatorsCompileOnTheStructDefault) {
@@ -41,7 +53,7 @@ TEST_P(NvrtcAxisColumns, OperatorsCompileOnTheStructDefault) {
                                                           {DataType::Float64, Op::Min, 2}}) {
     const CustomOp* c = columns_struct_op(type, op, inner);
     ASSERT_TRUE(c);
-    specs.push_back({default_struct_policy(static_cast<std::size_t>(c->value_bytes)),
+    specs.push_back({default_struct_policy(static_cast<std::size_t>(c->value_bytes), 1u << 24),
                      kStructStandIn, OpSpec::from(*c), ScanKind::Inclusive});
   }
   test::compile_batch(specs, GetParam());

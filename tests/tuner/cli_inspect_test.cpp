@@ -557,6 +557,28 @@ TEST(GpuCliBench, CustomOperatorSampleHasACubColumn) {
   }
 }
 
+// Struct-valued operators (the library's and an axis scan's columns): dispatch and
+// memcpy timed, no CUB column (bench/struct_bench.cu times CUB's), the report's type
+// the struct.
+TEST(GpuCliBench, StructOperatorsTimeDispatchAndMemcpy) {
+  if (!scantune::test::has_gpu()) GTEST_SKIP() << "no CUDA device";
+  TempDir dir;
+  const std::string env = "SCANTUNE_DB=" + (dir / "none.db").string() + " ";
+  for (const char* op : {"linear_recurrence", "columns_float32x4_sum"}) {
+    const fs::path json = dir / (std::string(op) + ".json");
+    auto r = run_cli(std::string("bench --custom-op ") + op + " --sizes 2^12,2^17 --json " +
+                         json.string(),
+                     "2>&1", env);
+    ASSERT_EQ(r.code, 0) << op << ": " << r.output;
+    const auto rows = table_rows(r.output);
+    ASSERT_EQ(rows.size(), 2u) << r.output;
+    for (const std::string& row : rows)
+      EXPECT_TRUE(std::regex_search(row, std::regex(R"(\| +[0-9.]+ \| +[0-9]+% \|)"))) << row;
+    EXPECT_EQ(nlohmann::json::parse(slurp(json))["type"],
+              op == std::string("linear_recurrence") ? "struct8" : "struct16");
+  }
+}
+
 // Segmented runs: every column timed (CUB by key for sums; axis scans have no CUB
 // column), the title names the segmentation and the JSON records it.
 TEST(GpuCliBench, SegmentedRunsTimeDispatchCubAndMemcpy) {

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "axis_columns.hpp"
 #include "tuner/cli/cli.hpp"
 #include "tuner/gpu/custom_op_twins.hpp"
 
@@ -32,12 +33,13 @@ CustomOp parse_custom_op(const std::string& text) {
     // The library's struct-valued operators, by name (their structs are source).
     for (const CustomOp* op : {&linear_recurrence_op(), &argmax_op()})
       if (text == op->name) return *op;
+    if (const CustomOp* columns = detail::columns_struct_op_named(text)) return *columns;
   }
   if (first == std::string::npos || first == last)
     throw Error(fmt::format("--custom-op '{}': expected NAME:BODY:IDENTITY, e.g. "
                             "'absmax:return fabs(a) > fabs(b) ? a : b;:0.0', or a sample's name "
-                            "(absmax, shifted_product, and the struct-valued linear_recurrence "
-                            "and argmax)",
+                            "(absmax, shifted_product, and the struct-valued linear_recurrence, "
+                            "argmax and columns_TYPExN_OP, e.g. columns_float32x4_sum)",
                             text));
   CustomOp op{text.substr(0, first), text.substr(first + 1, last - first - 1),
               text.substr(last + 1)};

@@ -393,7 +393,8 @@ void register_tune_command(CLI::App& app) {
                    "twin (a CUB baseline): absmax (float32, float64), shifted_product\n"
                    "(uint32, uint64), or a struct-valued operator of the library,\n"
                    "tuned once on its struct whatever --type says (problem '@struct8'):\n"
-                   "linear_recurrence ((a, b) float pairs), argmax ((float, int32)).\n"
+                   "linear_recurrence ((a, b) float pairs), argmax ((float, int32)),\n"
+                   "columns_TYPExN_OP (N columns of an axis scan, e.g. columns_float32x4_sum).\n"
                    "Examples: --custom-op 'absmax:fabs(a) > fabs(b) ? a : b:0.0',\n"
                    "--custom-op linear_recurrence")
       ->type_name("NAME:BODY:IDENTITY")
