@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -22,9 +23,8 @@ inline constexpr DataType kStructStandIn = DataType::UInt32;
 /// and the tile's shared memory within the static limit.
 std::optional<std::string> struct_invalid_reason(const Policy& p, std::size_t bytes);
 
-/// The untuned shape for struct values of `bytes` bytes: lookback_warp with
-/// 16-byte vectors where the struct divides them (the 64-bit types' default shape
-/// for 8 bytes).
-Policy default_struct_policy(std::size_t bytes);
+/// The untuned shape for `n` struct values of `bytes` bytes: lookback_warp, its tile
+/// by size from H100 tunes of 8-, 12- and 16-byte structs (4 bytes: one shape).
+Policy default_struct_policy(std::size_t bytes, std::uint64_t n);
 
 } // namespace scantune::detail

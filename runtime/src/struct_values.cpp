@@ -35,14 +35,25 @@ std::optional<std::string> struct_invalid_reason(const Policy& p, std::size_t by
   return std::nullopt;
 }
 
-Policy default_struct_policy(std::size_t bytes) {
-  Policy p;
-  p.algorithm = Algorithm::LookbackWarp;
-  p.block_scan = BlockScan::WarpScans;
-  p.io = TileIO::Transpose;
-  p.block_threads = bytes == 4 ? 128 : 256;
-  p.items_per_thread = bytes == 4 ? 24 : bytes == 8 ? 12 : 8;
-  p.vector_width = bytes == 12 ? 1 : static_cast<int>(16 / bytes);
+Policy default_struct_policy(std::size_t bytes, std::uint64_t n) {
+  // Winners of `scantune tune --custom-op columns_float32x2_sum` (x3, x4, float64x2)
+  // on the H100, each checked against the single shape that served every size before
+  // on five operators (docs/decisions.md, "Struct scans' default shapes by size"):
+  // where it lost on some, the old shape stays (8 bytes at 2^19-2^21, 12 below 2^19).
+  const char* key = "lookback_warp.tpb128.ipt24.vec4.warp_scans";
+  if (bytes == 8)
+    key = n < (1u << 19)   ? "lookback_warp.tpb512.ipt6.vec1.warp_scans.wxpose"
+          : n < (1u << 21) ? "lookback_warp.tpb256.ipt12.vec2.warp_scans"
+          : n < (1u << 24) ? "lookback_warp.tpb128.ipt12.vec2.warp_scans.wxpose.cs"
+                           : "lookback_warp.tpb256.ipt20.vec2.blelloch.wxpose.bo200";
+  else if (bytes > 8 && n < (1u << 19))
+    key = bytes == 12 ? "lookback_warp.tpb256.ipt8.vec1.warp_scans"
+                      : "lookback_warp.tpb1024.ipt2.vec1.warp_scans.wxpose";
+  else if (bytes > 8)
+    key = n < (1u << 24) ? "lookback_warp.tpb128.ipt12.vec1.warp_scans.wxpose.cs"
+                         : "lookback_warp.tpb128.ipt20.vec1.warp_scans.wxpose.cs";
+  Policy p = Policy::parse(key);
+  if (bytes == 12) p.streaming = false; // no 12-byte access takes a cache hint
   return p;
 }
 

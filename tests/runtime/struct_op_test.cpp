@@ -49,7 +49,7 @@ void compile_structs(const std::vector<KernelSpec>& specs, int arch) {
 }
 
 TEST(StructOpCodegen, SourceDefinesTheStructBesideItsFunctor) {
-  const KernelSpec s = struct_spec(linear_recurrence_op(), default_struct_policy(8));
+  const KernelSpec s = struct_spec(linear_recurrence_op(), default_struct_policy(8, 1u << 20));
   const GeneratedSource g = generate({s});
   EXPECT_NE(g.source.find("struct linear_recurrence_t { float a, b; };"), std::string::npos)
       << g.source;
@@ -72,8 +72,8 @@ TEST(StructOpCodegen, TheStructIsPartOfTheOperatorsIdentity) {
   other.value_struct.clear();
   other.value_bytes = 0;
   EXPECT_NE(custom_op_hash(op), custom_op_hash(other));
-  EXPECT_NE(KernelSpec(struct_spec(op, default_struct_policy(8))).id(),
-            KernelSpec({default_struct_policy(8), kStructStandIn, OpSpec::from(other),
+  EXPECT_NE(KernelSpec(struct_spec(op, default_struct_policy(8, 1u << 20))).id(),
+            KernelSpec({default_struct_policy(8, 1u << 20), kStructStandIn, OpSpec::from(other),
                         ScanKind::Inclusive})
                 .id());
 }
@@ -82,9 +82,12 @@ class NvrtcStructCompile : public ::testing::TestWithParam<int> {};
 
 TEST_P(NvrtcStructCompile, EveryOperatorsDefaultShapeBothKinds) {
   std::vector<KernelSpec> specs;
+  // Each size band of the default and both kinds per operator.
+  const std::uint64_t sizes[] = {1u << 18, 1u << 20, 1u << 22, 1u << 26};
   for (const CustomOp* op : struct_ops())
-    for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive})
-      specs.push_back(struct_spec(*op, default_struct_policy(op->value_bytes), k));
+    for (std::size_t i = 0; i < 4; ++i)
+      specs.push_back(struct_spec(*op, default_struct_policy(op->value_bytes, sizes[i]),
+                                  i % 2 ? ScanKind::Exclusive : ScanKind::Inclusive));
   compile_structs(specs, GetParam());
 }
 
@@ -115,7 +118,7 @@ TEST_P(NvrtcStructCompile, EveryAlgorithmThatTakesStructs) {
       specs.push_back(struct_spec(op, p, i % 3 ? ScanKind::Inclusive : ScanKind::Exclusive));
       ++i;
     }
-  Policy wide = default_struct_policy(16);
+  Policy wide = default_struct_policy(16, 1u << 20);
   wide.reproducible = true;
   specs.push_back(struct_spec(test::linear_recurrence_f64_op(), wide, ScanKind::Exclusive));
   compile_structs(specs, GetParam());
@@ -125,7 +128,7 @@ INSTANTIATE_TEST_SUITE_P(Archs, NvrtcStructCompile, ::testing::Values(80, 90),
                          [](const auto& info) { return "sm_" + std::to_string(info.param); });
 
 CompileError struct_compile_failure(const CustomOp& op) {
-  return test::compile_failure(struct_spec(op, default_struct_policy(8)));
+  return test::compile_failure(struct_spec(op, default_struct_policy(8, 1u << 20)));
 }
 
 TEST(StructOpErrors, BrokenStructSourceIsACompileErrorWithTheLog) {
@@ -207,11 +210,13 @@ TEST(StructPolicies, TheGpuSuitesKeysParseAndTakeStructs) {
 
 TEST(StructPolicies, WhatStructsRun) {
   for (std::size_t bytes : {4, 8, 12, 16})
-    EXPECT_FALSE(struct_invalid_reason(default_struct_policy(bytes), bytes)) << bytes;
-  Policy p = default_struct_policy(8);
+    for (std::uint64_t n : {1ull, 1ull << 19, 1ull << 21, 1ull << 24, 1ull << 32})
+      EXPECT_FALSE(struct_invalid_reason(default_struct_policy(bytes, n), bytes))
+          << bytes << " " << n;
+  Policy p = default_struct_policy(8, 1u << 20);
   p.vector_width = 4; // 32 bytes
   EXPECT_TRUE(struct_invalid_reason(p, 8));
-  p = default_struct_policy(12);
+  p = default_struct_policy(12, 1u << 20);
   p.streaming = true;
   EXPECT_TRUE(struct_invalid_reason(p, 12));
   EXPECT_FALSE(struct_invalid_reason(p, 16));
@@ -274,9 +279,9 @@ TEST(StructDispatch, UntunedPlanIsTheStructDefault) {
   Scanner s(ScannerOptions{-1, "off", {}});
   const Plan p = s.plan_struct(argmax_op(), ScanKind::Exclusive, 1u << 20);
   EXPECT_EQ(p.match, Match::BuiltIn);
-  EXPECT_EQ(p.policy, default_struct_policy(8).key());
+  EXPECT_EQ(p.policy, default_struct_policy(8, 1u << 20).key());
   EXPECT_EQ(s.plan_struct(test::linear_recurrence_f64_op(), ScanKind::Inclusive, 1u << 20).policy,
-            default_struct_policy(16).key());
+            default_struct_policy(16, 1u << 20).key());
   EXPECT_ERROR_NAMING(s.plan_struct(CustomOp{"plus", "return a + b;", "0"}, ScanKind::Inclusive, 8),
                       "not struct-valued");
 }
@@ -311,11 +316,11 @@ TEST(StructDispatch, TunedWinnersRoundTripThroughTheDatabase) {
   const Choice other =
       t.resolve(ProblemName::of(kStructStandIn, argmax_op(), ScanKind::Inclusive), 1u << 24);
   EXPECT_EQ(other.match, Match::BuiltIn);
-  EXPECT_EQ(other.policy, default_struct_policy(8));
+  EXPECT_EQ(other.policy, default_struct_policy(8, 1u << 24));
   EXPECT_EQ(t.resolve(ProblemName::of(kStructStandIn, linear_recurrence_op(), ScanKind::Exclusive),
                       1u << 24)
                 .policy,
-            default_struct_policy(8));
+            default_struct_policy(8, 1u << 24));
 }
 
 } // namespace

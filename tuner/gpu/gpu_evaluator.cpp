@@ -428,7 +428,7 @@ struct GpuEvaluator::Impl {
     const std::uint64_t n0 = std::min<std::uint64_t>(max_n, 1 << 16);
     const Policy seq = Policy::sequential();
     const Policy def = problem.struct_bytes()
-                           ? detail::default_struct_policy(problem.struct_bytes())
+                           ? detail::default_struct_policy(problem.struct_bytes(), max_n)
                            : detail::default_policy(problem.type, max_n);
     scan(&seq, n0, in_pool.ptr, ref.ptr);
     scan(&def, max_n, in_pool.ptr, out_pool.ptr);

@@ -436,7 +436,7 @@ detail::Choice incumbent_plan(const Tuning& t, const Problem& p, std::uint64_t n
     return detail::ScannerAccess::choice(*t.scanner, p.type, p.op.ref(), p.kind, n,
                                          p.segments.heads(), p.segments.shape());
   detail::Choice plan;
-  plan.policy = p.struct_bytes() ? detail::default_struct_policy(p.struct_bytes())
+  plan.policy = p.struct_bytes() ? detail::default_struct_policy(p.struct_bytes(), n)
                                  : detail::default_policy(p.type, n);
   if (p.converts) plan.policy = detail::converted_policy(plan.policy, *p.converts, n);
   if (auto prev = t.st.db->best_for(t.st.model, std::string(to_string(p.type)), p.op_name(),
