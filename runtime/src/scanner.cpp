@@ -514,6 +514,19 @@ bool scan_columns_as_structs(Scanner& s, const ScanRequest& r) {
   return true;
 }
 
+// An inclusive axis scan along an axis of length 1 leaves every element as it is (a
+// type read and written as itself converts back exactly): a copy, or nothing in place.
+// H100, float32 (1, 2^24) along dim 0: the axis kernel ran at 0.34x a copy.
+bool copy_length_one_axis(const ScanRequest& r) {
+  if (r.policy || r.axis.len != 1 || r.kind != ScanKind::Inclusive || r.seeded ||
+      r.in_type() != r.out_type())
+    return false;
+  if (r.in != r.out)
+    SCANTUNE_CUDA_TRY(
+        cudaMemcpyAsync(r.out, r.in, r.n * r.in_bytes(), cudaMemcpyDeviceToDevice, r.stream));
+  return true;
+}
+
 } // namespace
 
 void Scanner::check_struct_size(const CustomOp& op, std::size_t host_bytes) {
@@ -661,7 +674,7 @@ void ScannerAccess::scan(Scanner& s, const ScanRequest& r) {
     return;
   }
   check_segments_on_device_data(r);
-  if (heads == Heads::Axis && scan_columns_as_structs(s, r)) return;
+  if (heads == Heads::Axis && (copy_length_one_axis(r) || scan_columns_as_structs(s, r))) return;
   if (r.policy) { // explicit configuration (tuner, tests): no route
     launch_scan(*im.kernels_for(*r.policy, r), *r.policy, r, *im.workspaces, im.target);
     return;

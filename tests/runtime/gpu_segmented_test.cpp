@@ -486,6 +486,22 @@ TEST_F(GpuTest, AxisScansOfFewColumnsAsStructs) {
     }
 }
 
+// Columns of one element: the scanner's inclusive scan is a copy (nothing in place),
+// its exclusive one the init; an explicit policy still runs the axis kernel.
+TEST_F(GpuTest, AxisScansOfLengthOne) {
+  Scanner scanner;
+  const Policy p =
+      make_policy(Algorithm::LookbackWarp, 128, 4, 4, BlockScan::WarpScans, TileIO::Transpose);
+  for (auto [outer, inner] :
+       std::vector<std::array<std::size_t, 2>>{{1, 100003}, {5, 7}, {1, 4}, {3, 1000}, {1, 1}})
+    for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive})
+      for (bool in_place : {false, true}) {
+        check_axis<std::int32_t>(scanner, nullptr, Op::Sum, k, outer, 1, inner, in_place);
+        check_axis<double>(scanner, nullptr, Op::Max, k, outer, 1, inner, in_place);
+        check_axis<std::int32_t>(scanner, &p, Op::Sum, k, outer, 1, inner, in_place);
+      }
+}
+
 // Small runs for compute-sanitizer (memcheck, racecheck): both head sources, tiles
 // with and without heads, more than 32 tiles of look-back.
 TEST_F(GpuTest, SegmentedSanitizeSmall) {
