@@ -83,12 +83,12 @@ bool ProblemName::set_problem_text(std::string_view text) {
   struct_bytes = 0;
   sorts = parse_sort_problem(text);
   if (sorts) return true;
-  if (const int bytes = text.empty() ? 0 : struct_type_bytes(std::string_view(text).substr(1))) {
-    if (text[0] != '@' || type != kStructStandIn) return false;
-    struct_bytes = bytes;
-    return true;
-  }
   if (!text.empty() && text[0] == '@') {
+    if (const int bytes = struct_type_bytes(text.substr(1))) {
+      if (type != kStructStandIn) return false;
+      struct_bytes = bytes;
+      return true;
+    }
     const ScanTypes t = parse_scan_types(text.substr(1));
     if (t.acc != type) return false;
     converts = t;
