@@ -15,9 +15,15 @@
 // G * IPT * RG rows by LPR * VEC columns); the groups' totals combine by shuffles
 // within the warp. Columns shorter than the tile: as few warps down a column as hold
 // it (WR, a power of two), the block's G / WR groups of them side by side on
-// neighbouring column blocks; a column of one chunk publishes and looks back nothing
-// (a chunk's status is read only by the next chunk). launch.cpp's axis_tiles mirrors
-// this geometry.
+// consecutive slices (a slice: the tile's columns of one matrix), running on into the
+// next matrices, so small matrices (torch.cumsum along dim 1 of (N, 2, 32)) share a
+// block; a column of one chunk publishes and looks back nothing (a chunk's status is
+// read only by the next chunk). launch.cpp's axis_tiles mirrors this geometry.
+//
+// Columns of len <= IPT rows (FLAG_AXIS_IN_THREAD: (N, 2, 32), (N, 3, 8)) lie within
+// one thread's rows: the array is then outer * len rows of inner columns, tiled as one
+// matrix (locate_rows), each thread holding IPT / len whole columns (IPT / len * len of
+// its IPT rows) and scanning them afresh every len rows; nothing crosses threads.
 //
 // Tiles are numbered chain-fastest: tile = chunk * chains + chain, so the predecessor
 // in a chain is `chains` tiles back and a tile only waits on lower-numbered ones. Of
@@ -34,6 +40,7 @@
 // columns (W = 8), 9 KB for 8-byte ones at 256 x 64 (W = 16).
 #pragma once
 
+#include "scantune/policy.cuh"
 #include "scantune/tile_status.cuh"
 #include "scantune/types.cuh"
 
@@ -67,14 +74,22 @@ struct axis_tile {
     unsigned long long chunks;                    // chunks per column
     unsigned lpr;                                 // lanes per row; the tile's columns: lpr * VEC
     unsigned wr;                                  // warps down a column (G where chunks > 1)
+    unsigned rows;                                // of the thread's IPT rows, those it holds
   };
+
+  // Lanes a row takes: a power of two, enough for the columns, at most 32.
+  static __device__ __forceinline__ unsigned row_lanes(unsigned long long inner) {
+    unsigned lpr = 1;
+    while (lpr < 32 && (unsigned long long)lpr * VEC < inner)
+      lpr *= 2;
+    return lpr;
+  }
 
   static __device__ __forceinline__ place locate(unsigned tile, unsigned long long n,
                                                  unsigned long long len, unsigned long long inner) {
     place p;
-    p.lpr = 1;
-    while (p.lpr < 32 && (unsigned long long)p.lpr * VEC < inner)
-      p.lpr *= 2;
+    p.lpr = row_lanes(inner);
+    p.rows = IPT;
     const unsigned rg = 32 / p.lpr, warp = threadIdx.x >> 5, lane = lane_id();
     const unsigned long long cols = (unsigned long long)p.lpr * VEC;
     // As few warps down a column as hold it (a power of two), the rest side by side.
@@ -83,21 +98,68 @@ struct axis_tile {
     while (p.wr < need && 2 * p.wr <= unsigned(G))
       p.wr *= 2;
     if (p.wr < need) p.wr = G;
+    // A slice: cols columns of one matrix. The block's groups take consecutive slices,
+    // of the next matrices too where a matrix has fewer slices than the block groups.
     const unsigned groups = unsigned(G) / p.wr;
-    const unsigned long long block_cols = cols * groups;
-    const unsigned long long blocks = (inner + block_cols - 1) / block_cols;
-    p.chains = n / (len * inner) * blocks;
+    const unsigned long long per_matrix = (inner + cols - 1) / cols;
+    const unsigned long long slices = n / (len * inner) * per_matrix;
+    p.chains = (slices + groups - 1) / groups;
     const unsigned long long rows = (unsigned long long)p.wr * IPT * rg;
     p.chunks = (len + rows - 1) / rows;
     p.chunk = tile / p.chains;
-    const unsigned long long chain = tile % p.chains;
-    p.matrix = chain / blocks;
+    const unsigned long long slice = tile % p.chains * groups + warp / p.wr;
     p.row0 = p.chunk * rows + (warp % p.wr) * IPT * rg + (lane / p.lpr) * IPT;
-    // Warps past the last whole group (G not a multiple of wr) take no column.
-    p.col0 = warp >= groups * p.wr
-                 ? inner
-                 : (chain % blocks) * block_cols + (warp / p.wr) * cols + (lane % p.lpr) * VEC;
+    // Warps past the last whole group (G not a multiple of wr) or past the last slice
+    // take no column.
+    const bool idle = warp >= groups * p.wr || slice >= slices;
+    p.matrix = idle ? 0 : slice / per_matrix;
+    p.col0 = idle ? inner : slice % per_matrix * cols + (lane % p.lpr) * VEC;
     return p;
+  }
+
+  // FLAG_AXIS_IN_THREAD: the rows of all matrices in a row, n / inner of them, each
+  // thread's IPT / len whole columns, a tile of G * RG threads' rows by lpr * VEC
+  // columns, numbered column-block-fastest as locate's.
+  static __device__ __forceinline__ place locate_rows(unsigned tile, unsigned long long n,
+                                                      unsigned long long len,
+                                                      unsigned long long inner) {
+    place p;
+    p.lpr = row_lanes(inner);
+    p.rows = unsigned(IPT / len * len);
+    const unsigned rg = 32 / p.lpr, warp = threadIdx.x >> 5, lane = lane_id();
+    const unsigned long long rows = (unsigned long long)G * rg * p.rows;
+    p.chunks = (n / inner + rows - 1) / rows;
+    p.chains = (inner + p.lpr * VEC - 1) / (p.lpr * VEC);
+    p.chunk = tile / p.chains;
+    p.matrix = 0;
+    p.wr = G;
+    p.row0 = p.chunk * rows + (warp * rg + lane / p.lpr) * p.rows;
+    p.col0 = tile % p.chains * p.lpr * VEC + (lane % p.lpr) * VEC;
+    return p;
+  }
+
+  // Each column's scan of the thread's rows x, from start[v], afresh every `period` rows
+  // (FLAG_AXIS_IN_THREAD: a column's length; else IPT: once).
+  static __device__ __forceinline__ void scan_rows(T (&x)[IPT][VEC], const T (&start)[VEC],
+                                                   unsigned long long period, Op op) {
+#pragma unroll
+    for (int v = 0; v < VEC; ++v) {
+      T run = start[v];
+      unsigned long long k = 0;
+#pragma unroll
+      for (int i = 0; i < IPT; ++i) {
+        if (k == 0) run = start[v];
+        const T e = x[i][v];
+        if (KIND == KIND_EXCLUSIVE) {
+          x[i][v] = run;
+          run = op(run, e);
+        } else {
+          run = op(run, e);
+          x[i][v] = run;
+        }
+        if (++k == period) k = 0;
+      }
+    }
   }
 
   // Across the warp's row groups (lanes lpr apart, earlier rows in lower lanes): the
@@ -125,7 +187,8 @@ struct axis_tile {
     for (int i = 0; i < IPT; ++i) {
       const unsigned long long row = p.row0 + i;
       const T* at = m + row * inner + p.col0;
-      if (row < len && full_cols) {
+      const bool held = unsigned(i) < p.rows && row < len;
+      if (held && full_cols) {
         const V w = *reinterpret_cast<const V*>(at);
 #pragma unroll
         for (int v = 0; v < VEC; ++v)
@@ -133,7 +196,7 @@ struct axis_tile {
       } else {
 #pragma unroll
         for (int v = 0; v < VEC; ++v)
-          x[i][v] = row < len && p.col0 + v < inner ? at[v] : Op::identity();
+          x[i][v] = held && p.col0 + v < inner ? at[v] : Op::identity();
       }
     }
   }
@@ -145,7 +208,7 @@ struct axis_tile {
 #pragma unroll
     for (int i = 0; i < IPT; ++i) {
       const unsigned long long row = p.row0 + i;
-      if (row >= len) continue;
+      if (unsigned(i) >= p.rows || row >= len) continue;
       T* at = m + row * inner + p.col0;
       if (full_cols) {
         V w;

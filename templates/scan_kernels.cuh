@@ -41,6 +41,12 @@ static const unsigned FLAG_START_ON_DEVICE = 16u; // init is *start
 // An exclusive scan starts at the operator's identity, which only the device knows
 // (struct-valued custom operators: the host holds no value of their type).
 static const unsigned FLAG_START_IDENTITY = 32u;
+// axis_kernel: every column fits one tile, so no tile waits on another: tiles by
+// blockIdx, no ticket (small matrices make many small tiles, and one atomic counter
+// per tile would serialize them).
+static const unsigned FLAG_AXIS_ONE_CHUNK = 64u;
+// axis_kernel: columns lie within one thread's rows (axis_scan.cuh), no ticket either.
+static const unsigned FLAG_AXIS_IN_THREAD = 128u;
 
 template <class T, class P>
 struct tile_smem {
@@ -1345,19 +1351,31 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
   await_previous_grid();
   init = start_value<T, Op, KIND>(init, start, flags);
   typedef axis_tile<T, Op, KIND, P> at;
-  const bool by_block = (flags & FLAG_TILES_BY_BLOCK) != 0;
+  const bool one_chunk = (flags & FLAG_AXIS_ONE_CHUNK) != 0;
+  const bool by_block = one_chunk || (flags & FLAG_TILES_BY_BLOCK) != 0;
   const bool vectors = (flags & FLAG_AXIS_VECTORS) != 0;
   __shared__ unsigned s_ticket, s_gen;
   __shared__ T s_part[at::G][at::C]; // warp totals, then each warp's carry
   __shared__ typename at::window s_window;
-  const unsigned long long drawn = draw_ticket(ws, by_block, s_ticket, s_gen);
+  const unsigned long long drawn = one_chunk ? 0ull : draw_ticket(ws, by_block, s_ticket, s_gen);
   const unsigned tile = by_block ? blockIdx.x : s_ticket;
   const unsigned long long len = shape.axis_len, inner = shape.axis_inner;
+  Op op;
+  T x[at::IPT][at::VEC];
+  if (flags & FLAG_AXIS_IN_THREAD) { // implies one chunk: by_block, no ticket
+    const typename at::place p = at::locate_rows(tile, n, len, inner);
+    at::load(in, p, n / inner, inner, vectors, x);
+    T start[at::VEC];
+#pragma unroll
+    for (int v = 0; v < at::VEC; ++v)
+      start[v] = init;
+    at::scan_rows(x, start, len, op);
+    at::store(out, p, n / inner, inner, vectors, x);
+    return;
+  }
   const typename at::place p = at::locate(tile, n, len, inner);
   const unsigned long long offset = p.matrix * len * inner;
   const int cols = int(p.lpr) * at::VEC; // columns of this tile (at most C)
-  Op op;
-  T x[at::IPT][at::VEC];
   at::load(in + offset, p, len, inner, vectors, x);
   const unsigned lane = lane_id(), warp = threadIdx.x >> 5;
   T agg[at::VEC], before[at::VEC]; // the thread's rows' totals; its row group's prefix
@@ -1379,11 +1397,8 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
   for (int k = 0; k < at::CPT; ++k) // columns past the tile's need no look-back
     if (threadIdx.x + k * at::TPB < at::C)
       s_window.done[threadIdx.x + k * at::TPB] = int(threadIdx.x + k * at::TPB) >= cols;
-  if (by_block && threadIdx.x == 0) s_gen = settle_ticket(ws, drawn, gridDim.x - 1);
+  if (by_block && !one_chunk && threadIdx.x == 0) s_gen = settle_ticket(ws, drawn, gridDim.x - 1);
   __syncthreads();
-  const unsigned gen = s_gen;
-  unsigned long long* slots = ws + STATUS_OFFSET_WORDS;
-  const unsigned first = unsigned((unsigned long long)tile * at::C);
   if (p.chunks == 1) { // the carry: the start value and the group's warps above this one
 #pragma unroll
     for (int v = 0; v < at::VEC; ++v) {
@@ -1393,6 +1408,9 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
       before[v] = op(carry, before[v]);
     }
   } else {
+    const unsigned gen = s_gen;
+    unsigned long long* slots = ws + STATUS_OFFSET_WORDS;
+    const unsigned first = unsigned((unsigned long long)tile * at::C);
     // Every column's tile total out first (inclusive in the first chunk), so later
     // chunks' look-backs proceed while this one looks back.
     T total[at::CPT];
@@ -1430,21 +1448,7 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
     for (int v = 0; v < at::VEC; ++v)
       before[v] = op(s_part[warp][col + v], before[v]);
   }
-#pragma unroll
-  for (int v = 0; v < at::VEC; ++v) {
-    T run = before[v];
-#pragma unroll
-    for (int i = 0; i < at::IPT; ++i) {
-      const T e = x[i][v];
-      if (KIND == KIND_EXCLUSIVE) {
-        x[i][v] = run;
-        run = op(run, e);
-      } else {
-        run = op(run, e);
-        x[i][v] = run;
-      }
-    }
-  }
+  at::scan_rows(x, before, at::IPT, op);
   at::store(out + offset, p, len, inner, vectors, x);
 }
 

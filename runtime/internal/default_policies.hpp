@@ -14,6 +14,10 @@ struct AxisShape {
   std::size_t len = 0, inner = 0;
 };
 
+/// Lanes an axis tile gives a row of `inner` columns read `vec` at a time: a power of
+/// two, at most 32 (templates/axis_scan.cuh, locate()).
+std::size_t axis_row_lanes(std::size_t inner, std::size_t vec);
+
 /// The same for an axis scan (templates/axis_scan.cuh), whose threads hold
 /// items_per_thread rows x vector_width columns: 8 x 16 bytes, not the flat tile's 24
 /// x 4-byte items, which would hold 96 values in registers. Columns of at most 8 rows

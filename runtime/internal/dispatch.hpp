@@ -128,6 +128,9 @@ private:
   // The built-in rows of the problem closest to `problem` among those with a row of
   // `which` models (Own: this GPU model's; Any: every table of its architecture).
   const Entries* most_similar_builtin(const ProblemName& problem, Models which) const;
+  // The nearest built-in row to n of `problem` with another type of the same size.
+  const TunedEntry* nearest_type_twin(const ProblemName& problem, std::uint64_t n,
+                                      Models which) const;
   /// The entry the chain picks (null: none, the heuristic), its match and source.
   struct Pick {
     const TunedEntry* entry = nullptr;

@@ -38,6 +38,13 @@ std::size_t pow2_at_least(std::size_t x) {
 
 } // namespace
 
+std::size_t axis_row_lanes(std::size_t inner, std::size_t vec) {
+  std::size_t lpr = 1;
+  while (lpr < 32 && lpr * vec < inner)
+    lpr *= 2;
+  return lpr;
+}
+
 Policy default_axis_policy(DataType type, AxisShape shape) {
   // 8 rows x a 16-byte vector per thread, 256 threads: a 64 x 128 (4-byte) tile, and
   // a look-back window of 8 (4-byte) or 16 (8-byte) chunks per round trip. Narrower
@@ -52,7 +59,7 @@ Policy default_axis_policy(DataType type, AxisShape shape) {
     while (p.vector_width > 1 && static_cast<std::size_t>(p.vector_width / 2) >= shape.inner)
       p.vector_width /= 2;
   // Columns of at most 8 rows: as many rows per thread (a power of two, at least the
-  // vector's width, as every policy has), so each warp holds whole columns and nothing
+  // vector's width, as every policy has), so each thread holds whole columns and nothing
   // is looked back. (Columns shorter than a tile's 64 rows take fewer warps each, side
   // by side: the kernel fits the tile to the column.)
   if (shape.len && shape.len <= 8)

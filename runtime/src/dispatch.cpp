@@ -231,6 +231,22 @@ const DispatchTable::Entries* DispatchTable::most_similar_builtin(const ProblemN
   return best;
 }
 
+const TunedEntry* DispatchTable::nearest_type_twin(const ProblemName& p, std::uint64_t n,
+                                                   Models which) const {
+  const int target = db::size_bucket(n);
+  const TunedEntry* best = nullptr;
+  for (const auto& kv : builtin_) {
+    const ProblemName& q = kv.second.front().problem;
+    if (q.type == p.type || size_of(q.type) != size_of(p.type)) continue;
+    ProblemName same = q;
+    same.type = p.type;
+    if (key_of(same) != key_of(p)) continue;
+    const TunedEntry* e = nearest(kv.second, n, which);
+    if (e && (!best || db::nearer_bucket(e->bucket, best->bucket, target))) best = e;
+  }
+  return best;
+}
+
 Choice DispatchTable::resolve(const ProblemName& problem, std::uint64_t n, AxisShape axis) const {
   if (problem.heads == Heads::Reduce) { // untuned as a problem: the flat scan's tile shape
     ProblemName flat = problem;
@@ -321,6 +337,13 @@ DispatchTable::Pick DispatchTable::pick(const ProblemName& problem, std::uint64_
     const Entries* entries = most_similar_builtin(problem, which);
     if (!entries) continue;
     if (const TunedEntry* e = nearest(*entries, n, which)) {
+      // The same problem in a type of the same size (int32 for float32) stands in where
+      // it was tuned nearer n: the kernels run both alike, and a far bucket's shape can
+      // be far off (float32 axis columns of 64 rows x 2^20 at 2^26 on the H200: 38% of
+      // memcpy on the 2^20 row's vector-1 shape, 88-91% on int32's 2^24 or 2^28 rows).
+      if (const TunedEntry* t = nearest_type_twin(problem, n, which);
+          t && db::nearer_bucket(t->bucket, e->bucket, db::size_bucket(n)))
+        e = t;
       const std::string label = e->problem.label();
       return {e, Match::BuiltIn,
               fmt::format("built-in table: {}, {}{}, tuned at n = {}", e->model, label,

@@ -9,6 +9,7 @@
 
 #include "algorithms.hpp"
 #include "cuda_check.hpp"
+#include "default_policies.hpp"
 
 namespace scantune::detail {
 
@@ -142,28 +143,35 @@ void opt_in_shared(const KernelSet& kernels, const Policy& policy, DataType type
 // An axis scan's tiles, as templates/axis_scan.cuh's locate() lays them out: a row takes
 // lpr lanes (a power of two, at most 32, enough for the columns), a warp 32 / lpr row
 // groups of IPT rows; as few warps down a column as hold it (a power of two), else all,
-// the block's groups of them side by side. `columns`: status slots per tile (32 * VEC,
+// the block's groups of them side by side on consecutive slices (lpr * vec columns of a
+// matrix, running on into the next). `columns`: status slots per tile (32 * VEC,
 // whatever lpr is), needed only where a column has more than one chunk.
+// Columns of at most IPT rows lie within a thread's rows (in_thread), IPT / len of
+// them a thread: the tile then runs down the rows of all matrices in a row.
 struct AxisTiles {
   std::size_t tiles = 0, columns = 0, chunks = 0;
+  bool in_thread = false;
 };
 AxisTiles axis_tiles(const Policy& p, const ScanRequest& r) {
   const auto vec = static_cast<std::size_t>(p.vector_width);
   const auto warps = static_cast<std::size_t>(p.block_threads / 32);
   const auto ipt = static_cast<std::size_t>(p.items_per_thread);
-  std::size_t lpr = 1;
-  while (lpr < 32 && lpr * vec < r.axis.inner)
-    lpr *= 2;
+  const std::size_t lpr = axis_row_lanes(r.axis.inner, vec);
   const std::size_t warp_rows = ipt * (32 / lpr), cols = lpr * vec;
+  if (r.axis.len && r.axis.len <= ipt) {
+    const std::size_t rows = warps * (32 / lpr) * (ipt / r.axis.len * r.axis.len);
+    const std::size_t all_rows = r.n / r.axis.inner;
+    return {(all_rows + rows - 1) / rows * ((r.axis.inner + cols - 1) / cols), 32 * vec, 1, true};
+  }
   const std::size_t need = (r.axis.len + warp_rows - 1) / warp_rows;
   std::size_t down = 1; // warps down a column
   while (down < need && 2 * down <= warps)
     down *= 2;
   if (down < need) down = warps;
-  const std::size_t block_cols = cols * (warps / down), rows = down * warp_rows;
+  const std::size_t groups = warps / down, rows = down * warp_rows;
   const std::size_t chunks = (r.axis.len + rows - 1) / rows;
-  const std::size_t outer = r.n / (r.axis.len * r.axis.inner);
-  return {outer * ((r.axis.inner + block_cols - 1) / block_cols) * chunks, 32 * vec, chunks};
+  const std::size_t slices = r.n / (r.axis.len * r.axis.inner) * ((r.axis.inner + cols - 1) / cols);
+  return {(slices + groups - 1) / groups * chunks, 32 * vec, chunks};
 }
 
 // Vector accesses along an axis scan's rows need rows and both pointers aligned to them.
@@ -221,9 +229,13 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
   const bool single_pass = !r.reduce && policy.uses_tile_status();
   const bool rts = r.reduce || describe(policy.algorithm).uses_partials;
   // An axis scan keeps one status slot per tile and column, where columns have chunks
-  // to look back over (the header's ticket counter either way).
-  const std::size_t status_slots = !axis ? tiles : at.chunks > 1 ? tiles * at.columns : 0;
-  const std::size_t status_bytes = single_pass ? WorkspacePool::status_bytes(status_slots) : 0;
+  // to look back over; where they have one, no tile waits on another and the kernel
+  // takes no ticket (FLAG_AXIS_ONE_CHUNK): no workspace at all.
+  const bool one_chunk = axis && at.chunks == 1;
+  if (one_chunk) flags |= kFlagAxisOneChunk | (at.in_thread ? kFlagAxisInThread : 0u);
+  const std::size_t status_slots = axis ? tiles * at.columns : tiles;
+  const std::size_t status_bytes =
+      single_pass && !one_chunk ? WorkspacePool::status_bytes(status_slots) : 0;
   const std::size_t partial_bytes =
       rts ? WorkspacePool::partial_bytes(r.reduce ? reduce_grid : tiles, size) : 0;
   void* ws = nullptr;

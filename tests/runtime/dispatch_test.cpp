@@ -521,6 +521,32 @@ TEST(BuiltinTable, RowsOfOtherProblemsServeTheirOwn) {
   EXPECT_EQ(tuned.policy.key(), kLw);
 }
 
+// A problem tuned only far from n borrows the rows of its type twin (same size, same
+// problem otherwise) where they sit nearer; its own rows win ties and nearer buckets.
+TEST(BuiltinTable, TypeTwinsStandInNearerInSize) {
+  const char* axis = "axis.len_le256.inner_gt64";
+  const BuiltinEntry rows[] = {
+      {90, "m", DataType::Float32, Op::Sum, ScanKind::Inclusive, axis, 1u << 20, kLw, 1.0},
+      {90, "m", DataType::Int32, Op::Sum, ScanKind::Inclusive, axis, 1u << 28, kLt, 1.0},
+      {90, "m", DataType::Int64, Op::Sum, ScanKind::Inclusive, axis, 1u << 26, kLt, 1.0},
+      {90, "m", DataType::Int32, Op::Max, ScanKind::Inclusive, axis, 1u << 26, kLt, 1.0}};
+  const DispatchTable t(90, "m", {}, "", BuiltinTable{rows, 4});
+  auto problem = [&](DataType type, Op op) {
+    ProblemName p = ProblemName::of(type, op, ScanKind::Inclusive, Heads::Axis);
+    EXPECT_TRUE(p.set_problem_text(axis));
+    return p;
+  };
+  const auto far = t.resolve(problem(DataType::Float32, Op::Sum), 1u << 27);
+  EXPECT_EQ(far.policy.key(), kLt);
+  EXPECT_NE(far.source.find("int32 sum inclusive " + std::string(axis)), std::string::npos)
+      << far.source;
+  EXPECT_EQ(t.resolve(problem(DataType::Float32, Op::Sum), 1u << 22).policy.key(), kLw);
+  // Not twins: another size (int64), another operator (max).
+  const BuiltinEntry others[] = {rows[0], rows[2], rows[3]};
+  const DispatchTable u(90, "m", {}, "", BuiltinTable{others, 3});
+  EXPECT_EQ(u.resolve(problem(DataType::Float32, Op::Sum), 1u << 26).policy.key(), kLw);
+}
+
 // Two built-in tables of one architecture: a GPU model with a table of its own is served
 // by its rows even where the other model's sit nearer in size; a problem only the other
 // table holds, and a third model, take the architecture's rows.

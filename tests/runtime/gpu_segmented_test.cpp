@@ -436,6 +436,35 @@ TEST_F(GpuTest, AxisRowGroupsAndShortColumns) {
   }
 }
 
+// Small matrices share a block (templates/axis_scan.cuh): columns whose length divides
+// the thread's rows lie within a thread, the tile running down the rows of all matrices
+// (column blocks side by side where inner is wider than the tile); other short columns
+// take the next slice of columns a warp group, of the next matrix where one runs out,
+// so a block spans many matrices and the last ends part-way (8-row columns of 64 on 3
+// warps of 2 rows: two chunks); the dispatcher's short-column default too.
+TEST_F(GpuTest, AxisSmallMatricesShareABlock) {
+  Scanner scanner;
+  for (auto [tpb, ipt, vec] :
+       std::vector<std::array<int, 3>>{{1024, 2, 1}, {512, 4, 2}, {256, 8, 4}, {96, 2, 2}}) {
+    const Policy p = make_policy(Algorithm::LookbackWarp, tpb, ipt, vec, BlockScan::WarpScans,
+                                 TileIO::Transpose);
+    for (std::size_t outer : {1, 7, 1009})
+      for (std::size_t len : {1, 2, 3, 4, 5, 7, 8})
+        for (std::size_t inner : {5, 8, 31, 32, 64, 100, 300}) {
+          const ScanKind k = (outer + len + inner) % 2 ? ScanKind::Inclusive : ScanKind::Exclusive;
+          check_axis<std::int32_t>(scanner, &p, Op::Sum, k, outer, len, inner, false);
+          if (vec <= 2)
+            check_axis<std::uint64_t>(scanner, &p, Op::BitXor, k, outer, len, inner, true);
+        }
+  }
+  for (auto [outer, len, inner] :
+       std::vector<std::array<std::size_t, 3>>{{4099, 2, 32}, {1025, 4, 17}, {333, 8, 64}})
+    for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive}) {
+      check_axis<float>(scanner, nullptr, Op::Sum, k, outer, len, inner, false);
+      check_axis<double>(scanner, nullptr, Op::Max, k, outer, len, inner, true);
+    }
+}
+
 // A non-commutative operator keeps each column's order through the look-back: the
 // first non-zero value of the column so far (zeros are frequent).
 TEST_F(GpuTest, AxisNonCommutativeOperatorKeepsColumnOrder) {
