@@ -158,10 +158,11 @@ AxisTiles axis_tiles(const Policy& p, const ScanRequest& r) {
   const auto ipt = static_cast<std::size_t>(p.items_per_thread);
   const std::size_t lpr = axis_row_lanes(r.axis.inner, vec);
   const std::size_t warp_rows = ipt * (32 / lpr), cols = lpr * vec;
+  const std::size_t slices_per_matrix = (r.axis.inner + cols - 1) / cols;
   if (r.axis.len && r.axis.len <= ipt) {
     const std::size_t rows = warps * (32 / lpr) * (ipt / r.axis.len * r.axis.len);
     const std::size_t all_rows = r.n / r.axis.inner;
-    return {(all_rows + rows - 1) / rows * ((r.axis.inner + cols - 1) / cols), 32 * vec, 1, true};
+    return {(all_rows + rows - 1) / rows * slices_per_matrix, 32 * vec, 1, true};
   }
   const std::size_t need = (r.axis.len + warp_rows - 1) / warp_rows;
   std::size_t down = 1; // warps down a column
@@ -170,7 +171,7 @@ AxisTiles axis_tiles(const Policy& p, const ScanRequest& r) {
   if (down < need) down = warps;
   const std::size_t groups = warps / down, rows = down * warp_rows;
   const std::size_t chunks = (r.axis.len + rows - 1) / rows;
-  const std::size_t slices = r.n / (r.axis.len * r.axis.inner) * ((r.axis.inner + cols - 1) / cols);
+  const std::size_t slices = r.n / (r.axis.len * r.axis.inner) * slices_per_matrix;
   return {(slices + groups - 1) / groups * chunks, 32 * vec, chunks};
 }
 
