@@ -85,6 +85,14 @@ struct axis_tile {
     return lpr;
   }
 
+  // Warps down a column that holds `need` warps' rows: a power of two, else all G.
+  static __device__ __forceinline__ unsigned warps_down(unsigned long long need) {
+    unsigned wr = 1;
+    while (wr < need && 2 * wr <= unsigned(G))
+      wr *= 2;
+    return wr < need ? unsigned(G) : wr;
+  }
+
   static __device__ __forceinline__ place locate(unsigned tile, unsigned long long n,
                                                  unsigned long long len, unsigned long long inner) {
     place p;
@@ -92,12 +100,8 @@ struct axis_tile {
     p.rows = IPT;
     const unsigned rg = 32 / p.lpr, warp = threadIdx.x >> 5, lane = lane_id();
     const unsigned long long cols = (unsigned long long)p.lpr * VEC;
-    // As few warps down a column as hold it (a power of two), the rest side by side.
-    const unsigned long long need = (len + IPT * rg - 1) / (IPT * rg);
-    p.wr = 1;
-    while (p.wr < need && 2 * p.wr <= unsigned(G))
-      p.wr *= 2;
-    if (p.wr < need) p.wr = G;
+    // As few warps down a column as hold it, the rest side by side.
+    p.wr = warps_down((len + IPT * rg - 1) / (IPT * rg));
     // A slice: cols columns of one matrix. The block's groups take consecutive slices,
     // of the next matrices too where a matrix has fewer slices than the block groups.
     const unsigned groups = unsigned(G) / p.wr;
@@ -118,8 +122,9 @@ struct axis_tile {
   }
 
   // FLAG_AXIS_IN_THREAD: the rows of all matrices in a row, n / inner of them, each
-  // thread's IPT / len whole columns, a tile of G * RG threads' rows by lpr * VEC
-  // columns, numbered column-block-fastest as locate's.
+  // thread's IPT / len whole columns; as in locate, as few warps down them as hold them
+  // (4 rows of 2^24 columns: one warp, not four with three idle), the block's groups
+  // of warps on consecutive column blocks, numbered column-block-fastest.
   static __device__ __forceinline__ place locate_rows(unsigned tile, unsigned long long n,
                                                       unsigned long long len,
                                                       unsigned long long inner) {
@@ -127,14 +132,19 @@ struct axis_tile {
     p.lpr = row_lanes(inner);
     p.rows = unsigned(IPT / len * len);
     const unsigned rg = 32 / p.lpr, warp = threadIdx.x >> 5, lane = lane_id();
-    const unsigned long long rows = (unsigned long long)G * rg * p.rows;
-    p.chunks = (n / inner + rows - 1) / rows;
-    p.chains = (inner + p.lpr * VEC - 1) / (p.lpr * VEC);
+    const unsigned long long all_rows = n / inner, group_rows = (unsigned long long)rg * p.rows;
+    p.wr = warps_down((all_rows + group_rows - 1) / group_rows);
+    const unsigned groups = unsigned(G) / p.wr;
+    const unsigned long long rows = p.wr * group_rows, cols = (unsigned long long)p.lpr * VEC;
+    const unsigned long long slices = (inner + cols - 1) / cols;
+    p.chunks = (all_rows + rows - 1) / rows;
+    p.chains = (slices + groups - 1) / groups;
     p.chunk = tile / p.chains;
     p.matrix = 0;
-    p.wr = G;
-    p.row0 = p.chunk * rows + (warp * rg + lane / p.lpr) * p.rows;
-    p.col0 = tile % p.chains * p.lpr * VEC + (lane % p.lpr) * VEC;
+    const unsigned long long slice = tile % p.chains * groups + warp / p.wr;
+    const bool idle = warp >= groups * p.wr || slice >= slices;
+    p.row0 = p.chunk * rows + ((warp % p.wr) * rg + lane / p.lpr) * p.rows;
+    p.col0 = idle ? inner : slice * cols + (lane % p.lpr) * VEC;
     return p;
   }
 

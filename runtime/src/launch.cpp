@@ -140,6 +140,14 @@ void opt_in_shared(const KernelSet& kernels, const Policy& policy, DataType type
   kernels.shared_opt_in.fetch_or(bit, std::memory_order_release);
 }
 
+// Warps down a column that holds `need` warps' rows: a power of two, else all.
+std::size_t warps_down(std::size_t need, std::size_t warps) {
+  std::size_t down = 1;
+  while (down < need && 2 * down <= warps)
+    down *= 2;
+  return down < need ? warps : down;
+}
+
 // An axis scan's tiles, as templates/axis_scan.cuh's locate() lays them out: a row takes
 // lpr lanes (a power of two, at most 32, enough for the columns), a warp 32 / lpr row
 // groups of IPT rows; as few warps down a column as hold it (a power of two), else all,
@@ -147,7 +155,8 @@ void opt_in_shared(const KernelSet& kernels, const Policy& policy, DataType type
 // matrix, running on into the next). `columns`: status slots per tile (32 * VEC,
 // whatever lpr is), needed only where a column has more than one chunk.
 // Columns of at most IPT rows lie within a thread's rows (in_thread), IPT / len of
-// them a thread: the tile then runs down the rows of all matrices in a row.
+// them a thread: the tile then runs down the rows of all matrices in a row, as few
+// warps down them as hold them (locate_rows).
 struct AxisTiles {
   std::size_t tiles = 0, columns = 0, chunks = 0;
   bool in_thread = false;
@@ -160,15 +169,14 @@ AxisTiles axis_tiles(const Policy& p, const ScanRequest& r) {
   const std::size_t warp_rows = ipt * (32 / lpr), cols = lpr * vec;
   const std::size_t slices_per_matrix = (r.axis.inner + cols - 1) / cols;
   if (r.axis.len && r.axis.len <= ipt) {
-    const std::size_t rows = warps * (32 / lpr) * (ipt / r.axis.len * r.axis.len);
+    const std::size_t group_rows = (32 / lpr) * (ipt / r.axis.len * r.axis.len);
     const std::size_t all_rows = r.n / r.axis.inner;
-    return {(all_rows + rows - 1) / rows * slices_per_matrix, 32 * vec, 1, true};
+    const std::size_t down = warps_down((all_rows + group_rows - 1) / group_rows, warps);
+    const std::size_t rows = down * group_rows, groups = warps / down;
+    return {(all_rows + rows - 1) / rows * ((slices_per_matrix + groups - 1) / groups), 32 * vec, 1,
+            true};
   }
-  const std::size_t need = (r.axis.len + warp_rows - 1) / warp_rows;
-  std::size_t down = 1; // warps down a column
-  while (down < need && 2 * down <= warps)
-    down *= 2;
-  if (down < need) down = warps;
+  const std::size_t down = warps_down((r.axis.len + warp_rows - 1) / warp_rows, warps);
   const std::size_t groups = warps / down, rows = down * warp_rows;
   const std::size_t chunks = (r.axis.len + rows - 1) / rows;
   const std::size_t slices = r.n / (r.axis.len * r.axis.inner) * slices_per_matrix;

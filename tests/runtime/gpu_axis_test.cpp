@@ -154,6 +154,15 @@ TEST_F(GpuTest, AxisSmallMatricesShareABlock) {
             check_axis<std::uint64_t>(scanner, &p, Op::BitXor, k, outer, len, inner, true);
         }
   }
+  // Few rows of many columns: one warp down them, the others on the next column blocks.
+  const Policy four =
+      make_policy(Algorithm::LookbackWarp, 128, 4, 4, BlockScan::WarpScans, TileIO::Transpose);
+  for (auto [outer, len, inner] :
+       std::vector<std::array<std::size_t, 3>>{{1, 4, 100003}, {3, 2, 5000}, {5, 3, 4097}})
+    for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive}) {
+      check_axis<std::int32_t>(scanner, &four, Op::Sum, k, outer, len, inner, false);
+      check_axis<float>(scanner, nullptr, Op::Sum, k, outer, len, inner, true);
+    }
   for (auto [outer, len, inner] :
        std::vector<std::array<std::size_t, 3>>{{4099, 2, 32}, {1025, 4, 17}, {333, 8, 64}})
     for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive}) {
