@@ -8,7 +8,8 @@
 // (vectors where inner and the pointers allow). A chain is the C columns of one
 // (matrix, column block); its tiles run down the columns in chunks, and chunk k's
 // carry comes from decoupled look-back along its C columns (one status slot per tile
-// and column), by the whole block, W earlier chunks of every column per round trip.
+// and column, packed), by the whole block, W earlier chunks of every column per round
+// trip.
 //
 // Narrow columns (inner < C): a row needs only LPR = pow2 >= inner / VEC lanes, so a
 // warp splits into RG = 32 / LPR row groups of IPT consecutive rows each (a tile of
@@ -61,6 +62,11 @@ struct axis_tile {
   static const int W_FIT = kWindowBytes / (C * (int(sizeof(T)) + 1));
   static const int W = W_WANT < W_FIT ? W_WANT : (W_FIT > 1 ? W_FIT : 1);
   static const int E = (W * C + TPB - 1) / TPB;
+  // A tile's columns publish together, so their slots are packed (the words a value
+  // takes: 1 for 4 bytes, 2 for 8, 3 or 4 for structs), not a sector each as flat
+  // tiles' are: a window's reads take a quarter of the sectors (docs/decisions.md).
+  static const int SLOT = sizeof(T) <= 4 ? 1 : int(sizeof(T) + 3) / 4;
+  typedef tile_status<T, int(sizeof(T)), SLOT> status;
 
   struct window {
     T v[W][C];
@@ -265,7 +271,7 @@ struct axis_tile {
         const int j = int(threadIdx.x) + k * TPB;
         const unsigned long long back = base + 1 + j / C;
         const unsigned slot = unsigned((tile - back * p.chains) * C) + unsigned(j % C);
-        f[k] = tile_status<T>::read(slots, slot, v[k]);
+        f[k] = status::read(slots, slot, v[k]);
         ready = ready && (f[k] >> 1) == gen;
       }
       if (!ready) poll_backoff<P::backoff_ns>();

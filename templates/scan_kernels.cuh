@@ -1426,8 +1426,8 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
       }
       const bool known = p.chunk == 0;
       if (p.chunks > 1) // a column of one chunk has no successor to read it
-        tile_status<T>::publish(slots, first + c, make_flag(gen, known),
-                                known ? op(init, total[k]) : total[k]);
+        at::status::publish(slots, first + c, make_flag(gen, known),
+                            known ? op(init, total[k]) : total[k]);
     }
     T carry[at::CPT];
     if (p.chunk > 0) // block-uniform: every thread takes part in the rounds
@@ -1439,7 +1439,7 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
       if (p.chunk == 0)
         carry[k] = init;
       else if (p.chunk + 1 < p.chunks) // the last chunk's has no reader
-        tile_status<T>::publish(slots, first + c, make_flag(gen, true), op(carry[k], total[k]));
+        at::status::publish(slots, first + c, make_flag(gen, true), op(carry[k], total[k]));
       for (int w = 0; w < at::G; ++w)
         s_part[w][c] = op(carry[k], s_part[w][c]);
     }

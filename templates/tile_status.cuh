@@ -37,10 +37,10 @@ static const int STATUS_OFFSET_WORDS = 32;
 #endif
 static const int STATUS_SLOT_WORDS = SCANTUNE_STATUS_SLOT_WORDS;
 
-// The first word of tile `tile`'s slot.
-template <class Word>
+// The first word of tile `tile`'s slot of SLOT words.
+template <int SLOT = STATUS_SLOT_WORDS, class Word>
 __device__ __forceinline__ Word* status_slot(Word* slots, unsigned tile) {
-  return slots + (unsigned long long)tile * STATUS_SLOT_WORDS;
+  return slots + (unsigned long long)tile * SLOT;
 }
 
 __device__ __forceinline__ unsigned long long load_relaxed(const unsigned long long* p) {
@@ -92,11 +92,13 @@ __device__ __forceinline__ unsigned make_flag(unsigned gen, bool inclusive) {
   return (gen << 1) | (inclusive ? 1u : 0u);
 }
 
-template <class T, int SIZE = sizeof(T)>
+// A tile's status in a slot of SLOT words (one sector by default; axis scans pack the
+// columns of a tile, published together, into consecutive words).
+template <class T, int SIZE = sizeof(T), int SLOT = STATUS_SLOT_WORDS>
 struct tile_status;
 
-template <class T>
-struct tile_status<T, 4> {
+template <class T, int SLOT>
+struct tile_status<T, 4, SLOT> {
   static __device__ __forceinline__ void publish(unsigned long long* slots, unsigned tile,
                                                  unsigned flag, T v) {
     union {
@@ -104,12 +106,12 @@ struct tile_status<T, 4> {
       unsigned u;
     } b;
     b.t = v;
-    store_relaxed(status_slot(slots, tile), ((unsigned long long)flag << 32) | b.u);
+    store_relaxed(status_slot<SLOT>(slots, tile), ((unsigned long long)flag << 32) | b.u);
   }
   // Returns the slot's flag and value (a flag of another generation = not ready).
   static __device__ __forceinline__ unsigned read(const unsigned long long* slots, unsigned tile,
                                                   T& v) {
-    const unsigned long long w = load_relaxed(status_slot(slots, tile));
+    const unsigned long long w = load_relaxed(status_slot<SLOT>(slots, tile));
     union {
       T t;
       unsigned u;
@@ -120,8 +122,8 @@ struct tile_status<T, 4> {
   }
 };
 
-template <class T>
-struct tile_status<T, 8> {
+template <class T, int SLOT>
+struct tile_status<T, 8, SLOT> {
   static __device__ __forceinline__ void publish(unsigned long long* slots, unsigned tile,
                                                  unsigned flag, T v) {
     union {
@@ -130,13 +132,13 @@ struct tile_status<T, 8> {
     } b;
     b.t = v;
     const unsigned long long f = (unsigned long long)flag << 32;
-    unsigned long long* slot = status_slot(slots, tile);
+    unsigned long long* slot = status_slot<SLOT>(slots, tile);
     store_relaxed(slot, f | (b.u & 0xffffffffull));
     store_relaxed(slot + 1, f | (b.u >> 32));
   }
   static __device__ __forceinline__ unsigned read(const unsigned long long* slots, unsigned tile,
                                                   T& v) {
-    const unsigned long long* slot = status_slot(slots, tile);
+    const unsigned long long* slot = status_slot<SLOT>(slots, tile);
     const unsigned long long lo = load_relaxed(slot);
     const unsigned long long hi = load_relaxed(slot + 1);
     if ((lo >> 32) != (hi >> 32)) return 0u; // torn: halves of two different publications
@@ -151,9 +153,9 @@ struct tile_status<T, 8> {
 };
 
 // 12- and 16-byte struct values: one 4-byte chunk per word, all flags equal.
-template <class T, int WORDS>
+template <class T, int WORDS, int SLOT>
 struct tile_status_words {
-  static_assert(WORDS <= STATUS_SLOT_WORDS, "a value's words fit its tile's slot");
+  static_assert(WORDS <= SLOT, "a value's words fit its tile's slot");
   union bits {
     T t;
     unsigned w[WORDS];
@@ -163,14 +165,14 @@ struct tile_status_words {
     bits b;
     b.t = v;
     const unsigned long long f = (unsigned long long)flag << 32;
-    unsigned long long* slot = status_slot(slots, tile);
+    unsigned long long* slot = status_slot<SLOT>(slots, tile);
 #pragma unroll
     for (int i = 0; i < WORDS; ++i)
       store_relaxed(slot + i, f | b.w[i]);
   }
   static __device__ __forceinline__ unsigned read(const unsigned long long* slots, unsigned tile,
                                                   T& v) {
-    const unsigned long long* slot = status_slot(slots, tile);
+    const unsigned long long* slot = status_slot<SLOT>(slots, tile);
     unsigned long long w[WORDS];
 #pragma unroll
     for (int i = 0; i < WORDS; ++i)
@@ -185,10 +187,10 @@ struct tile_status_words {
     return unsigned(w[0] >> 32);
   }
 };
-template <class T>
-struct tile_status<T, 12> : tile_status_words<T, 3> {};
-template <class T>
-struct tile_status<T, 16> : tile_status_words<T, 4> {};
+template <class T, int SLOT>
+struct tile_status<T, 12, SLOT> : tile_status_words<T, 3, SLOT> {};
+template <class T, int SLOT>
+struct tile_status<T, 16, SLOT> : tile_status_words<T, 4, SLOT> {};
 
 template <int BACKOFF_NS>
 __device__ __forceinline__ void poll_backoff() {
