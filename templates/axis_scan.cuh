@@ -26,6 +26,12 @@
 // matrix (locate_rows), each thread holding IPT / len whole columns (IPT / len * len of
 // its IPT rows) and scanning them afresh every len rows; nothing crosses threads.
 //
+// A tile loop (`.loop`, FLAG_AXIS_CHAINS) drops the look-back: each block scans whole
+// chains, chunk after chunk, the carry in registers (scan_chains). The host takes it
+// where chains fill the device: it narrows a row to fewer lanes (down to 128 bytes) until
+// there are as many chains as resident blocks, and runs the look-back tiles where even
+// then there are fewer chains than SMs (a chain's length is serial work for one block).
+//
 // Tiles are numbered chain-fastest: tile = chunk * chains + chain, so the predecessor
 // in a chain is `chains` tiles back and a tile only waits on lower-numbered ones. Of
 // the tiles in flight (a wave of a few hundred to a few thousand), each chain then
@@ -99,10 +105,13 @@ struct axis_tile {
     return wr < need ? unsigned(G) : wr;
   }
 
+  // `lpr`: row_lanes(inner), or fewer lanes where a tile loop takes whole chains
+  // (FLAG_AXIS_CHAINS: the host's choice, so that there are chains for every block).
   static __device__ __forceinline__ place locate(unsigned tile, unsigned long long n,
-                                                 unsigned long long len, unsigned long long inner) {
+                                                 unsigned long long len, unsigned long long inner,
+                                                 unsigned lpr) {
     place p;
-    p.lpr = row_lanes(inner);
+    p.lpr = lpr;
     p.rows = IPT;
     const unsigned rg = 32 / p.lpr, warp = threadIdx.x >> 5, lane = lane_id();
     const unsigned long long cols = (unsigned long long)p.lpr * VEC;
@@ -236,6 +245,87 @@ struct axis_tile {
 #pragma unroll
         for (int v = 0; v < VEC; ++v)
           if (p.col0 + v < inner) at[v] = y[i][v];
+      }
+    }
+  }
+
+  // The thread's rows' totals, combined down the warp's row groups: `before` gets the
+  // row group's exclusive prefix of each column; the last row group's lanes write the
+  // warp's column totals to part[warp].
+  static __device__ __forceinline__ void warp_totals(const T (&x)[IPT][VEC], const place& p,
+                                                     T (&before)[VEC], T (&part)[G][C], Op op) {
+    T agg[VEC];
+#pragma unroll
+    for (int v = 0; v < VEC; ++v) {
+      agg[v] = x[0][v];
+#pragma unroll
+      for (int i = 1; i < IPT; ++i)
+        agg[v] = op(agg[v], x[i][v]);
+    }
+    group_scan(agg, before, p.lpr, op);
+    const unsigned lane = lane_id();
+    if (lane >= 32 - p.lpr) {
+#pragma unroll
+      for (int v = 0; v < VEC; ++v)
+        part[threadIdx.x >> 5][int(lane % p.lpr) * VEC + v] = agg[v];
+    }
+  }
+
+  // Column c's warp totals become from + the totals of the warps before each (every
+  // warp down the column: G of them); returns from + all of them.
+  static __device__ __forceinline__ T warp_prefixes(T (&part)[G][C], int c, T from, Op op) {
+    for (int w = 0; w < G; ++w) {
+      const T t = part[w][c];
+      part[w][c] = from;
+      from = op(from, t);
+    }
+    return from;
+  }
+
+  // The thread's rows scanned from its warp's prefix in part and its row group's, stored.
+  static __device__ __forceinline__ void scan_store(T (&x)[IPT][VEC], const place& p,
+                                                    T (&before)[VEC], const T (&part)[G][C], T* m,
+                                                    unsigned long long len,
+                                                    unsigned long long inner, bool vectors, Op op) {
+    const int col = int(lane_id() % p.lpr) * VEC;
+#pragma unroll
+    for (int v = 0; v < VEC; ++v)
+      before[v] = op(part[threadIdx.x >> 5][col + v], before[v]);
+    scan_rows(x, before, IPT, op);
+    store(m, p, len, inner, vectors, x);
+  }
+
+  // FLAG_AXIS_CHAINS: block b scans chains b, b + gridDim.x, ... whole, chunk after
+  // chunk down the columns, each column's carry held by the thread that owns it: no
+  // ticket, no status, no look-back. The host takes this only where chains of
+  // `lpr` lanes a row (at least 128 bytes) fill the device and columns take more than
+  // one chunk (so every warp runs down the one slice: groups = 1).
+  static __device__ void scan_chains(const T* in, T* out, unsigned long long n,
+                                     unsigned long long len, unsigned long long inner, unsigned lpr,
+                                     T init, bool vectors, T (&part)[G][C], Op op) {
+    for (unsigned long long chain = blockIdx.x;; chain += gridDim.x) {
+      place p = locate(unsigned(chain), n, len, inner, lpr);
+      if (chain >= p.chains) return;
+      const unsigned long long offset = p.matrix * len * inner;
+      const int cols = int(lpr) * VEC;
+      T carry[CPT];
+#pragma unroll
+      for (int k = 0; k < CPT; ++k)
+        carry[k] = init;
+      for (unsigned long long chunk = 0; chunk < p.chunks; ++chunk) {
+        p = locate(unsigned(chunk * p.chains + chain), n, len, inner, lpr);
+        T x[IPT][VEC], before[VEC];
+        load(in + offset, p, len, inner, vectors, x);
+        warp_totals(x, p, before, part, op);
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < CPT; ++k) {
+          const int c = int(threadIdx.x) + k * TPB;
+          if (c < cols) carry[k] = warp_prefixes(part, c, carry[k], op);
+        }
+        __syncthreads();
+        scan_store(x, p, before, part, out + offset, len, inner, vectors, op);
+        __syncthreads(); // part is the next chunk's
       }
     }
   }

@@ -47,6 +47,9 @@ static const unsigned FLAG_START_IDENTITY = 32u;
 static const unsigned FLAG_AXIS_ONE_CHUNK = 64u;
 // axis_kernel: columns lie within one thread's rows (axis_scan.cuh), no ticket either.
 static const unsigned FLAG_AXIS_IN_THREAD = 128u;
+// axis_kernel: a tile loop, each block scanning whole chains (axis_tile::scan_chains);
+// `shift` carries the lanes a row takes.
+static const unsigned FLAG_AXIS_CHAINS = 256u;
 
 template <class T, class P>
 struct tile_smem {
@@ -1341,11 +1344,14 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
 }
 
 // Scan along the middle axis of outer x len x inner (see axis_scan.cuh): one tile per
-// block, tiles by blockIdx or by ticket as single_pass_kernel, n = outer * len * inner.
+// block, tiles by blockIdx or by ticket as single_pass_kernel, n = outer * len * inner;
+// with a tile loop (CHAINS: `.loop` policies; FLAG_AXIS_CHAINS where the host finds
+// enough chains) a block scans whole chains instead. Only a loop's kernel holds that
+// code, so the one-tile kernel keeps its registers.
 // Thread c < C (and c + TPB, ...) owns column c's totals, publications and carry;
 // the look-back's reads are spread over the whole block. Shared memory: G x C values
 // of warp totals and axis_tile::window (at most 12 KB), see axis_scan.cuh.
-template <class T, class Op, int KIND, class P>
+template <class T, class Op, int KIND, class P, bool CHAINS = false>
 __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
     axis_kernel(SCANTUNE_KERNEL_PARAMS, segment_args shape) {
   await_previous_grid();
@@ -1357,6 +1363,12 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
   __shared__ unsigned s_ticket, s_gen;
   __shared__ T s_part[at::G][at::C]; // warp totals, then each warp's carry
   __shared__ typename at::window s_window;
+  // A tile loop over whole chains: `shift` holds the lanes a row takes.
+  if (CHAINS && (flags & FLAG_AXIS_CHAINS)) {
+    at::scan_chains(in, out, n, shape.axis_len, shape.axis_inner, shift, init, vectors, s_part,
+                    Op());
+    return;
+  }
   const unsigned long long drawn = one_chunk ? 0ull : draw_ticket(ws, by_block, s_ticket, s_gen);
   const unsigned tile = by_block ? blockIdx.x : s_ticket;
   const unsigned long long len = shape.axis_len, inner = shape.axis_inner;
@@ -1373,26 +1385,14 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
     at::store(out, p, n / inner, inner, vectors, x);
     return;
   }
-  const typename at::place p = at::locate(tile, n, len, inner);
+  const typename at::place p = at::locate(tile, n, len, inner, at::row_lanes(inner));
   const unsigned long long offset = p.matrix * len * inner;
   const int cols = int(p.lpr) * at::VEC; // columns of this tile (at most C)
   at::load(in + offset, p, len, inner, vectors, x);
-  const unsigned lane = lane_id(), warp = threadIdx.x >> 5;
-  T agg[at::VEC], before[at::VEC]; // the thread's rows' totals; its row group's prefix
-#pragma unroll
-  for (int v = 0; v < at::VEC; ++v) {
-    agg[v] = x[0][v];
-#pragma unroll
-    for (int i = 1; i < at::IPT; ++i)
-      agg[v] = op(agg[v], x[i][v]);
-  }
-  at::group_scan(agg, before, p.lpr, op);
-  const int col = int(lane % p.lpr) * at::VEC;
-  if (lane >= 32 - p.lpr) { // the last row group: the warp's column totals
-#pragma unroll
-    for (int v = 0; v < at::VEC; ++v)
-      s_part[warp][col + v] = agg[v];
-  }
+  const unsigned warp = threadIdx.x >> 5;
+  T before[at::VEC]; // the thread's row group's prefix
+  at::warp_totals(x, p, before, s_part, op);
+  const int col = int(lane_id() % p.lpr) * at::VEC;
 #pragma unroll
   for (int k = 0; k < at::CPT; ++k) // columns past the tile's need no look-back
     if (threadIdx.x + k * at::TPB < at::C)
@@ -1407,49 +1407,41 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
         carry = op(carry, s_part[w][col + v]);
       before[v] = op(carry, before[v]);
     }
-  } else {
-    const unsigned gen = s_gen;
-    unsigned long long* slots = ws + STATUS_OFFSET_WORDS;
-    const unsigned first = unsigned((unsigned long long)tile * at::C);
-    // Every column's tile total out first (inclusive in the first chunk), so later
-    // chunks' look-backs proceed while this one looks back.
-    T total[at::CPT];
-#pragma unroll
-    for (int k = 0; k < at::CPT; ++k) {
-      const int c = int(threadIdx.x) + k * at::TPB;
-      if (c >= cols) continue;
-      total[k] = Op::identity();
-      for (int w = 0; w < at::G; ++w) { // each warp's exclusive prefix within the tile
-        const T t = s_part[w][c];
-        s_part[w][c] = total[k];
-        total[k] = op(total[k], t);
-      }
-      const bool known = p.chunk == 0;
-      if (p.chunks > 1) // a column of one chunk has no successor to read it
-        at::status::publish(slots, first + c, make_flag(gen, known),
-                            known ? op(init, total[k]) : total[k]);
-    }
-    T carry[at::CPT];
-    if (p.chunk > 0) // block-uniform: every thread takes part in the rounds
-      at::lookback(slots, p, tile, gen, s_window, op, carry);
-#pragma unroll
-    for (int k = 0; k < at::CPT; ++k) {
-      const int c = int(threadIdx.x) + k * at::TPB;
-      if (c >= cols) continue;
-      if (p.chunk == 0)
-        carry[k] = init;
-      else if (p.chunk + 1 < p.chunks) // the last chunk's has no reader
-        at::status::publish(slots, first + c, make_flag(gen, true), op(carry[k], total[k]));
-      for (int w = 0; w < at::G; ++w)
-        s_part[w][c] = op(carry[k], s_part[w][c]);
-    }
-    __syncthreads();
-#pragma unroll
-    for (int v = 0; v < at::VEC; ++v)
-      before[v] = op(s_part[warp][col + v], before[v]);
+    at::scan_rows(x, before, at::IPT, op);
+    at::store(out + offset, p, len, inner, vectors, x);
+    return;
   }
-  at::scan_rows(x, before, at::IPT, op);
-  at::store(out + offset, p, len, inner, vectors, x);
+  const unsigned gen = s_gen;
+  unsigned long long* slots = ws + STATUS_OFFSET_WORDS;
+  const unsigned first = unsigned((unsigned long long)tile * at::C);
+  // Every column's tile total out first (inclusive in the first chunk), so later
+  // chunks' look-backs proceed while this one looks back.
+  T total[at::CPT];
+#pragma unroll
+  for (int k = 0; k < at::CPT; ++k) {
+    const int c = int(threadIdx.x) + k * at::TPB;
+    if (c >= cols) continue;
+    total[k] = at::warp_prefixes(s_part, c, Op::identity(), op); // within the tile
+    const bool known = p.chunk == 0;
+    at::status::publish(slots, first + c, make_flag(gen, known),
+                        known ? op(init, total[k]) : total[k]);
+  }
+  T carry[at::CPT];
+  if (p.chunk > 0) // block-uniform: every thread takes part in the rounds
+    at::lookback(slots, p, tile, gen, s_window, op, carry);
+#pragma unroll
+  for (int k = 0; k < at::CPT; ++k) {
+    const int c = int(threadIdx.x) + k * at::TPB;
+    if (c >= cols) continue;
+    if (p.chunk == 0)
+      carry[k] = init;
+    else if (p.chunk + 1 < p.chunks) // the last chunk's has no reader
+      at::status::publish(slots, first + c, make_flag(gen, true), op(carry[k], total[k]));
+    for (int w = 0; w < at::G; ++w)
+      s_part[w][c] = op(carry[k], s_part[w][c]);
+  }
+  __syncthreads();
+  at::scan_store(x, p, before, s_part, out + offset, len, inner, vectors, op);
 }
 
 // Compaction (see select.cuh), one tile per block, tiles by blockIdx or by ticket as

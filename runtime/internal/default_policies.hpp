@@ -18,6 +18,15 @@ struct AxisShape {
 /// two, at most 32 (templates/axis_scan.cuh, locate()).
 std::size_t axis_row_lanes(std::size_t inner, std::size_t vec);
 
+/// The fewest lanes a row takes where a tile loop (`.loop`) narrows rows so that each
+/// block scans whole chains (launch.cpp): 128 bytes of `value_bytes` values, or the
+/// whole row where it is narrower.
+std::size_t axis_loop_lanes(std::size_t inner, std::size_t vec, std::size_t value_bytes);
+
+/// Whether a tile loop can take whole chains of `shape` at all: columns longer than a
+/// tile of policy `p` at axis_loop_lanes (else every column is one chunk, no loop).
+bool axis_loop_chains(const Policy& p, AxisShape shape, std::size_t value_bytes);
+
 /// The same for an axis scan (templates/axis_scan.cuh), whose threads hold
 /// items_per_thread rows x vector_width columns: 8 x 16 bytes, not the flat tile's 24
 /// x 4-byte items, which would hold 96 values in registers. Columns of at most 8 rows

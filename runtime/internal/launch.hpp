@@ -37,7 +37,7 @@ struct LaunchTarget {
 /// Bits of the kernels' `flags` argument (FLAG_* in templates/scan_kernels.cuh).
 inline constexpr unsigned kFlagOutVectors = 1u, kFlagTilesByBlock = 2u, kFlagAxisVectors = 4u,
                           kFlagSeeded = 8u, kFlagStartOnDevice = 16u, kFlagStartIdentity = 32u,
-                          kFlagAxisOneChunk = 64u, kFlagAxisInThread = 128u;
+                          kFlagAxisOneChunk = 64u, kFlagAxisInThread = 128u, kFlagAxisChains = 256u;
 
 /// Whether launches on a device of compute capability `arch` (e.g. 90) use
 /// programmatic dependent launch: sm_90 and up, unless SCANTUNE_PDL=0 or `enabled` is false.

@@ -136,8 +136,10 @@ std::optional<std::string> segmented_invalid_reason(const Policy& p, Heads heads
   if (heads != Heads::Axis && !(a.segmented_heads >> int(heads) & 1u))
     return fmt::format("{} has no segmented kernel over {} (it takes head flags, keys and offsets)",
                        a.name, to_string(heads));
-  if (p.block_scan != BlockScan::WarpScans || p.tile_loop)
-    return std::string("segmented scans take the warp_scans block scan without a tile loop");
+  if (p.block_scan != BlockScan::WarpScans)
+    return std::string("segmented scans take the warp_scans block scan");
+  if (p.tile_loop && heads != Heads::Axis) // axis scans' loop takes whole chains
+    return std::string("segmented scans other than axis scans take no tile loop");
   return std::nullopt;
 }
 

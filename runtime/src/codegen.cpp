@@ -166,9 +166,13 @@ std::vector<std::string> kernel_names(const KernelSpec& s) {
     args += fmt::format(", {}, {}", device_type_name(s.converts->in),
                         device_type_name(s.converts->out));
   std::vector<std::string> names;
-  if (s.heads == Heads::Axis || s.heads == Heads::Reduce) {
-    names.push_back(fmt::format("&scantune::{}<{}>",
-                                s.heads == Heads::Axis ? a.axis_entry : a.reduce_entry, args));
+  if (s.heads == Heads::Reduce) {
+    names.push_back(fmt::format("&scantune::{}<{}>", a.reduce_entry, args));
+    return names;
+  }
+  if (s.heads == Heads::Axis) { // a tile loop over whole chains: code of its own (CHAINS)
+    names.push_back(
+        fmt::format("&scantune::{}<{}{}>", a.axis_entry, args, s.policy.tile_loop ? ", true" : ""));
     return names;
   }
   if (is_compaction(s.heads)) { // select_kernel first: the launch sizes its grid by it

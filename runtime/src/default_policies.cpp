@@ -45,6 +45,20 @@ std::size_t axis_row_lanes(std::size_t inner, std::size_t vec) {
   return lpr;
 }
 
+std::size_t axis_loop_lanes(std::size_t inner, std::size_t vec, std::size_t value_bytes) {
+  // Narrower, blocks read a 32-byte sector a row each, apart in time: a third of the
+  // speed on the H200 (docs/decisions.md, "Axis tile loops take whole chains").
+  const std::size_t floor = std::max<std::size_t>(1, 128 / (vec * value_bytes));
+  return std::min(axis_row_lanes(inner, vec), floor);
+}
+
+bool axis_loop_chains(const Policy& p, AxisShape shape, std::size_t value_bytes) {
+  const auto vec = static_cast<std::size_t>(p.vector_width);
+  const std::size_t rows = static_cast<std::size_t>(p.block_threads / 32 * p.items_per_thread) *
+                           (32 / axis_loop_lanes(shape.inner, vec, value_bytes));
+  return shape.len > rows;
+}
+
 Policy default_axis_policy(DataType type, AxisShape shape) {
   // 8 rows x a 16-byte vector per thread, 256 threads: a 64 x 128 (4-byte) tile, and
   // a look-back window of 8 (4-byte) or 16 (8-byte) chunks per round trip. Narrower

@@ -157,15 +157,15 @@ std::size_t warps_down(std::size_t need, std::size_t warps) {
 // Columns of at most IPT rows lie within a thread's rows (in_thread), IPT / len of
 // them a thread: the tile then runs down the rows of all matrices in a row, as few
 // warps down them as hold them (locate_rows).
+// `lpr`: axis_row_lanes, or fewer where a tile loop takes whole chains (axis_chain_lanes).
 struct AxisTiles {
-  std::size_t tiles = 0, columns = 0, chunks = 0;
+  std::size_t tiles = 0, columns = 0, chunks = 0, chains = 0;
   bool in_thread = false;
 };
-AxisTiles axis_tiles(const Policy& p, const ScanRequest& r) {
+AxisTiles axis_tiles(const Policy& p, const ScanRequest& r, std::size_t lpr) {
   const auto vec = static_cast<std::size_t>(p.vector_width);
   const auto warps = static_cast<std::size_t>(p.block_threads / 32);
   const auto ipt = static_cast<std::size_t>(p.items_per_thread);
-  const std::size_t lpr = axis_row_lanes(r.axis.inner, vec);
   const std::size_t warp_rows = ipt * (32 / lpr), cols = lpr * vec;
   const std::size_t slices_per_matrix = (r.axis.inner + cols - 1) / cols;
   if (r.axis.len && r.axis.len <= ipt) {
@@ -173,14 +173,54 @@ AxisTiles axis_tiles(const Policy& p, const ScanRequest& r) {
     const std::size_t all_rows = r.n / r.axis.inner;
     const std::size_t down = warps_down((all_rows + group_rows - 1) / group_rows, warps);
     const std::size_t rows = down * group_rows, groups = warps / down;
-    return {(all_rows + rows - 1) / rows * ((slices_per_matrix + groups - 1) / groups), 32 * vec, 1,
-            true};
+    const std::size_t chains = (slices_per_matrix + groups - 1) / groups;
+    return {(all_rows + rows - 1) / rows * chains, 32 * vec, 1, chains, true};
   }
   const std::size_t down = warps_down((r.axis.len + warp_rows - 1) / warp_rows, warps);
   const std::size_t groups = warps / down, rows = down * warp_rows;
   const std::size_t chunks = (r.axis.len + rows - 1) / rows;
   const std::size_t slices = r.n / (r.axis.len * r.axis.inner) * slices_per_matrix;
-  return {(slices + groups - 1) / groups * chunks, 32 * vec, chunks};
+  const std::size_t chains = (slices + groups - 1) / groups;
+  return {chains * chunks, 32 * vec, chunks, chains};
+}
+
+// A tile loop's lanes a row (FLAG_AXIS_CHAINS: each block scans whole chains), or 0 where
+// the look-back tiles run: halved from the tile's own while there are fewer chains than
+// resident blocks, down to axis_loop_lanes; taken where the chains then fill every SM
+// and columns take more than one chunk.
+std::size_t axis_chain_lanes(const Policy& p, const ScanRequest& r, std::size_t resident,
+                             int sm_count) {
+  const auto vec = static_cast<std::size_t>(p.vector_width);
+  std::size_t lpr = axis_row_lanes(r.axis.inner, vec);
+  const std::size_t floor = axis_loop_lanes(r.axis.inner, vec, size_of(r.type));
+  AxisTiles at = axis_tiles(p, r, lpr);
+  while (lpr > floor && at.chains < resident) {
+    lpr /= 2;
+    at = axis_tiles(p, r, lpr);
+  }
+  return at.chunks > 1 && at.chains >= static_cast<std::size_t>(sm_count) ? lpr : 0;
+}
+
+// An axis scan's tiles as launched: where a tile loop takes whole chains, `lanes` a row
+// and a grid of at most the resident blocks, one a chain; else the look-back tiles.
+struct AxisLaunch {
+  AxisTiles tiles;
+  unsigned lanes = 0;
+  std::size_t grid = 0;
+};
+AxisLaunch axis_launch(const KernelSet& kernels, const Policy& p, const ScanRequest& r,
+                       const LaunchTarget& target) {
+  AxisLaunch a;
+  a.tiles =
+      axis_tiles(p, r, axis_row_lanes(r.axis.inner, static_cast<std::size_t>(p.vector_width)));
+  if (!p.tile_loop || a.tiles.chunks == 1) return a;
+  const std::size_t resident = resident_blocks(kernels, p.launch_threads(), 0, target.sm_count);
+  const std::size_t lanes = axis_chain_lanes(p, r, resident, target.sm_count);
+  if (lanes == 0) return a;
+  a.tiles = axis_tiles(p, r, lanes);
+  a.lanes = static_cast<unsigned>(lanes);
+  a.grid = std::min(a.tiles.chains, resident);
+  return a;
 }
 
 // Vector accesses along an axis scan's rows need rows and both pointers aligned to them.
@@ -203,7 +243,10 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
   const unsigned in_mis = misalignment(r.in, r.in_bytes(), align);
   const auto a = static_cast<unsigned>(align);
   const unsigned end_gap = (a - (in_mis + static_cast<unsigned>(r.n % a)) % a) % a;
-  const unsigned shift = axis ? 0u : policy.reverse ? end_gap : in_mis;
+  const AxisLaunch al = axis ? axis_launch(kernels, policy, r, target) : AxisLaunch{};
+  const AxisTiles& at = al.tiles;
+  // An axis scan's tiling has no shift: a tile loop over chains takes its lanes a row there.
+  const unsigned shift = axis ? al.lanes : policy.reverse ? end_gap : in_mis;
   unsigned flags = axis                                                  ? axis_flags(policy, r)
                    : misalignment(r.out, r.out_bytes(), align) == in_mis ? kFlagOutVectors
                                                                          : 0u;
@@ -213,7 +256,6 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
   unsigned long long n = r.n;
   alignas(16) unsigned char init[16] = {}; // the largest value: a 16-byte struct
   if ((r.kind == ScanKind::Exclusive || r.seeded) && r.init) std::memcpy(init, r.init, size);
-  const AxisTiles at = axis ? axis_tiles(policy, r) : AxisTiles{};
   const std::size_t tiles = axis                               ? at.tiles
                             : describe(policy.algorithm).tiles ? tile_count(policy, r.n, shift)
                                                                : 1;
@@ -240,11 +282,13 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
   // An axis scan keeps one status slot per tile and column, where columns have chunks
   // to look back over; where they have one, no tile waits on another and the kernel
   // takes no ticket (FLAG_AXIS_ONE_CHUNK): no workspace at all.
+  // A tile loop over chains (FLAG_AXIS_CHAINS) looks back nothing either.
   const bool one_chunk = axis && at.chunks == 1;
   if (one_chunk) flags |= kFlagAxisOneChunk | (at.in_thread ? kFlagAxisInThread : 0u);
+  if (al.lanes) flags |= kFlagAxisChains;
   const std::size_t status_slots = axis ? tiles * at.columns : tiles;
   const std::size_t status_bytes =
-      single_pass && !one_chunk ? WorkspacePool::status_bytes(status_slots) : 0;
+      single_pass && !one_chunk && !al.lanes ? WorkspacePool::status_bytes(status_slots) : 0;
   const std::size_t partial_bytes =
       rts ? WorkspacePool::partial_bytes(r.reduce ? reduce_grid : tiles, size) : 0;
   void* ws = nullptr;
@@ -314,8 +358,12 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
       geometry_needs_resident(policy, target.tiles_by_block)
           ? resident_blocks(kernels, policy.launch_threads(), dynamic_bytes, target.sm_count)
           : 0;
-  const LaunchGeometry geometry = launch_geometry(policy, tiles, resident, target.tiles_by_block);
+  // An axis scan's tile loop is axis_launch's: its look-back tiles take one a block.
+  Policy tiling = policy;
+  tiling.tile_loop = tiling.tile_loop && !axis;
+  LaunchGeometry geometry = launch_geometry(tiling, tiles, resident, target.tiles_by_block);
   flags |= geometry.flags;
+  if (al.lanes) geometry.launches[0].grid = static_cast<unsigned>(al.grid);
   // A partition counts its selected items first (its second kernel, codegen.cpp): its
   // rejected items are stored after all the selected ones.
   if (is_partition(r.compaction))

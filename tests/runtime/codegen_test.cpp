@@ -75,6 +75,29 @@ TEST(Codegen, WarpLookbackRunsSegmentedScansAndBulkRunsFlagsKeysAndOffsets) {
     EXPECT_TRUE(segmented_invalid_reason(Policy::parse(key), Heads::Flags)) << key;
 }
 
+// An axis scan's tile loop takes whole chains a block: axis_kernel's CHAINS code,
+// named in the kernel (so its cache key and cubin are the loop's own); other segmented
+// scans take no tile loop.
+TEST(Codegen, AxisTileLoopIsTheChainsKernel) {
+  const Policy loop = Policy::parse("lookback_warp.tpb256.ipt8.vec4.warp_scans.loop");
+  EXPECT_FALSE(segmented_invalid_reason(loop, Heads::Axis));
+  for (Heads h : {Heads::Flags, Heads::Keys32, Heads::Offsets64, Heads::Periodic}) {
+    const auto why = segmented_invalid_reason(loop, h);
+    ASSERT_TRUE(why) << to_string(h);
+    EXPECT_NE(why->find("take no tile loop"), std::string::npos) << *why;
+  }
+  KernelSpec s{loop, DataType::Float32, OpSpec::from(Op::Sum), ScanKind::Inclusive, Heads::Axis};
+  const std::string with_loop = generate({s}).name_expressions[0][0];
+  EXPECT_NE(with_loop.find("axis_kernel<"), std::string::npos) << with_loop;
+  EXPECT_NE(with_loop.find(", true>"), std::string::npos) << with_loop;
+  s.policy.tile_loop = false;
+  const std::string one_tile = generate({s}).name_expressions[0][0];
+  EXPECT_EQ(one_tile.find(", true>"), std::string::npos) << one_tile;
+  EXPECT_NE(s.id(), (KernelSpec{loop, DataType::Float32, OpSpec::from(Op::Sum), ScanKind::Inclusive,
+                                Heads::Axis})
+                        .id());
+}
+
 // segmented_bulk_kernel stages a flag byte or a key per element behind its value stages,
 // a bit per element for offsets; a shape whose flat stages fit may not fit with them.
 TEST(Codegen, BulkSegmentedStagesFlagsBesideTheTiles) {

@@ -1,7 +1,8 @@
 // Axis scans on the GPU (torch.cumsum along an outer dimension): every column of an
 // outer x len x inner array against a host scan of it (templates/axis_scan.cuh): shapes
 // around tiles, warps and row groups, long chains, short columns within a thread, small
-// matrices sharing a block, non-commutative operators, in place, misaligned pointers.
+// matrices sharing a block, whole chains a block (a tile loop), non-commutative
+// operators, in place, misaligned pointers.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -179,7 +180,10 @@ TEST_F(GpuTest, AxisNonCommutativeOperatorKeepsColumnOrder) {
   const auto host = [](int a, int b) { return a != 0 ? a : b; };
   const Policy p =
       make_policy(Algorithm::LookbackWarp, 128, 4, 4, BlockScan::WarpScans, TileIO::Transpose);
+  Policy loop = p;
+  loop.tile_loop = true; // whole chains a block where there are enough (9000 columns)
   for (auto [outer, len, inner] : std::vector<std::array<std::size_t, 3>>{{1, (1u << 14) + 3, 1000},
+                                                                          {1, 300, 9000},
                                                                           {2, 3001, 129},
                                                                           {1, 4, 5000},
                                                                           {3, 301, 16},
@@ -201,9 +205,40 @@ TEST_F(GpuTest, AxisNonCommutativeOperatorKeepsColumnOrder) {
         }
         return out;
       };
-      for (const Policy* policy : {&p, static_cast<const Policy*>(nullptr)})
+      for (const Policy* policy :
+           {&p, static_cast<const Policy*>(&loop), static_cast<const Policy*>(nullptr)})
         check_axis_of<int>(scanner, policy, first, k, 0, in, outer, len, inner, false, scan_column);
     }
+}
+
+// A tile loop (`.loop`): where chains of 128-byte rows or wider fill the device, each
+// block scans whole chains down the columns (axis_tile::scan_chains), its carry in
+// registers; with fewer chains, or columns of one chunk, the look-back tiles run. Shapes
+// with 130-1000 chains (8-byte values: 16 columns a chain), odd inner (no vectors),
+// chunks around the tile's rows, several matrices, misaligned, in place; few chains.
+TEST_F(GpuTest, AxisTileLoopScansWholeChains) {
+  Scanner scanner;
+  for (auto [tpb, ipt, vec] : std::vector<std::array<int, 3>>{{128, 4, 4}, {256, 8, 2}}) {
+    Policy p = make_policy(Algorithm::LookbackWarp, tpb, ipt, vec, BlockScan::WarpScans,
+                           TileIO::Transpose);
+    p.tile_loop = true;
+    const std::size_t rows = std::size_t(tpb / 32) * ipt * (32 / 8); // a chunk at 8 lanes a row
+    for (auto [outer, len, inner] :
+         std::vector<std::array<std::size_t, 3>>{{1, 700, 8192},
+                                                 {3, rows + 1, 3001},
+                                                 {2, 5 * rows, 4224},
+                                                 {1, 2 * rows - 1, 32000},
+                                                 {1, 5000, 300},
+                                                 {4, 7, 9000}})
+      for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive}) {
+        check_axis<std::int32_t>(scanner, &p, Op::Sum, k, outer, len, inner, false);
+        if (vec <= 2) { // 16-byte vectors at most
+          check_axis<std::int64_t>(scanner, &p, Op::Sum, k, outer, len, inner, true);
+          check_axis<double>(scanner, &p, Op::Max, k, outer, len, inner, false, 1);
+        }
+        check_axis<float>(scanner, &p, Op::Sum, k, outer, len, inner, k == ScanKind::Inclusive, 3);
+      }
+  }
 }
 
 // The scanner's own choice for 8-16 bytes of columns: scans of structs of the columns

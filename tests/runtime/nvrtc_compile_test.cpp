@@ -182,6 +182,9 @@ std::vector<KernelSpec> axis_paths() {
                                   BlockScan::WarpScans, TileIO::Transpose);
       narrow.lookback_span = 8;
       add({narrow, t, OpSpec::from(Op::Sum), k, Heads::Axis});
+      Policy loop = default_axis_policy(t); // whole chains a block (axis_tile::scan_chains)
+      loop.tile_loop = true;
+      add({loop, t, OpSpec::from(Op::Max), k, Heads::Axis});
       if (t == DataType::Int32 || t == DataType::Int64)
         add({default_axis_policy(t), t, OpSpec::from(first), k, Heads::Axis});
     }
