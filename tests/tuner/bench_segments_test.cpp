@@ -193,6 +193,22 @@ TEST(BenchSegments, CandidatesOfKeysOffsetsAndAxisScans) {
         EXPECT_FALSE(detail::problem_invalid_reason(q, detail::Heads::Axis)) << q.key();
         EXPECT_TRUE(keys.insert(q.key()).second) << q.key();
       }
+      // Shapes with a tile loop (whole chains a block), each beside its one-tile twin,
+      // only where columns outgrow the tile.
+      std::size_t loops = 0;
+      for (const Policy& q : c)
+        if (q.tile_loop) {
+          ++loops;
+          EXPECT_TRUE(
+              detail::axis_loop_chains(q, {p.segments.length, p.segments.inner}, size_of(t)))
+              << q.key();
+          Policy one_tile = q;
+          one_tile.tile_loop = false;
+          EXPECT_TRUE(keys.count(one_tile.key())) << q.key();
+        }
+      if (p.segments.length > 4) {
+        EXPECT_GT(loops, 0u) << spec;
+      }
     }
 }
 

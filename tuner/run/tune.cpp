@@ -111,9 +111,10 @@ std::vector<Problem> build_problems(const TuneOptions& o, Progress& progress) {
 }
 
 /// An axis scan's candidates: the axis kernel reads block_threads, items_per_thread
-/// (rows per thread) and vector_width only, so each distinct triple of the segmented
-/// candidates once, on the default axis policy of the problem's shape, which is among
-/// them: a tune never picks worse than dispatch's default.
+/// (rows per thread), vector_width and tile_loop (whole chains a block) only, so each
+/// distinct combination of the segmented candidates once, on the default axis policy of
+/// the problem's shape, which is among them: a tune never picks worse than dispatch's
+/// default.
 std::vector<Policy> axis_candidates(const Problem& p, const std::vector<Policy>& segmented) {
   const Segmentation& s = p.segments;
   const Policy def = detail::default_axis_policy(p.type, {s.length, s.inner});
@@ -124,6 +125,8 @@ std::vector<Policy> axis_candidates(const Problem& p, const std::vector<Policy>&
     a.block_threads = q.block_threads;
     a.items_per_thread = q.items_per_thread;
     a.vector_width = q.vector_width;
+    a.tile_loop = q.tile_loop &&
+                  detail::axis_loop_chains(q, {s.length, s.inner}, size_of(p.size_types().acc));
     if (!seen.insert(a.key()).second) continue;
     if (!detail::problem_invalid_reason(a, detail::Heads::Axis) && !a.invalid_reason(p.types()))
       out.push_back(a);
