@@ -54,6 +54,8 @@ public:
   /// Bytes of workspace a call needs for `tiles` tiles: status slots (any element
   /// size) and reduce-then-scan's partials of `element_size` bytes.
   static std::size_t status_bytes(std::size_t tiles);
+  /// The same for `slots` packed slots of `words` 8-byte words (axis scans' columns).
+  static std::size_t packed_status_bytes(std::size_t slots, std::size_t words);
   static std::size_t partial_bytes(std::size_t tiles, std::size_t element_size);
 
 private:

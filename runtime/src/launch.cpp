@@ -223,6 +223,11 @@ AxisLaunch axis_launch(const KernelSet& kernels, const Policy& p, const ScanRequ
   return a;
 }
 
+// Words of an axis tile's column slot, packed: the words its value takes (axis_tile::SLOT).
+std::size_t axis_slot_words(std::size_t value_bytes) {
+  return value_bytes <= 4 ? 1 : (value_bytes + 3) / 4;
+}
+
 // Vector accesses along an axis scan's rows need rows and both pointers aligned to them.
 unsigned axis_flags(const Policy& p, const ScanRequest& r) {
   const std::size_t size = size_of(r.type), vec = static_cast<std::size_t>(p.vector_width);
@@ -286,9 +291,10 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
   const bool one_chunk = axis && at.chunks == 1;
   if (one_chunk) flags |= kFlagAxisOneChunk | (at.in_thread ? kFlagAxisInThread : 0u);
   if (al.lanes) flags |= kFlagAxisChains;
-  const std::size_t status_slots = axis ? tiles * at.columns : tiles;
   const std::size_t status_bytes =
-      single_pass && !one_chunk && !al.lanes ? WorkspacePool::status_bytes(status_slots) : 0;
+      !single_pass || one_chunk || al.lanes ? 0
+      : axis ? WorkspacePool::packed_status_bytes(tiles * at.columns, axis_slot_words(size))
+             : WorkspacePool::status_bytes(tiles);
   const std::size_t partial_bytes =
       rts ? WorkspacePool::partial_bytes(r.reduce ? reduce_grid : tiles, size) : 0;
   void* ws = nullptr;

@@ -13,6 +13,9 @@ constexpr std::size_t kSlotBytes =
 std::size_t WorkspacePool::status_bytes(std::size_t tiles) {
   return kHeaderBytes + tiles * kSlotBytes; // one slot holds a 4- or 8-byte value
 }
+std::size_t WorkspacePool::packed_status_bytes(std::size_t slots, std::size_t words) {
+  return kHeaderBytes + slots * words * sizeof(unsigned long long);
+}
 std::size_t WorkspacePool::partial_bytes(std::size_t tiles, std::size_t element_size) {
   return kHeaderBytes + tiles * element_size;
 }

@@ -50,6 +50,10 @@ TEST(Launch, StatusWorkspaceFollowsTheTemplatesSlotLayout) {
   for (std::size_t tiles : {0ul, 1ul, 131072ul})
     EXPECT_EQ(detail::WorkspacePool::status_bytes(tiles), (offset_words + tiles * slot_words) * 8)
         << tiles;
+  // An axis tile's column slots are packed, the words of their value each (axis_tile::SLOT).
+  for (std::size_t words : {1ul, 2ul, 4ul})
+    EXPECT_EQ(detail::WorkspacePool::packed_status_bytes(1000, words),
+              (offset_words + 1000 * words) * 8);
 }
 
 TEST(Launch, TilesFollowBlockIndexUnlessTicketsAreForced) {
