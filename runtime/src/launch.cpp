@@ -157,7 +157,7 @@ std::size_t warps_down(std::size_t need, std::size_t warps) {
 // Columns of at most IPT rows lie within a thread's rows (in_thread), IPT / len of
 // them a thread: the tile then runs down the rows of all matrices in a row, as few
 // warps down them as hold them (locate_rows).
-// `lpr`: axis_row_lanes, or fewer where a tile loop takes whole chains (axis_chain_lanes).
+// `lpr`: axis_row_lanes, or fewer where a tile loop takes whole chains (axis_launch).
 struct AxisTiles {
   std::size_t tiles = 0, columns = 0, chunks = 0, chains = 0;
   bool in_thread = false;
@@ -184,25 +184,11 @@ AxisTiles axis_tiles(const Policy& p, const ScanRequest& r, std::size_t lpr) {
   return {chains * chunks, 32 * vec, chunks, chains};
 }
 
-// A tile loop's lanes a row (FLAG_AXIS_CHAINS: each block scans whole chains), or 0 where
-// the look-back tiles run: halved from the tile's own while there are fewer chains than
-// resident blocks, down to axis_loop_lanes; taken where the chains then fill every SM
-// and columns take more than one chunk.
-std::size_t axis_chain_lanes(const Policy& p, const ScanRequest& r, std::size_t resident,
-                             int sm_count) {
-  const auto vec = static_cast<std::size_t>(p.vector_width);
-  std::size_t lpr = axis_row_lanes(r.axis.inner, vec);
-  const std::size_t floor = axis_loop_lanes(r.axis.inner, vec, size_of(r.type));
-  AxisTiles at = axis_tiles(p, r, lpr);
-  while (lpr > floor && at.chains < resident) {
-    lpr /= 2;
-    at = axis_tiles(p, r, lpr);
-  }
-  return at.chunks > 1 && at.chains >= static_cast<std::size_t>(sm_count) ? lpr : 0;
-}
-
-// An axis scan's tiles as launched: where a tile loop takes whole chains, `lanes` a row
-// and a grid of at most the resident blocks, one a chain; else the look-back tiles.
+// An axis scan's tiles as launched. A tile loop (FLAG_AXIS_CHAINS: each block scans whole
+// chains) halves the lanes a row from the tile's own while there are fewer chains than
+// resident blocks, down to axis_loop_lanes, and is taken where the chains then fill every
+// SM and columns take more than one chunk: `lanes` a row and a grid of at most the
+// resident blocks, one a chain. Else the look-back tiles (lanes 0).
 struct AxisLaunch {
   AxisTiles tiles;
   unsigned lanes = 0;
@@ -210,16 +196,22 @@ struct AxisLaunch {
 };
 AxisLaunch axis_launch(const KernelSet& kernels, const Policy& p, const ScanRequest& r,
                        const LaunchTarget& target) {
+  const auto vec = static_cast<std::size_t>(p.vector_width);
+  std::size_t lpr = axis_row_lanes(r.axis.inner, vec);
   AxisLaunch a;
-  a.tiles =
-      axis_tiles(p, r, axis_row_lanes(r.axis.inner, static_cast<std::size_t>(p.vector_width)));
+  a.tiles = axis_tiles(p, r, lpr);
   if (!p.tile_loop || a.tiles.chunks == 1) return a;
   const std::size_t resident = resident_blocks(kernels, p.launch_threads(), 0, target.sm_count);
-  const std::size_t lanes = axis_chain_lanes(p, r, resident, target.sm_count);
-  if (lanes == 0) return a;
-  a.tiles = axis_tiles(p, r, lanes);
-  a.lanes = static_cast<unsigned>(lanes);
-  a.grid = std::min(a.tiles.chains, resident);
+  const std::size_t floor = axis_loop_lanes(r.axis.inner, vec, size_of(r.type));
+  AxisTiles chains = a.tiles;
+  while (lpr > floor && chains.chains < resident) {
+    lpr /= 2;
+    chains = axis_tiles(p, r, lpr);
+  }
+  if (chains.chunks == 1 || chains.chains < static_cast<std::size_t>(target.sm_count)) return a;
+  a.tiles = chains;
+  a.lanes = static_cast<unsigned>(lpr);
+  a.grid = std::min(chains.chains, resident);
   return a;
 }
 
