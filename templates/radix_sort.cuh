@@ -277,7 +277,7 @@ struct onesweep_smem {
 // INDICES: a sort with indices, whose first pass (values_in null) makes each key's
 // input position instead of loading a value (a kernel of its own: pairs keep theirs).
 template <class K, int VALUE_BYTES, int TPB, int IPT, int RADIX_BITS, bool EARLY_COUNTS,
-          int BESIDE = 0, bool INDICES = false>
+          int BESIDE = 0, bool INDICES = false, bool GROUPS = false>
 struct onesweep_tile {
   typedef K Key;
   typedef radix_key<K> RK;
@@ -392,10 +392,58 @@ struct onesweep_tile {
       if (w0 + i * 32 < valid) atomicAdd(&warp_counters[radix_digit(u[i], shift, bits)], 1u);
   }
 
+  // GROUPS (SortPolicy::look_back_groups, single launch only): the single launch starts
+  // every tile of a pass at once, so a chain of look-backs finds few inclusive counts
+  // and walks nearly every earlier tile, a window a round trip. Instead a tile adds its
+  // group's earlier counts (GROUP tiles), the group's last tile publishes the group's
+  // total, and every tile adds the earlier groups' totals: two waits of a few loads
+  // each, whatever the tile's place. A group's tiles' words are followed by its total's
+  // (`slot`).
+  static const bool GROUPED = GROUPS;
+  static const int GROUP = 8; // the host's kSortLookBackGroup
+
+  static __device__ __forceinline__ unsigned long long slot(unsigned tile) {
+    return GROUPED ? tile + tile / GROUP : tile;
+  }
+
+  // The counts in words at[0], at[stride], ..., at[(count - 1) * stride], each waited
+  // for until it carries `tag`; 8 loads in flight.
+  static __device__ __forceinline__ unsigned long long sum_published(const unsigned long long* at,
+                                                                     unsigned long long stride,
+                                                                     unsigned count,
+                                                                     unsigned long long tag) {
+    unsigned long long sum = 0;
+    for (unsigned k0 = 0; k0 < count; k0 += 8) {
+      unsigned long long w[8];
+#pragma unroll
+      for (int k = 0; k < 8; ++k)
+        w[k] = k0 + k < count ? load_relaxed(at + (k0 + k) * stride) : tag;
+#pragma unroll
+      for (int k = 0; k < 8; ++k) {
+        while ((w[k] & RADIX_TAG_MASK) != tag)
+          w[k] = load_relaxed(at + (k0 + k) * stride);
+        sum += w[k] & RADIX_COUNT_MASK;
+      }
+    }
+    return sum;
+  }
+
+  // Items of `digit` in every tile before this one, by groups (GROUPED).
+  static __device__ __forceinline__ unsigned long long
+  grouped_prefix(const Smem& s, unsigned long long* status, unsigned digit) {
+    const unsigned group = s.tile / GROUP, place = s.tile % GROUP;
+    const unsigned long long span = (GROUP + 1ull) * RADIX; // a group's words
+    unsigned long long* words = status + group * span + digit;
+    const unsigned long long in_group = sum_published(words, RADIX, place, s.tag);
+    if (place == GROUP - 1)
+      store_relaxed(words + GROUP * RADIX, (in_group + s.count[digit]) | s.tag);
+    return in_group + sum_published(status + GROUP * RADIX + digit, span, group, s.tag);
+  }
+
   // The tile's count of `digit`, inclusive for tile 0 (it has no predecessor).
   static __device__ __forceinline__ void publish_count(const Smem& s, unsigned long long* status,
                                                        int digit, unsigned count) {
-    store_relaxed(status + (unsigned long long)s.tile * RADIX + digit,
+    store_relaxed(status + slot(s.tile) * RADIX + digit,
                   count | s.tag | (s.tile == 0 ? RADIX_INCLUSIVE : RADIX_AGGREGATE));
   }
 
@@ -439,10 +487,14 @@ struct onesweep_tile {
                                                            unsigned long long* status,
                                                            const K* out) {
     for (int d = threadIdx.x; d < RADIX; d += TPB) {
-      const unsigned long long before = s.tile == 0 ? 0ull : look_back(status, s.tile, d, s.tag);
-      if (s.tile != 0)
+      unsigned long long before = 0;
+      if (GROUPED) {
+        before = grouped_prefix(s, status, unsigned(d));
+      } else if (s.tile != 0) {
+        before = look_back(status, s.tile, d, s.tag);
         store_relaxed(status + (unsigned long long)s.tile * RADIX + d,
                       (before + s.count[d]) | s.tag | RADIX_INCLUSIVE);
+      }
       s.base[d] =
           reinterpret_cast<unsigned long long>(out) + (starts[d] + before - s.start[d]) * sizeof(U);
     }
@@ -587,10 +639,10 @@ __global__ void __launch_bounds__(TPB, MIN_BLOCKS)
 // the last pass lands in the outputs. `hist`: passes x RADIX words, zero, left holding
 // digit starts; `next_hist`: the next launch's, of `hist_words` words, zeroed here (no
 // launch zeroes anything on the host: the stream's launches alternate between two
-// histograms); `barrier`: a counter at `barrier_base`; `status`: tiles x RADIX words,
-// pass p's tagged `tag + p`.
+// histograms); `barrier`: a counter at `barrier_base`; `status`: tiles x RADIX words
+// (GROUPS: and RADIX more after each GROUP tiles' words), pass p's tagged `tag + p`.
 template <class K, int VALUE_BYTES, int TPB, int IPT, int RADIX_BITS, int MIN_BLOCKS,
-          bool EARLY_COUNTS, bool INDICES = false>
+          bool EARLY_COUNTS, bool INDICES = false, bool GROUPS = false>
 __global__ void __launch_bounds__(TPB, MIN_BLOCKS)
     radix_single_launch_kernel(const K* keys_in, K* keys_out, const void* values_in,
                                void* values_out, K* alt_keys, void* alt_values,
@@ -600,7 +652,7 @@ __global__ void __launch_bounds__(TPB, MIN_BLOCKS)
                                unsigned long long* status, unsigned* barrier, unsigned barrier_base,
                                unsigned tag) {
   typedef onesweep_tile<K, VALUE_BYTES, TPB, IPT, RADIX_BITS, EARLY_COUNTS, (8 << RADIX_BITS),
-                        INDICES>
+                        INDICES, GROUPS>
       T;
   typedef radix_histogram<K, TPB, RADIX_BITS> H;
   __shared__ union {

@@ -47,13 +47,18 @@ unsigned sort_passes(unsigned begin_bit, unsigned end_bit, int radix_bits);
 /// starts of every pass, tickets and the alternate key and value buffers of the ping-pong
 /// (byte offsets; `zeroed`: the bytes from `starts` a launch-a-pass sort zeroes); apart,
 /// in the stream's sort status buffer, the control block (kSortControlBytes) and the
-/// `status_bytes` of look-back status words.
+/// `status_bytes` of look-back status words (with look_back_groups, a group total's
+/// words after each kSortLookBackGroup tiles' words).
 struct SortLayout {
   std::size_t tiles = 0, starts = 0, tickets = 0, zeroed = 0, keys = 0, values = 0, bytes = 0,
               status_bytes = 0;
 };
 SortLayout sort_layout(const SortPolicy& p, std::size_t key_bytes, std::size_t value_bytes,
                        std::size_t n);
+
+/// Tiles in a group of the single launch's grouped look-back (SortPolicy::
+/// look_back_groups; onesweep_tile::GROUP in radix_sort.cuh).
+inline constexpr std::size_t kSortLookBackGroup = 8;
 
 /// Pass p of a sort tags its status words `base + p` (22 bits: RADIX_TAG_SHIFT in
 /// radix_sort.cuh). A stream's status words are zeroed when their buffer is allocated,

@@ -21,9 +21,10 @@ struct SortPolicy {
   int block_threads = 384;
   int items_per_thread = 12;
   int radix_bits = 8;
-  int min_blocks = 1;    ///< resident blocks per SM the onesweep kernel's registers allow
-  int early_counts = 0;  ///< 1: a tile publishes its digit counts before ranking
-  int single_launch = 0; ///< 1: the whole sort in one cooperative launch
+  int min_blocks = 1;       ///< resident blocks per SM the onesweep kernel's registers allow
+  int early_counts = 0;     ///< 1: a tile publishes its digit counts before ranking
+  int single_launch = 0;    ///< 1: the whole sort in one cooperative launch
+  int look_back_groups = 0; ///< 1: the single launch's tiles look back by groups of tiles
 
   int tile_items() const { return block_threads * items_per_thread; }
   std::string key() const;

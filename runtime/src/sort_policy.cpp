@@ -45,7 +45,9 @@ GeneratedSource generate_sort(const SortSpec& s) {
                   s.indices && s.value_bytes ? ", true" : "");
   if (p.single_launch) {
     g.name_expressions.push_back(
-        {fmt::format("&scantune::radix_single_launch_kernel<{}>", tile_args)});
+        {p.look_back_groups ? fmt::format("&scantune::radix_single_launch_kernel<{}{}, true>",
+                                          tile_args, s.indices && s.value_bytes ? "" : ", false")
+                            : fmt::format("&scantune::radix_single_launch_kernel<{}>", tile_args)});
     return g;
   }
   g.name_expressions.push_back({
@@ -77,7 +79,9 @@ SortLayout sort_layout(const SortPolicy& p, std::size_t key_bytes, std::size_t v
   l.keys = l.tickets + round_up(passes * 4, 256);
   l.values = l.keys + round_up(n * key_bytes, 256);
   l.bytes = l.values + n * value_bytes;
-  l.status_bytes = l.tiles * radix * 8;
+  const std::size_t groups =
+      p.look_back_groups ? (l.tiles + kSortLookBackGroup - 1) / kSortLookBackGroup : 0;
+  l.status_bytes = (l.tiles + groups) * radix * 8;
   return l;
 }
 

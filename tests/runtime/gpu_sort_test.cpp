@@ -224,6 +224,25 @@ TYPED_TEST(GpuSortTyped, SingleLaunchEveryShape) {
   }
 }
 
+// The single launch's grouped look-back (SortPolicy::look_back_groups): tile counts
+// around a group of 8 (1, 7-9, 16-17 tiles of 2048 keys), tiles past the resident
+// blocks (each block several tiles a pass), values, indices, both orders, a bit range.
+TYPED_TEST(GpuSortTyped, SingleLaunchGroupedLookBack) {
+  using K = TypeParam;
+  detail::SortPolicy p = detail::SortPolicy::parse("radix.tpb256.ipt8.rb8.sl1.lg1");
+  const unsigned bits = 8 * sizeof(K);
+  for (std::size_t n :
+       {std::size_t{2048}, std::size_t{7 * 2048 + 5}, std::size_t{8 * 2048},
+        std::size_t{9 * 2048 - 1}, std::size_t{17 * 2048}, std::size_t{(1u << 22) + 7}})
+    for (SortOrder order : {SortOrder::Ascending, SortOrder::Descending})
+      check_sort<K>(random_keys<K>(n, n % 2 ? 0 : 40, n + 5), order, true, 0, bits, &p);
+  const auto keys = random_keys<K>(70001, 40, 9);
+  check_sort<K, std::int64_t>(keys, SortOrder::Ascending, true, 0, bits, &p, 0, true);
+  check_sort<K>(keys, SortOrder::Descending, true, 3, 17, &p);
+  p.early_counts = 1;
+  check_sort<K, std::uint64_t>(keys, SortOrder::Ascending, true, 0, bits, &p);
+}
+
 class GpuSort : public test::GpuTest {};
 
 // Past 2^31 keys (64-bit tile and item counts): key i = (i * P + Q) mod n, a permutation
@@ -422,13 +441,15 @@ TEST_F(GpuSort, TagsStartOverOnZeroedStatusWords) {
 
 // Small sorts for compute-sanitizer (--gtest_filter='GpuSanitize*'): each layout of the
 // onesweep tile (counters apart from the exchange or in it, early counts or not, pairs,
-// a partial last tile, several tiles looking back) and the single launch.
+// a partial last tile, several tiles looking back) and the single launch, its tiles
+// looking back by groups too (20011 keys: 10 tiles, a group and a part).
 class GpuSanitizeSort : public test::GpuTest {};
 
 TEST_F(GpuSanitizeSort, EveryTileLayout) {
-  for (const char* key : {"radix.tpb384.ipt16.rb8.mb3.ec1", "radix.tpb384.ipt20.rb8.mb3.ec1",
-                          "radix.tpb384.ipt16.rb8.mb3", "radix.tpb512.ipt20.rb8",
-                          "radix.tpb256.ipt16.rb8.ec1", "radix.tpb256.ipt8.rb8.sl1"}) {
+  for (const char* key :
+       {"radix.tpb384.ipt16.rb8.mb3.ec1", "radix.tpb384.ipt20.rb8.mb3.ec1",
+        "radix.tpb384.ipt16.rb8.mb3", "radix.tpb512.ipt20.rb8", "radix.tpb256.ipt16.rb8.ec1",
+        "radix.tpb256.ipt8.rb8.sl1", "radix.tpb256.ipt8.rb8.sl1.lg1"}) {
     const detail::SortPolicy p = detail::SortPolicy::parse(key);
     check_sort<std::uint32_t>(random_keys<std::uint32_t>(20011, 0, 31), SortOrder::Ascending, true,
                               0, 32, &p);

@@ -34,6 +34,10 @@ void compile_every_sort(int arch) {
   specs.push_back({{512, 16, 8, 1, 0, 1}, DataType::Float32, 4});
   specs.push_back({{256, 8, 8, 1, 1, 1}, DataType::UInt64, 8});
   specs.push_back({{64, 1, 5, 1, 0, 1}, DataType::Float64, 0});
+  // Grouped look-backs: keys, 8-byte pairs with early counts, indices.
+  specs.push_back({{256, 8, 8, 3, 0, 1, 1}, DataType::UInt32, 0});
+  specs.push_back({{256, 8, 8, 1, 1, 1, 1}, DataType::UInt64, 8});
+  specs.push_back({{256, 8, 8, 1, 0, 1, 1}, DataType::Int64, 4, true});
   // Indices (their own kernels): 8-byte ones a launch a pass, 4-byte ones in one launch.
   specs.push_back({{384, 12, 8, 2, 1}, DataType::Float32, 8, true});
   specs.push_back({{256, 8, 8, 1, 0, 1}, DataType::Int64, 4, true});
@@ -90,7 +94,15 @@ TEST(SortPolicy, KeyRoundTrip) {
   EXPECT_TRUE(SortPolicy::parse("radix.tpb256.ipt8.rb8.sl2").invalid_reason(4, 0));
   EXPECT_ERROR_NAMING(SortPolicy::parse("radix.tpb256.ipt8.rb8.sl1.ec1"),
                       "radix.tpb256.ipt8.rb8.sl1.ec1",
-                      "expected radix.tpb<n>.ipt<n>.rb<n>[.mb<n>][.ec<n>][.sl<n>]");
+                      "expected radix.tpb<n>.ipt<n>.rb<n>[.mb<n>][.ec<n>][.sl<n>][.lg<n>]");
+  // Grouped look-backs after it, only with it.
+  const SortPolicy grouped = SortPolicy::parse("radix.tpb256.ipt8.rb8.sl1.lg1");
+  EXPECT_EQ(grouped.look_back_groups, 1);
+  EXPECT_EQ(grouped.key(), "radix.tpb256.ipt8.rb8.sl1.lg1");
+  EXPECT_FALSE(grouped.invalid_reason(4, 0));
+  const auto alone = SortPolicy::parse("radix.tpb256.ipt8.rb8.lg1").invalid_reason(4, 0);
+  ASSERT_TRUE(alone);
+  EXPECT_NE(alone->find("look_back_groups 1 needs single_launch 1"), std::string::npos) << *alone;
   EXPECT_TRUE(SortPolicy::parse("radix.tpb256.ipt12.rb8.ec2").invalid_reason(8, 0));
   // The register budget is optional in the key: left out at its default of one block.
   SortPolicy three = SortPolicy::parse("radix.tpb384.ipt12.rb8.mb3");
@@ -181,6 +193,10 @@ TEST(SortLayout, PassesAndRegions) {
   EXPECT_EQ(l.values % 16, 0u);
   EXPECT_EQ(l.bytes, l.values + 1025 * 8);
   EXPECT_EQ(sort_layout(p, 8, 0, 1024).tiles, 1u);
+  // Grouped look-backs: a group total's words after every 8 tiles' (17 tiles: 3 groups).
+  const SortPolicy grouped{256, 4, 8, 1, 0, 1, 1};
+  EXPECT_EQ(sort_layout(grouped, 4, 0, 17 * 1024).status_bytes, (17u + 3) * 256 * 8);
+  EXPECT_EQ(sort_layout(grouped, 4, 0, 16 * 1024).status_bytes, (16u + 2) * 256 * 8);
 }
 
 TEST(SortLayout, TagsNoWordCarriesYet) {
