@@ -399,11 +399,10 @@ struct onesweep_tile {
   // total, and every tile adds the earlier groups' totals: two waits of a few loads
   // each, whatever the tile's place. A group's tiles' words are followed by its total's
   // (`slot`).
-  static const bool GROUPED = GROUPS;
   static const int GROUP = 8; // the host's kSortLookBackGroup
 
   static __device__ __forceinline__ unsigned long long slot(unsigned tile) {
-    return GROUPED ? tile + tile / GROUP : tile;
+    return GROUPS ? tile + tile / GROUP : tile;
   }
 
   // The counts in words at[0], at[stride], ..., at[(count - 1) * stride], each waited
@@ -428,7 +427,7 @@ struct onesweep_tile {
     return sum;
   }
 
-  // Items of `digit` in every tile before this one, by groups (GROUPED).
+  // Items of `digit` in every tile before this one, by groups (GROUPS).
   static __device__ __forceinline__ unsigned long long
   grouped_prefix(const Smem& s, unsigned long long* status, unsigned digit) {
     const unsigned group = s.tile / GROUP, place = s.tile % GROUP;
@@ -488,7 +487,7 @@ struct onesweep_tile {
                                                            const K* out) {
     for (int d = threadIdx.x; d < RADIX; d += TPB) {
       unsigned long long before = 0;
-      if (GROUPED) {
+      if (GROUPS) {
         before = grouped_prefix(s, status, unsigned(d));
       } else if (s.tile != 0) {
         before = look_back(status, s.tile, d, s.tag);
