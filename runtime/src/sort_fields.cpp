@@ -103,7 +103,7 @@ const std::vector<SortField>& sort_fields() {
        true},
       // In the single launch every tile of a pass looks back at once: by groups of 8
       // tiles, a tile waits twice on a few loads instead of walking back 4 tiles a round
-      // trip; it ran H200 sorts of 2^16 keys 4-7% faster and 2^18 uint64 keys 3-6%
+      // trip; it ran H200 sorts of 2^16 keys 3-7% faster and 2^18 uint64 keys 3-6%
       // slower (docs/decisions.md, "The single launch looks back by groups").
       {"look_back_groups",
        "lg",
