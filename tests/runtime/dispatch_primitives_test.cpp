@@ -42,7 +42,7 @@ TEST(PrimitiveProblems, SortProblemTextsRoundTrip) {
 // The fields' description gives the key, its parsing and the range checks.
 TEST(PrimitiveProblems, SortFieldsDescribeThePolicy) {
   const auto& fields = sort_fields();
-  ASSERT_EQ(fields.size(), 6u); // tpb, ipt, rb, then the optional mb, ec and sl
+  ASSERT_EQ(fields.size(), 7u); // tpb, ipt, rb, then the optional mb, ec, sl and lg
   SortPolicy p;
   std::string key = "radix";
   for (const SortField& f : fields) {
@@ -50,6 +50,7 @@ TEST(PrimitiveProblems, SortFieldsDescribeThePolicy) {
     EXPECT_FALSE(f.search.empty()) << f.name;
     for (int v : f.search) {
       SortPolicy q;
+      q.single_launch = f.member == &SortPolicy::look_back_groups; // groups need it
       q.*f.member = v;
       EXPECT_FALSE(q.invalid_reason(4, 0)) << f.name << " " << v;
     }

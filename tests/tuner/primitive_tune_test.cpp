@@ -168,7 +168,7 @@ TEST(PrimitiveTune, DryRunListsProblemsAndCandidates) {
   o.dry_run = true;
   const std::string text = dry_run(o);
   EXPECT_NE(text.find("uint32 select_flags (problem 'select_flags'): "), std::string::npos) << text;
-  EXPECT_NE(text.find("uint32 sort_keys (problem 'sort_keys'): 288 candidates x 2 sizes "
+  EXPECT_NE(text.find("uint32 sort_keys (problem 'sort_keys'): 432 candidates x 2 sizes "
                       "(2^16..2^20)"),
             std::string::npos)
       << text;
