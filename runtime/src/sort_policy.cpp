@@ -39,15 +39,17 @@ GeneratedSource generate_sort(const SortSpec& s) {
                          template_sources_hash(), s.id());
   const char* key = device_type_name(s.key);
   const SortPolicy& p = s.policy;
-  const std::string tile_args =
-      fmt::format("{}, {}, {}, {}, {}, {}, {}{}", key, s.value_bytes, p.block_threads,
-                  p.items_per_thread, p.radix_bits, p.min_blocks, p.early_counts ? "true" : "false",
-                  s.indices && s.value_bytes ? ", true" : "");
+  const bool indices = s.indices && s.value_bytes;
+  const std::string tile_args = fmt::format(
+      "{}, {}, {}, {}, {}, {}, {}{}", key, s.value_bytes, p.block_threads, p.items_per_thread,
+      p.radix_bits, p.min_blocks, p.early_counts ? "true" : "false", indices ? ", true" : "");
   if (p.single_launch) {
-    g.name_expressions.push_back(
-        {p.look_back_groups ? fmt::format("&scantune::radix_single_launch_kernel<{}{}, true>",
-                                          tile_args, s.indices && s.value_bytes ? "" : ", false")
-                            : fmt::format("&scantune::radix_single_launch_kernel<{}>", tile_args)});
+    // Grouped look-backs name INDICES too (the argument before GROUPS); other single
+    // launches keep the names, and so the cached kernels, they had.
+    const std::string args = p.look_back_groups
+                                 ? fmt::format("{}{}, true", tile_args, indices ? "" : ", false")
+                                 : tile_args;
+    g.name_expressions.push_back({fmt::format("&scantune::radix_single_launch_kernel<{}>", args)});
     return g;
   }
   g.name_expressions.push_back({
