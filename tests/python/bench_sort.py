@@ -5,7 +5,11 @@ scantune.sort(x, return_indices=True), the indices made by the sort as torch mak
 them); results are checked against torch first. Prints a markdown table; ratio > 1
 means scantune is faster.
 
-    python3 tests/python/bench_sort.py [--repeats 50] [--sizes 16,20,24,28]
+    python3 tests/python/bench_sort.py [--repeats 50] [--sizes 16,20,24,28] [--key-bits N]
+
+--key-bits N: integer keys in [0, 2^N) (int32 and int64 only), such as indices or
+labels; both libraries still sort every bit, and scantune's passes over bits that every
+key shares do not run.
 """
 
 import torch
@@ -26,14 +30,22 @@ def cupy_time(cp, x, repeats):
 
 
 def main():
-    args, cp = setup(__doc__.splitlines()[0])
+    args, cp = setup(__doc__.splitlines()[0],
+                     [("--key-bits", "integer keys in [0, 2^N)", {"type": int, "default": 0})])
+    if args.key_bits:
+        print(f"keys: integers in [0, 2^{args.key_bits})")
     print("| dtype | n | payload | scantune ms | torch ms | torch/scantune | cupy ms "
           "| cupy/scantune |")
     print("|---|---|---|---|---|---|---|---|")
-    for dtype in (torch.int32, torch.float32, torch.int64):
+    dtypes = (torch.int32, torch.int64) if args.key_bits else (torch.int32, torch.float32,
+                                                                   torch.int64)
+    for dtype in dtypes:
         for log_n in (int(s) for s in args.sizes.split(",")):
             n = 1 << log_n
-            x = (torch.randn(n, device="cuda") * 1e6).to(dtype)
+            if args.key_bits:
+                x = torch.randint(0, 1 << args.key_bits, (n,), device="cuda", dtype=dtype)
+            else:
+                x = (torch.randn(n, device="cuda") * 1e6).to(dtype)
             k, v = scantune.sort(x, return_indices=True)
             want = torch.sort(x, stable=True)
             assert torch.equal(k, want.values) and torch.equal(v, want.indices)

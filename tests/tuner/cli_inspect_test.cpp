@@ -323,6 +323,9 @@ TEST_F(CliInspect, UsageErrorsExitTwoNamingTheProblem) {
       {"bench --sort pairs --select flags:0.5", "--sort"},
       {"bench --sort keys --types int32,int65", "int65"},
       {"bench --regret --sort keys", "--sort"},
+      {"bench --key-bits 20", "give --sort"},
+      {"bench --sort keys --types uint32,float32 --key-bits 20", "not float32"},
+      {"bench --sort keys --types int32 --key-bits 32", "not int32"},
       // --policy with --sort: a radix policy that fits its keys (and 4-byte values).
       {"bench --sort keys --policy lookback_warp.tpb256.ipt12.vec4.warp_scans", "sort policy key"},
       {"bench --sort pairs --types uint64 --policy radix.tpb1024.ipt32.rb8",
@@ -638,6 +641,10 @@ TEST(GpuCliBench, SortRunsTimeScantuneAndCub) {
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("| radix.tpb256.ipt12.rb8.mb2.ec1 |"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("| float64 | keys | 1048579 |"), r.output.rfind("| float64 |"));
+  // --key-bits: keys in [0, 2^N), named in the mode column.
+  r = run_cli("bench --sort keys --types int64 --sizes 65537 --key-bits 20", "2>/dev/null");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("| int64 | keys, 20-bit | 65537 |"), std::string::npos) << r.output;
 }
 
 // Regret: a tiny tune into a fresh database, then the dispatch against its candidates.

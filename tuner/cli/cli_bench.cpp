@@ -35,6 +35,7 @@ struct BenchCliOptions {
   bool hot = false, host_bound = false, quiet = false, regret = false;
   std::uint64_t seed = 1;
   int device = -1, top = 3;
+  unsigned key_bits = 0;
 };
 
 /// --sizes, else bench's default sweep.
@@ -192,12 +193,13 @@ void run_sort_command(const BenchCliOptions& raw) {
     sizes = sizes_of(raw);
     types = parse_names(raw.types, kAllTypes, parse_data_type);
     policies = sort_policies(raw.policies, types, modes);
+    tuner::check_sort_key_bits(raw.key_bits, types);
   } catch (const Error& e) {
     fail(kExitUsage, "bench", e.what());
   }
   run_alone(raw, [&](const auto& log) {
     return tuner::sort_bench_markdown(
-        tuner::run_sort_bench(types, modes, sizes, policies, raw.db, log));
+        tuner::run_sort_bench(types, modes, sizes, policies, raw.key_bits, raw.db, log));
   });
 }
 
@@ -259,6 +261,8 @@ void run_regret_command(const BenchCliOptions& raw) {
 }
 
 void run_bench_command(const BenchCliOptions& raw) {
+  if (raw.key_bits && raw.sort.empty())
+    fail(kExitUsage, "bench", "--key-bits sets the keys of --sort: give --sort");
   if (raw.regret) return run_regret_command(raw);
   if (!raw.select.empty()) return run_select_command(raw);
   if (!raw.sort.empty()) return run_sort_command(raw);
@@ -407,6 +411,12 @@ void register_bench_commands(CLI::App& app) {
                    "DeviceRadixSort::SortKeys/SortPairs (ascending, all bits) after checking\n"
                    "them against each other; GB/s count one read and one write of the data")
       ->type_name("LIST");
+  bench
+      ->add_option("--key-bits", bo->key_bits,
+                   "With --sort, integer keys in [0, 2^N) instead of random bit patterns\n"
+                   "(both sorts still sort every bit: scantune's passes over bits that\n"
+                   "every key shares do not run)")
+      ->type_name("N");
   bench->add_flag("--regret", bo->regret,
                   "Dispatcher regret instead: at the tuned sizes and a quarter and three\n"
                   "quarters of the way between consecutive ones (or --sizes), the\n"

@@ -84,6 +84,14 @@ __global__ void fill_kernel(ValueSet set, std::uint64_t seed, std::uint64_t firs
     dst[k] = element_value<Tag>(set, seed, first + k);
 }
 
+template <class W>
+__global__ void keep_low_bits_kernel(W* data, std::size_t count, W mask) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < count;
+       k += stride)
+    data[k] &= mask;
+}
+
 // Zeroed by one memset: `inverted_first` holds ~index under atomicMax, so the
 // smallest mismatching index wins and 0 means "none".
 struct CompareState {
@@ -200,6 +208,19 @@ void fill_input(DataType type, ValueSet set, std::uint64_t seed, std::uint64_t f
     fill_kernel<Tag><<<grid, kThreads, 0, stream>>>(set, seed, first, count, static_cast<T*>(dst));
   });
   check(cudaGetLastError(), "fill_input: kernel launch");
+}
+
+void keep_low_bits(DataType type, void* data, std::size_t count, unsigned bits,
+                   cudaStream_t stream) {
+  if (count == 0) return;
+  const unsigned grid = grid_for(count, "keep_low_bits");
+  if (size_of(type) == 4)
+    keep_low_bits_kernel<<<grid, kThreads, 0, stream>>>(
+        static_cast<std::uint32_t*>(data), count, static_cast<std::uint32_t>((1ull << bits) - 1));
+  else
+    keep_low_bits_kernel<<<grid, kThreads, 0, stream>>>(static_cast<std::uint64_t*>(data), count,
+                                                        (std::uint64_t{1} << bits) - 1);
+  check(cudaGetLastError(), "keep_low_bits: kernel launch");
 }
 
 void hold_stream(cudaStream_t stream, double ns) {

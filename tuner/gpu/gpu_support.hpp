@@ -26,6 +26,11 @@ void check(cudaError_t e, const std::string& what);
 void fill_input(DataType type, ValueSet set, std::uint64_t seed, std::uint64_t first,
                 std::size_t count, void* dst, cudaStream_t stream);
 
+/// data[k] &= 2^bits - 1 for k < count: keys of 4- or 8-byte integer `type` drawn from
+/// [0, 2^bits) out of random ones (0 < bits < the type's). Asynchronous.
+void keep_low_bits(DataType type, void* data, std::size_t count, unsigned bits,
+                   cudaStream_t stream);
+
 struct CompareResult {
   std::uint64_t mismatches = 0;
   std::uint64_t first = 0; ///< index of the first mismatch (valid when mismatches > 0)

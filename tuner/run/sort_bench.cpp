@@ -9,6 +9,7 @@
 #include "tuner/gpu/cub_baseline_sort.cuh"
 #include "tuner/gpu/gpu_support.hpp"
 #include "tuner/gpu/input_values.hpp"
+#include "tuner/gpu/type_dispatch.hpp"
 #include "tuner/run/bench_timing.hpp"
 #include "tuner/run/tune.hpp"
 
@@ -35,7 +36,7 @@ void check_against_cub(const SortBenchRow& row, const void* keys, const void* cu
 
 // `policy` null: the dispatch's.
 SortBenchRow run_case(Scanner& scanner, DataType type, bool pairs, std::uint64_t n,
-                      const detail::SortPolicy* policy, cudaStream_t stream) {
+                      const detail::SortPolicy* policy, unsigned key_bits, cudaStream_t stream) {
   const std::size_t w = size_of(type);
   Device<std::uint8_t> keys(n * w), out(n * w), cub_out(n * w);
   Device<std::uint32_t> values(pairs ? n : 0), values_out(pairs ? n : 0),
@@ -43,6 +44,7 @@ SortBenchRow run_case(Scanner& scanner, DataType type, bool pairs, std::uint64_t
   // Wide: random bit patterns for integers, +-[1, 2^20] for floats (no -0.0 or NaN,
   // which CUB orders differently).
   gpu::fill_input(type, ValueSet::Wide, 1, 0, n, keys.ptr, stream);
+  if (key_bits) gpu::keep_low_bits(type, keys.ptr, n, key_bits, stream);
   if (pairs) gpu::fill_input(DataType::UInt32, ValueSet::Wide, 2, 0, n, values.ptr, stream);
   // Keys only: no value pointers at all (an empty buffer may still have an address).
   const void* v_in = pairs ? values.ptr : nullptr;
@@ -70,9 +72,13 @@ SortBenchRow run_case(Scanner& scanner, DataType type, bool pairs, std::uint64_t
   };
   ours();
   cub();
-  SortBenchRow row{type, pairs,
-                   n,    0,
-                   0,    policy ? policy->key() : scanner.sort_plan(type, pairs ? 4 : 0, n).policy};
+  SortBenchRow row{type,
+                   pairs,
+                   key_bits,
+                   n,
+                   0,
+                   0,
+                   policy ? policy->key() : scanner.sort_plan(type, pairs ? 4 : 0, n).policy};
   check_against_cub(row, out.ptr, cub_out.ptr, values_out.ptr, cub_values_out.ptr, stream);
   row.scantune_ns = time_call(ours, stream);
   row.cub_ns = time_call(cub, stream);
@@ -92,11 +98,20 @@ std::vector<bool> parse_sort_modes(std::string_view list) {
   return v;
 }
 
+void check_sort_key_bits(unsigned key_bits, const std::vector<DataType>& types) {
+  if (!key_bits) return;
+  for (DataType t : types)
+    if (is_floating(t) || key_bits >= 8 * size_of(t))
+      throw UsageError(
+          fmt::format("--key-bits {}: expected integer keys wider than {} bits, not {}", key_bits,
+                      key_bits, to_string(t)));
+}
+
 std::vector<SortBenchRow> run_sort_bench(const std::vector<DataType>& types,
                                          const std::vector<bool>& modes,
                                          const std::vector<std::uint64_t>& sizes,
                                          const std::map<DataType, detail::SortPolicy>& policies,
-                                         const std::string& db_path,
+                                         unsigned key_bits, const std::string& db_path,
                                          const std::function<void(const std::string&)>& log) {
   ScannerOptions options;
   options.database = db_path;
@@ -109,7 +124,7 @@ std::vector<SortBenchRow> run_sort_bench(const std::vector<DataType>& types,
         log(fmt::format("sort_{} {} n = {}", mode_name(pairs), to_string(type), n));
         const auto p = policies.find(type);
         rows.push_back(run_case(scanner, type, pairs, n, p == policies.end() ? nullptr : &p->second,
-                                own.stream));
+                                key_bits, own.stream));
       }
   return rows;
 }
@@ -124,9 +139,11 @@ std::string sort_bench_markdown(const std::vector<SortBenchRow>& rows) {
         2.0 * static_cast<double>(r.n) * static_cast<double>(size_of(r.type) + (r.pairs ? 4 : 0));
     s += fmt::format(
         "| {} | {} | {} | {:.2f} | {:.2f} | {:.2f}x | {:.2f} | {:.1f} | {:.1f} | {} |\n",
-        to_string(r.type), mode_name(r.pairs), r.n, r.scantune_ns / 1e3, r.cub_ns / 1e3,
-        r.cub_ns / r.scantune_ns, static_cast<double>(r.n) / r.scantune_ns, bytes / r.scantune_ns,
-        bytes / r.cub_ns, r.policy);
+        to_string(r.type),
+        r.key_bits ? fmt::format("{}, {}-bit", mode_name(r.pairs), r.key_bits) : mode_name(r.pairs),
+        r.n, r.scantune_ns / 1e3, r.cub_ns / 1e3, r.cub_ns / r.scantune_ns,
+        static_cast<double>(r.n) / r.scantune_ns, bytes / r.scantune_ns, bytes / r.cub_ns,
+        r.policy);
   }
   return s;
 }
