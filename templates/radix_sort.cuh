@@ -1,7 +1,10 @@
 // LSD radix sort, onesweep style: one histogram kernel counts the digits of every
 // pass in one read of the keys, a tiny kernel turns each pass's counts into digit
 // start offsets, then one kernel per pass ranks, looks back and scatters; or, for
-// small inputs, one cooperative kernel does all of it between grid barriers.
+// small inputs, one cooperative kernel does all of it between grid barriers. Passes
+// whose keys all share one digit (the high bytes of small integers, the low ones of
+// short floats) would leave them in place: two of them in a row are skipped
+// (radix_skipped_passes).
 //
 // Keys are sorted as unsigned bit patterns: radix_key<K> maps each key type to an
 // unsigned word whose unsigned order is the key order (sign flip for signed
@@ -232,13 +235,57 @@ __device__ __forceinline__ void warp_exclusive_runs(const T* counts, T* starts) 
   if (threadIdx.x < 32) lane_exclusive_runs<N>(counts, starts);
 }
 
-// Each pass's counts (block p: hist[p * RADIX ...]) become exclusive digit starts
-// (one warp a block).
+// Whether some digit's word of a pass lies strictly between 0 and n: the pass reorders
+// the keys. A pass whose keys all share one digit has one count n and n - 1 zeros,
+// whose exclusive starts are 0s then ns; a pass with two digits d1 < d2 has count[d2]
+// and start[d2] = count[d1], both in (0, n). So the test holds on counts, starts, or
+// words of both while a block converts them in place (n >= 2).
+__device__ __forceinline__ bool radix_spread(unsigned long long word, unsigned long long n) {
+  return word != 0 && word != n;
+}
+
+// The passes that are skipped (a bit each), given the passes whose keys have two digits
+// or more (`runs`, a bit each). Every pass reads and writes where the host routes it
+// (pass_buffers in runtime/src/sort_launch.cpp: the inputs, then alternately the
+// outputs and the alternate buffers, the last pass into the outputs), so that no
+// pointer is chosen in a tile's code. A pass whose keys share one digit leaves them in
+// place, so two of them in a row after pass 0 are skipped: the keys stay where the pass
+// before the pair left them, which is where the one after it reads. Any other pass
+// ranks (a lone one of one digit too: copying its keys instead, a loop of loads and
+// stores, took 3.6 ms for 2^28 uint32 pairs where a pass takes 2.2).
+__device__ __forceinline__ unsigned radix_skipped_passes(unsigned runs, unsigned passes) {
+  unsigned skipped = 0;
+  for (unsigned p = 1; p + 1 < passes; ++p)
+    if (!(runs >> p & 1u) && !(runs >> (p + 1) & 1u)) {
+      skipped |= 3u << p;
+      ++p; // past the pair
+    }
+  return skipped;
+}
+
+// Each pass's counts (hist[p * RADIX ...]) become exclusive digit starts, warp p's
+// pass's, and whether each pass is skipped (radix_skipped_passes) goes to the high word
+// of its ticket (zeroed by the host), where the onesweep kernel's blocks draw it with
+// their tiles.
 template <int RADIX_BITS>
-__global__ void __launch_bounds__(32) radix_digit_starts_kernel(unsigned long long* hist) {
+__global__ void __launch_bounds__(512)
+    radix_digit_starts_kernel(unsigned long long* hist, unsigned long long n,
+                              unsigned long long* tickets) {
   const int RADIX = 1 << RADIX_BITS;
-  unsigned long long* h = hist + (unsigned long long)blockIdx.x * RADIX;
-  warp_exclusive_runs<RADIX>(h, h);
+  const unsigned pass = threadIdx.x / 32, passes = blockDim.x / 32;
+  __shared__ unsigned runs;
+  if (threadIdx.x == 0) runs = 0;
+  __syncthreads();
+  unsigned long long* h = hist + (unsigned long long)pass * RADIX;
+  bool spread = false; // no short cut: the loads stay in flight together
+  for (int d = lane_id(); d < RADIX; d += 32)
+    spread |= radix_spread(h[d], n);
+  if (__any_sync(FULL_WARP, spread) && lane_id() == 0) atomicOr(&runs, 1u << pass);
+  lane_exclusive_runs<RADIX>(h, h);
+  __syncthreads();
+  if (threadIdx.x < passes)
+    tickets[threadIdx.x] =
+        (unsigned long long)(radix_skipped_passes(runs, passes) >> threadIdx.x & 1u) << 32;
 }
 
 // Shared memory of the onesweep kernel. `exchange` holds the tile's keys, then its
@@ -265,6 +312,9 @@ struct onesweep_smem {
   unsigned start[RADIX];  // tile-local rank of each digit's first item
   unsigned long long tag; // the pass's tag, in place in a status word
   unsigned tile;
+  // In the tile's padding: whether the pass is skipped (onesweep kernel), or the passes
+  // whose keys have two digits or more, a bit each (single launch).
+  unsigned pass_bits;
 
   __device__ __forceinline__ unsigned* counters() {
     return SEPARATE ? apart : reinterpret_cast<unsigned*>(exchange);
@@ -584,20 +634,25 @@ radix_sort_items(typename T::Smem& s, const typename T::Key* keys_in, typename T
       out[dst[i] - words] = ranked_values[threadIdx.x + i * TPB];
 }
 
-// One tile of a pass (s.tile and s.tag set by thread 0, the block done with `s`'s
-// previous tile): ranks the tile by the digit at `shift` (`bits` wide), publishes and
-// looks back, and scatters keys (and values) to their place in this pass's order.
-// `starts`: the pass's digit starts (global or shared).
+// The warps' digit counters of a tile, zeroed (before the barrier after which the
+// block reads its tile's place).
 template <class T>
-__device__ __forceinline__ void
-radix_sort_tile(typename T::Smem& s, const typename T::Key* keys_in, typename T::Key* keys_out,
-                const void* values_in, void* values_out, unsigned long long n, unsigned shift,
-                unsigned bits, unsigned descending, const unsigned long long* starts,
-                unsigned long long* status) {
+__device__ __forceinline__ void radix_zero_counters(typename T::Smem& s) {
   unsigned* counters = s.counters();
   for (int i = threadIdx.x; i < T::WARPS * T::RADIX; i += T::THREADS)
     counters[i] = 0;
-  __syncthreads();
+}
+
+// One tile of a pass, its counters zeroed and s.tile and s.tag seen by every thread:
+// ranks the tile by the digit at `shift` (`bits` wide), publishes and looks back, and
+// scatters keys (and values) to their place in this pass's order. `starts`: the pass's
+// digit starts (global or shared).
+template <class T>
+__device__ __forceinline__ void
+radix_sort_zeroed_tile(typename T::Smem& s, const typename T::Key* keys_in,
+                       typename T::Key* keys_out, const void* values_in, void* values_out,
+                       unsigned long long n, unsigned shift, unsigned bits, unsigned descending,
+                       const unsigned long long* starts, unsigned long long* status) {
   const unsigned long long first = (unsigned long long)s.tile * T::TILE;
   const unsigned valid = unsigned(min((unsigned long long)T::TILE, n - first));
   if (valid == unsigned(T::TILE))
@@ -608,25 +663,44 @@ radix_sort_tile(typename T::Smem& s, const typename T::Key* keys_in, typename T:
                                bits, descending, starts, status);
 }
 
-// One pass over the tiles, a block a tile. MIN_BLOCKS: resident blocks per SM that the
-// registers must allow (SortPolicy::min_blocks). `starts`: the pass's digit starts;
+// The same, s.tile and s.tag set by thread 0 and the block done with `s`'s previous tile.
+template <class T>
+__device__ __forceinline__ void
+radix_sort_tile(typename T::Smem& s, const typename T::Key* keys_in, typename T::Key* keys_out,
+                const void* values_in, void* values_out, unsigned long long n, unsigned shift,
+                unsigned bits, unsigned descending, const unsigned long long* starts,
+                unsigned long long* status) {
+  radix_zero_counters<T>(s);
+  __syncthreads();
+  radix_sort_zeroed_tile<T>(s, keys_in, keys_out, values_in, values_out, n, shift, bits, descending,
+                            starts, status);
+}
+
+// One pass over the tiles, a block a tile, unless the ticket's high word says the pass
+// is skipped (radix_digit_starts_kernel). MIN_BLOCKS: resident blocks per SM that
+// the registers must allow (SortPolicy::min_blocks). `starts`: the pass's digit starts;
 // `status`: tiles x RADIX words; `tag`: the pass's (in 22 bits, no word carries it
-// yet); `ticket`: a counter, zeroed by the host.
+// yet); `ticket`: tiles drawn in its low word, zeroed by the host.
 template <class K, int VALUE_BYTES, int TPB, int IPT, int RADIX_BITS, int MIN_BLOCKS,
           bool EARLY_COUNTS, bool INDICES = false>
 __global__ void __launch_bounds__(TPB, MIN_BLOCKS)
     radix_onesweep_kernel(const K* keys_in, K* keys_out, const void* values_in, void* values_out,
                           unsigned long long n, unsigned shift, unsigned bits, unsigned descending,
                           const unsigned long long* starts, unsigned long long* status,
-                          unsigned tag, unsigned* ticket) {
+                          unsigned tag, unsigned long long* ticket) {
   typedef onesweep_tile<K, VALUE_BYTES, TPB, IPT, RADIX_BITS, EARLY_COUNTS, 0, INDICES> T;
   __shared__ typename T::Smem s;
   if (threadIdx.x == 0) {
-    s.tile = atomicAdd(ticket, 1u);
+    const unsigned long long drawn = atomicAdd(ticket, 1ull); // skipped or not, above the tile
+    s.tile = unsigned(drawn);
+    s.pass_bits = unsigned(drawn >> 32);
     s.tag = (unsigned long long)tag << RADIX_TAG_SHIFT;
   }
-  radix_sort_tile<T>(s, keys_in, keys_out, values_in, values_out, n, shift, bits, descending,
-                     starts, status);
+  radix_zero_counters<T>(s);
+  __syncthreads();
+  if (!s.pass_bits)
+    radix_sort_zeroed_tile<T>(s, keys_in, keys_out, values_in, values_out, n, shift, bits,
+                              descending, starts, status);
 }
 
 // The whole sort in one cooperative launch (SortPolicy::single_launch), for inputs
@@ -635,11 +709,13 @@ __global__ void __launch_bounds__(TPB, MIN_BLOCKS)
 // tiles (block b takes tiles b, b + gridDim.x, ...: every block is resident, so each
 // tile's predecessors make progress), with grid barriers between the phases. Pass p
 // reads and writes as the host's pass_buffers() (runtime/src/sort_launch.cpp) would:
-// the last pass lands in the outputs. `hist`: passes x RADIX words, zero, left holding
-// digit starts; `next_hist`: the next launch's, of `hist_words` words, zeroed here (no
-// launch zeroes anything on the host: the stream's launches alternate between two
-// histograms); `barrier`: a counter at `barrier_base`; `status`: tiles x RADIX words
-// (GROUPS: and RADIX more after each GROUP tiles' words), pass p's tagged `tag + p`.
+// the last pass lands in the outputs; every block finds the passes whose keys have two
+// digits or more in `hist` and skips what radix_skipped_passes says. `hist`: passes x
+// RADIX words, zero, left holding digit starts; `next_hist`: the next launch's, of
+// `hist_words` words, zeroed here (no launch zeroes anything on the host: the stream's
+// launches alternate between two histograms); `barrier`: a counter at `barrier_base`,
+// left a barrier a pass further; `status`: tiles x RADIX words (GROUPS: and RADIX more
+// after each GROUP tiles' words), pass p's tagged `tag + p`.
 template <class K, int VALUE_BYTES, int TPB, int IPT, int RADIX_BITS, int MIN_BLOCKS,
           bool EARLY_COUNTS, bool INDICES = false, bool GROUPS = false>
 __global__ void __launch_bounds__(TPB, MIN_BLOCKS)
@@ -664,18 +740,42 @@ __global__ void __launch_bounds__(TPB, MIN_BLOCKS)
   H::count(keys_in, n, begin_bit, end_bit, descending, s.counts, hist);
   const unsigned passes = radix_passes<RADIX_BITS>(begin_bit, end_bit);
   const unsigned tiles = unsigned((n + T::TILE - 1) / T::TILE);
-  grid_barrier(barrier, barrier_base + gridDim.x); // the counts
+  grid_barrier(barrier, barrier_base + gridDim.x); // the counts (and s.counts is free)
+  if (threadIdx.x == 0) s.tile.pass_bits = 0;
+  __syncthreads();
   // Pass 0's digit starts in each block (warp 0); every later pass's in place in `hist`
-  // by one block (its warp 1), seen by all after that pass's barrier: no block computes
-  // starts between two passes, where the last tile's block held up the barrier with it.
+  // by one block (its warp 1), seen by all after the barrier before that pass: no block
+  // computes starts between two passes, where the last tile's block held up the barrier.
+  // Meanwhile the other warps find the passes whose keys have two digits or more (all of
+  // them, after, in a block of 64 threads), 8 loads in flight a thread.
   if (threadIdx.x < 32)
     lane_exclusive_runs<T::RADIX>(hist, starts);
   else if (threadIdx.x < 64)
     for (unsigned p = 1 + blockIdx.x; p < passes; p += gridDim.x)
       lane_exclusive_runs<T::RADIX>(hist + (unsigned long long)p * T::RADIX,
                                     hist + (unsigned long long)p * T::RADIX);
+  if (TPB == 64 || threadIdx.x >= 64) {
+    const unsigned finders = TPB > 64 ? TPB - 64 : TPB, words = passes * T::RADIX, LOADS = 8;
+    unsigned spread = 0;
+    for (unsigned i = threadIdx.x % finders; i < words; i += LOADS * finders) {
+      unsigned long long w[LOADS];
+#pragma unroll
+      for (unsigned k = 0; k < LOADS; ++k)
+        w[k] = i + k * finders < words ? load_relaxed(hist + i + k * finders) : 0;
+#pragma unroll
+      for (unsigned k = 0; k < LOADS; ++k)
+        if (radix_spread(w[k], n)) spread |= 1u << ((i + k * finders) >> RADIX_BITS);
+    }
+    spread = __reduce_or_sync(FULL_WARP, spread);
+    if (lane_id() == 0 && spread) atomicOr(&s.tile.pass_bits, spread);
+  }
+  __syncthreads();
+  const unsigned skipped = radix_skipped_passes(s.tile.pass_bits, passes);
+  unsigned barriers = 1;
   for (unsigned p = 0; p < passes; ++p) {
-    if (p > 0) grid_barrier(barrier, barrier_base + (p + 1) * gridDim.x); // the last pass's items
+    if (skipped >> p & 1u) continue;
+    if (p > 0) // the items of the last pass that ran
+      grid_barrier(barrier, barrier_base + ++barriers * gridDim.x);
     const unsigned long long* pass_starts =
         p == 0 ? starts : hist + (unsigned long long)p * T::RADIX;
     const bool to_out = (passes - 1 - p) % 2 == 0;
@@ -694,6 +794,9 @@ __global__ void __launch_bounds__(TPB, MIN_BLOCKS)
                          status);
     }
   }
+  // The barriers of the skipped passes, counted once this block waited at its last one
+  // (every block waits at the same ones): the host moves the base on by one a pass.
+  if (threadIdx.x == 0 && barriers < passes) atomicAdd(barrier, passes - barriers);
 }
 
 } // namespace scantune

@@ -44,8 +44,9 @@ GeneratedSource generate_sort(const SortSpec& spec);
 unsigned sort_passes(unsigned begin_bit, unsigned end_bit, int radix_bits);
 
 /// The device workspace of one sort: in the partials buffer, after its header, the digit
-/// starts of every pass, tickets and the alternate key and value buffers of the ping-pong
-/// (byte offsets; `zeroed`: the bytes from `starts` a launch-a-pass sort zeroes); apart,
+/// starts of every pass, 8-byte tickets (tiles drawn; above them, whether it is skipped) and
+/// the alternate key and value buffers of the ping-pong (byte offsets; `zeroed`: the
+/// bytes from `starts` a launch-a-pass sort zeroes); apart,
 /// in the stream's sort status buffer, the control block (kSortControlBytes) and the
 /// `status_bytes` of look-back status words (with look_back_groups, a group total's
 /// words after each kSortLookBackGroup tiles' words).
@@ -108,8 +109,9 @@ struct SortRequest {
 void check_sort(const SortRequest& r);
 
 /// Enqueues the sort of r.n >= 2 keys: zeroing, histogram, digit starts, then per
-/// pass the onesweep kernel, the last pass into the outputs; or, for a single-launch
-/// policy, the zeroing and one cooperative launch of all of it.
+/// pass the onesweep kernel (which returns at once where the pass is skipped:
+/// radix_skipped_passes in radix_sort.cuh), the last pass into the outputs; or, for a
+/// single-launch policy, one cooperative launch of all of it.
 void launch_sort(const KernelSet& kernels, const SortPolicy& policy, const SortRequest& r,
                  WorkspacePool& pool, const LaunchTarget& target);
 

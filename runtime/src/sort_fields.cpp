@@ -162,9 +162,10 @@ std::size_t SortPolicy::shared_bytes(std::size_t key_bytes, std::size_t value_by
   const bool separate = counters + items + radix * 16 + 32 + beside <= kMaxStaticSharedBytes;
   const std::size_t exchange = separate ? items : std::max(counters, items);
   const std::size_t apart = separate ? counters : 4;
-  // base, count and start after the 8-aligned counters; tag and tile; 16-byte alignment.
+  // base, count and start after the 8-aligned counters; tag, tile and runs; 16-byte
+  // alignment.
   const std::size_t digits = round_up(exchange + apart, 8) + radix * (8 + 4 + 4);
-  const std::size_t tile = round_up(round_up(digits, 8) + 8 + 4, 16);
+  const std::size_t tile = round_up(round_up(digits, 8) + 8 + 4 + 4, 16);
   if (!single_launch) return tile;
   const std::size_t passes = (8 * key_bytes + radix_bits - 1) / radix_bits;
   return round_up(std::max(tile, passes * radix * 4), 16) + radix * 8;

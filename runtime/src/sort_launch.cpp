@@ -4,7 +4,8 @@
 // status buffer: take_sort_tags); or all of that in one cooperative launch
 // (SortPolicy::single_launch) and no memset (the control block, kSortControlBytes). Pass p writes
 // the outputs when an even number of passes follows it, else the workspace copy, so the last pass
-// always lands in the outputs and the inputs are only read.
+// always lands in the outputs and the inputs are only read; of the passes whose keys share one
+// digit, two in a row are skipped (radix_skipped_passes in radix_sort.cuh: the device knows which).
 #include <algorithm>
 #include <climits>
 #include <cstdint>
@@ -73,11 +74,11 @@ struct SortArgs {
   }
 };
 
-// The histogram, the digit starts and one onesweep launch a pass.
+// The histogram, the digit starts (and the passes skipped) and one onesweep launch a pass.
 void launch_passes(const KernelSet& kernels, const SortArgs& a, int sm_count) {
   const SortRequest& r = a.r;
   auto* starts = reinterpret_cast<unsigned long long*>(a.ws + a.l.starts);
-  auto* tickets = reinterpret_cast<unsigned*>(a.ws + a.l.tickets);
+  auto* tickets = reinterpret_cast<unsigned long long*>(a.ws + a.l.tickets);
   unsigned long long* status = a.status();
   const void* keys_in = r.keys_in;
   unsigned long long n = r.n;
@@ -87,8 +88,8 @@ void launch_passes(const KernelSet& kernels, const SortArgs& a, int sm_count) {
   void* hist_args[] = {&keys_in, &n, &begin, &end, &descending, &starts};
   launch(kernels, kSortHistogram, sort_histogram_grid(a.policy, r.n, sm_count), block, r.stream,
          hist_args, a.policy);
-  void* start_args[] = {&starts};
-  launch(kernels, kSortDigitStarts, a.passes, 32, r.stream, start_args, a.policy);
+  void* start_args[] = {&starts, &n, &tickets};
+  launch(kernels, kSortDigitStarts, 1, a.passes * 32, r.stream, start_args, a.policy);
 
   const unsigned radix = 1u << a.policy.radix_bits;
   for (unsigned p = 0; p < a.passes; ++p) {
@@ -97,7 +98,7 @@ void launch_passes(const KernelSet& kernels, const SortArgs& a, int sm_count) {
     unsigned shift = r.begin_bit + p * static_cast<unsigned>(a.policy.radix_bits);
     unsigned bits = std::min(static_cast<unsigned>(a.policy.radix_bits), r.end_bit - shift);
     const unsigned long long* pass_starts = starts + static_cast<std::size_t>(p) * radix;
-    unsigned* ticket = tickets + p;
+    unsigned long long* ticket = tickets + p;
     void* args[] = {&b.keys_in, &b.keys_out, &b.values_in, &b.values_out, &n,   &shift,
                     &bits,      &descending, &pass_starts, &status,       &tag, &ticket};
     launch(kernels, kSortOnesweep, static_cast<unsigned>(a.l.tiles), block, r.stream, args,

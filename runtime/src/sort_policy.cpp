@@ -77,8 +77,8 @@ SortLayout sort_layout(const SortPolicy& p, std::size_t key_bytes, std::size_t v
   // reduction keeps a counter there at zero between calls.
   l.starts = 256;
   l.tickets = l.starts + round_up(passes * radix * 8, 256);
-  l.zeroed = l.tickets + passes * 4 - l.starts;
-  l.keys = l.tickets + round_up(passes * 4, 256);
+  l.zeroed = l.tickets + passes * 8 - l.starts;
+  l.keys = l.tickets + round_up(passes * 8, 256);
   l.values = l.keys + round_up(n * key_bytes, 256);
   l.bytes = l.values + n * value_bytes;
   const std::size_t groups =

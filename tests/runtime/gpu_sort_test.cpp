@@ -37,6 +37,17 @@ auto ordered_bits(K k) {
   return u;
 }
 
+// The key whose ordered_bits are `u`.
+template <class K, class U>
+K from_ordered_bits(U u) {
+  constexpr U sign = U(1) << (8 * sizeof(K) - 1);
+  if constexpr (std::is_floating_point_v<K>) u = (u & sign) ? U(u & ~sign) : U(~u);
+  if constexpr (std::is_signed_v<K> && !std::is_floating_point_v<K>) u = U(u ^ sign);
+  K k;
+  std::memcpy(&k, &u, sizeof k);
+  return k;
+}
+
 template <class K>
 auto sort_bits(K k, unsigned begin, unsigned end) {
   auto u = ordered_bits(k);
@@ -241,6 +252,49 @@ TYPED_TEST(GpuSortTyped, SingleLaunchGroupedLookBack) {
   check_sort<K>(keys, SortOrder::Descending, true, 3, 17, &p);
   p.early_counts = 1;
   check_sort<K, std::uint64_t>(keys, SortOrder::Ascending, true, 0, bits, &p);
+}
+
+// Passes whose keys all share one digit are skipped two in a row (radix_skipped_passes
+// in radix_sort.cuh): keys whose ordered bits outside `live` are a fixed pattern (a
+// positive float where they are floats), so that pairs of passes after the first are
+// skipped, next to lone passes of one digit that rank as usual, up to every pass of
+// one digit; the launch-a-pass, the single-launch and the grouped policies, both
+// orders, values, indices, a bit range. Each single launch leaves its barrier counter
+// where the next one, on the same stream, expects it: a miscount would hang or race
+// the sorts after it.
+TYPED_TEST(GpuSortTyped, PassesOfOneDigitSkippedInPairs) {
+  using K = TypeParam;
+  using U = decltype(ordered_bits(K{}));
+  const unsigned bits = 8 * sizeof(K);
+  const U base = U(0xC05A3CA5C3A55A3Cull);
+  std::vector<U> lives = {0xff, 0xffff, 0xff00, 0xff00ff, 0};
+  if constexpr (!std::is_floating_point_v<K>) {
+    lives.push_back(U(0xff) << (bits - 8));
+    lives.push_back(0xffffff);
+    if (bits == 64) lives.push_back(0xffffffffu);
+  }
+  auto keys_of = [&](std::size_t n, U live, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::vector<K> v(n);
+    for (auto& x : v)
+      x = from_ordered_bits<K>(U((base & ~live) | (U(rng()) & live)));
+    return v;
+  };
+  const detail::SortPolicy passes = detail::default_sort_policy(data_type_of<K>(), 4);
+  detail::SortPolicy single = passes;
+  single.single_launch = 1;
+  const detail::SortPolicy grouped = detail::SortPolicy::parse("radix.tpb256.ipt8.rb8.sl1.lg1");
+  const detail::SortPolicy* policies[] = {&passes, &single, &grouped};
+  for (const detail::SortPolicy* p : policies)
+    for (U live : lives)
+      for (std::size_t n : {std::size_t{2}, std::size_t{4609}, std::size_t{70001}}) {
+        const auto keys = keys_of(n, live, n + live);
+        check_sort<K>(keys, SortOrder::Ascending, false, 0, bits, p);
+        check_sort<K>(keys, SortOrder::Descending, true, 0, bits, p);
+        check_sort<K, std::int64_t>(keys, SortOrder::Ascending, true, 0, bits, p, 0, true);
+        check_sort<K>(keys, SortOrder::Descending, true, 8, 24, p);
+      }
+  check_sort<K>(keys_of((1u << 20) + 3, 0xff00, 5), SortOrder::Ascending, true);
 }
 
 class GpuSort : public test::GpuTest {};
@@ -456,6 +510,14 @@ TEST_F(GpuSanitizeSort, EveryTileLayout) {
     if (!p.invalid_reason(8, 8)) // within shared memory for 8-byte keys and values
       check_sort<std::uint64_t, std::uint64_t>(random_keys<std::uint64_t>(9001, 0, 32),
                                                SortOrder::Descending, true, 0, 64, &p);
+    // Skipped passes: keys below 2^12 (the last two skipped), all equal (two of four
+    // skipped, with indices).
+    std::vector<std::uint32_t> small = random_keys<std::uint32_t>(20011, 0, 33);
+    for (auto& k : small)
+      k &= 0xfff;
+    check_sort<std::uint32_t>(small, SortOrder::Ascending, true, 0, 32, &p);
+    check_sort<std::uint32_t>(std::vector<std::uint32_t>(20011, 77u), SortOrder::Descending, true,
+                              0, 32, &p, 0, true);
   }
 }
 

@@ -185,9 +185,9 @@ TEST(SortLayout, PassesAndRegions) {
   EXPECT_EQ(l.tiles, 2u);
   EXPECT_EQ(l.starts, 256u); // after the partials header the reduction keeps zero
   EXPECT_GE(l.tickets, l.starts + 4 * 256 * 8);
-  EXPECT_EQ(l.zeroed, l.tickets + 4 * 4 - l.starts); // the starts and tickets only
+  EXPECT_EQ(l.zeroed, l.tickets + 4 * 8 - l.starts); // the starts and tickets only
   EXPECT_EQ(l.status_bytes, 2u * 256 * 8);           // apart, in the sort status buffer
-  EXPECT_GE(l.keys, l.tickets + 4 * 4);
+  EXPECT_GE(l.keys, l.tickets + 4 * 8);
   EXPECT_EQ(l.keys % 16, 0u);
   EXPECT_GE(l.values, l.keys + 1025 * 4);
   EXPECT_EQ(l.values % 16, 0u);
