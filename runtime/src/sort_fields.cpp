@@ -162,7 +162,7 @@ std::size_t SortPolicy::shared_bytes(std::size_t key_bytes, std::size_t value_by
   const bool separate = counters + items + radix * 16 + 32 + beside <= kMaxStaticSharedBytes;
   const std::size_t exchange = separate ? items : std::max(counters, items);
   const std::size_t apart = separate ? counters : 4;
-  // base, count and start after the 8-aligned counters; tag, tile and runs; 16-byte
+  // base, count and start after the 8-aligned counters; tag, tile and pass bits; 16-byte
   // alignment.
   const std::size_t digits = round_up(exchange + apart, 8) + radix * (8 + 4 + 4);
   const std::size_t tile = round_up(round_up(digits, 8) + 8 + 4 + 4, 16);

@@ -414,8 +414,8 @@ void register_bench_commands(CLI::App& app) {
   bench
       ->add_option("--key-bits", bo->key_bits,
                    "With --sort, integer keys in [0, 2^N) instead of random bit patterns\n"
-                   "(both sorts still sort every bit: scantune's passes over bits that\n"
-                   "every key shares do not run)")
+                   "(both sorts still sort every bit; scantune skips passes whose keys\n"
+                   "share one digit two at a time)")
       ->type_name("N");
   bench->add_flag("--regret", bo->regret,
                   "Dispatcher regret instead: at the tuned sizes and a quarter and three\n"
