@@ -354,7 +354,9 @@ public:
   /// still stable. sort_pairs moves each value with its key; values are any type of 4
   /// or 8 bytes, moved as raw bits. The bit-range variants sort by bits
   /// [begin_bit, end_bit) of the order-preserving unsigned image of the keys (for
-  /// unsigned integers the keys' own bits); the others by all bits.
+  /// unsigned integers the keys' own bits); the others by all bits. Digits that every
+  /// key shares (the high bytes of small integers such as indices or labels) cost no
+  /// pass where two of them follow each other: such keys sort faster without a range.
   /// Not in place: the outputs may not overlap the inputs or each other. The scanner's
   /// per-stream workspace holds a second copy of the keys (and values) for the
   /// ping-pong between passes; the last pass writes the outputs. Asynchronous on
