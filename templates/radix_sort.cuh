@@ -263,6 +263,14 @@ __device__ __forceinline__ unsigned radix_skipped_passes(unsigned runs, unsigned
   return skipped;
 }
 
+// Whether pass p is the last that runs: every pass after it is skipped (a pair of
+// skipped passes may end the sort).
+__device__ __forceinline__ bool radix_last_to_run(unsigned skipped, unsigned p, unsigned passes) {
+  for (unsigned q = p + 1; q < passes; ++q)
+    if (!(skipped >> q & 1u)) return false;
+  return true;
+}
+
 // Each pass's counts (hist[p * RADIX ...]) become exclusive digit starts, warp p's
 // pass's, and whether each pass is skipped (radix_skipped_passes) goes to the high word
 // of its ticket (zeroed by the host), where the onesweep kernel's blocks draw it with
@@ -312,8 +320,9 @@ struct onesweep_smem {
   unsigned start[RADIX];  // tile-local rank of each digit's first item
   unsigned long long tag; // the pass's tag, in place in a status word
   unsigned tile;
-  // In the tile's padding: whether the pass is skipped (onesweep kernel), or the passes
-  // whose keys have two digits or more, a bit each (single launch).
+  // In the tile's padding: whether the pass is skipped (bit 0) and whether it widens
+  // indices (bit 1; onesweep kernel), or the passes whose keys have two digits or more,
+  // a bit each (single launch).
   unsigned pass_bits;
 
   __device__ __forceinline__ unsigned* counters() {
@@ -326,14 +335,18 @@ struct onesweep_smem {
 // offsets; otherwise the ranking's warp counters give the counts and offsets after it.
 // INDICES: a sort with indices, whose first pass (values_in null) makes each key's
 // input position instead of loading a value (a kernel of its own: pairs keep theirs).
+// WIDEN (with INDICES and VALUE_BYTES 4): the positions travel as 32-bit words, and the
+// pass told to widen (the last) writes them as 64-bit indices: a third fewer value bytes
+// than carrying 64-bit indices through every pass.
 template <class K, int VALUE_BYTES, int TPB, int IPT, int RADIX_BITS, bool EARLY_COUNTS,
-          int BESIDE = 0, bool INDICES = false, bool GROUPS = false>
+          int BESIDE = 0, bool INDICES = false, bool GROUPS = false, bool WIDEN = false>
 struct onesweep_tile {
   typedef K Key;
   typedef radix_key<K> RK;
   typedef typename RK::U U;
   typedef typename radix_value<VALUE_BYTES>::type V;
   static const bool PAIRS = VALUE_BYTES != 0, MAKES_INDICES = PAIRS && INDICES;
+  static const bool WIDENS = MAKES_INDICES && WIDEN && VALUE_BYTES == 4;
   static const int RADIX = 1 << RADIX_BITS, WARPS = TPB / 32, TILE = TPB * IPT;
   static const int WARP_ITEMS = 32 * IPT, THREADS = TPB, ITEMS = IPT;
   static const bool EARLY = EARLY_COUNTS;
@@ -568,6 +581,17 @@ struct onesweep_tile {
   }
 };
 
+// The tile's values, in rank order in `ranked`, to the places of their keys (`dst`, in
+// the key output `words`), as words of `out`'s width.
+template <int IPT, int TPB, bool FULL, class V, class W, class U>
+__device__ __forceinline__ void store_values(const V* ranked, W* out, const U* words,
+                                             U* const (&dst)[IPT], unsigned valid) {
+#pragma unroll
+  for (int i = 0; i < IPT; ++i)
+    if (FULL || threadIdx.x + i * TPB < valid)
+      out[dst[i] - words] = W(ranked[threadIdx.x + i * TPB]);
+}
+
 // The items of one tile: FULL (every tile of a pass but its last) drops every test of
 // an item's validity (and the predicates the compiler keeps for them).
 template <class T, bool FULL>
@@ -575,7 +599,7 @@ __device__ __forceinline__ void
 radix_sort_items(typename T::Smem& s, const typename T::Key* keys_in, typename T::Key* keys_out,
                  const void* values_in, void* values_out, unsigned long long first, unsigned valid,
                  unsigned shift, unsigned bits, unsigned descending,
-                 const unsigned long long* starts, unsigned long long* status) {
+                 const unsigned long long* starts, unsigned long long* status, bool widen) {
   typedef typename T::Key K;
   typedef typename T::U U;
   typedef typename T::V V;
@@ -626,12 +650,12 @@ radix_sort_items(typename T::Smem& s, const typename T::Key* keys_in, typename T
   T::template scatter<FULL>(s, v, item);
   __syncthreads();
   const V* ranked_values = reinterpret_cast<const V*>(s.exchange);
-  V* out = reinterpret_cast<V*>(values_out);
-  const U* words = reinterpret_cast<const U*>(keys_out);
-#pragma unroll
-  for (int i = 0; i < IPT; ++i)
-    if (FULL || threadIdx.x + i * TPB < valid)
-      out[dst[i] - words] = ranked_values[threadIdx.x + i * TPB];
+  if (T::WIDENS && widen)
+    store_values<IPT, TPB, FULL>(ranked_values, reinterpret_cast<unsigned long long*>(values_out),
+                                 reinterpret_cast<const U*>(keys_out), dst, valid);
+  else
+    store_values<IPT, TPB, FULL>(ranked_values, reinterpret_cast<V*>(values_out),
+                                 reinterpret_cast<const U*>(keys_out), dst, valid);
 }
 
 // The warps' digit counters of a tile, zeroed (before the barrier after which the
@@ -652,15 +676,15 @@ __device__ __forceinline__ void
 radix_sort_zeroed_tile(typename T::Smem& s, const typename T::Key* keys_in,
                        typename T::Key* keys_out, const void* values_in, void* values_out,
                        unsigned long long n, unsigned shift, unsigned bits, unsigned descending,
-                       const unsigned long long* starts, unsigned long long* status) {
+                       const unsigned long long* starts, unsigned long long* status, bool widen) {
   const unsigned long long first = (unsigned long long)s.tile * T::TILE;
   const unsigned valid = unsigned(min((unsigned long long)T::TILE, n - first));
   if (valid == unsigned(T::TILE))
     radix_sort_items<T, true>(s, keys_in, keys_out, values_in, values_out, first, valid, shift,
-                              bits, descending, starts, status);
+                              bits, descending, starts, status, widen);
   else
     radix_sort_items<T, false>(s, keys_in, keys_out, values_in, values_out, first, valid, shift,
-                               bits, descending, starts, status);
+                               bits, descending, starts, status, widen);
 }
 
 // The same, s.tile and s.tag set by thread 0 and the block done with `s`'s previous tile.
@@ -669,38 +693,45 @@ __device__ __forceinline__ void
 radix_sort_tile(typename T::Smem& s, const typename T::Key* keys_in, typename T::Key* keys_out,
                 const void* values_in, void* values_out, unsigned long long n, unsigned shift,
                 unsigned bits, unsigned descending, const unsigned long long* starts,
-                unsigned long long* status) {
+                unsigned long long* status, bool widen) {
   radix_zero_counters<T>(s);
   __syncthreads();
   radix_sort_zeroed_tile<T>(s, keys_in, keys_out, values_in, values_out, n, shift, bits, descending,
-                            starts, status);
+                            starts, status, widen);
 }
 
 // One pass over the tiles, a block a tile, unless the ticket's high word says the pass
 // is skipped (radix_digit_starts_kernel). MIN_BLOCKS: resident blocks per SM that
 // the registers must allow (SortPolicy::min_blocks). `starts`: the pass's digit starts;
 // `status`: tiles x RADIX words; `tag`: the pass's (in 22 bits, no word carries it
-// yet); `ticket`: tiles drawn in its low word, zeroed by the host.
+// yet); `ticket`: tiles drawn in its low word, zeroed by the host, followed by the
+// `later` passes' tickets, whose high words say which of them are skipped: the last pass
+// that runs writes WIDEN's indices 64 bits wide.
 template <class K, int VALUE_BYTES, int TPB, int IPT, int RADIX_BITS, int MIN_BLOCKS,
-          bool EARLY_COUNTS, bool INDICES = false>
+          bool EARLY_COUNTS, bool INDICES, bool WIDEN>
 __global__ void __launch_bounds__(TPB, MIN_BLOCKS)
     radix_onesweep_kernel(const K* keys_in, K* keys_out, const void* values_in, void* values_out,
                           unsigned long long n, unsigned shift, unsigned bits, unsigned descending,
                           const unsigned long long* starts, unsigned long long* status,
-                          unsigned tag, unsigned long long* ticket) {
-  typedef onesweep_tile<K, VALUE_BYTES, TPB, IPT, RADIX_BITS, EARLY_COUNTS, 0, INDICES> T;
+                          unsigned tag, unsigned long long* ticket, unsigned later) {
+  typedef onesweep_tile<K, VALUE_BYTES, TPB, IPT, RADIX_BITS, EARLY_COUNTS, 0, INDICES, false,
+                        WIDEN>
+      T;
   __shared__ typename T::Smem s;
   if (threadIdx.x == 0) {
     const unsigned long long drawn = atomicAdd(ticket, 1ull); // skipped or not, above the tile
     s.tile = unsigned(drawn);
-    s.pass_bits = unsigned(drawn >> 32);
+    bool last = true;
+    for (unsigned k = 1; WIDEN && k <= later; ++k)
+      last = last && (ticket[k] >> 32) != 0;
+    s.pass_bits = unsigned(drawn >> 32) | (WIDEN && last ? 2u : 0u); // skipped, widens
     s.tag = (unsigned long long)tag << RADIX_TAG_SHIFT;
   }
   radix_zero_counters<T>(s);
   __syncthreads();
-  if (!s.pass_bits)
+  if (!(s.pass_bits & 1u))
     radix_sort_zeroed_tile<T>(s, keys_in, keys_out, values_in, values_out, n, shift, bits,
-                              descending, starts, status);
+                              descending, starts, status, (s.pass_bits & 2u) != 0);
 }
 
 // The whole sort in one cooperative launch (SortPolicy::single_launch), for inputs
@@ -717,7 +748,7 @@ __global__ void __launch_bounds__(TPB, MIN_BLOCKS)
 // left a barrier a pass further; `status`: tiles x RADIX words (GROUPS: and RADIX more
 // after each GROUP tiles' words), pass p's tagged `tag + p`.
 template <class K, int VALUE_BYTES, int TPB, int IPT, int RADIX_BITS, int MIN_BLOCKS,
-          bool EARLY_COUNTS, bool INDICES = false, bool GROUPS = false>
+          bool EARLY_COUNTS, bool INDICES, bool GROUPS, bool WIDEN>
 __global__ void __launch_bounds__(TPB, MIN_BLOCKS)
     radix_single_launch_kernel(const K* keys_in, K* keys_out, const void* values_in,
                                void* values_out, K* alt_keys, void* alt_values,
@@ -727,7 +758,7 @@ __global__ void __launch_bounds__(TPB, MIN_BLOCKS)
                                unsigned long long* status, unsigned* barrier, unsigned barrier_base,
                                unsigned tag) {
   typedef onesweep_tile<K, VALUE_BYTES, TPB, IPT, RADIX_BITS, EARLY_COUNTS, (8 << RADIX_BITS),
-                        INDICES, GROUPS>
+                        INDICES, GROUPS, WIDEN>
       T;
   typedef radix_histogram<K, TPB, RADIX_BITS> H;
   __shared__ union {
@@ -791,7 +822,7 @@ __global__ void __launch_bounds__(TPB, MIN_BLOCKS)
       }
       radix_sort_tile<T>(s.tile, src, to_out ? keys_out : alt_keys, src_values,
                          to_out ? values_out : alt_values, n, shift, bits, descending, pass_starts,
-                         status);
+                         status, radix_last_to_run(skipped, p, passes));
     }
   }
   // The barriers of the skipped passes, counted once this block waited at its last one

@@ -47,9 +47,10 @@ public:
                ShapeClass shape = {});
   /// The route of a radix sort (builds the key type's and value size's route set on
   /// first use); `value_bytes` 0, 4 or 8; `indices`: values made by the sort (the
-  /// pairs' policies, kernels of their own).
+  /// pairs' policies, kernels of their own); `widened`: 8-byte indices carried as 4-byte
+  /// positions (SortSpec::widened), which take the 4-byte pairs' policies.
   SortRoute& sort_route(DataType key, std::size_t value_bytes, std::uint64_t n,
-                        bool indices = false);
+                        bool indices = false, bool widened = false);
   const DispatchTable& table() const { return *table_; }
 
   /// Keeps `set` alive as long as this cache (routes point at it) and returns it.
@@ -99,8 +100,9 @@ private:
   std::vector<CustomRoutes> custom_;
   std::mutex mutex_; // owned_, owned_sorts_ and kept_
   std::vector<std::unique_ptr<RouteSet>> owned_;
-  // Per key type: keys, 4- and 8-byte values, 4- and 8-byte indices (their own kernels).
-  std::array<std::atomic<SortRouteSet*>, kTypes * 5> sorts_{};
+  // Per key type: keys, 4- and 8-byte values, 4- and 8-byte indices, widened 8-byte
+  // indices (their own kernels).
+  std::array<std::atomic<SortRouteSet*>, kTypes * 6> sorts_{};
   std::vector<std::unique_ptr<SortRouteSet>> owned_sorts_;
   std::vector<std::shared_ptr<const KernelSet>> kept_;
 };

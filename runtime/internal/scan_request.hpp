@@ -82,9 +82,10 @@ struct ScannerAccess {
   static Policy choose(const Scanner& s, DataType type, OpRef op, ScanKind kind, std::size_t n);
   /// A radix sort (Scanner::run_sort); `policy` null: the default one.
   static void sort(Scanner& s, const SortRequest& r, const SortPolicy* policy = nullptr);
-  /// The route a sort of n `key` keys with values of `value_bytes` (0: none) takes.
+  /// The route a sort of n `key` keys with values of `value_bytes` (0: none) takes;
+  /// `indices`: values the sort makes (sort_with_indices).
   static const SortChoice& sort_choice(const Scanner& s, DataType key, std::size_t value_bytes,
-                                       std::size_t n);
+                                       std::size_t n, bool indices = false);
   /// The scanner's per-stream workspaces (tests: the sorts' tags); throws NoDevice without one.
   static WorkspacePool& workspaces(Scanner& s);
 };

@@ -26,11 +26,22 @@ struct SortSpec {
   DataType key = DataType::UInt32;
   std::size_t value_bytes = 0; ///< 0 (keys only), 4 or 8
   bool indices = false;        ///< the values are the keys' positions, made by the first pass
+  /// With 8-byte indices: the positions travel as 4-byte words, the last pass writes them
+  /// 8 bytes wide (fewer than 2^32 keys; sort_widens).
+  bool widened = false;
 
-  /// "radix.tpb384.ipt12.rb8|uint32|v4|sort_pairs" (sort_indices, sort_keys): cache keys
-  /// and logs.
+  /// Bytes a value takes between passes (in the tiles and the workspace).
+  std::size_t carried_bytes() const { return widened ? 4 : value_bytes; }
+  /// "radix.tpb384.ipt12.rb8|uint32|v4|sort_pairs" (sort_indices, sort_indices_widened,
+  /// sort_keys): cache keys and logs.
   std::string id() const;
 };
+
+/// Whether a sort of n keys that makes 8-byte indices carries them as 4-byte positions
+/// (SortSpec::widened): whenever the positions fit.
+inline bool sort_widens(bool indices, std::size_t value_bytes, std::size_t n) {
+  return indices && value_bytes == 8 && n <= (std::size_t{1} << 32);
+}
 
 /// Kernel order in a sort's KernelSet (and its name expressions); a single-launch
 /// policy's set holds its one kernel.
@@ -97,6 +108,7 @@ struct SortRequest {
   SortOrder order = SortOrder::Ascending;
   unsigned begin_bit = 0, end_bit = 0;
   cudaStream_t stream = nullptr;
+  bool wide_indices = false; ///< tests: 8-byte indices through every pass, as past 2^32 keys
 
   /// Bytes that move with each key: values, or indices (0: keys only).
   std::size_t carried_bytes() const { return values_out ? value_bytes : 0; }
@@ -108,11 +120,11 @@ struct SortRequest {
 /// value size other than 4 or 8, a bit range outside the key); nothing on the device.
 void check_sort(const SortRequest& r);
 
-/// Enqueues the sort of r.n >= 2 keys: zeroing, histogram, digit starts, then per
-/// pass the onesweep kernel (which returns at once where the pass is skipped:
-/// radix_skipped_passes in radix_sort.cuh), the last pass into the outputs; or, for a
-/// single-launch policy, one cooperative launch of all of it.
-void launch_sort(const KernelSet& kernels, const SortPolicy& policy, const SortRequest& r,
+/// Enqueues the sort of r.n >= 2 keys with the kernels of `spec`: zeroing, histogram,
+/// digit starts, then per pass the onesweep kernel (which returns at once where the pass
+/// is skipped: radix_skipped_passes in radix_sort.cuh), the last pass into the outputs;
+/// or, for a single-launch policy, one cooperative launch of all of it.
+void launch_sort(const KernelSet& kernels, const SortSpec& spec, const SortRequest& r,
                  WorkspacePool& pool, const LaunchTarget& target);
 
 } // namespace scantune::detail

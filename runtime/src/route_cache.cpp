@@ -100,16 +100,16 @@ Route& RouteCache::route(DataType type, const OpRef& op, ScanKind kind, std::uin
 }
 
 SortRoute& RouteCache::sort_route(DataType key, std::size_t value_bytes, std::uint64_t n,
-                                  bool indices) {
+                                  bool indices, bool widened) {
   const auto bucket = static_cast<std::size_t>(db::size_bucket(n));
-  const std::size_t slot =
-      static_cast<std::size_t>(key) * 5 + (indices ? 2 + value_bytes / 4 : value_bytes / 4);
+  const std::size_t kind = widened ? 5 : indices ? 2 + value_bytes / 4 : value_bytes / 4;
+  const std::size_t slot = static_cast<std::size_t>(key) * 6 + kind;
   SortRouteSet* set = sorts_.at(slot).load(std::memory_order_acquire);
   if (!set) {
     auto built = std::make_unique<SortRouteSet>();
     for (int b = 0; b < kBuckets; ++b)
       built->by_bucket[static_cast<std::size_t>(b)].plan =
-          table_->resolve_sort(key, value_bytes, db::bucket_size(b));
+          table_->resolve_sort(key, widened ? 4 : value_bytes, db::bucket_size(b));
     std::lock_guard<std::mutex> lock(mutex_);
     set = sorts_[slot].load(std::memory_order_acquire);
     if (!set) {

@@ -710,15 +710,16 @@ void ScannerAccess::sort(Scanner& s, const SortRequest& r, const SortPolicy* pol
     return;
   }
   const bool indices = r.makes_indices();
+  const bool widened = sort_widens(indices, value_bytes, r.n) && !r.wide_indices;
   if (policy) { // explicit configuration (tuner, tests): no route
-    const SortSpec spec{*policy, r.key, value_bytes, indices};
-    launch_sort(*im.kernels_for_sort(spec), spec.policy, r, *im.workspaces, im.target);
+    const SortSpec spec{*policy, r.key, value_bytes, indices, widened};
+    launch_sort(*im.kernels_for_sort(spec), spec, r, *im.workspaces, im.target);
     return;
   }
   RouteCache& cache = im.current_routes();
-  SortRoute& route = cache.sort_route(r.key, value_bytes, r.n, indices);
-  const SortSpec spec{route.plan.policy, r.key, value_bytes, indices};
-  launch_sort(im.sort_route_kernels(cache, route, spec), spec.policy, r, *im.workspaces, im.target);
+  SortRoute& route = cache.sort_route(r.key, value_bytes, r.n, indices, widened);
+  const SortSpec spec{route.plan.policy, r.key, value_bytes, indices, widened};
+  launch_sort(im.sort_route_kernels(cache, route, spec), spec, r, *im.workspaces, im.target);
 }
 
 WorkspacePool& ScannerAccess::workspaces(Scanner& s) {
@@ -728,10 +729,12 @@ WorkspacePool& ScannerAccess::workspaces(Scanner& s) {
 }
 
 const SortChoice& ScannerAccess::sort_choice(const Scanner& s, DataType key,
-                                             std::size_t value_bytes, std::size_t n) {
+                                             std::size_t value_bytes, std::size_t n, bool indices) {
   if (value_bytes != 0 && value_bytes != 4 && value_bytes != 8)
     fail<Unsupported>("values of {} bytes: a sort moves values of 4 or 8 bytes", value_bytes);
-  return s.impl_->current_routes().sort_route(key, value_bytes, n).plan;
+  return s.impl_->current_routes()
+      .sort_route(key, value_bytes, n, indices, sort_widens(indices, value_bytes, n))
+      .plan;
 }
 
 } // namespace detail

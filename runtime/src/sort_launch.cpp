@@ -99,8 +99,9 @@ void launch_passes(const KernelSet& kernels, const SortArgs& a, int sm_count) {
     unsigned bits = std::min(static_cast<unsigned>(a.policy.radix_bits), r.end_bit - shift);
     const unsigned long long* pass_starts = starts + static_cast<std::size_t>(p) * radix;
     unsigned long long* ticket = tickets + p;
-    void* args[] = {&b.keys_in, &b.keys_out, &b.values_in, &b.values_out, &n,   &shift,
-                    &bits,      &descending, &pass_starts, &status,       &tag, &ticket};
+    unsigned later = a.passes - 1 - p; // whose tickets say which of them are skipped
+    void* args[] = {&b.keys_in,  &b.keys_out,  &b.values_in, &b.values_out, &n,      &shift, &bits,
+                    &descending, &pass_starts, &status,      &tag,          &ticket, &later};
     launch(kernels, kSortOnesweep, static_cast<unsigned>(a.l.tiles), block, r.stream, args,
            a.policy);
   }
@@ -142,11 +143,10 @@ void launch_single(const KernelSet& kernels, const SortArgs& a, int sm_count) {
 
 } // namespace
 
-void launch_sort(const KernelSet& kernels, const SortPolicy& policy, const SortRequest& r,
+void launch_sort(const KernelSet& kernels, const SortSpec& spec, const SortRequest& r,
                  WorkspacePool& pool, const LaunchTarget& target) {
-  const std::size_t key_bytes = size_of(r.key);
-  const std::size_t value_bytes = r.carried_bytes();
-  const SortLayout l = sort_layout(policy, key_bytes, value_bytes, r.n);
+  const SortPolicy& policy = spec.policy;
+  const SortLayout l = sort_layout(policy, size_of(r.key), spec.carried_bytes(), r.n);
   if (l.tiles > static_cast<std::size_t>(INT_MAX))
     fail("n = {} needs {} tiles with sort policy {}, more than one launch can hold ({})", r.n,
          l.tiles, policy.key(), INT_MAX);

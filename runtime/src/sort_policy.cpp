@@ -27,6 +27,7 @@ bool overlap(const void* a, std::size_t a_bytes, const void* b, std::size_t b_by
 std::string SortSpec::id() const {
   return fmt::format("{}|{}|v{}|{}", policy.key(), to_string(key), value_bytes,
                      !value_bytes ? "sort_keys"
+                     : widened    ? "sort_indices_widened"
                      : indices    ? "sort_indices"
                                   : "sort_pairs");
 }
@@ -39,24 +40,22 @@ GeneratedSource generate_sort(const SortSpec& s) {
                          template_sources_hash(), s.id());
   const char* key = device_type_name(s.key);
   const SortPolicy& p = s.policy;
+  auto flag = [](bool b) { return b ? "true" : "false"; };
   const bool indices = s.indices && s.value_bytes;
   const std::string tile_args = fmt::format(
-      "{}, {}, {}, {}, {}, {}, {}{}", key, s.value_bytes, p.block_threads, p.items_per_thread,
-      p.radix_bits, p.min_blocks, p.early_counts ? "true" : "false", indices ? ", true" : "");
+      "{}, {}, {}, {}, {}, {}, {}, {}", key, s.carried_bytes(), p.block_threads, p.items_per_thread,
+      p.radix_bits, p.min_blocks, flag(p.early_counts), flag(indices));
+  const char* widen = flag(indices && s.widened);
   if (p.single_launch) {
-    // Grouped look-backs name INDICES too (the argument before GROUPS); other single
-    // launches keep the names, and so the cached kernels, they had.
-    const std::string args = p.look_back_groups
-                                 ? fmt::format("{}{}, true", tile_args, indices ? "" : ", false")
-                                 : tile_args;
-    g.name_expressions.push_back({fmt::format("&scantune::radix_single_launch_kernel<{}>", args)});
+    g.name_expressions.push_back({fmt::format("&scantune::radix_single_launch_kernel<{}, {}, {}>",
+                                              tile_args, flag(p.look_back_groups), widen)});
     return g;
   }
   g.name_expressions.push_back({
       fmt::format("&scantune::radix_histogram_kernel<{}, {}, {}>", key, p.block_threads,
                   p.radix_bits),
       fmt::format("&scantune::radix_digit_starts_kernel<{}>", p.radix_bits),
-      fmt::format("&scantune::radix_onesweep_kernel<{}>", tile_args),
+      fmt::format("&scantune::radix_onesweep_kernel<{}, {}>", tile_args, widen),
   });
   return g;
 }

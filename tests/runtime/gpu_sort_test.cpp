@@ -76,11 +76,12 @@ std::vector<K> random_keys(std::size_t n, std::uint64_t distinct, std::uint64_t 
 // (and the permutation, as values) with the host's stable sort; Value is the index type
 // carried (4 or 8 bytes). `misalign`: the input keys start that many keys past the
 // allocation's (16-byte aligned) start. `indices` (with pairs): no values are read, the
-// sort makes the keys' positions (sort_with_indices).
+// sort makes the keys' positions (sort_with_indices); `wide` (with a policy): 8-byte
+// ones through every pass, as past 2^32 keys, not widened by the last.
 template <class K, class Value = std::uint32_t>
 void check_sort(const std::vector<K>& keys, SortOrder order, bool pairs, unsigned begin = 0,
                 unsigned end = 8 * sizeof(K), const detail::SortPolicy* policy = nullptr,
-                std::size_t misalign = 0, bool indices = false) {
+                std::size_t misalign = 0, bool indices = false, bool wide = false) {
   const std::size_t n = keys.size();
   std::vector<Value> index(n);
   std::iota(index.begin(), index.end(), Value(0));
@@ -113,6 +114,7 @@ void check_sort(const std::vector<K>& keys, SortOrder order, bool pairs, unsigne
                           order,
                           begin,
                           end};
+    r.wide_indices = wide;
     detail::ScannerAccess::sort(s, r, policy);
   } else if (pairs && indices) {
     s.sort_with_indices(in_ptr, out.ptr, vout.ptr, n, begin, end, order);
@@ -183,6 +185,38 @@ TYPED_TEST(GpuSortTyped, IndicesAreStablePositions) {
     check_sort<K, std::int64_t>(keys, SortOrder::Ascending, true, 0, bits, &p, 0, true);
     check_sort<K, std::int64_t>(keys, SortOrder::Descending, true, 2, 13, &p, 1, true);
   }
+}
+
+// 8-byte indices carried as 4-byte positions and widened by the last pass, against the
+// same indices carried 8 bytes wide (what more than 2^32 keys take): one pass (the
+// first widens), two, every pass, some skipped, a launch a pass and one launch.
+TYPED_TEST(GpuSortTyped, WidenedIndicesEveryPassCount) {
+  using K = TypeParam;
+  using U = decltype(ordered_bits(K{}));
+  const unsigned bits = 8 * sizeof(K);
+  detail::SortPolicy passes = detail::default_sort_policy(data_type_of<K>(), 4);
+  passes.single_launch = 0;
+  detail::SortPolicy single = passes;
+  single.single_launch = 1;
+  detail::SortPolicy grouped = detail::SortPolicy::parse("radix.tpb256.ipt8.rb8.sl1.lg1");
+  // Passes 1 and 2 of one digit (skipped), and the last two (the widening pass is the
+  // one before them).
+  std::vector<K> skipping = random_keys<K>(70001, 0, 17), ending = skipping;
+  const U top = U(0xffff) << (8 * sizeof(K) - 16);
+  for (K& k : skipping)
+    k = from_ordered_bits<K>(U((ordered_bits(k) & ~U(0xffff00)) | U(0x5a3c00)));
+  for (K& k : ending)
+    k = from_ordered_bits<K>(U((ordered_bits(k) & ~top) | (U(0xc05a) << (8 * sizeof(K) - 16))));
+  for (const detail::SortPolicy* p : {&passes, &single, &grouped})
+    for (const bool wide : {false, true}) {
+      for (std::size_t n : {std::size_t{2}, std::size_t{4609}, std::size_t{(1u << 20) + 3}}) {
+        const auto keys = random_keys<K>(n, n % 2 ? 0 : 9, n + 7);
+        for (auto [b, e] : {std::pair{0u, bits}, std::pair{4u, 11u}, std::pair{2u, 13u}})
+          check_sort<K, std::int64_t>(keys, SortOrder::Ascending, true, b, e, p, 0, true, wide);
+      }
+      check_sort<K, std::int64_t>(skipping, SortOrder::Descending, true, 0, bits, p, 0, true, wide);
+      check_sort<K, std::int64_t>(ending, SortOrder::Ascending, true, 0, bits, p, 0, true, wide);
+    }
 }
 
 TYPED_TEST(GpuSortTyped, LargeSizes) {

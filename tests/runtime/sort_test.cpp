@@ -41,10 +41,14 @@ void compile_every_sort(int arch) {
   // Indices (their own kernels): 8-byte ones a launch a pass, 4-byte ones in one launch.
   specs.push_back({{384, 12, 8, 2, 1}, DataType::Float32, 8, true});
   specs.push_back({{256, 8, 8, 1, 0, 1}, DataType::Int64, 4, true});
+  // Widened 8-byte indices: a launch a pass, one launch, grouped.
+  specs.push_back({{384, 12, 8, 2, 1}, DataType::UInt32, 8, true, true});
+  specs.push_back({{256, 8, 8, 1, 0, 1}, DataType::Float64, 8, true, true});
+  specs.push_back({{256, 8, 8, 1, 0, 1, 1}, DataType::Int32, 8, true, true});
   std::string source;
   std::vector<std::string> names;
   for (const SortSpec& s : specs) {
-    ASSERT_FALSE(s.policy.invalid_reason(size_of(s.key), s.value_bytes)) << s.id();
+    ASSERT_FALSE(s.policy.invalid_reason(size_of(s.key), s.carried_bytes())) << s.id();
     const GeneratedSource g = generate_sort(s);
     ASSERT_EQ(g.name_expressions.size(), 1u);
     ASSERT_EQ(g.name_expressions[0].size(),
@@ -146,7 +150,8 @@ TEST(SortPolicy, SharedBytesMatchPtxas) {
       {SortPolicy::parse("radix.tpb512.ipt20.rb8"), DataType::UInt32, 4},
       {SortPolicy::parse("radix.tpb256.ipt16.rb8.ec1"), DataType::UInt64, 8},
       {SortPolicy::parse("radix.tpb128.ipt4.rb4"), DataType::Float32, 0},
-      {SortPolicy::parse("radix.tpb256.ipt8.rb8.sl1"), DataType::UInt64, 4}};
+      {SortPolicy::parse("radix.tpb256.ipt8.rb8.sl1"), DataType::UInt64, 4},
+      {SortPolicy::parse("radix.tpb512.ipt20.rb8"), DataType::UInt32, 8, true, true}};
   for (const SortSpec& spec : specs) {
     const GeneratedSource g = generate_sort(spec);
     const std::string& kernel = g.name_expressions[0].back(); // onesweep or single launch
@@ -160,7 +165,7 @@ TEST(SortPolicy, SharedBytesMatchPtxas) {
     ASSERT_NE(smem, std::string::npos) << prog.log;
     const std::size_t digits = prog.log.find_last_not_of("0123456789", smem - 1) + 1;
     EXPECT_EQ(std::stoul(prog.log.substr(digits, smem - digits)),
-              spec.policy.shared_bytes(size_of(spec.key), spec.value_bytes))
+              spec.policy.shared_bytes(size_of(spec.key), spec.carried_bytes()))
         << spec.id();
   }
 }
@@ -172,6 +177,31 @@ TEST(SortPolicy, SpecIdsNameEverything) {
             "radix.tpb384.ipt12.rb8|float32|v0|sort_keys");
   EXPECT_EQ((SortSpec{{384, 12, 8}, DataType::Int32, 8, true}.id()),
             "radix.tpb384.ipt12.rb8|int32|v8|sort_indices");
+  EXPECT_EQ((SortSpec{{384, 12, 8}, DataType::Int32, 8, true, true}.id()),
+            "radix.tpb384.ipt12.rb8|int32|v8|sort_indices_widened");
+}
+
+// Widened indices travel as 4-byte positions: the 4-byte pairs' tile (its shared
+// memory), named as such, and a last pass that writes 8 bytes; only where the positions
+// fit in 32 bits.
+TEST(SortPolicy, WidenedIndicesCarryFourBytes) {
+  EXPECT_TRUE(sort_widens(true, 8, std::size_t{1} << 32));
+  EXPECT_FALSE(sort_widens(true, 8, (std::size_t{1} << 32) + 1));
+  EXPECT_FALSE(sort_widens(true, 4, 1000));
+  EXPECT_FALSE(sort_widens(false, 8, 1000));
+  const SortSpec spec{SortPolicy::parse("radix.tpb384.ipt12.rb8"), DataType::UInt32, 8, true, true};
+  EXPECT_EQ(spec.carried_bytes(), 4u);
+  const GeneratedSource g = generate_sort(spec);
+  EXPECT_EQ(g.name_expressions[0].back(),
+            "&scantune::radix_onesweep_kernel<unsigned int, 4, 384, 12, 8, 1, false, true, true>");
+  SortSpec single = spec;
+  single.policy.single_launch = 1;
+  EXPECT_EQ(generate_sort(single).name_expressions[0].back(),
+            "&scantune::radix_single_launch_kernel<unsigned int, 4, 384, 12, 8, 1, false, true, "
+            "false, true>");
+  const SortLayout wide = sort_layout(spec.policy, 4, 8, 1u << 20);
+  const SortLayout narrow = sort_layout(spec.policy, 4, spec.carried_bytes(), 1u << 20);
+  EXPECT_EQ(wide.bytes - narrow.bytes, 4u << 20);
 }
 
 TEST(SortLayout, PassesAndRegions) {

@@ -394,6 +394,8 @@ public:
   /// Sorts keys and writes, for each sorted key, its position in the input to
   /// d_indices_out (torch.sort's indices, an argsort): the first pass makes them, so no
   /// index array is read. Index: any integer type of 4 or 8 bytes (4 bytes: n <= 2^32).
+  /// 8-byte indices of up to 2^32 keys move between passes as 4-byte positions and only
+  /// the last pass writes them 8 bytes wide, so they cost about what 4-byte ones do.
   ///   scanner.sort_with_indices(d_k, d_k_out, d_order, n);  // d_order: std::int64_t*
   template <class K, class Index>
   void sort_with_indices(const K* d_keys_in, K* d_keys_out, Index* d_indices_out, std::size_t n,
