@@ -126,20 +126,23 @@ void require_alone(const BenchCliOptions& raw, const char* flag, const char* wha
 }
 
 /// --policy with --sort: per key type its radix policy (TYPE=KEY, else KEY), checked
-/// against the key and the 4-byte values that pairs sort.
+/// against the key and the widest values of `modes`.
 std::map<DataType, detail::SortPolicy> sort_policies(const std::vector<std::string>& given,
                                                      const std::vector<DataType>& types,
-                                                     const std::vector<bool>& modes) {
-  const bool pairs = std::find(modes.begin(), modes.end(), true) != modes.end();
+                                                     const std::vector<tuner::SortMode>& modes) {
+  std::size_t value_bytes = 0;
+  for (tuner::SortMode m : modes)
+    value_bytes = std::max(value_bytes, tuner::sort_value_bytes(m));
   std::map<DataType, detail::SortPolicy> policies;
   for (DataType t : types) {
     const std::optional<std::string> key =
         chosen_policy(given, [&](const std::string& name) { return parse_data_type(name) == t; });
     if (!key) continue;
     const detail::SortPolicy p = detail::SortPolicy::parse(*key);
-    if (auto why = p.invalid_reason(size_of(t), pairs ? 4 : 0))
-      throw Error(fmt::format("--policy {} is invalid for {} keys{}: {} (give TYPE=KEY per type)",
-                              *key, to_string(t), pairs ? " with 4-byte values" : "", *why));
+    if (auto why = p.invalid_reason(size_of(t), value_bytes))
+      throw Error(fmt::format(
+          "--policy {} is invalid for {} keys{}: {} (give TYPE=KEY per type)", *key, to_string(t),
+          value_bytes ? fmt::format(" with {}-byte values", value_bytes) : "", *why));
     policies.emplace(t, p);
   }
   return policies;
@@ -184,7 +187,7 @@ void run_select_command(const BenchCliOptions& raw) {
 // --sort: the radix sort against CUB DeviceRadixSort, a table of its own.
 void run_sort_command(const BenchCliOptions& raw) {
   require_alone(raw, "--sort", "the radix sort", true);
-  std::vector<bool> modes;
+  std::vector<tuner::SortMode> modes;
   std::vector<std::uint64_t> sizes;
   std::vector<DataType> types;
   std::map<DataType, detail::SortPolicy> policies;
@@ -406,10 +409,12 @@ void register_bench_commands(CLI::App& app) {
       ->type_name("LIST");
   bench
       ->add_option("--sort", bo->sort,
-                   "The radix sort instead: keys (sort_keys) and/or pairs (sort_pairs with\n"
-                   "4-byte values), comma-separated. Times scantune and CUB\n"
-                   "DeviceRadixSort::SortKeys/SortPairs (ascending, all bits) after checking\n"
-                   "them against each other; GB/s count one read and one write of the data")
+                   "The radix sort instead: keys (sort_keys), pairs (sort_pairs with 4-byte\n"
+                   "values) and/or indices (sort_with_indices, int64 positions as torch.sort\n"
+                   "returns; CUB sorts positions made beforehand), comma-separated. Times\n"
+                   "scantune and CUB DeviceRadixSort::SortKeys/SortPairs (ascending, all\n"
+                   "bits) after checking them against each other; GB/s count one read and\n"
+                   "one write of the data")
       ->type_name("LIST");
   bench
       ->add_option("--key-bits", bo->key_bits,

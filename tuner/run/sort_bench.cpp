@@ -1,8 +1,11 @@
 #include "tuner/run/sort_bench.hpp"
 
+#include <numeric>
+
 #include <fmt/format.h>
 
 #include "cuda_check.hpp"
+#include "dispatch.hpp"
 #include "scan_request.hpp"
 #include "sort.hpp"
 #include "strings.hpp"
@@ -16,8 +19,13 @@
 namespace scantune::tuner {
 namespace {
 
-const char* mode_name(bool pairs) {
-  return pairs ? "pairs" : "keys";
+const char* mode_name(SortMode mode) {
+  return mode == SortMode::Pairs ? "pairs" : mode == SortMode::Indices ? "indices" : "keys";
+}
+
+// The values' type as gpu::compare takes it (raw bits of their width).
+DataType value_type(SortMode mode) {
+  return mode == SortMode::Indices ? DataType::UInt64 : DataType::UInt32;
 }
 
 // Throws naming the first key or value where scantune's result differs from CUB's.
@@ -25,60 +33,79 @@ void check_against_cub(const SortBenchRow& row, const void* keys, const void* cu
                        const void* values, const void* cub_values, cudaStream_t stream) {
   const gpu::CompareResult k = gpu::compare(row.type, keys, cub_keys, row.n, 0.0, stream);
   const gpu::CompareResult v =
-      row.pairs ? gpu::compare(DataType::UInt32, values, cub_values, row.n, 0.0, stream)
-                : gpu::CompareResult{};
+      row.mode != SortMode::Keys
+          ? gpu::compare(value_type(row.mode), values, cub_values, row.n, 0.0, stream)
+          : gpu::CompareResult{};
   if (k.mismatches || v.mismatches)
     throw Error(fmt::format("sort_{} {} n = {}: {} keys and {} values differ from CUB's, the "
                             "first at {}",
-                            mode_name(row.pairs), to_string(row.type), row.n, k.mismatches,
+                            mode_name(row.mode), to_string(row.type), row.n, k.mismatches,
                             v.mismatches, k.mismatches ? k.first : v.first));
 }
 
+// CUB's values: random 4-byte words, or the keys' positions as 8-byte words (what
+// torch.sort sorts beside the keys).
+void fill_values(SortMode mode, std::uint64_t n, void* values, cudaStream_t stream) {
+  if (mode == SortMode::Pairs) {
+    gpu::fill_input(DataType::UInt32, ValueSet::Wide, 2, 0, n, values, stream);
+  } else if (mode == SortMode::Indices) {
+    std::vector<std::uint64_t> positions(n);
+    std::iota(positions.begin(), positions.end(), std::uint64_t{0});
+    SCANTUNE_CUDA_TRY(
+        cudaMemcpyAsync(values, positions.data(), n * 8, cudaMemcpyHostToDevice, stream));
+    SCANTUNE_CUDA_TRY(cudaStreamSynchronize(stream));
+  }
+}
+
 // `policy` null: the dispatch's.
-SortBenchRow run_case(Scanner& scanner, DataType type, bool pairs, std::uint64_t n,
+SortBenchRow run_case(Scanner& scanner, DataType type, SortMode mode, std::uint64_t n,
                       const detail::SortPolicy* policy, unsigned key_bits, cudaStream_t stream) {
-  const std::size_t w = size_of(type);
+  const std::size_t w = size_of(type), vb = sort_value_bytes(mode);
   Device<std::uint8_t> keys(n * w), out(n * w), cub_out(n * w);
-  Device<std::uint32_t> values(pairs ? n : 0), values_out(pairs ? n : 0),
-      cub_values_out(pairs ? n : 0);
+  Device<std::uint8_t> values(n * vb), values_out(n * vb), cub_values_out(n * vb);
   // Wide: random bit patterns for integers, +-[1, 2^20] for floats (no -0.0 or NaN,
   // which CUB orders differently).
   gpu::fill_input(type, ValueSet::Wide, 1, 0, n, keys.ptr, stream);
   if (key_bits) gpu::keep_low_bits(type, keys.ptr, n, key_bits, stream);
-  if (pairs) gpu::fill_input(DataType::UInt32, ValueSet::Wide, 2, 0, n, values.ptr, stream);
-  // Keys only: no value pointers at all (an empty buffer may still have an address).
-  const void* v_in = pairs ? values.ptr : nullptr;
-  void* v_out = pairs ? values_out.ptr : nullptr;
+  fill_values(mode, n, values.ptr, stream);
+  // Keys only: no value pointers at all (an empty buffer may still have an address);
+  // indices: none read, CUB's positions stay its own.
+  const void* v_in = mode == SortMode::Pairs ? values.ptr : nullptr;
+  void* v_out = vb ? values_out.ptr : nullptr;
+  const void* cub_v_in = vb ? values.ptr : nullptr;
   std::size_t temp_bytes = 0;
-  SCANTUNE_CUDA_TRY(gpu::cub_baseline::radix_sort(
-      type, keys.ptr, cub_out.ptr, v_in, cub_values_out.ptr, n, nullptr, temp_bytes, stream));
+  SCANTUNE_CUDA_TRY(gpu::cub_baseline::radix_sort(type, keys.ptr, cub_out.ptr, cub_v_in,
+                                                  cub_values_out.ptr, vb, n, nullptr, temp_bytes,
+                                                  stream));
   Device<std::uint8_t> temp(temp_bytes);
-  const detail::SortRequest request{type,    keys.ptr,
-                                    out.ptr, v_in,
-                                    v_out,   pairs ? 4u : 0u,
-                                    n,       SortOrder::Ascending,
-                                    0,       static_cast<unsigned>(8 * w),
-                                    stream};
+  const unsigned bits = static_cast<unsigned>(8 * w);
+  const detail::SortRequest request{
+      type, keys.ptr, out.ptr, v_in, v_out, vb, n, SortOrder::Ascending, 0, bits, stream};
   auto ours = [&] {
     if (policy)
       detail::ScannerAccess::sort(scanner, request, policy);
     else
-      scanner.run_sort(type, keys.ptr, out.ptr, v_in, v_out, pairs ? 4 : 0, n, SortOrder::Ascending,
-                       0, static_cast<unsigned>(8 * w), stream);
+      scanner.run_sort(type, keys.ptr, out.ptr, v_in, v_out, vb, n, SortOrder::Ascending, 0, bits,
+                       stream);
   };
   auto cub = [&] {
-    SCANTUNE_CUDA_TRY(gpu::cub_baseline::radix_sort(
-        type, keys.ptr, cub_out.ptr, v_in, cub_values_out.ptr, n, temp.ptr, temp_bytes, stream));
+    SCANTUNE_CUDA_TRY(gpu::cub_baseline::radix_sort(type, keys.ptr, cub_out.ptr, cub_v_in,
+                                                    cub_values_out.ptr, vb, n, temp.ptr, temp_bytes,
+                                                    stream));
   };
   ours();
   cub();
-  SortBenchRow row{type,
-                   pairs,
-                   key_bits,
-                   n,
-                   0,
-                   0,
-                   policy ? policy->key() : scanner.sort_plan(type, pairs ? 4 : 0, n).policy};
+  SortBenchRow row{
+      type,
+      mode,
+      key_bits,
+      n,
+      0,
+      0,
+      policy ? policy->key()
+             : detail::ScannerAccess::sort_choice(scanner, type, vb, n, mode == SortMode::Indices)
+                   .plan()
+                   .policy};
   check_against_cub(row, out.ptr, cub_out.ptr, values_out.ptr, cub_values_out.ptr, stream);
   row.scantune_ns = time_call(ours, stream);
   row.cub_ns = time_call(cub, stream);
@@ -87,15 +114,24 @@ SortBenchRow run_case(Scanner& scanner, DataType type, bool pairs, std::uint64_t
 
 } // namespace
 
-std::vector<bool> parse_sort_modes(std::string_view list) {
-  if (list.empty()) throw UsageError("--sort: expected keys, pairs or keys,pairs");
-  std::vector<bool> v;
+std::vector<SortMode> parse_sort_modes(std::string_view list) {
+  if (list.empty()) throw UsageError("--sort: expected keys, pairs, indices or a list of them");
+  std::vector<SortMode> v;
   for (std::string_view mode : detail::split(list, ',')) {
-    if (mode != "keys" && mode != "pairs")
-      throw UsageError(fmt::format("--sort {}: expected keys or pairs", mode));
-    v.push_back(mode == "pairs");
+    if (mode == "keys")
+      v.push_back(SortMode::Keys);
+    else if (mode == "pairs")
+      v.push_back(SortMode::Pairs);
+    else if (mode == "indices")
+      v.push_back(SortMode::Indices);
+    else
+      throw UsageError(fmt::format("--sort {}: expected keys, pairs or indices", mode));
   }
   return v;
+}
+
+std::size_t sort_value_bytes(SortMode mode) {
+  return mode == SortMode::Pairs ? 4 : mode == SortMode::Indices ? 8 : 0;
 }
 
 void check_sort_key_bits(unsigned key_bits, const std::vector<DataType>& types) {
@@ -108,7 +144,7 @@ void check_sort_key_bits(unsigned key_bits, const std::vector<DataType>& types) 
 }
 
 std::vector<SortBenchRow> run_sort_bench(const std::vector<DataType>& types,
-                                         const std::vector<bool>& modes,
+                                         const std::vector<SortMode>& modes,
                                          const std::vector<std::uint64_t>& sizes,
                                          const std::map<DataType, detail::SortPolicy>& policies,
                                          unsigned key_bits, const std::string& db_path,
@@ -119,11 +155,11 @@ std::vector<SortBenchRow> run_sort_bench(const std::vector<DataType>& types,
   const OwnStream own;
   std::vector<SortBenchRow> rows;
   for (DataType type : types)
-    for (bool pairs : modes)
+    for (SortMode mode : modes)
       for (std::uint64_t n : sizes) {
-        log(fmt::format("sort_{} {} n = {}", mode_name(pairs), to_string(type), n));
+        log(fmt::format("sort_{} {} n = {}", mode_name(mode), to_string(type), n));
         const auto p = policies.find(type);
-        rows.push_back(run_case(scanner, type, pairs, n, p == policies.end() ? nullptr : &p->second,
+        rows.push_back(run_case(scanner, type, mode, n, p == policies.end() ? nullptr : &p->second,
                                 key_bits, own.stream));
       }
   return rows;
@@ -135,12 +171,12 @@ std::string sort_bench_markdown(const std::vector<SortBenchRow>& rows) {
       "scantune GB/s | CUB GB/s | policy |\n|---|---|---|---|---|---|---|---|---|---|\n";
   for (const SortBenchRow& r : rows) {
     // One read and one write of every key (and value): the least a sort moves.
-    const double bytes =
-        2.0 * static_cast<double>(r.n) * static_cast<double>(size_of(r.type) + (r.pairs ? 4 : 0));
+    const double bytes = 2.0 * static_cast<double>(r.n) *
+                         static_cast<double>(size_of(r.type) + sort_value_bytes(r.mode));
     s += fmt::format(
         "| {} | {} | {} | {:.2f} | {:.2f} | {:.2f}x | {:.2f} | {:.1f} | {:.1f} | {} |\n",
         to_string(r.type),
-        r.key_bits ? fmt::format("{}, {}-bit", mode_name(r.pairs), r.key_bits) : mode_name(r.pairs),
+        r.key_bits ? fmt::format("{}, {}-bit", mode_name(r.mode), r.key_bits) : mode_name(r.mode),
         r.n, r.scantune_ns / 1e3, r.cub_ns / 1e3, r.cub_ns / r.scantune_ns,
         static_cast<double>(r.n) / r.scantune_ns, bytes / r.scantune_ns, bytes / r.cub_ns,
         r.policy);
