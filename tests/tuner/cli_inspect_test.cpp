@@ -316,7 +316,7 @@ TEST_F(CliInspect, UsageErrorsExitTwoNamingTheProblem) {
       {"bench --select flags:0.5 --segments rows:4", "--segments"},
       {"bench --select clustered:0.5 --types int32,int65", "int65"},
       {"bench --sort keys,bogus", "bogus"},
-      {"bench --sort keys,", "--sort : expected keys, pairs or indices"},
+      {"bench --sort keys,", "--sort : expected keys, pairs, pairs8 or indices"},
       {"show --duels --csv", "--duels"},
       {"bench --select flags:0.5,", "--select"},
       {"bench --sort keys --segments rows:4", "--segments"},
@@ -643,9 +643,12 @@ TEST(GpuCliBench, SortRunsTimeScantuneAndCub) {
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("| radix.tpb256.ipt12.rb8.mb2.ec1 |"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("| float64 | keys | 1048579 |"), r.output.rfind("| float64 |"));
-  // indices: int64 positions made by the sort, against CUB's SortPairs of positions.
-  r = run_cli("bench --sort indices --types uint32,int64 --sizes 4099,1048579", "2>/dev/null");
+  // indices: int64 positions made by the sort, against CUB's SortPairs of positions;
+  // pairs8: 8-byte values.
+  r = run_cli("bench --sort indices,pairs8 --types uint32,int64 --sizes 4099,1048579",
+              "2>/dev/null");
   ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("| int64 | pairs8 | 1048579 |"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("| uint32 | indices | 1048579 |"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("| int64 | indices | 4099 |"), std::string::npos) << r.output;
   // --key-bits: keys in [0, 2^N), named in the mode column.

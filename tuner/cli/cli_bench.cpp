@@ -410,11 +410,11 @@ void register_bench_commands(CLI::App& app) {
   bench
       ->add_option("--sort", bo->sort,
                    "The radix sort instead: keys (sort_keys), pairs (sort_pairs with 4-byte\n"
-                   "values) and/or indices (sort_with_indices, int64 positions as torch.sort\n"
-                   "returns; CUB sorts positions made beforehand), comma-separated. Times\n"
-                   "scantune and CUB DeviceRadixSort::SortKeys/SortPairs (ascending, all\n"
-                   "bits) after checking them against each other; GB/s count one read and\n"
-                   "one write of the data")
+                   "values), pairs8 (8-byte values) and/or indices (sort_with_indices, int64\n"
+                   "positions as torch.sort returns; CUB sorts positions made beforehand),\n"
+                   "comma-separated. Times scantune and CUB DeviceRadixSort::SortKeys/\n"
+                   "SortPairs (ascending, all bits) after checking them against each other;\n"
+                   "GB/s count one read and one write of the data")
       ->type_name("LIST");
   bench
       ->add_option("--key-bits", bo->key_bits,

@@ -1,5 +1,7 @@
 #include "tuner/run/sort_bench.hpp"
 
+#include <algorithm>
+#include <iterator>
 #include <numeric>
 
 #include <fmt/format.h>
@@ -19,13 +21,29 @@
 namespace scantune::tuner {
 namespace {
 
-const char* mode_name(SortMode mode) {
-  return mode == SortMode::Pairs ? "pairs" : mode == SortMode::Indices ? "indices" : "keys";
+struct ModeInfo {
+  SortMode mode;
+  const char* name;
+  std::size_t value_bytes;
+};
+constexpr ModeInfo kModes[] = {{SortMode::Keys, "keys", 0},
+                               {SortMode::Pairs, "pairs", 4},
+                               {SortMode::Pairs8, "pairs8", 8},
+                               {SortMode::Indices, "indices", 8}};
+
+const ModeInfo& info(SortMode mode) {
+  for (const ModeInfo& m : kModes)
+    if (m.mode == mode) return m;
+  throw Error("unknown sort mode");
 }
 
-// The values' type as gpu::compare takes it (raw bits of their width).
+const char* mode_name(SortMode mode) {
+  return info(mode).name;
+}
+
+// The values' type as gpu::compare and fill_input take it (raw bits of their width).
 DataType value_type(SortMode mode) {
-  return mode == SortMode::Indices ? DataType::UInt64 : DataType::UInt32;
+  return sort_value_bytes(mode) == 8 ? DataType::UInt64 : DataType::UInt32;
 }
 
 // Throws naming the first key or value where scantune's result differs from CUB's.
@@ -43,11 +61,11 @@ void check_against_cub(const SortBenchRow& row, const void* keys, const void* cu
                             v.mismatches, k.mismatches ? k.first : v.first));
 }
 
-// CUB's values: random 4-byte words, or the keys' positions as 8-byte words (what
-// torch.sort sorts beside the keys).
+// The values: random words, or (CUB's, for indices) the keys' positions as 8-byte words
+// (what torch.sort sorts beside the keys).
 void fill_values(SortMode mode, std::uint64_t n, void* values, cudaStream_t stream) {
-  if (mode == SortMode::Pairs) {
-    gpu::fill_input(DataType::UInt32, ValueSet::Wide, 2, 0, n, values, stream);
+  if (mode == SortMode::Pairs || mode == SortMode::Pairs8) {
+    gpu::fill_input(value_type(mode), ValueSet::Wide, 2, 0, n, values, stream);
   } else if (mode == SortMode::Indices) {
     std::vector<std::uint64_t> positions(n);
     std::iota(positions.begin(), positions.end(), std::uint64_t{0});
@@ -70,7 +88,7 @@ SortBenchRow run_case(Scanner& scanner, DataType type, SortMode mode, std::uint6
   fill_values(mode, n, values.ptr, stream);
   // Keys only: no value pointers at all (an empty buffer may still have an address);
   // indices: none read, CUB's positions stay its own.
-  const void* v_in = mode == SortMode::Pairs ? values.ptr : nullptr;
+  const void* v_in = vb && mode != SortMode::Indices ? values.ptr : nullptr;
   void* v_out = vb ? values_out.ptr : nullptr;
   const void* cub_v_in = vb ? values.ptr : nullptr;
   std::size_t temp_bytes = 0;
@@ -115,23 +133,22 @@ SortBenchRow run_case(Scanner& scanner, DataType type, SortMode mode, std::uint6
 } // namespace
 
 std::vector<SortMode> parse_sort_modes(std::string_view list) {
-  if (list.empty()) throw UsageError("--sort: expected keys, pairs, indices or a list of them");
+  const char* expected = "keys, pairs, pairs8 or indices";
+  if (list.empty())
+    throw UsageError(fmt::format("--sort: expected {} or a list of them", expected));
   std::vector<SortMode> v;
   for (std::string_view mode : detail::split(list, ',')) {
-    if (mode == "keys")
-      v.push_back(SortMode::Keys);
-    else if (mode == "pairs")
-      v.push_back(SortMode::Pairs);
-    else if (mode == "indices")
-      v.push_back(SortMode::Indices);
-    else
-      throw UsageError(fmt::format("--sort {}: expected keys, pairs or indices", mode));
+    const auto m = std::find_if(std::begin(kModes), std::end(kModes),
+                                [&](const ModeInfo& i) { return mode == i.name; });
+    if (m == std::end(kModes))
+      throw UsageError(fmt::format("--sort {}: expected {}", mode, expected));
+    v.push_back(m->mode);
   }
   return v;
 }
 
 std::size_t sort_value_bytes(SortMode mode) {
-  return mode == SortMode::Pairs ? 4 : mode == SortMode::Indices ? 8 : 0;
+  return info(mode).value_bytes;
 }
 
 void check_sort_key_bits(unsigned key_bits, const std::vector<DataType>& types) {

@@ -1,6 +1,6 @@
-// `scantune bench --sort keys,pairs,indices`: the radix sort on this GPU now. Per key
-// type, mode (keys only, pairs with 4-byte values, or 8-byte indices made by the sort)
-// and size: the scanner's sort_keys/sort_pairs/sort_with_indices and CUB's
+// `scantune bench --sort keys,pairs,pairs8,indices`: the radix sort on this GPU now. Per
+// key type, mode (keys only, pairs with 4- or 8-byte values, or 8-byte indices made by
+// the sort) and size: the scanner's sort_keys/sort_pairs/sort_with_indices and CUB's
 // DeviceRadixSort::SortKeys/SortPairs (for indices, SortPairs of 8-byte positions made
 // beforehand, as torch.sort does, the making not timed), checked against each other once
 // (keys and values bit for bit) on keys without -0.0 or NaN, then timed like the select
@@ -19,11 +19,12 @@
 
 namespace scantune::tuner {
 
-/// What moves with the keys.
-enum class SortMode { Keys, Pairs, Indices };
+/// What moves with the keys: nothing, 4- or 8-byte values, or 8-byte indices made by the
+/// sort.
+enum class SortMode { Keys, Pairs, Pairs8, Indices };
 
-/// "keys", "pairs" or "indices", comma-separated; throws UsageError (tune.hpp) naming a
-/// bad one.
+/// "keys", "pairs", "pairs8" or "indices", comma-separated; throws UsageError (tune.hpp)
+/// naming a bad one.
 std::vector<SortMode> parse_sort_modes(std::string_view list);
 
 /// Bytes a value of `mode` takes (0, 4, 8).
