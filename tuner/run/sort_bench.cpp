@@ -130,10 +130,18 @@ SortBenchRow run_case(Scanner& scanner, DataType type, SortMode mode, std::uint6
   return row;
 }
 
+// "keys, pairs, pairs8 or indices": the modes' names, for usage errors.
+std::string expected_modes() {
+  std::string s;
+  for (std::size_t i = 0; i < std::size(kModes); ++i)
+    s += (i == 0 ? "" : i + 1 == std::size(kModes) ? " or " : ", ") + std::string(kModes[i].name);
+  return s;
+}
+
 } // namespace
 
 std::vector<SortMode> parse_sort_modes(std::string_view list) {
-  const char* expected = "keys, pairs, pairs8 or indices";
+  const std::string expected = expected_modes();
   if (list.empty())
     throw UsageError(fmt::format("--sort: expected {} or a list of them", expected));
   std::vector<SortMode> v;
