@@ -814,6 +814,7 @@ __global__ void __launch_bounds__(TPB, MIN_BLOCKS)
     const void* src_values = p == 0 ? values_in : (to_out ? alt_values : values_out);
     const unsigned shift = begin_bit + p * RADIX_BITS;
     const unsigned bits = min(unsigned(RADIX_BITS), end_bit - shift);
+    const bool last_to_run = radix_last_to_run(skipped, p, passes);
     for (unsigned tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
       __syncthreads(); // the previous tile is done with `s` (and `starts` is written)
       if (threadIdx.x == 0) {
@@ -822,7 +823,7 @@ __global__ void __launch_bounds__(TPB, MIN_BLOCKS)
       }
       radix_sort_tile<T>(s.tile, src, to_out ? keys_out : alt_keys, src_values,
                          to_out ? values_out : alt_values, n, shift, bits, descending, pass_starts,
-                         status, radix_last_to_run(skipped, p, passes));
+                         status, last_to_run);
     }
   }
   // The barriers of the skipped passes, counted once this block waited at its last one
