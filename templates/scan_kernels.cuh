@@ -621,6 +621,12 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
       acc = op(acc, x[e]);
     return acc;
   };
+  // A lane's run of a segment: vectors lane * ROWS ... lane * ROWS + ROWS - 1, read
+  // rotated by `rot` so that the 8 lanes of a 16-byte access phase hit 8 different bank
+  // groups: run_q(j) for j = 0, 1, ... are positions rot, rot + 1, ..., then 0 .. rot - 1.
+  const int GROUPS = 128 / (sizeof(V) < 4 ? 4 : int(sizeof(V)));
+  const int rot = (lane / (GROUPS / gcd_pow2<ROWS, GROUPS>::value)) % ROWS;
+  auto run_q = [&](int j) { return lane * ROWS + (j + rot < ROWS ? j + rot : j + rot - ROWS); };
   init_stage_barriers<S>(full, reduced, ready, empty, CONSUMERS);
 
   if (warp == CONSUMERS) { // producer
@@ -650,31 +656,24 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
 
   if (warp == CONSUMERS + 1) { // reducer
     relay_stages<S>(full, reduced, s_tile, span.tiles, [&](int s, unsigned t) {
-      // Lane l folds each segment's vectors l*ROWS .. l*ROWS+ROWS-1, reading them
-      // rotated by `rot` so that the 8 lanes of a 16-byte access phase hit 8
-      // different bank groups; the positions below `rot` arrive last and are folded
-      // in front. A segment's rows are all loaded before they are folded, and the
-      // head/tail split selects identities rather than branching: with the fold
+      // Lane l folds its run of each segment (run_q); the positions below `rot`
+      // arrive last and are folded in front. A segment's rows are all loaded before they are
+      // folded, and the head/tail split selects identities rather than branching: with the fold
       // interleaved with the loads, ptxas issued min/max reducers one 16-byte load at
       // a time (sum's reassociated adds hid this) and the reducer became the slowest
       // role, up to 8% behind sum (docs/decisions.md, bulk reducer). The segments'
       // warp reductions then run interleaved: one shuffle chain after another made
       // this warp the slowest role at 8 rows per segment.
-      const int GROUPS = 128 / (sizeof(V) < 4 ? 4 : int(sizeof(V)));
-      const int rot = (lane / (GROUPS / gcd_pow2<ROWS, GROUPS>::value)) % ROWS;
       const bool mask = !PAD && !is_full(t);
       T part[CONSUMERS];
 #pragma unroll
       for (int c = 0; c < CONSUMERS; ++c) {
         const V* seg = reinterpret_cast<const V*>(stage(s) + seg_of(c) * SEG);
         const long long at = at_of(t) + seg_of(c) * SEG;
-        auto q_of = [&](int j) {
-          return lane * ROWS + (j + rot < ROWS ? j + rot : j + rot - ROWS);
-        };
         V w[ROWS]; // in the order read: positions rot, rot+1, ..., then 0 .. rot-1
 #pragma unroll
         for (int j = 0; j < ROWS; ++j)
-          w[j] = raw_at(seg, q_of(j));
+          w[j] = raw_at(seg, run_q(j));
         T acc[ROWS];
         if (PACK_REDUCER && !mask) {
 #pragma unroll
@@ -684,7 +683,7 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
 #pragma unroll
           for (int j = 0; j < ROWS; ++j) {
             T x[VEC];
-            elements(w[j], q_of(j), x, mask, at);
+            elements(w[j], run_q(j), x, mask, at);
             acc[j] = fold(x);
           }
         }
@@ -734,9 +733,13 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
                         staged, unsigned(SEG * sizeof(Out)));
     buffer ^= 1u;
   };
-  // Byte sums into bytes, full tiles: the segment scanned a word (4 elements) at a time
-  // without unpacking it (byte_prefix); lane totals and carries stay in T.
-  const bool BYTES = packed::lanes == 4 && sizeof(Out) == 1 && !REV && VEC % 4 == 0;
+  // The direct tile I/O: each lane scans its run of a segment (run_q), one warp scan a
+  // segment; otherwise lane l takes vector l of each row, one warp scan a row.
+  const bool LANE_RUNS = P::tile_io == IO_DIRECT;
+  auto q_at = [&](int r) { return LANE_RUNS ? run_q(r) : r * 32 + lane; };
+  // Byte sums into bytes, full tiles (rows only): the segment scanned a word (4 elements)
+  // at a time without unpacking it (byte_prefix); lane totals and carries stay in T.
+  const bool BYTES = packed::lanes == 4 && sizeof(Out) == 1 && !REV && VEC % 4 == 0 && !LANE_RUNS;
   auto scan_bytes = [&](const V* vseg, VO* staged, T carry) {
     const int W = VEC / 4;
     byte_prefix p[ROWS][W > 0 ? W : 1];
@@ -789,12 +792,30 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
     // own vectors.
     const bool RELOAD = ROWS * VEC > 32 && sizeof(Out) == sizeof(In);
     const bool mask = !PAD && !is_full(t);
+    const long long at = at_of(t) + seg_of(warp) * SEG;
     T x[RELOAD ? 1 : ROWS][VEC], lane_incl[ROWS];
+    // LANE_RUNS reads positions rot .. ROWS - 1 of its run (the tail) before 0 .. rot - 1
+    // (the head): `run` folds the tail, then the head, and `tail` keeps the tail's total.
+    T run = Op::identity(), tail = Op::identity();
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
-      elements(raw_at(vseg, r * 32 + lane), r * 32 + lane, x[RELOAD ? 0 : r], mask,
-               at_of(t) + seg_of(warp) * SEG);
-      lane_incl[r] = warp_inclusive_scan(fold(x[RELOAD ? 0 : r]), op);
+      elements(raw_at(vseg, q_at(r)), q_at(r), x[RELOAD ? 0 : r], mask, at);
+      const T f = fold(x[RELOAD ? 0 : r]);
+      if (!LANE_RUNS) {
+        lane_incl[r] = warp_inclusive_scan(f, op);
+      } else if (r == 0) {
+        run = f;
+      } else {
+        const bool head_starts = r == ROWS - rot;
+        tail = head_starts ? run : tail;
+        run = head_starts ? f : op(run, f);
+      }
+    }
+    T start = Op::identity(); // LANE_RUNS: the scan before the lane's run
+    if (LANE_RUNS) {
+      const T total = rot == 0 ? run : op(run, tail);
+      start = warp_row_start(warp_inclusive_scan(total, op), carry, op);
+      run = rot == 0 ? start : op(start, run); // the tail's scan starts past the head
     }
     if (OWN_OUT) {
       __syncwarp(); // every lane has read the stage
@@ -809,21 +830,22 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
       T(&xr)[VEC] = x[RELOAD ? 0 : r];
-      if (RELOAD)
-        elements(raw_at(vseg, r * 32 + lane), r * 32 + lane, xr, mask,
-                 at_of(t) + seg_of(warp) * SEG);
-      thread_scan_from<KIND>(xr, warp_row_start(lane_incl[r], carry, op), op);
+      if (RELOAD) elements(raw_at(vseg, q_at(r)), q_at(r), xr, mask, at);
+      if (LANE_RUNS)
+        run = thread_scan_from<KIND>(xr, r == ROWS - rot ? start : run, op);
+      else
+        thread_scan_from<KIND>(xr, warp_row_start(lane_incl[r], carry, op), op);
       if (bulk) {
         VO w;
         Out* o = reinterpret_cast<Out*>(&w);
 #pragma unroll
         for (int e = 0; e < VEC; ++e)
           o[REV ? VEC - 1 - e : e] = convert<Out>(xr[e]);
-        reinterpret_cast<VO*>(staged)[REV ? NV - 1 - (r * 32 + lane) : r * 32 + lane] = w;
+        reinterpret_cast<VO*>(staged)[REV ? NV - 1 - q_at(r) : q_at(r)] = w;
       } else {
 #pragma unroll
         for (int e = 0; e < VEC; ++e) {
-          const long long g = g_seg + (r * 32 + lane) * VEC + e;
+          const long long g = g_seg + q_at(r) * VEC + e;
           if (g >= 0 && (unsigned long long)g < n)
             out[REV ? (long long)n - 1 - g : g] = convert<Out>(xr[e]);
         }

@@ -67,12 +67,14 @@ std::optional<std::string> pipelined_constraint(const Policy& p) {
   return std::nullopt;
 }
 
-// Its consumers scan rows of shared memory and its copies bypass registers, so the
-// block scan, the tile I/O and the cache hints are not choices.
+// Its consumers scan shared memory and its copies bypass registers, so the block scan
+// and the cache hints are not choices. The tile I/O is how a consumer warp takes its
+// segment: xpose, a lane per vector of each row, one warp scan a row; direct, a lane per
+// run of consecutive vectors, one warp scan a segment.
 std::optional<std::string> bulk_constraint(const Policy& p) {
-  if (p.block_scan != BlockScan::WarpScans || p.io != TileIO::Transpose || p.streaming)
-    return std::string("lookback_bulk takes the default block scan and tile I/O "
-                       "(warp_scans, xpose) without cache hints");
+  if (p.block_scan != BlockScan::WarpScans || p.io == TileIO::WarpTranspose || p.streaming)
+    return std::string("lookback_bulk takes the default block scan (warp_scans), the xpose or "
+                       "direct tile I/O and no cache hints");
   if (p.launch_threads() > 1024)
     return fmt::format("lookback_bulk runs block threads + 96 = {} threads per block, more "
                        "than 1024",
@@ -138,6 +140,8 @@ std::optional<std::string> segmented_invalid_reason(const Policy& p, Heads heads
                        a.name, to_string(heads));
   if (p.block_scan != BlockScan::WarpScans)
     return std::string("segmented scans take the warp_scans block scan");
+  if (p.algorithm == Algorithm::LookbackBulk && p.io != TileIO::Transpose)
+    return std::string("lookback_bulk's segmented kernel takes the xpose tile I/O");
   if (p.tile_loop && heads != Heads::Axis) // axis scans' loop takes whole chains
     return std::string("segmented scans other than axis scans take no tile loop");
   return std::nullopt;

@@ -76,9 +76,9 @@ inline Policy make_policy(Algorithm a, int tpb, int ipt, int vec, BlockScan bs, 
   p.io = a == Algorithm::LookbackPipelined && io == TileIO::Direct ? TileIO::WarpTranspose : io;
   p.backoff_ns = backoff;
   p.streaming = streaming;
-  if (a == Algorithm::LookbackBulk) { // neither is a choice there
+  if (a == Algorithm::LookbackBulk) { // no choices there; direct: a lane per run of vectors
     p.block_scan = BlockScan::WarpScans;
-    p.io = TileIO::Transpose;
+    p.io = io == TileIO::Direct ? TileIO::Direct : TileIO::Transpose;
     p.streaming = false;
   }
   return p;
@@ -88,7 +88,7 @@ inline Policy make_policy(Algorithm a, int tpb, int ipt, int vec, BlockScan bs, 
 /// vector width, both tile I/O paths, a non-power-of-two block, tile loops. For the pipelined
 /// and bulk look-backs also 4 and 5 stages, and stages above 48 KB (dynamic shared
 /// memory opted into: 3 x 16 KB for 8-byte types at tpb256, 3 x 32 KB for 4-byte at
-/// tpb512; lookback_bulk also 8 x 16 KB).
+/// tpb512; lookback_bulk also 8 x 16 KB, and lane runs of 3 vectors).
 inline std::vector<Policy> shape_spread(Algorithm a, BlockScan bs, DataType t) {
   const bool wide = size_of(t) == 8;
   std::vector<Policy> v{
@@ -118,6 +118,9 @@ inline std::vector<Policy> shape_spread(Algorithm a, BlockScan bs, DataType t) {
   if (a == Algorithm::LookbackBulk) { // 8 stages of 16 KB: more than fit in 48 KB
     v.push_back(make_policy(a, 256, wide ? 8 : 16, wide ? 2 : 4, bs, TileIO::Transpose));
     v.back().stages = 8;
+    // Lane runs of 3 vectors (rotated reads, a run's head and tail; every rotation:
+    // GpuTest.BulkLaneRunsKeepOrderAtEveryRotation).
+    v.push_back(make_policy(a, 64, wide ? 6 : 12, wide ? 2 : 4, bs, TileIO::Direct));
   }
   return v;
 }

@@ -73,6 +73,11 @@ TEST(Codegen, WarpLookbackRunsSegmentedScansAndBulkRunsFlagsKeysAndOffsets) {
                           "lookback_pipelined.tpb256.ipt12.vec4.warp_scans.st3",
                           "reduce_then_scan.tpb256.ipt8.vec4.warp_scans", "sequential"})
     EXPECT_TRUE(segmented_invalid_reason(Policy::parse(key), Heads::Flags)) << key;
+  // Lane runs are the flat bulk kernel's: its segmented kernel scans rows.
+  const auto runs = segmented_invalid_reason(
+      Policy::parse("lookback_bulk.tpb64.ipt32.vec4.warp_scans.direct.st7"), Heads::Flags);
+  ASSERT_TRUE(runs);
+  EXPECT_EQ(*runs, "lookback_bulk's segmented kernel takes the xpose tile I/O");
 }
 
 // An axis scan's tile loop takes whole chains a block: axis_kernel's CHAINS code,

@@ -22,10 +22,13 @@ TEST_F(GpuSanitize, EveryAlgorithmAndBlockScanAtSmallSizes) {
       for (const Policy& p : {make_policy(a, 64, 4, 4, bs, TileIO::Transpose),
                               make_policy(a, 96, 2, 2, bs, TileIO::Direct)})
         if (std::find(policies.begin(), policies.end(), p) == policies.end())
-          policies.push_back(p); // lookback_bulk has one block scan and tile I/O
+          policies.push_back(p); // lookback_bulk has one block scan
   Policy ring =
       make_policy(Algorithm::LookbackBulk, 64, 4, 4, BlockScan::WarpScans, TileIO::Transpose);
   ring.stages = 8; // tiles round the ring several times per block
+  policies.push_back(ring);
+  ring.io = TileIO::Direct; // lane runs of 3 vectors: rotated reads and writes
+  ring.items_per_thread = 12;
   policies.push_back(ring);
   Policy deep = make_policy(Algorithm::LookbackPipelined, 64, 4, 4, BlockScan::WarpScans,
                             TileIO::WarpTranspose);

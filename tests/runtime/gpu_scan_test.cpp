@@ -167,6 +167,7 @@ TEST_P(GpuLargeSizes, EveryAlgorithm) {
       make_policy(Algorithm::LookbackPipelined, 256, 12, 4, BlockScan::WarpScans,
                   TileIO::WarpTranspose),
       make_policy(Algorithm::LookbackBulk, 256, 32, 4, BlockScan::WarpScans, TileIO::Transpose),
+      make_policy(Algorithm::LookbackBulk, 512, 8, 2, BlockScan::WarpScans, TileIO::Direct),
   };
   for_type(t, [&](auto tag) {
     using T = decltype(tag);
@@ -290,12 +291,57 @@ TEST_F(GpuTest, FloatMinMaxIgnoreNaNs) {
   Scanner scanner;
   for (Algorithm a : tile_algorithms()) {
     if (a == Algorithm::LookbackBulk && device_arch() < 90) continue;
-    Policy p = make_policy(a, 128, 8, 4, BlockScan::WarpScans, TileIO::Transpose);
-    if (p.stages_tiles()) p.stages = 4;
-    check_min_max_with_nans<float>(scanner, p);
-    p.vector_width = 2;
-    check_min_max_with_nans<double>(scanner, p);
+    for (TileIO io : {TileIO::Transpose, TileIO::Direct}) {
+      if (io == TileIO::Direct && a != Algorithm::LookbackBulk) continue; // its lane runs
+      Policy p = make_policy(a, 128, 8, 4, BlockScan::WarpScans, io);
+      if (p.stages_tiles()) p.stages = 4;
+      check_min_max_with_nans<float>(scanner, p);
+      p.vector_width = 2;
+      check_min_max_with_nans<double>(scanner, p);
+    }
   }
+}
+
+// lookback_bulk's lane runs (the direct tile I/O): runs of 1-8 vectors a lane, so every
+// rotation of a run's reads, under a non-commutative operator (the first nonzero, over
+// mostly zeros) and int64 sums, both kinds, tile edges, misaligned and in place.
+TEST_F(GpuTest, BulkLaneRunsKeepOrderAtEveryRotation) {
+  if (device_arch() < 90) GTEST_SKIP() << "lookback_bulk needs sm_90";
+  Scanner scanner;
+  const CustomOp first{"first_nonzero", "return a != 0 ? a : b;", "0"};
+  for (int rows : {1, 2, 3, 5, 8})
+    for (int tpb : {32, 128}) {
+      Policy p = make_policy(Algorithm::LookbackBulk, tpb, 4 * rows, 4, BlockScan::WarpScans,
+                             TileIO::Direct);
+      p.stages = 4;
+      ASSERT_FALSE(p.invalid_reason(DataType::Int32)) << p.key();
+      for (std::size_t n : boundary_sizes(p)) {
+        std::vector<int> in(n);
+        std::mt19937 rng(unsigned(n) + unsigned(rows));
+        for (int& v : in)
+          v = rng() % 7 == 0 ? int(rng() % 100) + 1 : 0;
+        DeviceBuffer<int> d_in(n + 1), d_out(n + 1);
+        d_in.upload(in, 1);
+        for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive}) {
+          std::vector<int> want(n);
+          int acc = 0;
+          for (std::size_t i = 0; i < n; ++i) {
+            if (k == ScanKind::Exclusive) want[i] = acc;
+            acc = acc != 0 ? acc : in[i];
+            if (k == ScanKind::Inclusive) want[i] = acc;
+          }
+          d_out.poison();
+          scantune::detail::scan_with(scanner, p, k, d_in.ptr + 1, d_out.ptr, n, first, 0);
+          ASSERT_EQ(d_out.download(n), want) << p.key() << " " << to_string(k) << " n=" << n;
+        }
+      }
+      Policy wide = p; // 8-byte values: half the elements a vector
+      wide.items_per_thread = 2 * rows;
+      wide.vector_width = 2;
+      for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive})
+        for (bool in_place : {false, true})
+          check_policy<std::int64_t>(scanner, wide, Op::Sum, k, 3, in_place);
+    }
 }
 
 TEST_F(GpuTest, CustomOperators) {

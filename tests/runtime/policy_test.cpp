@@ -160,8 +160,11 @@ TEST(PolicyValidation, RejectsInvalidCombinationsWithAReason) {
   EXPECT_EQ(reason("lookback_bulk.tpb256.ipt32.vec4.warp_scans.st6", DataType::Int32), "valid");
   EXPECT_EQ(reason("lookback_bulk.tpb256.ipt16.vec2.warp_scans.span2.st6", DataType::Float64),
             "valid");
-  const char* fixed = "lookback_bulk takes the default block scan and tile I/O (warp_scans, "
-                      "xpose) without cache hints";
+  // Lane runs (one warp scan a segment) where the tile I/O is direct.
+  EXPECT_EQ(reason("lookback_bulk.tpb512.ipt8.vec2.warp_scans.direct.st7", DataType::Int64),
+            "valid");
+  const char* fixed = "lookback_bulk takes the default block scan (warp_scans), the xpose or "
+                      "direct tile I/O and no cache hints";
   EXPECT_EQ(reason("lookback_bulk.tpb256.ipt32.vec4.blelloch", DataType::Int32), fixed);
   EXPECT_EQ(reason("lookback_bulk.tpb256.ipt32.vec4.warp_scans.wxpose", DataType::Int32), fixed);
   EXPECT_EQ(reason("lookback_bulk.tpb256.ipt32.vec4.warp_scans.cs", DataType::Int32), fixed);
