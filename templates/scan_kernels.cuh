@@ -534,8 +534,9 @@ __device__ __forceinline__ void bulk_finish_segment(bool bulk, bool hand_back,
 //                    output misaligned against the input).
 // An aggregate goes out as soon as its tile lands, never behind another tile's
 // look-back, and the consumers only apply known prefixes. A segment is laid out
-// as IPT / VEC rows of 32 vectors (lane l holds vector l of each row), so shared
-// memory is read without bank conflicts and a row is one warp scan.
+// as IPT / VEC rows of 32 vectors: with the xpose tile I/O lane l holds vector l of
+// each row (reads without bank conflicts, a row one warp scan); with direct, a run of
+// consecutive vectors read rotated (run_q), the segment one warp scan.
 // Tickets are taken in order and every stage drains in the order it was filled,
 // so the lowest unfinished tile is always at the head of its block's ring.
 // Minimum one block per SM in the launch bounds: shared memory, not registers, bounds
