@@ -183,8 +183,10 @@ const std::vector<SpaceField> kSpaceFields{
      "Example: --vector-bytes 16",
      SCANTUNE_SPACE_PARSE(space.vector_bytes = parse_int_list(text, option)), {}},
     {"tile_io", SCANTUNE_SPACE_VALUES(space.ios), false, 4, "--tile-io",
-     "Tile I/O: xpose (block transpose), direct, wxpose (warp transpose).\n"
-     "Default: xpose,direct,wxpose. Example: --tile-io wxpose",
+     "Tile I/O: xpose (block transpose), direct, wxpose (warp transpose);\n"
+     "lookback_bulk: xpose (a lane per vector of each row) or direct\n"
+     "(a lane per run of vectors). Default: xpose,direct,wxpose.\n"
+     "Example: --tile-io wxpose",
      SCANTUNE_SPACE_PARSE(space.ios = parse_tile_ios(text)), {}},
     {"cache", SCANTUNE_SPACE_VALUES(space.streaming), false, 5, "--cache",
      "Cache hints of full-tile accesses: default, streaming (.cs).\n"
