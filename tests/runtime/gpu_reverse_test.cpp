@@ -77,21 +77,27 @@ void check(Scanner& s, const Policy* p, OpRef op, const std::function<T(T, T)>& 
 
 const std::size_t kSizes[] = {0, 1, 2, 7, 1023, 1024, 1025, 2047, 2048, 2049, 7919, 65537};
 
-TEST_F(GpuTest, ReverseEveryAlgorithmTypeOperatorKindAndSize) {
+// One test per element type, so that GPU shards split them.
+class GpuReverse : public GpuTest, public ::testing::WithParamInterface<DataType> {};
+
+TEST_P(GpuReverse, EveryAlgorithmOperatorKindAndSize) {
+  const DataType t = GetParam();
   Scanner s;
-  for (DataType t : all_types())
-    for_type(t, [&](auto tag) {
-      using T = decltype(tag);
-      const std::function<T(T, T)> sum = [](T a, T b) { return T(a + b); };
-      const std::function<T(T, T)> max = [](T a, T b) { return a < b ? b : a; };
-      for (const Policy& p : reverse_policies(t))
-        for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive})
-          for (std::size_t n : kSizes) {
-            check<T>(s, &p, Op::Sum, sum, k, n, n % 3, long(n % 2), T(3));
-            check<T>(s, &p, Op::Max, max, k, n, 1, 1, T(0));
-          }
-    });
+  for_type(t, [&](auto tag) {
+    using T = decltype(tag);
+    const std::function<T(T, T)> sum = [](T a, T b) { return T(a + b); };
+    const std::function<T(T, T)> max = [](T a, T b) { return a < b ? b : a; };
+    for (const Policy& p : reverse_policies(t))
+      for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive})
+        for (std::size_t n : kSizes) {
+          check<T>(s, &p, Op::Sum, sum, k, n, n % 3, long(n % 2), T(3));
+          check<T>(s, &p, Op::Max, max, k, n, 1, 1, T(0));
+        }
+  });
 }
+
+INSTANTIATE_TEST_SUITE_P(Types, GpuReverse, ::testing::ValuesIn(all_types()),
+                         [](const auto& info) { return std::string(to_string(info.param)); });
 
 TEST_F(GpuTest, ReverseNonCommutativeOperatorKeepsLeftToRightOrder) {
   Scanner s;

@@ -104,21 +104,25 @@ TEST_F(GpuTest, SequentialAllTypesOpsKinds) {
         });
 }
 
-// Misaligned input/output (1-3 elements) and in place, on both tile I/O paths.
-TEST_F(GpuTest, OffsetAndInPlacePointers) {
+// Misaligned input/output (1-3 elements) and in place, on both tile I/O paths. One test
+// per element type, so that GPU shards split it.
+class GpuOffsets : public GpuTest, public ::testing::WithParamInterface<DataType> {};
+
+TEST_P(GpuOffsets, OffsetAndInPlacePointers) {
+  const DataType t = GetParam();
   Scanner scanner;
-  for (DataType t : all_types())
-    for (Algorithm a : tile_algorithms())
-      for (const Policy& p : shape_spread(a, BlockScan::WarpScans, t))
-        for (std::size_t offset : {1, 2, 3})
-          for (bool in_place : {false, true})
-            for_type(t, [&, &p = p](auto tag) {
-              check_policy<decltype(tag)>(scanner, p, Op::Sum, ScanKind::Exclusive, offset,
-                                          in_place);
-              check_policy<decltype(tag)>(scanner, p, Op::Max, ScanKind::Inclusive, offset,
-                                          in_place);
-            });
+  for (Algorithm a : tile_algorithms())
+    for (const Policy& p : shape_spread(a, BlockScan::WarpScans, t))
+      for (std::size_t offset : {1, 2, 3})
+        for (bool in_place : {false, true})
+          for_type(t, [&, &p = p](auto tag) {
+            check_policy<decltype(tag)>(scanner, p, Op::Sum, ScanKind::Exclusive, offset, in_place);
+            check_policy<decltype(tag)>(scanner, p, Op::Max, ScanKind::Inclusive, offset, in_place);
+          });
 }
+
+INSTANTIATE_TEST_SUITE_P(Types, GpuOffsets, ::testing::ValuesIn(all_types()),
+                         [](const auto& info) { return std::string(to_string(info.param)); });
 
 // Beyond one wave the single-pass kernels take their tiles by ticket, or with a tile
 // loop one wave of blocks loops over them (scan_kernels.cuh): 64-item tiles at n ~ 3M
