@@ -79,7 +79,8 @@ struct CoreField {
 };
 const CoreField kCoreFields[] = {
     {"block_scan", static_cast<int>(BlockScan::WarpScans), static_cast<int>(BlockScan::WarpScans)},
-    {"tile_io", static_cast<int>(TileIO::WarpTranspose), static_cast<int>(TileIO::WarpTranspose)},
+    // lookback_bulk screens its rows; lane runs (direct) come in as a leader's neighbours.
+    {"tile_io", static_cast<int>(TileIO::WarpTranspose), static_cast<int>(TileIO::Transpose)},
     {"cache", 0, 0},
     {"backoff_ns", 0, 0},
     {"lookback_span", 1, 1},
