@@ -12,6 +12,12 @@
 
 namespace scantune::test {
 
+/// Options the compile suites add to the library's: they check that every template path
+/// compiles and lowers for an architecture, not the code's speed, and NVRTC spends most
+/// of a batch in its optimizer (docs/decisions.md, "The compile suites compile fast").
+/// The library's own options are compiled by the GPU suites and the resource tests.
+inline const std::vector<std::string> kCompileCheckOptions = {"--Ofast-compile=mid"};
+
 /// Compiles `specs` as one program for `arch`; every kernel must get a lowered name.
 /// `out`, when given, receives the program.
 inline void compile_batch(const std::vector<detail::KernelSpec>& specs, int arch,
@@ -21,7 +27,8 @@ inline void compile_batch(const std::vector<detail::KernelSpec>& specs, int arch
   for (const auto& n : g.name_expressions)
     names.insert(names.end(), n.begin(), n.end());
   detail::CompiledProgram prog;
-  ASSERT_NO_THROW(prog = detail::nvrtc_compile(g.name, g.source, names, arch)) << g.source;
+  ASSERT_NO_THROW(prog = detail::nvrtc_compile(g.name, g.source, names, arch, kCompileCheckOptions))
+      << g.source;
   ASSERT_EQ(prog.lowered_names.size(), names.size());
   if (out) *out = std::move(prog);
 }

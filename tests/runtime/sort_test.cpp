@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/expect_error.hpp"
+#include "common/nvrtc_batch.hpp"
 #include "nvrtc_compiler.hpp"
 #include "scan_request.hpp"
 #include "scantune/scantune.h"
@@ -57,7 +58,9 @@ void compile_every_sort(int arch) {
     names.insert(names.end(), g.name_expressions[0].begin(), g.name_expressions[0].end());
   }
   CompiledProgram prog;
-  ASSERT_NO_THROW(prog = nvrtc_compile("radix_sort_all", source, names, arch)) << source;
+  ASSERT_NO_THROW(
+      prog = nvrtc_compile("radix_sort_all", source, names, arch, test::kCompileCheckOptions))
+      << source;
   EXPECT_GT(prog.cubin.size(), 1000u);
   ASSERT_EQ(prog.lowered_names.size(), names.size());
   for (const auto& l : prog.lowered_names)
