@@ -27,7 +27,8 @@ enum cache_id { CACHE_DEFAULT = 0, CACHE_STREAMING = 1 };
 enum scan_kind_id { KIND_INCLUSIVE = 0, KIND_EXCLUSIVE = 1 };
 
 template <int ALG, int TPB, int IPT, int VEC, int BS, int IO, int BACKOFF_NS, int CACHE,
-          int LOOKBACK_SPAN, int STAGES, int MIN_BLOCKS = 0, int REPRODUCIBLE = 0, int REVERSE = 0>
+          int LOOKBACK_SPAN, int STAGES, int MIN_BLOCKS = 0, int REPRODUCIBLE = 0, int REVERSE = 0,
+          int EARLY_RELEASE = 0>
 struct policy {
   static const int algorithm = ALG;
   static const int block_threads = TPB;
@@ -50,6 +51,9 @@ struct policy {
   // Suffix scan (tile_io.cuh): tiles run from the end of the input, each read back to
   // front; the generated source swaps the operator's operands (reversed_op).
   static const int reverse = REVERSE;
+  // lookback_bulk's consumers hand a stage back once they hold their segment in
+  // registers, before the tile's prefix comes (bulk_kernel).
+  static const int early_release = EARLY_RELEASE;
   static const int tile_items = TPB * IPT;
   static_assert(TPB % 32 == 0 && TPB >= 32 && TPB <= 1024,
                 "block threads: a multiple of 32 in [32, 1024]");

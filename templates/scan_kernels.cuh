@@ -628,7 +628,29 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
   const int GROUPS = 128 / (sizeof(V) < 4 ? 4 : int(sizeof(V)));
   const int rot = (lane / (GROUPS / gcd_pow2<ROWS, GROUPS>::value)) % ROWS;
   auto run_q = [&](int j) { return lane * ROWS + (j + rot < ROWS ? j + rot : j + rot - ROWS); };
-  init_stage_barriers<S>(full, reduced, ready, empty, CONSUMERS);
+  // P::early_release: each consumer warp reads its segment into registers once the tile
+  // is reduced and hands the stage back before the tile's prefix comes, so the producer
+  // refills it during the look-back; the warp then stores from registers. The look-back
+  // warp hands the stage back too (it reads the stage's tile and aggregate). Prefixes
+  // pass through a ring of 2S: a consumer waits for tile k's after releasing it, so the
+  // look-back warp may run up to S tiles ahead of it, never 2S (tile k + S cannot land
+  // before this warp released tile k + 1, after tile k's prefix).
+  const bool EARLY = P::early_release != 0;
+  static_assert(!EARLY || (P::tile_io != IO_DIRECT && ROWS * VEC <= 32 &&
+                           sizeof(Out) == sizeof(In) && sizeof(Out) > 1),
+                "early_release: xpose rows of at most 32 items, one width above a byte "
+                "(Policy's early_release rule)");
+  __shared__ __align__(8) unsigned long long ready2[EARLY ? 2 * S : 1];
+  __shared__ T s_prefix2[EARLY ? 2 * S : 1];
+  init_stage_barriers<S>(full, reduced, ready, empty, CONSUMERS + (EARLY ? 1 : 0));
+  if (EARLY) {
+    if (threadIdx.x == 0) {
+      for (int i = 0; i < 2 * S; ++i)
+        mbar_init(&ready2[i], 1);
+      mbar_init_fence();
+    }
+    __syncthreads();
+  }
 
   if (warp == CONSUMERS) { // producer
     produce_stages<S>(
@@ -712,6 +734,21 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
     return;
   }
 
+  if (EARLY && warp == CONSUMERS + 2) { // look-back, handing the stage back first
+    for (unsigned k = 0;; ++k) {
+      const int s = int(k % S), r2 = int(k % (2 * S));
+      mbar_wait(&reduced[s], (k / S) & 1u);
+      const unsigned t = s_tile[s];
+      const T agg = s_agg[s];
+      __syncwarp();
+      if (lane == 0) mbar_arrive(&empty[s]);
+      if (t >= span.tiles) return;
+      const T prefix = finish_lookback<T, Op, KIND, P>(span.slots, t, s_gen, agg, init);
+      if (lane == 0) s_prefix2[r2] = prefix;
+      __syncwarp();
+      if (lane == 0) mbar_arrive(&ready2[r2]);
+    }
+  }
   if (warp == CONSUMERS + 2) { // look-back
     relay_stages<S>(reduced, ready, s_tile, span.tiles, [&](int s, unsigned t) {
       const T prefix = finish_lookback<T, Op, KIND, P>(span.slots, t, s_gen, s_agg[s], init);
@@ -770,6 +807,52 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
       staged[r * 32 + lane] = w;
     }
   };
+  if (EARLY) {
+    for (unsigned k = 0;; ++k) {
+      const int s = int(k % S), r2 = int(k % (2 * S));
+      mbar_wait(&reduced[s], (k / S) & 1u);
+      const unsigned t = s_tile[s];
+      if (t >= span.tiles) break;
+      T carry = s_seg[s][warp];
+      const V* vseg = reinterpret_cast<const V*>(stage(s) + seg_of(warp) * SEG);
+      const bool mask = !PAD && !is_full(t);
+      const long long at = at_of(t) + seg_of(warp) * SEG;
+      T x[ROWS][VEC], lane_incl[ROWS];
+#pragma unroll
+      for (int r = 0; r < ROWS; ++r) {
+        elements(raw_at(vseg, r * 32 + lane), r * 32 + lane, x[r], mask, at);
+        lane_incl[r] = warp_inclusive_scan(fold(x[r]), op);
+      }
+      __syncwarp();
+      if (lane == 0) mbar_arrive(&empty[s]);
+      mbar_wait(&ready2[r2], (k / (2 * S)) & 1u);
+      carry = op(s_prefix2[r2], carry);
+      const bool vec_out = out_vectors && is_full(t);
+      const long long g_seg = start_of(t) + warp * SEG;
+      VO* vout = reinterpret_cast<VO*>(out + at);
+#pragma unroll
+      for (int r = 0; r < ROWS; ++r) {
+        const int q = r * 32 + lane;
+        thread_scan_from<KIND>(x[r], warp_row_start(lane_incl[r], carry, op), op);
+        if (vec_out) {
+          VO w;
+          Out* o = reinterpret_cast<Out*>(&w);
+#pragma unroll
+          for (int e = 0; e < VEC; ++e)
+            o[REV ? VEC - 1 - e : e] = convert<Out>(x[r][e]);
+          vout[REV ? NV - 1 - q : q] = w;
+        } else {
+#pragma unroll
+          for (int e = 0; e < VEC; ++e) {
+            const long long g = g_seg + q * VEC + e;
+            if (g >= 0 && (unsigned long long)g < n)
+              out[REV ? (long long)n - 1 - g : g] = convert<Out>(x[r][e]);
+          }
+        }
+      }
+    }
+    return;
+  }
   for (unsigned k = 0;; ++k) {
     const int s = int(k % S);
     mbar_wait(&ready[s], (k / S) & 1u);

@@ -115,6 +115,12 @@ struct Policy {
   /// each read back to front, under the operator with its operands swapped. The route
   /// cache sets it on a forward scan's tuned policy: reverse scans reuse forward shapes.
   bool reverse = false;
+  /// lookback_bulk: each consumer warp reads its segment into registers once the tile is
+  /// reduced and hands the stage back before the tile's prefix comes, so the stage is
+  /// refilled while the prefix is looked up; the warp then stores from registers (flat
+  /// scans, xpose tile I/O, equal input and output widths but bytes, at most 32 items a
+  /// thread).
+  bool early_release = false;
 
   /// The policy of the one-thread baseline (its key is "sequential").
   static Policy sequential();

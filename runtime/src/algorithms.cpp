@@ -51,8 +51,11 @@ std::size_t pipelined_shared(const Policy& p, std::size_t size) {
 
 // Per stage: 4 mbarriers, the tile index, each consumer's prefix, aggregate and prefix.
 std::size_t bulk_shared(const Policy& p, std::size_t size) {
-  const std::size_t per_stage =
-      4 * 8 + 4 + (static_cast<std::size_t>(p.block_threads) / 32 + 2) * size;
+  // Four barriers, the tile, each consumer's segment prefix, the aggregate and the
+  // prefix; an early release passes prefixes through a ring of twice the stages.
+  const std::size_t per_stage = 4 * 8 + 4 +
+                                (static_cast<std::size_t>(p.block_threads) / 32 + 2) * size +
+                                (p.early_release ? 2 * (8 + size) : 0);
   return static_cast<std::size_t>(p.stages) * per_stage + 16;
 }
 
@@ -142,6 +145,7 @@ std::optional<std::string> segmented_invalid_reason(const Policy& p, Heads heads
     return std::string("segmented scans take the warp_scans block scan");
   if (p.algorithm == Algorithm::LookbackBulk && p.io != TileIO::Transpose)
     return std::string("lookback_bulk's segmented kernel takes the xpose tile I/O");
+  if (p.early_release) return std::string("an early stage release applies only to flat scans");
   if (p.tile_loop && heads != Heads::Axis) // axis scans' loop takes whole chains
     return std::string("segmented scans other than axis scans take no tile loop");
   return std::nullopt;
@@ -156,6 +160,7 @@ std::optional<std::string> select_invalid_reason(const Policy& p, Heads how) {
     return fmt::format("{} has no {} kernel (it selects by flags)", a.name, to_string(how));
   if (p.tile_loop || p.io == TileIO::Direct)
     return std::string("compaction takes a staged tile I/O (xpose or wxpose) without a tile loop");
+  if (p.early_release) return std::string("an early stage release applies only to flat scans");
   return std::nullopt;
 }
 

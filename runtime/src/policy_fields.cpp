@@ -36,6 +36,9 @@ bool stages_tiles(const AlgorithmDesc& a) {
 bool one_tile_per_block(const AlgorithmDesc& a) {
   return a.one_tile_per_block;
 }
+bool bulk(const AlgorithmDesc& a) {
+  return a.id == Algorithm::LookbackBulk;
+}
 
 std::optional<std::string> block_threads_rule(const Policy& p, const ScanTypes&) {
   if (p.block_threads % 32 != 0)
@@ -69,6 +72,22 @@ std::optional<std::string> vector_rule(const Policy& p, const ScanTypes& t) {
   if (p.items_per_thread % v != 0)
     return fmt::format("items per thread {} is not a multiple of the vector width {}",
                        p.items_per_thread, v);
+  return std::nullopt;
+}
+
+// Consumers that hold their segment in registers, rows of vectors, and store it: byte sums
+// into bytes keep their packed scan, a converting width its own output buffers, and over
+// 32 items a thread the second pass re-reads the stage.
+std::optional<std::string> early_release_rule(const Policy& p, const ScanTypes& t) {
+  if (!p.early_release) return std::nullopt;
+  if (p.io != TileIO::Transpose || p.items_per_thread > 32)
+    return fmt::format("an early stage release needs the xpose tile I/O and at most 32 items a "
+                       "thread, not {} and {}",
+                       to_string(p.io), p.items_per_thread);
+  if (size_of(t.in) != size_of(t.out) || size_of(t.out) == 1)
+    return fmt::format("an early stage release needs input and output of one width above a "
+                       "byte, not {} -> {}",
+                       to_string(t.in), to_string(t.out));
   return std::nullopt;
 }
 
@@ -138,6 +157,10 @@ const std::vector<FieldDesc> kFields{
      nullptr, nullptr, 0, 0, 0, 1, "",
      reverses, "a reverse scan applies only to single-block, chained and look-back algorithms",
      nullptr, 12, true, true, true, SCANTUNE_FIELD_ACCESS(reverse, bool)},
+    {"early_release", "early stage release", KeyForm::Flag, "early", "[.early]",
+     nullptr, nullptr, 0, 0, 0, 1, "",
+     bulk, "an early stage release applies only to lookback_bulk",
+     early_release_rule, 13, true, true, true, SCANTUNE_FIELD_ACCESS(early_release, bool)},
 };
 // clang-format on
 

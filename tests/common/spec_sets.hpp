@@ -121,6 +121,14 @@ inline std::vector<Policy> shape_spread(Algorithm a, BlockScan bs, DataType t) {
     // Lane runs of 3 vectors (rotated reads, a run's head and tail; every rotation:
     // GpuTest.BulkLaneRunsKeepOrderAtEveryRotation).
     v.push_back(make_policy(a, 64, wide ? 6 : 12, wide ? 2 : 4, bs, TileIO::Direct));
+    // Consumers that hand the stage back before the prefix: small tiles cycle the rings.
+    Policy early = v[0];
+    early.early_release = true;
+    v.push_back(early);
+    early = v[3];
+    early.early_release = true;
+    early.stages = 6;
+    v.push_back(early);
   }
   return v;
 }

@@ -27,6 +27,10 @@ TEST_F(GpuSanitize, EveryAlgorithmAndBlockScanAtSmallSizes) {
       make_policy(Algorithm::LookbackBulk, 64, 4, 4, BlockScan::WarpScans, TileIO::Transpose);
   ring.stages = 8; // tiles round the ring several times per block
   policies.push_back(ring);
+  Policy early = ring; // consumers hand stages back before the prefix: the rings of 2S
+  early.early_release = true;
+  early.stages = 3;
+  policies.push_back(early);
   ring.io = TileIO::Direct; // lane runs of 3 vectors: rotated reads and writes
   ring.items_per_thread = 12;
   policies.push_back(ring);

@@ -309,39 +309,70 @@ TEST_F(GpuTest, FloatMinMaxIgnoreNaNs) {
 // lookback_bulk's lane runs (the direct tile I/O): runs of 1-8 vectors a lane, so every
 // rotation of a run's reads, under a non-commutative operator (the first nonzero, over
 // mostly zeros) and int64 sums, both kinds, tile edges, misaligned and in place.
+// Scans sparse values under "the first nonzero so far", which is not commutative: any
+// element, segment or tile combined out of order shows. Misaligned input.
+void check_first_nonzero(Scanner& scanner, const Policy& p, std::size_t n, unsigned seed) {
+  const CustomOp first{"first_nonzero", "return a != 0 ? a : b;", "0"};
+  std::vector<int> in(n);
+  std::mt19937 rng(unsigned(n) + seed);
+  for (int& v : in)
+    v = rng() % 7 == 0 ? int(rng() % 100) + 1 : 0;
+  DeviceBuffer<int> d_in(n + 1), d_out(n + 1);
+  d_in.upload(in, 1);
+  for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive}) {
+    std::vector<int> want(n);
+    int acc = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (k == ScanKind::Exclusive) want[i] = acc;
+      acc = acc != 0 ? acc : in[i];
+      if (k == ScanKind::Inclusive) want[i] = acc;
+    }
+    d_out.poison();
+    scantune::detail::scan_with(scanner, p, k, d_in.ptr + 1, d_out.ptr, n, first, 0);
+    ASSERT_EQ(d_out.download(n), want) << p.key() << " " << to_string(k) << " n=" << n;
+  }
+}
+
 TEST_F(GpuTest, BulkLaneRunsKeepOrderAtEveryRotation) {
   if (device_arch() < 90) GTEST_SKIP() << "lookback_bulk needs sm_90";
   Scanner scanner;
-  const CustomOp first{"first_nonzero", "return a != 0 ? a : b;", "0"};
   for (int rows : {1, 2, 3, 5, 8})
     for (int tpb : {32, 128}) {
       Policy p = make_policy(Algorithm::LookbackBulk, tpb, 4 * rows, 4, BlockScan::WarpScans,
                              TileIO::Direct);
       p.stages = 4;
       ASSERT_FALSE(p.invalid_reason(DataType::Int32)) << p.key();
-      for (std::size_t n : boundary_sizes(p)) {
-        std::vector<int> in(n);
-        std::mt19937 rng(unsigned(n) + unsigned(rows));
-        for (int& v : in)
-          v = rng() % 7 == 0 ? int(rng() % 100) + 1 : 0;
-        DeviceBuffer<int> d_in(n + 1), d_out(n + 1);
-        d_in.upload(in, 1);
-        for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive}) {
-          std::vector<int> want(n);
-          int acc = 0;
-          for (std::size_t i = 0; i < n; ++i) {
-            if (k == ScanKind::Exclusive) want[i] = acc;
-            acc = acc != 0 ? acc : in[i];
-            if (k == ScanKind::Inclusive) want[i] = acc;
-          }
-          d_out.poison();
-          scantune::detail::scan_with(scanner, p, k, d_in.ptr + 1, d_out.ptr, n, first, 0);
-          ASSERT_EQ(d_out.download(n), want) << p.key() << " " << to_string(k) << " n=" << n;
-        }
-      }
+      for (std::size_t n : boundary_sizes(p))
+        ASSERT_NO_FATAL_FAILURE(check_first_nonzero(scanner, p, n, unsigned(rows)));
       Policy wide = p; // 8-byte values: half the elements a vector
       wide.items_per_thread = 2 * rows;
       wide.vector_width = 2;
+      for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive})
+        for (bool in_place : {false, true})
+          check_policy<std::int64_t>(scanner, wide, Op::Sum, k, 3, in_place);
+    }
+}
+
+// An early stage release passes each tile's prefix through a ring of twice the stages
+// while the stage itself is refilled: tiles of 128 items make a block cycle both rings
+// hundreds of times; 3-8 stages, a non-commutative operator, 8-byte sums misaligned and
+// in place, tiles by ticket beyond one wave.
+TEST_F(GpuTest, BulkEarlyReleaseKeepsOrderAcrossTheRings) {
+  if (device_arch() < 90) GTEST_SKIP() << "lookback_bulk needs sm_90";
+  Scanner scanner;
+  for (int stages : {3, 5, 8})
+    for (int tpb : {32, 256}) {
+      Policy p = make_policy(Algorithm::LookbackBulk, tpb, tpb == 32 ? 4 : 16, 4,
+                             BlockScan::WarpScans, TileIO::Transpose);
+      p.stages = stages;
+      p.early_release = true;
+      ASSERT_FALSE(p.invalid_reason(DataType::Int32)) << p.key();
+      for (std::size_t n : {std::size_t{1}, p.tile_items() - 1, p.tile_items() * 7 + 5,
+                            std::size_t{300007}, std::size_t{2000003}})
+        ASSERT_NO_FATAL_FAILURE(check_first_nonzero(scanner, p, n, unsigned(stages)));
+      Policy wide = p; // the same bytes a stage
+      wide.vector_width = 2;
+      wide.items_per_thread /= 2;
       for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive})
         for (bool in_place : {false, true})
           check_policy<std::int64_t>(scanner, wide, Op::Sum, k, 3, in_place);

@@ -78,7 +78,7 @@ std::vector<KernelSpec> algorithm_paths() {
 }
 
 // Every type x operator x kind on the default single-pass, the three-pass and the
-// bulk-copy paths.
+// bulk-copy paths (rows released early too).
 std::vector<KernelSpec> type_op_paths() {
   std::vector<KernelSpec> v;
   for (DataType t : all_types())
@@ -94,9 +94,11 @@ std::vector<KernelSpec> type_op_paths() {
         v.push_back({make_policy(Algorithm::ReduceThenScan, 128, 4, vec, BlockScan::BlellochPadded,
                                  TileIO::Direct),
                      t, OpSpec::from(op), k});
-        v.push_back({make_policy(Algorithm::LookbackBulk, 256, 4 * vec, vec, BlockScan::WarpScans,
-                                 TileIO::Transpose),
-                     t, OpSpec::from(op), k});
+        Policy bulk = make_policy(Algorithm::LookbackBulk, 256, 4 * vec, vec, BlockScan::WarpScans,
+                                  TileIO::Transpose);
+        v.push_back({bulk, t, OpSpec::from(op), k});
+        bulk.early_release = true; // its consumers store from registers
+        v.push_back({bulk, t, OpSpec::from(op), k});
       }
   return v;
 }
@@ -281,6 +283,8 @@ std::vector<KernelSpec> converting_paths() {
     add(t, b, Op::Sum, ScanKind::Inclusive);
     b.reverse = true;
     add(t, b, Op::Max, ScanKind::Exclusive);
+    b.early_release = true; // where input and output share a width above a byte
+    add(t, b, Op::Sum, ScanKind::Exclusive);
   }
   return v;
 }

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "algorithms.hpp"
 #include "policy.hpp"
 #include "scantune/scantune.hpp"
 
@@ -108,6 +109,46 @@ TEST(PolicyKey, ReproducibleIsAFlagOfTheLookBackAlgorithms) {
                 .value_or("valid"),
             "a reproducible look-back applies only to chained and look-back algorithms, not "
             "reduce_then_scan");
+}
+
+// lookback_bulk's consumers holding xpose rows of up to 32 items in registers, for flat
+// scans whose input and output share a width above a byte.
+TEST(PolicyKey, EarlyReleaseIsAFlagOfFlatBulkRows) {
+  const char* key = "lookback_bulk.tpb256.ipt32.vec4.warp_scans.st7.early";
+  const Policy p = Policy::parse(key);
+  EXPECT_TRUE(p.early_release);
+  EXPECT_EQ(p.key(), key);
+  EXPECT_FALSE(Policy::parse("lookback_bulk.tpb256.ipt32.vec4.warp_scans.st7").early_release);
+  for (DataType t : {DataType::Int32, DataType::Float32, DataType::Int16, DataType::Float16})
+    EXPECT_FALSE(p.invalid_reason(t)) << to_string(t);
+  EXPECT_FALSE(Policy::parse("lookback_bulk.tpb256.ipt16.vec2.warp_scans.st7.early")
+                   .invalid_reason(DataType::Float64));
+  auto why = [](const char* k, const ScanTypes& t) {
+    return Policy::parse(k).invalid_reason(t).value_or("valid");
+  };
+  const ScanTypes int32{DataType::Int32, DataType::Int32, DataType::Int32};
+  EXPECT_EQ(why("lookback_warp.tpb256.ipt12.vec4.warp_scans.early", int32),
+            "an early stage release applies only to lookback_bulk, not lookback_warp");
+  EXPECT_EQ(why("lookback_bulk.tpb64.ipt32.vec4.warp_scans.direct.st7.early", int32),
+            "an early stage release needs the xpose tile I/O and at most 32 items a thread, "
+            "not direct and 32");
+  EXPECT_EQ(why("lookback_bulk.tpb256.ipt64.vec16.warp_scans.st6.early",
+                {DataType::Int8, DataType::Int8, DataType::Int8}),
+            "an early stage release needs the xpose tile I/O and at most 32 items a thread, "
+            "not xpose and 64");
+  EXPECT_EQ(why("lookback_bulk.tpb256.ipt32.vec16.warp_scans.st6.early",
+                {DataType::UInt8, DataType::Int32, DataType::UInt8}),
+            "an early stage release needs input and output of one width above a byte, not "
+            "uint8 -> uint8");
+  EXPECT_EQ(why("lookback_bulk.tpb256.ipt16.vec4.warp_scans.st6.early",
+                {DataType::UInt8, DataType::Int32, DataType::Int32}),
+            "an early stage release needs input and output of one width above a byte, not "
+            "uint8 -> int32");
+  using detail::Heads;
+  for (Heads h : {Heads::Flags, Heads::Keys32, Heads::Offsets64, Heads::SelectFlags})
+    EXPECT_EQ(detail::problem_invalid_reason(p, h).value_or("valid"),
+              "an early stage release applies only to flat scans")
+        << detail::to_string(h);
 }
 
 TEST(PolicyValidation, RejectsInvalidCombinationsWithAReason) {

@@ -41,7 +41,8 @@ int fields_changed(const Policy& a, const Policy& b) {
          (a.items_per_thread != b.items_per_thread) + (a.vector_width != b.vector_width) +
          (a.block_scan != b.block_scan) + (a.io != b.io) + (a.backoff_ns != b.backoff_ns) +
          (a.streaming != b.streaming) + (a.lookback_span != b.lookback_span) +
-         (a.stages != b.stages) + (a.tile_loop != b.tile_loop);
+         (a.stages != b.stages) + (a.tile_loop != b.tile_loop) +
+         (a.early_release != b.early_release);
 }
 
 void expect_valid_and_unique(const std::vector<Policy>& space, DataType type) {
@@ -53,7 +54,8 @@ void expect_valid_and_unique(const std::vector<Policy>& space, DataType type) {
 TEST(SearchSpace, DefaultSpaceFor4ByteTypes) {
   const auto space = enumerate(DataType::Int32, default_space());
   // A regression count: changes to the grid or to Policy::invalid_reason move it.
-  EXPECT_EQ(space.size(), 33328u); // lookback_bulk: 200 shapes, each with rows and lane runs
+  // lookback_bulk: 200 shapes, each with rows and lane runs, rows also released early
+  EXPECT_EQ(space.size(), 33528u);
   expect_valid_and_unique(space, DataType::Int32);
   EXPECT_EQ(values(space, [](const Policy& p) { return p.algorithm; }),
             (std::set<int>{static_cast<int>(Algorithm::SingleBlock),
@@ -88,7 +90,7 @@ TEST(SearchSpace, DefaultSpaceFor4ByteTypes) {
 
 TEST(SearchSpace, DefaultSpaceFor8ByteTypes) {
   const auto space = enumerate(DataType::Int64, default_space());
-  EXPECT_EQ(space.size(), 22080u);
+  EXPECT_EQ(space.size(), 22304u);
   expect_valid_and_unique(space, DataType::Int64);
   EXPECT_EQ(values(space, [](const Policy& p) { return p.vector_width; }), (std::set<int>{1, 2}));
   EXPECT_EQ(keys(enumerate(DataType::Float64, default_space())), keys(space));
@@ -138,7 +140,7 @@ TEST(SearchSpace, AllAddsSeedsAndLiftsLimits) {
   // No direct I/O, and stages that fit a block: a subset of the look-back shapes.
   EXPECT_GT(pipelined, 0);
   EXPECT_LT(pipelined, lookback_warp);
-  EXPECT_EQ(space.size(), 33328u + 1 + static_cast<std::size_t>(chained));
+  EXPECT_EQ(space.size(), 33528u + 1 + static_cast<std::size_t>(chained));
   EXPECT_EQ(s.pipelined_min_n, 0u);
   EXPECT_EQ(s.bulk_min_n, 0u);
   EXPECT_EQ(s.tile_loop_min_n, 0u);

@@ -219,6 +219,13 @@ const std::vector<SpaceField> kSpaceFields{
      "of them (after the search); a list without it does not. Default: 0,auto.\n"
      "Example: --min-blocks 0,2",
      SCANTUNE_SPACE_PARSE(parse_min_blocks(space, text, option)), {0}},
+    {"early_release", SCANTUNE_SPACE_VALUES(other_values(space, "early_release")), false, 11,
+     "--early-release",
+     "lookback_bulk's consumers hand a stage back once they hold their\n"
+     "segment in registers, before its prefix comes (.early): off, on.\n"
+     "Default: off,on. Example: --early-release on",
+     SCANTUNE_SPACE_PARSE(space.other_fields["early_release"] = ints(parse_early_release(text))),
+     {0, 1}},
 };
 // clang-format on
 
@@ -454,6 +461,10 @@ std::vector<bool> parse_cache_hints(std::string_view text) {
 
 std::vector<bool> parse_tile_loops(std::string_view text) {
   return parse_flag_list(text, "tile loop", "off", "on");
+}
+
+std::vector<bool> parse_early_release(std::string_view text) {
+  return parse_flag_list(text, "early stage release", "off", "on");
 }
 
 std::vector<std::uint64_t> parse_sizes(std::string_view text) {

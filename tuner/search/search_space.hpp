@@ -143,6 +143,8 @@ std::vector<TileIO> parse_tile_ios(std::string_view text);
 std::vector<bool> parse_cache_hints(std::string_view text);
 /// Parses a --tile-loop list ("off,on"); throws scantune::Error.
 std::vector<bool> parse_tile_loops(std::string_view text);
+/// --early-release: "off", "on" (lookback_bulk's early stage release).
+std::vector<bool> parse_early_release(std::string_view text);
 
 /// Parses an integer list of one dimension: "64,128,256" or "1:32" (every value)
 /// or "64:1024:x2" (geometric). Throws scantune::Error naming `what`.

@@ -86,6 +86,8 @@ const CoreField kCoreFields[] = {
     {"lookback_span", 1, 1},
     {"stages", 3, 7},
     {"tile_loop", 0, 0},
+    // Every bulk shape holds 0; an early release comes in as a leader's neighbour.
+    {"early_release", 0, 0},
 };
 
 using CoreValues = std::map<std::pair<Algorithm, std::string_view>, int>;
