@@ -44,6 +44,9 @@ std::vector<Policy> reverse_policies(DataType t) {
           make_policy(a, 128, a == Algorithm::LookbackBulk ? 16 : 8, vec, BlockScan::WarpScans, io);
       p.reverse = true;
       if (!p.invalid_reason(t)) v.push_back(p);
+      Policy early = p; // bulk rows released early store mirrored vectors from registers
+      early.early_release = true;
+      if (!early.invalid_reason(t)) v.push_back(early);
       p.tile_loop = p.one_tile_per_block();
       if (p.tile_loop && !p.invalid_reason(t)) v.push_back(p);
     }
