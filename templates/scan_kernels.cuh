@@ -633,8 +633,8 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
   // refills it during the look-back; the warp then stores from registers. The look-back
   // warp hands the stage back too (it reads the stage's tile and aggregate). Prefixes
   // pass through a ring of 2S: a consumer waits for tile k's after releasing it, so the
-  // look-back warp may run up to S tiles ahead of it, never 2S (tile k + S cannot land
-  // before this warp released tile k + 1, after tile k's prefix).
+  // look-back warp may run up to S tiles ahead of it, never 2S (tile k + S + 1 lands only
+  // once this warp has released tile k + 1, after taking tile k's prefix).
   const bool EARLY = P::early_release != 0;
   static_assert(!EARLY || (P::tile_io != IO_DIRECT && ROWS * VEC <= 32 &&
                            sizeof(Out) == sizeof(In) && sizeof(Out) > 1),

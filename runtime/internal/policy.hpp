@@ -118,8 +118,8 @@ struct Policy {
   /// lookback_bulk: each consumer warp reads its segment into registers once the tile is
   /// reduced and hands the stage back before the tile's prefix comes, so the stage is
   /// refilled while the prefix is looked up; the warp then stores from registers (flat
-  /// scans, xpose tile I/O, equal input and output widths but bytes, at most 32 items a
-  /// thread).
+  /// scans, xpose tile I/O, at most 32 items a thread, input and output of one width
+  /// above a byte).
   bool early_release = false;
 
   /// The policy of the one-thread baseline (its key is "sequential").
