@@ -20,12 +20,14 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fstream>
 #include <random>
 #include <system_error>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -376,6 +378,44 @@ int wants_create(bool create) {
   return create ? SQLITE_OPEN_CREATE : 0;
 }
 
+struct Look {
+  FileHeader header;
+  Probe probe;
+};
+
+// Steps 1 and 2, looked at up to three times before a verdict against the file stands:
+// a plain read of the header, or an immutable read, can tear while another process's
+// checkpoint rewrites page 1 (four processes creating one database: one read "tables
+// present, application_id 0" under load). A file that really fails fails every look;
+// only the error path waits (20, then 40 ms).
+Look look_at(const fs::path& path, const std::string& p, const OpenOptions& options) {
+  for (int attempt = 0;; ++attempt) {
+    try {
+      Look l;
+      l.header = read_header(path, p);
+      const FileHeader& h = l.header;
+      l.probe.is_new = !h.exists || h.size == 0;
+      if (l.probe.is_new) return l;
+      // Step 1. A WAL file's header can lag behind its -wal file; only trust the
+      // header alone when there is no -wal file.
+      if (!(h.wal && exists_file(p + "-wal"))) {
+        if (h.application_id != kApplicationId && h.application_id != 0)
+          bad_file(p, foreign_problem(h.application_id));
+        if (h.application_id == 0 && (h.schema_cookie != 0 || h.user_version != 0))
+          bad_file(p, "not a scantune tuning database: it is an SQLite database of another "
+                      "application (tables present, application_id 0)");
+        if (h.application_id == kApplicationId && h.user_version > kSchemaVersion)
+          bad_file(p, newer_problem(h.user_version));
+      }
+      l.probe = probe(p, h, options.check, options.busy_timeout_ms); // step 2
+      return l;
+    } catch (const scantune::CacheError&) {
+      if (attempt == 2) throw;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20 << attempt));
+    }
+  }
+}
+
 } // namespace
 
 TuningDb::TuningDb(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -396,29 +436,12 @@ TuningDb TuningDb::open(const fs::path& path, OpenOptions options) {
   JournalMode want = JournalMode::Wal;
   if (!ro) want = options.journal ? *options.journal : journal_mode_from_env();
 
-  FileHeader h = read_header(path, p);
+  const Look look = look_at(path, p, options);
+  const FileHeader& h = look.header;
   if (ro && (!h.exists || h.size == 0))
     throw NoDatabaseError(fmt::format("tuning database {}: no database ({})", p,
                                       h.exists ? "the file is empty" : "the file does not exist"));
-
-  Probe pr;
-  pr.is_new = !h.exists || h.size == 0;
-  if (!pr.is_new) {
-    // Step 1. A WAL file's header can lag behind its -wal file; only trust the
-    // header alone when there is no -wal file.
-    const bool header_authoritative = !(h.wal && exists_file(p + "-wal"));
-    if (header_authoritative) {
-      if (h.application_id != kApplicationId && h.application_id != 0)
-        bad_file(p, foreign_problem(h.application_id));
-      if (h.application_id == 0 && (h.schema_cookie != 0 || h.user_version != 0))
-        bad_file(p, "not a scantune tuning database: it is an SQLite database of another "
-                    "application (tables present, application_id 0)");
-      if (h.application_id == kApplicationId && h.user_version > kSchemaVersion)
-        bad_file(p, newer_problem(h.user_version));
-    }
-    // Step 2.
-    pr = probe(p, h, options.check, options.busy_timeout_ms);
-  }
+  const Probe pr = look.probe;
 
   if (ro) {
     if (pr.is_new)
