@@ -424,6 +424,56 @@ __device__ __forceinline__ void relay_stages(unsigned long long* from, unsigned 
   }
 }
 
+// An early stage release (P::early_release) passes each tile's prefix from the
+// look-back warp to the consumers through a ring of 2S mbarriers and values, since the
+// stage that held it may already carry a later tile: a consumer waits for tile k's prefix
+// after releasing tile k, so the look-back warp runs at most S tiles ahead of it, never
+// 2S (tile k + S + 1 lands only once that consumer has released tile k + 1).
+// The kernel declares the ring's two shared arrays (2S each).
+template <int S, class T>
+struct prefix_ring {
+  unsigned long long* ready;
+  T* prefix;
+  // By the whole block, after init_stage_barriers.
+  __device__ __forceinline__ void init() {
+    if (threadIdx.x == 0) {
+      for (int i = 0; i < 2 * S; ++i)
+        mbar_init(&ready[i], 1);
+      mbar_init_fence();
+    }
+    __syncthreads();
+  }
+  // The look-back warp's loop: for each stage in turn, once reduced, `read(s)` takes what
+  // the look-back needs from the stage's shared state, the stage goes back to the producer
+  // (this warp's arrival on `empty`), and `resolve(t, what)` gives tile t's prefix.
+  template <class Read, class Resolve>
+  __device__ __forceinline__ void serve(unsigned long long* reduced, unsigned long long* empty,
+                                        const unsigned* s_tile, unsigned long long tiles, Read read,
+                                        Resolve resolve) {
+    for (unsigned k = 0;; ++k) {
+      const int s = int(k % S), r2 = int(k % (2 * S));
+      mbar_wait(&reduced[s], (k / S) & 1u);
+      const unsigned t = s_tile[s];
+      const auto what = read(s);
+      __syncwarp();
+      if (lane_id() == 0) mbar_arrive(&empty[s]);
+      if (t >= tiles) return;
+      const T p = resolve(t, what);
+      if (lane_id() == 0) prefix[r2] = p;
+      __syncwarp();
+      if (lane_id() == 0) mbar_arrive(&ready[r2]);
+    }
+  }
+  // A consumer warp of tile k (stage s, r2 = k % 2S): hands the stage back and takes the
+  // tile's prefix.
+  __device__ __forceinline__ T take(unsigned long long* empty, int s, int r2, unsigned k) {
+    __syncwarp();
+    if (lane_id() == 0) mbar_arrive(&empty[s]);
+    mbar_wait(&ready[r2], (k / (2 * S)) & 1u);
+    return prefix[r2];
+  }
+};
+
 // What a bulk grid derives from its launch: the tile status slots, the tile count and
 // the final ticket (each block draws one ticket past the end).
 struct bulk_span {
@@ -631,10 +681,8 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
   // P::early_release: each consumer warp reads its segment into registers once the tile
   // is reduced and hands the stage back before the tile's prefix comes, so the producer
   // refills it during the look-back; the warp then stores from registers. The look-back
-  // warp hands the stage back too (it reads the stage's tile and aggregate). Prefixes
-  // pass through a ring of 2S: a consumer waits for tile k's after releasing it, so the
-  // look-back warp may run up to S tiles ahead of it, never 2S (tile k + S + 1 lands only
-  // once this warp has released tile k + 1, after taking tile k's prefix).
+  // warp hands the stage back too (it reads the stage's tile and aggregate); prefixes
+  // pass through a prefix_ring.
   const bool EARLY = P::early_release != 0;
   static_assert(!EARLY || (P::tile_io != IO_DIRECT && ROWS * VEC <= 32 &&
                            sizeof(Out) == sizeof(In) && sizeof(Out) > 1),
@@ -642,15 +690,9 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
                 "(Policy's early_release rule)");
   __shared__ __align__(8) unsigned long long ready2[EARLY ? 2 * S : 1];
   __shared__ T s_prefix2[EARLY ? 2 * S : 1];
+  prefix_ring<EARLY ? S : 1, T> ring{ready2, s_prefix2};
   init_stage_barriers<S>(full, reduced, ready, empty, CONSUMERS + (EARLY ? 1 : 0));
-  if (EARLY) {
-    if (threadIdx.x == 0) {
-      for (int i = 0; i < 2 * S; ++i)
-        mbar_init(&ready2[i], 1);
-      mbar_init_fence();
-    }
-    __syncthreads();
-  }
+  if (EARLY) ring.init();
 
   if (warp == CONSUMERS) { // producer
     produce_stages<S>(
@@ -735,19 +777,12 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
   }
 
   if (EARLY && warp == CONSUMERS + 2) { // look-back, handing the stage back first
-    for (unsigned k = 0;; ++k) {
-      const int s = int(k % S), r2 = int(k % (2 * S));
-      mbar_wait(&reduced[s], (k / S) & 1u);
-      const unsigned t = s_tile[s];
-      const T agg = s_agg[s];
-      __syncwarp();
-      if (lane == 0) mbar_arrive(&empty[s]);
-      if (t >= span.tiles) return;
-      const T prefix = finish_lookback<T, Op, KIND, P>(span.slots, t, s_gen, agg, init);
-      if (lane == 0) s_prefix2[r2] = prefix;
-      __syncwarp();
-      if (lane == 0) mbar_arrive(&ready2[r2]);
-    }
+    ring.serve(
+        reduced, empty, s_tile, span.tiles, [&](int s) { return s_agg[s]; },
+        [&](unsigned t, T agg) {
+          return finish_lookback<T, Op, KIND, P>(span.slots, t, s_gen, agg, init);
+        });
+    return;
   }
   if (warp == CONSUMERS + 2) { // look-back
     relay_stages<S>(reduced, ready, s_tile, span.tiles, [&](int s, unsigned t) {
@@ -823,10 +858,7 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
         elements(raw_at(vseg, r * 32 + lane), r * 32 + lane, x[r], mask, at);
         lane_incl[r] = warp_inclusive_scan(fold(x[r]), op);
       }
-      __syncwarp();
-      if (lane == 0) mbar_arrive(&empty[s]);
-      mbar_wait(&ready2[r2], (k / (2 * S)) & 1u);
-      carry = op(s_prefix2[r2], carry);
+      carry = op(ring.take(empty, s, r2, k), carry);
       const bool vec_out = out_vectors && is_full(t);
       const long long g_seg = start_of(t) + warp * SEG;
       VO* vout = reinterpret_cast<VO*>(out + at);
@@ -1265,7 +1297,15 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
     for (int e = 0; e < VEC; ++e)
       x[e] = reinterpret_cast<const T*>(&w)[e];
   };
-  init_stage_barriers<S>(full, reduced, ready, empty, CONSUMERS);
+  // P::early_release (bulk_kernel's): consumers take their rows and heads into registers
+  // and scan them once the tile is reduced, hand the stage back, then wait for the prefix.
+  const bool EARLY = P::early_release != 0;
+  static_assert(!EARLY || ROWS * VEC <= 32, "early_release: at most 32 items a thread");
+  __shared__ __align__(8) unsigned long long ready2[EARLY ? 2 * S : 1];
+  __shared__ T s_prefix2[EARLY ? 2 * S : 1];
+  prefix_ring<EARLY ? S : 1, T> ring{ready2, s_prefix2};
+  init_stage_barriers<S>(full, reduced, ready, empty, CONSUMERS + (EARLY ? 1 : 0));
+  if (EARLY) ring.init();
 
   if (warp == CONSUMERS) {         // producer
     unsigned long long cursor = 0; // CSR offsets: where the search for the next tile starts
@@ -1345,28 +1385,50 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
   }
 
   if (warp == CONSUMERS + 2) { // look-back
+    // s_state: bit 0, the tile's first element is a head; bit 1, any element is.
+    auto resolve = [&](unsigned t, unsigned state, T agg) {
+      return segmented_lookback<T, Op, P>(span.slots, t, s_gen, agg, (state & 2u) != 0,
+                                          (state & 1u) != 0);
+    };
+    if (EARLY) {
+      ring.serve(
+          reduced, empty, s_tile, span.tiles,
+          [&](int s) { // the aggregate and s_state, carried as a pair
+            return seg_pair<T, Op>{s_agg[s], s_state[s]};
+          },
+          [&](unsigned t, const seg_pair<T, Op>& a) { return resolve(t, a.h, a.v); });
+      return;
+    }
     relay_stages<S>(reduced, ready, s_tile, span.tiles, [&](int s, unsigned t) {
-      const unsigned state = s_state[s]; // bit 0: the first element is a head; bit 1: any is
-      const T prefix = segmented_lookback<T, Op, P>(span.slots, t, s_gen, s_agg[s],
-                                                    (state & 2u) != 0, (state & 1u) != 0);
+      const T prefix = resolve(t, s_state[s], s_agg[s]);
       if (lane == 0) s_prefix[s] = prefix;
     });
     return;
   }
 
-  // Consumers, each over its segment of the stage; stages handed back as in bulk_kernel.
+  // Consumers, each over its segment of the stage; stages handed back as in bulk_kernel
+  // (early: before the prefix, the rows stored from registers).
   const bool out_vectors = (flags & FLAG_OUT_VECTORS) != 0;
   int pending = -1; // stage of this warp's last bulk store not yet handed back
   for (unsigned k = 0;; ++k) {
     const int s = int(k % S);
-    mbar_wait(&ready[s], (k / S) & 1u);
+    mbar_wait(EARLY ? &reduced[s] : &ready[s], (k / S) & 1u);
     const unsigned t = s_tile[s];
     if (t >= span.tiles) break;
     const T before = s_seg[s][warp];
-    T carry = (s_seg_head[s] >> warp) & 1u ? before : op(s_prefix[s], before);
+    const bool own_head = (s_seg_head[s] >> warp) & 1u;
+    T carry = EARLY || own_head ? before : op(s_prefix[s], before);
+    // EARLY: once the rows are scanned, the stage goes back and the prefix comes.
+    auto take_prefix = [&]() {
+      if (EARLY) {
+        const T prefix = ring.take(empty, s, int(k % (2 * S)), k);
+        if (!own_head) carry = op(prefix, before);
+      }
+    };
     T* vseg = values(s) + warp * SEG;
     const long long g_seg = start_of(t) + warp * SEG;
     const bool bulk = out_vectors && is_full(t);
+    V* vout = EARLY ? reinterpret_cast<V*>(out + g_seg) : reinterpret_cast<V*>(vseg);
     T x[ROWS][VEC], incl_v[ROWS];
     unsigned hb[ROWS], incl_h[ROWS], any = 0;
     auto pair_scan_row = [&](int r, const T(&xr)[VEC], unsigned h) {
@@ -1389,7 +1451,7 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
 #pragma unroll
         for (int e = 0; e < VEC; ++e)
           reinterpret_cast<T*>(&w)[e] = x[r][e];
-        reinterpret_cast<V*>(vseg)[r * 32 + lane] = w;
+        vout[r * 32 + lane] = w;
       } else {
 #pragma unroll
         for (int e = 0; e < VEC; ++e) {
@@ -1412,6 +1474,7 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
           a = op(a, x[r][e]);
         incl_v[r] = warp_inclusive_scan(a, op);
       }
+      take_prefix();
 #pragma unroll
       for (int r = 0; r < ROWS; ++r) {
         thread_scan_from<KIND>(x[r], warp_row_start(incl_v[r], carry, op), op);
@@ -1421,6 +1484,7 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
 #pragma unroll
       for (int r = 0; r < ROWS; ++r)
         if constexpr (!OFFSETS) pair_scan_row(r, x[r], hb[r]);
+      take_prefix();
 #pragma unroll
       for (int r = 0; r < ROWS; ++r) {
         const T bv = shfl_up(incl_v[r], 1u);
@@ -1443,8 +1507,9 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
         store_row(r);
       }
     }
-    bulk_finish_segment(bulk, true, empty, s, pending, out + g_seg, vseg,
-                        unsigned(SEG * sizeof(T)));
+    if (!EARLY)
+      bulk_finish_segment(bulk, true, empty, s, pending, out + g_seg, vseg,
+                          unsigned(SEG * sizeof(T)));
   }
   if (lane == 0) bulk_wait_all(); // the stores must finish reading before the block exits
 }

@@ -312,6 +312,50 @@ TEST_F(GpuTest, SegmentedBulkMisalignedAndInPlace) {
             }
 }
 
+// An early stage release on the segmented kernel: each consumer takes its rows, heads
+// and carry-in out of the stage and scans them before the prefix comes through the ring
+// of 2S. Tiles of 128 items cycle a block through both rings many times; every head
+// source, 3 and 5 stages, sparse heads, a head an element, none after element 0, heads
+// on tile edges; eight consumers misaligned and in place.
+TEST_F(GpuTest, SegmentedBulkEarlyReleaseKeepsCarries) {
+  if (device_arch() < 90) GTEST_SKIP() << "lookback_bulk needs sm_90";
+  Scanner scanner;
+  auto early = [](DataType t, int tpb, int ipt, int stages) {
+    Policy p = make_policy(Algorithm::LookbackBulk, tpb, ipt, size_of(t) == 8 ? 2 : 4,
+                           BlockScan::WarpScans, TileIO::Transpose);
+    p.stages = stages;
+    p.early_release = true;
+    return p;
+  };
+  const std::vector<Source> sources{Source::Flags, Source::Keys32, Source::Keys64,
+                                    Source::Offsets32, Source::Offsets64};
+  for (int stages : {3, 5})
+    for (DataType t : {DataType::Int32, DataType::Float64}) {
+      const Policy p = early(t, 32, 4, stages);
+      ASSERT_FALSE(p.invalid_reason(t)) << p.key();
+      for (Source src : sources)
+        for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive})
+          for (std::size_t n :
+               {std::size_t{1}, std::size_t{127}, std::size_t{1000}, std::size_t{300007}})
+            for (int pattern : {0, 2, 3, 4}) {
+              const auto heads = make_heads(n, pattern, p.tile_items(), 5);
+              if (t == DataType::Int32)
+                check_at<std::int32_t>(scanner, &p, Op::Sum, k, n, heads, 0, {}, src);
+              else
+                check_at<double>(scanner, &p, Op::Max, k, n, heads, 0, {}, src);
+            }
+    }
+  const Policy wide = early(DataType::Int32, 256, 16, 3);
+  for (Source src : sources)
+    for (std::size_t offset : {0, 3})
+      for (bool in_place : {false, true}) {
+        const std::size_t n = 100003;
+        check_at<std::int32_t>(scanner, &wide, Op::Sum, ScanKind::Exclusive, n,
+                               make_heads(n, 0, wide.tile_items(), offset), 0,
+                               {offset, in_place, 5}, src);
+      }
+}
+
 // SCANTUNE_CHECK=1 reads CSR offsets back and names the first bad one.
 TEST_F(GpuTest, SegmentedCheckNamesTheFirstBadOffset) {
   test::ScopedEnv check("SCANTUNE_CHECK", "1");
@@ -345,15 +389,17 @@ TEST_F(GpuTest, SegmentedSanitizeSmall) {
       check_at<std::int32_t>(scanner, &direct, Op::Sum, k, n, make_heads(n, 2, 256, 3), 0, {},
                              Source::Offsets64);
       if (device_arch() >= 90) // the bulk kernel's flags: staged by bulk copies and by lanes
-        for (std::size_t shift : {0, 3}) {
-          const Policy bulk = bulk_segmented_policies(DataType::Int32)[1];
-          check_at<std::int32_t>(scanner, &bulk, Op::Sum, k, n, make_heads(n, 0, 256, 4), 0,
-                                 {1, false, shift});
-          check_at<std::int32_t>(scanner, &bulk, Op::Sum, k, n, make_heads(n, 1, 256, 4), 0,
-                                 {0, true, shift}, Source::Keys64);
-          check_at<std::int32_t>(scanner, &bulk, Op::Sum, k, n, make_heads(n, 4, 256, 4), 0,
-                                 {1, false, shift}, Source::Offsets32);
-        }
+        for (std::size_t shift : {0, 3})
+          for (bool early : {false, true}) { // early: stages back before the prefix ring
+            Policy bulk = bulk_segmented_policies(DataType::Int32)[1];
+            bulk.early_release = early;
+            check_at<std::int32_t>(scanner, &bulk, Op::Sum, k, n, make_heads(n, 0, 256, 4), 0,
+                                   {1, false, shift});
+            check_at<std::int32_t>(scanner, &bulk, Op::Sum, k, n, make_heads(n, 1, 256, 4), 0,
+                                   {0, true, shift}, Source::Keys64);
+            check_at<std::int32_t>(scanner, &bulk, Op::Sum, k, n, make_heads(n, 4, 256, 4), 0,
+                                   {1, false, shift}, Source::Offsets32);
+          }
     }
 }
 

@@ -147,12 +147,14 @@ std::vector<KernelSpec> segmented_paths() {
           {make_policy(Algorithm::LookbackWarp, 128, 32, 1, BlockScan::WarpScans, io, 100, true),
            DataType::Float64, OpSpec::from(absmax), ScanKind::Exclusive, h});
   }
-  // segmented_bulk_kernel over each head source it takes (sm_90 only; sm_80 skips it).
+  // segmented_bulk_kernel over each head source it takes (sm_90 only; sm_80 skips it),
+  // the 64-bit one with its stages released early.
   for (Heads h : {Heads::Flags, Heads::Keys32, Heads::Keys64, Heads::Offsets32, Heads::Offsets64})
     for (int vec : {4, 2}) {
       Policy b = make_policy(Algorithm::LookbackBulk, 64, 8 * vec, vec, BlockScan::WarpScans,
                              TileIO::Transpose);
       b.stages = 5;
+      b.early_release = vec == 2;
       v.push_back({b, vec == 4 ? DataType::Int32 : DataType::Float64,
                    OpSpec::from(vec == 4 ? Op::Sum : Op::Max),
                    vec == 4 ? ScanKind::Inclusive : ScanKind::Exclusive, h});
