@@ -1727,7 +1727,15 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
   if (threadIdx.x == 0)
     for (int s = 0; s < S; ++s)
       mbar_init(&flagged[s], 32);
-  init_stage_barriers<S>(full, reduced, ready, empty, CONSUMERS);
+  // P::early_release (bulk_kernel's): a consumer reads its compacted items back into
+  // registers and hands the stage back before the tile's offset comes.
+  const bool EARLY = P::early_release != 0;
+  const int HELD = EARLY ? ROWS * VEC : 1; // compacted items a lane holds
+  __shared__ __align__(8) unsigned long long ready2[EARLY ? 2 * S : 1];
+  __shared__ count_t s_prefix2[EARLY ? 2 * S : 1];
+  prefix_ring<EARLY ? S : 1, count_t> ring{ready2, s_prefix2};
+  init_stage_barriers<S>(full, reduced, ready, empty, CONSUMERS + (EARLY ? 1 : 0));
+  if (EARLY) ring.init();
 
   const bool in_place =
       reinterpret_cast<const unsigned char*>(out) <
@@ -1797,6 +1805,17 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
     return;
   }
 
+  if (EARLY && warp == CONSUMERS + 2) { // look-back; the last tile's writes the total
+    ring.serve(
+        reduced, empty, s_tile, span.tiles, [&](int s) { return s_agg[s]; },
+        [&](unsigned t, count_t agg) {
+          const count_t prefix = finish_lookback<count_t, count_op, KIND_INCLUSIVE, P>(
+              span.slots, t, s_gen, agg, 0ull);
+          if (lane == 0 && t == span.tiles - 1) *seg.num_selected = prefix + agg;
+          return prefix;
+        });
+    return;
+  }
   if (warp == CONSUMERS + 2) { // look-back
     relay_stages<S>(reduced, ready, s_tile, span.tiles, [&](int s, unsigned t) {
       const count_t prefix = finish_lookback<count_t, count_op, KIND_INCLUSIVE, P>(
@@ -1811,8 +1830,9 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
 
   // Consumers: read the segment and its flags, compact the flagged items in place over
   // the segment (ranked by a warp scan of each row's counts), store them coalesced, then
-  // hand the stage back. Storing each item from the registers that ranked it took a
-  // store instruction per vector element, scattered over the row's range.
+  // hand the stage back (early: read them back, hand the stage back, store from
+  // registers). Storing each item from the registers that ranked it took a store
+  // instruction per vector element, scattered over the row's range.
   for (unsigned k = 0;; ++k) {
     const int s = int(k % S);
     mbar_wait(&flagged[s], (k / S) & 1u);
@@ -1842,6 +1862,22 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
       for (int e = 0; e < VEC; ++e)
         if ((bits[r] >> e) & 1u) vseg[pos++] = x[r][e];
       kept += __shfl_sync(FULL_WARP, incl, 31);
+    }
+    if (EARLY) {
+      __syncwarp();
+      T held[HELD];
+#pragma unroll
+      for (int i = 0; i < HELD; ++i)
+        if (unsigned(lane + 32 * i) < kept) held[i] = vseg[lane + 32 * i];
+      // The reducer counts this stage's flags and leaves the segment's offset: the stage
+      // goes back only after it.
+      mbar_wait(&reduced[s], (k / S) & 1u);
+      const unsigned before = s_seg[s][warp];
+      T* to = out + ring.take(empty, s, int(k % (2 * S)), k) + before;
+#pragma unroll
+      for (int i = 0; i < HELD; ++i)
+        if (unsigned(lane + 32 * i) < kept) to[lane + 32 * i] = held[i];
+      continue;
     }
     mbar_wait(&ready[s], (k / S) & 1u);
     __syncwarp();

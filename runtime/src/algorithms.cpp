@@ -159,8 +159,6 @@ std::optional<std::string> select_invalid_reason(const Policy& p, Heads how) {
     return fmt::format("{} has no {} kernel (it selects by flags)", a.name, to_string(how));
   if (p.tile_loop || p.io == TileIO::Direct)
     return std::string("compaction takes a staged tile I/O (xpose or wxpose) without a tile loop");
-  if (p.early_release)
-    return std::string("an early stage release applies only to flat and segmented scans");
   return std::nullopt;
 }
 

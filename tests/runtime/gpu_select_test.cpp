@@ -315,13 +315,16 @@ TEST_F(GpuSelect, OtherShapesAndTickets) {
 // reducer's flags read as words or byte by byte (a segment of 32 x 6 8-byte items),
 // 4- and 8-byte types, every pattern, sizes on its tile edges, aligned (the flags on a
 // barrier of their own), misaligned (flags copied by the producer's lanes) and in place
-// (the flags on the values' barrier).
+// (the flags on the values' barrier); stages released early (the compacted items held
+// in registers while the offset comes through the prefix ring), 3 and 6 stages.
 TEST_F(GpuSelect, BulkSelectsByFlags) {
   if (device_arch() < 90) GTEST_SKIP() << "lookback_bulk needs sm_90";
   Scanner s;
   for (const char* key : {"lookback_bulk.tpb32.ipt4.vec4.warp_scans.st3",
                           "lookback_bulk.tpb128.ipt12.vec4.warp_scans.st6",
-                          "lookback_bulk.tpb256.ipt6.vec2.warp_scans.st4"}) {
+                          "lookback_bulk.tpb256.ipt6.vec2.warp_scans.st4",
+                          "lookback_bulk.tpb32.ipt4.vec4.warp_scans.st3.early",
+                          "lookback_bulk.tpb256.ipt6.vec2.warp_scans.st6.early"}) {
     const Policy p = Policy::parse(key);
     const std::size_t tile = p.tile_items();
     for (std::size_t n : {1ul, 31ul, tile - 1, tile, tile + 1, 3 * tile + 7, 37 * tile + 5})
@@ -423,12 +426,15 @@ TEST_F(GpuSanitizeCompaction, EveryModeAtSmallSizes) {
         check<std::int32_t>(s, how, n, Pattern::Sparse, Layout{0, 0, 0, true});
     }
   if (device_arch() < 90) return;
-  const Policy bulk = Policy::parse("lookback_bulk.tpb64.ipt8.vec4.warp_scans.st4");
-  for (std::size_t n : {1ul, 511ul, 20011ul}) { // select_bulk_kernel, lanes' and bulk copies
-    check<std::int32_t>(s, Compaction::SelectFlagged, n, Pattern::Half,
-                        Layout{1, 2, 3, false, &bulk});
-    check<std::int32_t>(s, Compaction::SelectFlagged, n, Pattern::Clustered,
-                        Layout{0, 0, 0, true, &bulk});
+  for (const char* key : {"lookback_bulk.tpb64.ipt8.vec4.warp_scans.st4",
+                          "lookback_bulk.tpb64.ipt8.vec4.warp_scans.st3.early"}) {
+    const Policy bulk = Policy::parse(key);
+    for (std::size_t n : {1ul, 511ul, 20011ul}) { // select_bulk_kernel, lanes' and bulk copies
+      check<std::int32_t>(s, Compaction::SelectFlagged, n, Pattern::Half,
+                          Layout{1, 2, 3, false, &bulk});
+      check<std::int32_t>(s, Compaction::SelectFlagged, n, Pattern::Clustered,
+                          Layout{0, 0, 0, true, &bulk});
+    }
   }
 }
 

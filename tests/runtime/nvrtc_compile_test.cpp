@@ -212,12 +212,14 @@ std::vector<KernelSpec> compaction_paths() {
                                TileIO::WarpTranspose, 100, true),
                    t, op, ScanKind::Inclusive, h});
     }
-  // select_bulk_kernel (sm_90 only; sm_80 compiles it to nothing): every type.
+  // select_bulk_kernel (sm_90 only; sm_80 compiles it to nothing): every type, the
+  // 8-byte ones with stages released early.
   for (DataType t : all_types()) {
     const int vec = 16 / static_cast<int>(size_of(t));
     Policy b = make_policy(Algorithm::LookbackBulk, 128, 4 * vec, vec, BlockScan::WarpScans,
                            TileIO::Transpose);
     b.stages = 6;
+    b.early_release = size_of(t) == 8;
     v.push_back({b, t, OpSpec::from(Op::Sum), ScanKind::Inclusive, Heads::SelectFlags});
   }
   return v;

@@ -112,8 +112,9 @@ TEST(PolicyKey, ReproducibleIsAFlagOfTheLookBackAlgorithms) {
 }
 
 // lookback_bulk's consumers holding xpose rows of up to 32 items in registers, for flat
-// and segmented scans whose input and output share a width above a byte.
-TEST(PolicyKey, EarlyReleaseIsAFlagOfBulkScanRows) {
+// and segmented scans and select by flags whose input and output share a width above a
+// byte.
+TEST(PolicyKey, EarlyReleaseIsAFlagOfBulkRows) {
   const char* key = "lookback_bulk.tpb256.ipt32.vec4.warp_scans.st7.early";
   const Policy p = Policy::parse(key);
   EXPECT_TRUE(p.early_release);
@@ -145,10 +146,11 @@ TEST(PolicyKey, EarlyReleaseIsAFlagOfBulkScanRows) {
             "an early stage release needs input and output of one width above a byte, not "
             "uint8 -> int32");
   using detail::Heads;
-  for (Heads h : {Heads::Flags, Heads::Keys32, Heads::Keys64, Heads::Offsets32, Heads::Offsets64})
+  for (Heads h : {Heads::Flags, Heads::Keys32, Heads::Keys64, Heads::Offsets32, Heads::Offsets64,
+                  Heads::SelectFlags})
     EXPECT_FALSE(detail::problem_invalid_reason(p, h)) << detail::to_string(h);
-  EXPECT_EQ(detail::problem_invalid_reason(p, Heads::SelectFlags).value_or("valid"),
-            "an early stage release applies only to flat and segmented scans");
+  EXPECT_EQ(detail::problem_invalid_reason(p, Heads::Unique).value_or("valid"),
+            "lookback_bulk has no unique kernel (it selects by flags)");
 }
 
 TEST(PolicyValidation, RejectsInvalidCombinationsWithAReason) {
