@@ -3,7 +3,7 @@
 
 Input: files named `ab_<BUILD>_<ROUND>.json` (scripts/gpu_ab.sh writes them), each a
 bench JSON (one object, or an array of them for several types). Prints a markdown
-table: per type, series and size the median ns of each build over its rounds and the
+table: per type (with its --segments or --select pattern), series and size the median ns of each build over its rounds and the
 first build's median over each other's (above 1: the other build is faster), with
 the other build's spread (slowest over fastest round). Series whose policy differs
 between builds at a size (a table row changed) are marked, as their ratio compares
@@ -33,6 +33,11 @@ def runs(paths):
     return out
 
 
+def label(bench):
+    """The bench's type, with its segmentation or compaction pattern where it has one."""
+    return " ".join(x for x in (bench["type"], bench.get("segments"), bench.get("select")) if x)
+
+
 def collect(paths, series):
     """{(type, series, size): {build: [(ns, policy), ...]}} and the builds in order."""
     table, builds = {}, []
@@ -43,7 +48,7 @@ def collect(paths, series):
             if s["name"] not in series:
                 continue
             for p in s["points"]:
-                key = (bench["type"], s["name"], p["size"])
+                key = (label(bench), s["name"], p["size"])
                 timed = (p["ns"], p.get("policy", ""))
                 table.setdefault(key, {}).setdefault(build, []).append(timed)
     return table, builds

@@ -75,3 +75,19 @@ def test_files_must_name_their_build_and_round(tmp_path):
     path.write_text(json.dumps(bench("int32", [(1024, 1.0)])))
     with pytest.raises(SystemExit, match="ab_<BUILD>_<ROUND>"):
         ab_summary.collect([str(path)], {"tuned"})
+
+
+def test_segmented_and_compaction_benches_keep_their_patterns_apart(tmp_path):
+    def select(pattern, ns):
+        doc = bench("int32", [(1 << 24, ns)])
+        doc["select"] = pattern
+        return doc
+
+    files = [
+        write(tmp_path, b, 1, [select("flags:0.5", half), select("flags:0.05", tenth)])
+        for b, half, tenth in (("table", 100.0, 60.0), ("tuned", 95.0, 60.0))
+    ]
+    table, builds = ab_summary.collect(files, {"tuned"})
+    got = {row[0]: row[2] for row in ab_summary.rows(table, builds)}
+    assert got[("int32 flags:0.5", "tuned", 1 << 24)] == [pytest.approx(100.0 / 95.0)]
+    assert got[("int32 flags:0.05", "tuned", 1 << 24)] == [pytest.approx(1.0)]

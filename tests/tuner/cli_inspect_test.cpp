@@ -334,6 +334,8 @@ TEST_F(CliInspect, UsageErrorsExitTwoNamingTheProblem) {
       {"bench --sort keys,indices --types uint64 --policy radix.tpb1024.ipt32.rb8",
        "invalid for uint64 keys with 8-byte values"},
       {"bench --select flags:0.5 --policy radix.tpb256.ipt8.rb8", "--policy"},
+      {"bench --select flags:0.5 --csv s.csv", "--csv"},
+      {"bench --sort keys --json s.json", "--json"},
       {"bench --type int64:int32", "int64:int32"},
       {"bench --type uint8:int32 --segments rows:8", "--segments"},
       {"bench --type int8 --custom-op absmax", "custom operator"},
@@ -470,6 +472,7 @@ TEST_F(CliInspect, BenchWithoutAGpuExits77) {
                            "vec4.warp_scans --policy int8=lookback_bulk.tpb256.ipt32.vec16."
                            "warp_scans.st6.mb3 --sizes 2^20",
                            "bench --sort keys,pairs --types uint64 --sizes 2^20",
+                           "bench --select flags:0.5 --types int64 --sizes 2^20 --json s.json",
                            "bench --regret --type float64 --op max --top 1 --sizes 2^20,3000000 "
                            "--json r.json --plot r.svg"}) {
     auto r = run_cli(args);
@@ -622,6 +625,15 @@ TEST(GpuCliBench, SelectRunsTimeScantuneCubAndMemcpy) {
     rows += line.rfind("| int32 | ", 0) == 0 || line.rfind("| float64 | ", 0) == 0;
   EXPECT_EQ(rows, 8) << r.output;
   EXPECT_NE(r.output.find("| float64 | clustered:0.05 | 1048576 |"), std::string::npos) << r.output;
+  // --json: a document per type and pattern, as scripts/ab_summary.py reads them.
+  r = run_cli("bench -q --select flags:0.5 --types int32 --sizes 2^20 --json " +
+                  (dir / "s.json").string(),
+              "2>/dev/null", env);
+  ASSERT_EQ(r.code, 0) << r.output;
+  const auto doc = nlohmann::json::parse(slurp(dir / "s.json"));
+  ASSERT_EQ(doc.size(), 1u) << doc;
+  EXPECT_EQ(doc[0]["select"], "flags:0.5");
+  EXPECT_GT(doc[0]["series"][0]["points"][0]["ns"].get<double>(), 0.0) << doc;
 }
 
 // The radix sort: one row per (type, mode, size), each checked against CUB before timing.

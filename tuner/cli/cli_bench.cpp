@@ -112,17 +112,18 @@ std::vector<tuner::BenchOptions> build_bench_options(const BenchCliOptions& raw)
 }
 
 // --select and --sort time one primitive alone: none of the scan bench's options but,
-// for the sort, --policy (a radix policy instead of the dispatch's).
+// for the sort, --policy (a radix policy instead of the dispatch's) and, for compaction,
+// --json.
 void require_alone(const BenchCliOptions& raw, const char* flag, const char* what,
-                   bool takes_policy) {
+                   bool takes_policy, bool takes_json) {
   if (!raw.segments.empty() || !raw.algorithms.empty() ||
       (!takes_policy && !raw.policies.empty()) || !raw.op.empty() || !raw.custom_op.empty() ||
-      !raw.json.empty() || !raw.csv.empty() || !raw.plot.empty() ||
+      (!takes_json && !raw.json.empty()) || !raw.csv.empty() || !raw.plot.empty() ||
       (!raw.select.empty() && !raw.sort.empty()))
     fail(kExitUsage, "bench",
          fmt::format("{} times {} alone: not with --segments, --algorithms, {}--op, "
-                     "--custom-op, --json, --csv, --plot or the other of --select and --sort",
-                     flag, what, takes_policy ? "" : "--policy, "));
+                     "--custom-op, {}--csv, --plot or the other of --select and --sort",
+                     flag, what, takes_policy ? "" : "--policy, ", takes_json ? "" : "--json, "));
 }
 
 /// --policy with --sort: per key type its radix policy (TYPE=KEY, else KEY), checked
@@ -167,7 +168,7 @@ void run_alone(
 
 // --select: compaction against CUB DeviceSelect::Flagged and memcpy, a table of its own.
 void run_select_command(const BenchCliOptions& raw) {
-  require_alone(raw, "--select", "compaction", false);
+  require_alone(raw, "--select", "compaction", false, true);
   std::vector<tuner::SelectPattern> patterns;
   std::vector<std::uint64_t> sizes;
   std::vector<DataType> types;
@@ -179,14 +180,16 @@ void run_select_command(const BenchCliOptions& raw) {
     fail(kExitUsage, "bench", e.what());
   }
   run_alone(raw, [&](const auto& log) {
-    return tuner::select_bench_markdown(
-        tuner::run_select_bench(types, patterns, sizes, raw.db, log));
+    const auto rows = tuner::run_select_bench(types, patterns, sizes, raw.db, log);
+    if (!raw.json.empty())
+      write_file("bench", raw.json, tuner::select_bench_to_json(rows).dump(2) + "\n");
+    return tuner::select_bench_markdown(rows);
   });
 }
 
 // --sort: the radix sort against CUB DeviceRadixSort, a table of its own.
 void run_sort_command(const BenchCliOptions& raw) {
-  require_alone(raw, "--sort", "the radix sort", true);
+  require_alone(raw, "--sort", "the radix sort", true, false);
   std::vector<tuner::SortMode> modes;
   std::vector<std::uint64_t> sizes;
   std::vector<DataType> types;
@@ -442,7 +445,8 @@ void register_bench_commands(CLI::App& app) {
   bench->add_option("--seed", bo->seed, "Seed of the random input. Default: 1")->type_name("N");
   bench
       ->add_option("--json", bo->json,
-                   "Also write the results as JSON (an array for several types)")
+                   "Also write the results as JSON (an array for several types; with\n"
+                   "--select, one document per type and flag pattern)")
       ->type_name("FILE");
   bench->add_option("--csv", bo->csv, "Also write the results as CSV, one row per size and series")
       ->type_name("FILE");

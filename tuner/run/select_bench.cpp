@@ -1,5 +1,7 @@
 #include "tuner/run/select_bench.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cstdlib>
 
@@ -130,13 +132,16 @@ std::vector<SelectBenchRow> run_select_bench(const std::vector<DataType>& types,
   return rows;
 }
 
+double select_bytes_moved(const SelectBenchRow& r) {
+  return static_cast<double>(r.n * size_of(r.type) + r.n + r.selected * size_of(r.type));
+}
+
 std::string select_bench_markdown(const std::vector<SelectBenchRow>& rows) {
   std::string s =
       "| type | flags | n | selected | scantune us | CUB us | memcpy us | vs CUB | "
       "of memcpy | scantune GB/s | policy |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const SelectBenchRow& r : rows) {
-    const double moved =
-        static_cast<double>(r.n * size_of(r.type) + r.n + r.selected * size_of(r.type));
+    const double moved = select_bytes_moved(r);
     s += fmt::format(
         "| {} | {} | {} | {} | {:.2f} | {:.2f} | {:.2f} | {:.2f}x | {:.2f}x | {:.1f} | {} |\n",
         to_string(r.type), r.pattern, r.n, r.selected, r.scantune_ns / 1e3, r.cub_ns / 1e3,
@@ -144,6 +149,34 @@ std::string select_bench_markdown(const std::vector<SelectBenchRow>& rows) {
         moved / r.scantune_ns, r.policy);
   }
   return s;
+}
+
+nlohmann::json select_bench_to_json(const std::vector<SelectBenchRow>& rows) {
+  nlohmann::json docs = nlohmann::json::array();
+  for (const SelectBenchRow& r : rows) {
+    if (docs.empty() || docs.back()["type"] != to_string(r.type) ||
+        docs.back()["select"] != r.pattern) {
+      nlohmann::json series = nlohmann::json::array();
+      for (const char* name : {"tuned", "cub", "memcpy"})
+        series.push_back({{"name", name}, {"policy", ""}, {"points", nlohmann::json::array()}});
+      docs.push_back({{"format", "scantune-bench"},
+                      {"version", 1},
+                      {"type", to_string(r.type)},
+                      {"select", r.pattern},
+                      {"sizes", nlohmann::json::array()},
+                      {"series", series}});
+    }
+    nlohmann::json& doc = docs.back();
+    doc["sizes"].push_back(r.n);
+    const double ns[] = {r.scantune_ns, r.cub_ns, r.memcpy_ns};
+    for (std::size_t i = 0; i < 3; ++i)
+      doc["series"][i]["points"].push_back({{"size", r.n},
+                                            {"ns", ns[i]},
+                                            {"gbs", select_bytes_moved(r) / ns[i]},
+                                            {"policy", i == 0 ? r.policy : std::string()},
+                                            {"selected", r.selected}});
+  }
+  return docs;
 }
 
 } // namespace scantune::tuner

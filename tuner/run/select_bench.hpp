@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "scantune/scantune.hpp"
 
 namespace scantune::tuner {
@@ -44,5 +46,16 @@ std::vector<SelectBenchRow> run_select_bench(const std::vector<DataType>& types,
 
 /// A markdown table of the rows: times, scantune's speed against CUB's and memcpy's.
 std::string select_bench_markdown(const std::vector<SelectBenchRow>& rows);
+
+/// Bytes a compaction moves (bench_report's GB/s): n values and n flags read, the
+/// selected values written.
+double select_bytes_moved(const SelectBenchRow& r);
+
+/// What `bench --select --json` writes: an array of one document per type and pattern,
+/// in the rows' order, shaped as a scan bench's (bench_report.hpp) so that
+/// scripts/ab_summary.py reads it: {"format": "scantune-bench", "version": 1, "type",
+/// "select": pattern, "sizes", "series": [{"name": "tuned" | "cub" | "memcpy",
+/// "points": [{"size", "ns", "gbs", "policy", "selected"}]}]}.
+nlohmann::json select_bench_to_json(const std::vector<SelectBenchRow>& rows);
 
 } // namespace scantune::tuner
