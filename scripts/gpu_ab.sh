@@ -7,7 +7,10 @@
 #   ROUNDS=3 scripts/gpu_ab.sh main=build-gpu/tuner/scantune \
 #     wait=/tmp/wait/scantune -- --types uint8,int32 --sizes 2^24,2^28 --policy int8=KEY
 # A build's NAME: letters, digits and '-'. Give --policy to compare one fixed shape
-# where the builds' tables differ.
+# where the builds' tables differ. NAME=SCANTUNE@DB dispatches through the tuning
+# database DB (a tune's rows against the built-in table, one binary):
+#   scripts/gpu_ab.sh table=build-gpu/tuner/scantune tuned=build-gpu/tuner/scantune@sel.db \
+#     -- --types int32,int64 --select flags:0.5,flags:0.05 --sizes 2^24,2^28
 set -uo pipefail
 OUT=${OUT:-/tmp/scantune-out}
 ROUNDS=${ROUNDS:-3}
@@ -25,8 +28,9 @@ fi
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a "$OUT/device.txt"
 for round in $(seq 1 "$ROUNDS"); do
   for b in "${builds[@]}"; do
-    name=${b%%=*} bin=${b#*=}
-    SCANTUNE_DB=off SCANTUNE_KERNEL_CACHE="/tmp/scantune-ab-$name" "$bin" bench -q "$@" \
+    name=${b%%=*} bin=${b#*=} db=off
+    case "$bin" in *@*) db=${bin#*@} bin=${bin%%@*} ;; esac
+    SCANTUNE_DB=$db SCANTUNE_KERNEL_CACHE="/tmp/scantune-ab-$name" "$bin" bench -q "$@" \
       --json "$OUT/ab_${name}_$round.json" >"$OUT/ab_${name}_$round.log" 2>&1
     echo "$name round $round: exit $?"
   done
