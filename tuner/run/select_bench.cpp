@@ -91,7 +91,7 @@ SelectBenchRow run_case(Scanner& scanner, DataType type, const SelectPattern& pa
                      n,    got[0],
                      0,    0,
                      0,    scanner.select_plan(type, Compaction::SelectFlagged, n).policy};
-  const std::size_t half_moved = (n * w + n + got[0] * w) / 2;
+  const auto half_moved = static_cast<std::size_t>(select_bytes_moved(row)) / 2;
   row.scantune_ns = time_call(ours, stream);
   row.cub_ns = time_call(cub, stream);
   row.memcpy_ns = time_call(
