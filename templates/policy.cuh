@@ -28,7 +28,7 @@ enum scan_kind_id { KIND_INCLUSIVE = 0, KIND_EXCLUSIVE = 1 };
 
 template <int ALG, int TPB, int IPT, int VEC, int BS, int IO, int BACKOFF_NS, int CACHE,
           int LOOKBACK_SPAN, int STAGES, int MIN_BLOCKS = 0, int REPRODUCIBLE = 0, int REVERSE = 0,
-          int EARLY_RELEASE = 0>
+          int EARLY_RELEASE = 0, int TILES_PER_TICKET = 1>
 struct policy {
   static const int algorithm = ALG;
   static const int block_threads = TPB;
@@ -54,12 +54,16 @@ struct policy {
   // lookback_bulk's consumers hand a stage back once they hold their segment in
   // registers, before the tile's prefix comes (bulk_kernel).
   static const int early_release = EARLY_RELEASE;
+  // lookback_bulk: a ticket gives a block this many consecutive tiles; only the first
+  // looks back, the others follow their block's previous tile (bulk_kernel).
+  static const int tiles_per_ticket = TILES_PER_TICKET;
   static const int tile_items = TPB * IPT;
   static_assert(TPB % 32 == 0 && TPB >= 32 && TPB <= 1024,
                 "block threads: a multiple of 32 in [32, 1024]");
   static_assert(IPT >= 1 && IPT <= 64, "items per thread in [1, 64]");
   static_assert(LOOKBACK_SPAN >= 1 && LOOKBACK_SPAN <= 8, "look-back span in [1, 8]");
   static_assert(STAGES >= 3 && STAGES <= 8, "shared tile stages in [3, 8]");
+  static_assert(TILES_PER_TICKET >= 1 && TILES_PER_TICKET <= 8, "tiles per ticket in [1, 8]");
   static_assert(MIN_BLOCKS >= 0 && MIN_BLOCKS <= 32, "minimum blocks per SM in [0, 32]");
   static_assert(VEC >= 1 && IPT % VEC == 0,
                 "items per thread must be a multiple of the vector width");

@@ -474,16 +474,41 @@ struct prefix_ring {
   }
 };
 
+// The look-back warp's prefix of each tile of bulk_kernel, whose tickets give G =
+// P::tiles_per_ticket consecutive tiles: the first of a ticket looks back; the others
+// follow the block's previous tile, whose inclusive prefix this warp made (`carry`), and
+// publish their own without a round trip through L2.
+template <class T, class Op, int KIND, class P>
+struct ticket_prefix {
+  T carry;
+  __device__ __forceinline__ T operator()(unsigned long long* slots, unsigned t, unsigned gen,
+                                          T aggregate, T init) {
+    Op op;
+    const int G = P::tiles_per_ticket;
+    T prefix;
+    if (G > 1 && t % G != 0) {
+      prefix = carry;
+      if (lane_id() == 0)
+        tile_status<T>::publish(slots, t, make_flag(gen, true), op(prefix, aggregate));
+    } else {
+      prefix = finish_lookback<T, Op, KIND, P>(slots, t, gen, aggregate, init);
+    }
+    if (G > 1) carry = op(prefix, aggregate);
+    return prefix;
+  }
+};
+
 // What a bulk grid derives from its launch: the tile status slots, the tile count and
-// the final ticket (each block draws one ticket past the end).
+// the final ticket (each block draws one ticket past the end). A ticket stands for
+// `per_ticket` consecutive tiles (P::tiles_per_ticket).
 struct bulk_span {
   unsigned long long* slots;
   unsigned long long tiles;
   unsigned last;
   __device__ __forceinline__ bulk_span(unsigned long long* ws, unsigned long long n, unsigned shift,
-                                       long long tile)
+                                       long long tile, unsigned per_ticket = 1)
       : slots(ws + STATUS_OFFSET_WORDS), tiles((n + shift + tile - 1) / tile),
-        last(unsigned(tiles) + gridDim.x - 1) {}
+        last(unsigned((tiles + per_ticket - 1) / per_ticket) + gridDim.x - 1) {}
 };
 
 // The bulk kernels' stage barriers (full -> reduced -> ready -> empty), by the whole
@@ -506,22 +531,30 @@ init_stage_barriers(unsigned long long* full, unsigned long long* reduced,
 }
 
 // The producer warp of bulk_kernel and segmented_bulk_kernel: for each stage in turn,
-// once it is free, takes a ticket into s_tile (the first also sets the launch's
+// once it is free, takes a tile into s_tile (the first ticket also sets the launch's
 // generation s_gen) and has fill(s, t) load tile t into it and complete full[s] (32
-// arrivals; lane 0's announces the bulk copies' bytes). Past the last tile every lane
-// arrives with the end marker instead, on `also` too where a kernel stages in two parts.
-template <int S, class Fill>
+// arrivals; lane 0's announces the bulk copies' bytes). A ticket gives G consecutive
+// tiles; a block that runs out of tiles within its ticket still draws its ticket past
+// the end (bulk_span::last). Past the last tile every lane arrives with the end marker
+// instead, on `also` too where a kernel stages in two parts.
+template <int S, class Fill, int G = 1>
 __device__ __forceinline__ void
 produce_stages(unsigned long long* ws, unsigned long long* full, unsigned long long* empty,
                unsigned* s_tile, unsigned& s_gen, unsigned long long tiles, unsigned last,
                Fill fill, unsigned long long* also = nullptr) {
+  unsigned first = 0; // lane 0's: the current ticket's first tile
   for (unsigned k = 0;; ++k) {
     const int s = int(k % S);
     if (k >= unsigned(S)) mbar_wait(&empty[s], (k / S - 1) & 1u);
     unsigned t = 0;
     if (lane_id() == 0) {
-      const unsigned gen = take_ticket(ws, t, last);
-      if (k == 0) s_gen = gen; // read by the other roles after this stage's barrier
+      if (k % G == 0) {
+        const unsigned gen = take_ticket(ws, t, last);
+        if (k == 0) s_gen = gen; // read by the other roles after this stage's barrier
+        first = t * G;
+      }
+      t = first + k % G;
+      if (G > 1 && t >= tiles && k % G != 0) take_ticket(ws, first, last); // the final one
       s_tile[s] = t;
     }
     t = __shfl_sync(FULL_WARP, t, 0);
@@ -618,7 +651,7 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
   __shared__ unsigned s_tile[S], s_gen;
   __shared__ T s_seg[S][CONSUMERS], s_agg[S], s_prefix[S];
   Op op;
-  const bulk_span span(ws, n, shift, TILE);
+  const bulk_span span(ws, n, shift, TILE, P::tiles_per_ticket);
   const int warp = int(threadIdx.x >> 5), lane = int(lane_id());
   auto stage = [&](int s) { return reinterpret_cast<In*>(dynamic_smem) + s * TILE; };
   auto start_of = [&](unsigned t) { return (long long)t * TILE - (long long)shift; };
@@ -695,27 +728,28 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
   if (EARLY) ring.init();
 
   if (warp == CONSUMERS) { // producer
-    produce_stages<S>(
-        ws, full, empty, s_tile, s_gen, span.tiles, span.last, [&](int s, unsigned t) {
-          if (is_full(t) && lane == 0) {
-            mbar_arrive_expect_tx(&full[s], unsigned(TILE * sizeof(In)));
-            bulk_load(stage(s), in + at_of(t), unsigned(TILE * sizeof(In)), &full[s]);
-            return;
-          }
-          if (!is_full(t)) {
-            In* to = stage(s);
-            for (long long i = lane; i < TILE; i += 32) {
-              const long long g = at_of(t) + i;
-              const bool inside = g >= 0 && (unsigned long long)g < n;
-              if (PAD)
-                to[i] = inside ? in[g] : convert<In>(Op::identity());
-              else if (inside)
-                to[i] = in[g];
-            }
-            fence_shared_to_async(); // a later bulk load into this stage comes after these writes
-          }
-          mbar_arrive(&full[s]); // releases this lane's writes to the waiting roles
-        });
+    auto fill = [&](int s, unsigned t) {
+      if (is_full(t) && lane == 0) {
+        mbar_arrive_expect_tx(&full[s], unsigned(TILE * sizeof(In)));
+        bulk_load(stage(s), in + at_of(t), unsigned(TILE * sizeof(In)), &full[s]);
+        return;
+      }
+      if (!is_full(t)) {
+        In* to = stage(s);
+        for (long long i = lane; i < TILE; i += 32) {
+          const long long g = at_of(t) + i;
+          const bool inside = g >= 0 && (unsigned long long)g < n;
+          if (PAD)
+            to[i] = inside ? in[g] : convert<In>(Op::identity());
+          else if (inside)
+            to[i] = in[g];
+        }
+        fence_shared_to_async(); // a later bulk load into this stage comes after these writes
+      }
+      mbar_arrive(&full[s]); // releases this lane's writes to the waiting roles
+    };
+    produce_stages<S, decltype(fill), P::tiles_per_ticket>(ws, full, empty, s_tile, s_gen,
+                                                           span.tiles, span.last, fill);
     return;
   }
 
@@ -776,17 +810,16 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
     return;
   }
 
+  ticket_prefix<T, Op, KIND, P> prefix_of{Op::identity()};
   if (EARLY && warp == CONSUMERS + 2) { // look-back, handing the stage back first
     ring.serve(
         reduced, empty, s_tile, span.tiles, [&](int s) { return s_agg[s]; },
-        [&](unsigned t, T agg) {
-          return finish_lookback<T, Op, KIND, P>(span.slots, t, s_gen, agg, init);
-        });
+        [&](unsigned t, T agg) { return prefix_of(span.slots, t, s_gen, agg, init); });
     return;
   }
   if (warp == CONSUMERS + 2) { // look-back
     relay_stages<S>(reduced, ready, s_tile, span.tiles, [&](int s, unsigned t) {
-      const T prefix = finish_lookback<T, Op, KIND, P>(span.slots, t, s_gen, s_agg[s], init);
+      const T prefix = prefix_of(span.slots, t, s_gen, s_agg[s], init);
       if (lane == 0) s_prefix[s] = prefix;
     });
     return;

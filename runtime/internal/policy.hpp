@@ -121,6 +121,10 @@ struct Policy {
   /// scans, xpose tile I/O, at most 32 items a thread, input and output of one width
   /// above a byte).
   bool early_release = false;
+  /// lookback_bulk, flat scans: a ticket gives a block this many consecutive tiles, [1, 8].
+  /// Only the first looks back; the others follow the block's previous tile, so a ticket
+  /// pays one look-back round trip, not one per tile.
+  int tiles_per_ticket = 1;
 
   /// The policy of the one-thread baseline (its key is "sequential").
   static Policy sequential();

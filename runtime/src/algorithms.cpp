@@ -145,6 +145,8 @@ std::optional<std::string> segmented_invalid_reason(const Policy& p, Heads heads
     return std::string("segmented scans take the warp_scans block scan");
   if (p.algorithm == Algorithm::LookbackBulk && p.io != TileIO::Transpose)
     return std::string("lookback_bulk's segmented kernel takes the xpose tile I/O");
+  if (p.tiles_per_ticket != 1)
+    return std::string("segmented scans take one tile a ticket (no .tk<N>)");
   if (p.tile_loop && heads != Heads::Axis) // axis scans' loop takes whole chains
     return std::string("segmented scans other than axis scans take no tile loop");
   return std::nullopt;
@@ -159,6 +161,7 @@ std::optional<std::string> select_invalid_reason(const Policy& p, Heads how) {
     return fmt::format("{} has no {} kernel (it selects by flags)", a.name, to_string(how));
   if (p.tile_loop || p.io == TileIO::Direct)
     return std::string("compaction takes a staged tile I/O (xpose or wxpose) without a tile loop");
+  if (p.tiles_per_ticket != 1) return std::string("compaction takes one tile a ticket (no .tk<N>)");
   return std::nullopt;
 }
 

@@ -139,6 +139,10 @@ const std::vector<FieldDesc> kFields{
      nullptr, nullptr, 3, 3, 3, 8, "{} shared-memory stages is outside [3, 8]",
      stages_tiles, "shared-memory stages apply only to lookback_pipelined and lookback_bulk",
      nullptr, 9, false, true, false, SCANTUNE_FIELD_ACCESS(stages, int)},
+    {"tiles_per_ticket", "tiles per ticket", KeyForm::Number, "tk", "[.tk<N>]",
+     nullptr, nullptr, 1, 1, 1, 8, "tiles per ticket {} is outside [1, 8]",
+     bulk, "tiles per ticket apply only to lookback_bulk",
+     nullptr, 14, true, true, false, SCANTUNE_FIELD_ACCESS(tiles_per_ticket, int)},
     // A kernel of its own (KernelDesc::loop_entry), not a template argument.
     {"tile_loop", "tile loop", KeyForm::Flag, "loop", "[.loop]",
      nullptr, nullptr, 0, 0, 0, 1, "",

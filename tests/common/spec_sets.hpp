@@ -129,6 +129,14 @@ inline std::vector<Policy> shape_spread(Algorithm a, BlockScan bs, DataType t) {
     early.early_release = true;
     early.stages = 6;
     v.push_back(early);
+    // Tickets of several tiles, the last one ending part-way at some sizes.
+    Policy ticket = v[0];
+    ticket.tiles_per_ticket = 3;
+    ticket.stages = 7;
+    v.push_back(ticket);
+    ticket.early_release = true;
+    ticket.tiles_per_ticket = 2;
+    v.push_back(ticket);
   }
   return v;
 }

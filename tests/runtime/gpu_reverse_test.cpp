@@ -47,6 +47,8 @@ std::vector<Policy> reverse_policies(DataType t) {
       Policy early = p; // bulk rows released early store mirrored vectors from registers
       early.early_release = true;
       if (!early.invalid_reason(t)) v.push_back(early);
+      early.tiles_per_ticket = 2; // tiles of a ticket run from the end too
+      if (!early.invalid_reason(t)) v.push_back(early);
       p.tile_loop = p.one_tile_per_block();
       if (p.tile_loop && !p.invalid_reason(t)) v.push_back(p);
     }

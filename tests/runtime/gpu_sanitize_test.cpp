@@ -64,6 +64,30 @@ TEST_F(GpuSanitize, EveryAlgorithmAndBlockScanAtSmallSizes) {
       }
 }
 
+// lookback_bulk tickets of several tiles: the later tiles of a ticket take the block's
+// previous prefix; many tickets a block, the last ending part-way at some sizes.
+TEST_F(GpuSanitize, BulkTicketsOfSeveralTiles) {
+  if (device_arch() < 90) GTEST_SKIP() << "lookback_bulk needs sm_90";
+  Scanner scanner;
+  for (int per_ticket : {2, 3})
+    for (bool early : {false, true}) {
+      Policy p =
+          make_policy(Algorithm::LookbackBulk, 64, 4, 4, BlockScan::WarpScans, TileIO::Transpose);
+      p.tiles_per_ticket = per_ticket;
+      p.early_release = early;
+      p.stages = early ? 3 : 8;
+      for (std::size_t n : {1ul, 700ul, 256ul * 3 * 9 + 5, 40009ul}) {
+        auto in = make_input<std::int32_t>(n, Op::Sum, n);
+        DeviceBuffer<std::int32_t> d_in(n + 1), d_out(n + 1);
+        d_in.upload(in, 1);
+        scantune::detail::scan_with(scanner, p, ScanKind::Exclusive, d_in.ptr + 1, d_out.ptr, n,
+                                    Op::Sum, 3);
+        ASSERT_EQ(d_out.download(n), reference_scan(in, Op::Sum, ScanKind::Exclusive, 3))
+            << p.key() << " n=" << n;
+      }
+    }
+}
+
 // Reductions (several blocks meet at the last one's fold) and scans from a device start
 // value written by the reduction just before them.
 TEST_F(GpuSanitize, ReductionsAndDeviceStartValues) {

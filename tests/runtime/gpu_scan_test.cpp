@@ -379,6 +379,34 @@ TEST_F(GpuTest, BulkEarlyReleaseKeepsOrderAcrossTheRings) {
     }
 }
 
+// Tickets of several tiles: the tiles after a ticket's first take their block's previous
+// inclusive prefix; at some sizes the last ticket ends part-way, and every launch must
+// leave the ticket counter reset for the next (two kinds, many sizes, one counter).
+TEST_F(GpuTest, BulkTicketsOfSeveralTilesKeepOrder) {
+  if (device_arch() < 90) GTEST_SKIP() << "lookback_bulk needs sm_90";
+  Scanner scanner;
+  for (int per_ticket : {2, 3, 8})
+    for (int stages : {3, 8})
+      for (bool early : {false, true}) {
+        if (per_ticket == 8 && stages == 3) continue;
+        Policy p =
+            make_policy(Algorithm::LookbackBulk, 32, 4, 4, BlockScan::WarpScans, TileIO::Transpose);
+        p.stages = stages;
+        p.tiles_per_ticket = per_ticket;
+        p.early_release = early;
+        ASSERT_FALSE(p.invalid_reason(DataType::Int32)) << p.key();
+        const std::size_t ticket = p.tile_items() * std::size_t(per_ticket);
+        for (std::size_t n : {std::size_t{1}, ticket - 1, ticket + 1, ticket * 5 + 131,
+                              std::size_t{300007}, std::size_t{2000003}})
+          ASSERT_NO_FATAL_FAILURE(check_first_nonzero(scanner, p, n, unsigned(stages)));
+        Policy wide = p; // the same bytes a stage
+        wide.vector_width = 2;
+        wide.items_per_thread = 2;
+        for (ScanKind k : {ScanKind::Inclusive, ScanKind::Exclusive})
+          check_policy<std::int64_t>(scanner, wide, Op::Sum, k, 3, k == ScanKind::Exclusive);
+      }
+}
+
 TEST_F(GpuTest, CustomOperators) {
   Scanner scanner;
   const CustomOp absmax{"absmax", "return fabs(a) > fabs(b) ? a : b;", "0.0"};

@@ -99,6 +99,9 @@ std::vector<KernelSpec> type_op_paths() {
         v.push_back({bulk, t, OpSpec::from(op), k});
         bulk.early_release = true; // its consumers store from registers
         v.push_back({bulk, t, OpSpec::from(op), k});
+        bulk.tiles_per_ticket = 4; // one look-back a ticket
+        bulk.stages = 8;
+        v.push_back({bulk, t, OpSpec::from(op), k});
       }
   return v;
 }

@@ -153,6 +153,32 @@ TEST(PolicyKey, EarlyReleaseIsAFlagOfBulkRows) {
             "lookback_bulk has no unique kernel (it selects by flags)");
 }
 
+TEST(PolicyKey, TilesPerTicketAreANumberOfFlatBulkRows) {
+  const char* key = "lookback_bulk.tpb256.ipt16.vec4.warp_scans.st8.tk3.early";
+  const Policy p = Policy::parse(key);
+  EXPECT_EQ(p.tiles_per_ticket, 3);
+  EXPECT_EQ(p.stages, 8);
+  EXPECT_EQ(p.key(), key);
+  EXPECT_EQ(Policy::parse("lookback_bulk.tpb256.ipt16.vec4.warp_scans.st7").tiles_per_ticket, 1);
+  EXPECT_EQ(Policy::parse("lookback_bulk.tpb256.ipt16.vec4.warp_scans.st7.tk1").key(),
+            "lookback_bulk.tpb256.ipt16.vec4.warp_scans.st7");
+  EXPECT_FALSE(p.invalid_reason(DataType::Int32));
+  auto why = [](const char* k) {
+    return Policy::parse(k).invalid_reason(DataType::Int32).value_or("valid");
+  };
+  EXPECT_EQ(why("lookback_warp.tpb256.ipt12.vec4.warp_scans.tk2"),
+            "tiles per ticket apply only to lookback_bulk, not lookback_warp");
+  EXPECT_EQ(why("lookback_bulk.tpb256.ipt16.vec4.warp_scans.st7.tk9"),
+            "tiles per ticket 9 is outside [1, 8]");
+  EXPECT_EQ(why("lookback_bulk.tpb128.ipt8.vec4.warp_scans.st9.tk2"),
+            "9 shared-memory stages is outside [3, 8]");
+  using detail::Heads;
+  EXPECT_EQ(detail::problem_invalid_reason(p, Heads::Flags).value_or("valid"),
+            "segmented scans take one tile a ticket (no .tk<N>)");
+  EXPECT_EQ(detail::problem_invalid_reason(p, Heads::SelectFlags).value_or("valid"),
+            "compaction takes one tile a ticket (no .tk<N>)");
+}
+
 TEST(PolicyValidation, RejectsInvalidCombinationsWithAReason) {
   auto reason = [](const char* key, DataType t) {
     return Policy::parse(key).invalid_reason(t).value_or("valid");

@@ -42,7 +42,7 @@ int fields_changed(const Policy& a, const Policy& b) {
          (a.block_scan != b.block_scan) + (a.io != b.io) + (a.backoff_ns != b.backoff_ns) +
          (a.streaming != b.streaming) + (a.lookback_span != b.lookback_span) +
          (a.stages != b.stages) + (a.tile_loop != b.tile_loop) +
-         (a.early_release != b.early_release);
+         (a.early_release != b.early_release) + (a.tiles_per_ticket != b.tiles_per_ticket);
 }
 
 void expect_valid_and_unique(const std::vector<Policy>& space, DataType type) {
@@ -335,6 +335,22 @@ TEST(SearchSpace, KernelConstraints) {
   ASSERT_TRUE(shared);
   EXPECT_NE(shared->find("needs 123280 bytes of shared memory"), std::string::npos) << *shared;
   EXPECT_NE(shared->find("allows 101376"), std::string::npos) << *shared;
+}
+
+// Tiles per ticket stay at one unless asked for; asked for, they are bulk neighbours.
+TEST(SearchSpace, TilesPerTicketWhenAskedFor) {
+  const Policy p = Policy::parse("lookback_bulk.tpb256.ipt32.vec4.warp_scans.st7.early");
+  const auto plain = keys(neighbours(p, DataType::Int32, default_space()));
+  EXPECT_EQ(plain.count("lookback_bulk.tpb256.ipt32.vec4.warp_scans.st7.tk2.early"), 0u);
+  SpaceOptions space = default_space();
+  for (const SpaceField& f : space_fields())
+    if (f.field == "tiles_per_ticket") f.apply(space, "1,2", f.option);
+  const auto asked = keys(neighbours(p, DataType::Int32, space));
+  EXPECT_EQ(asked.count("lookback_bulk.tpb256.ipt32.vec4.warp_scans.st7.tk2.early"), 1u);
+  const auto grid = enumerate(DataType::Int32, space);
+  EXPECT_EQ(grid.size(), 33528u + 600u); // each of the 600 bulk candidates once more
+  for (const Policy& q : grid)
+    EXPECT_TRUE(q.tiles_per_ticket == 1 || q.algorithm == Algorithm::LookbackBulk) << q.key();
 }
 
 TEST(SearchSpace, NeighboursOfATypicalPolicy) {

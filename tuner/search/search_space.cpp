@@ -226,6 +226,12 @@ const std::vector<SpaceField> kSpaceFields{
      "Default: off,on. Example: --early-release on",
      SCANTUNE_SPACE_PARSE(space.other_fields["early_release"] = ints(parse_early_release(text))),
      {0, 1}},
+    {"tiles_per_ticket", SCANTUNE_SPACE_VALUES(other_values(space, "tiles_per_ticket")), false, 12,
+     "--tiles-per-ticket",
+     "Consecutive tiles a lookback_bulk ticket gives a block (.tk<N>), 1..8:\n"
+     "only the first looks back. Default: 1. Example: --tiles-per-ticket 1,2",
+     SCANTUNE_SPACE_PARSE(space.other_fields["tiles_per_ticket"] = parse_int_list(text, option)),
+     {1}},
 };
 // clang-format on
 
