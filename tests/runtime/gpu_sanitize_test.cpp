@@ -65,18 +65,19 @@ TEST_F(GpuSanitize, EveryAlgorithmAndBlockScanAtSmallSizes) {
 }
 
 // lookback_bulk tickets of several tiles: the later tiles of a ticket take the block's
-// previous prefix; many tickets a block, the last ending part-way at some sizes.
+// previous prefix; many tickets a block, the last ending part-way at some sizes. One
+// tile a ticket is racecheck's control: at 2000003 elements its rings wrap too.
 TEST_F(GpuSanitize, BulkTicketsOfSeveralTiles) {
   if (device_arch() < 90) GTEST_SKIP() << "lookback_bulk needs sm_90";
   Scanner scanner;
-  for (int per_ticket : {2, 3})
+  for (int per_ticket : {1, 2, 3})
     for (bool early : {false, true}) {
       Policy p =
           make_policy(Algorithm::LookbackBulk, 64, 4, 4, BlockScan::WarpScans, TileIO::Transpose);
       p.tiles_per_ticket = per_ticket;
       p.early_release = early;
       p.stages = early ? 3 : 8;
-      for (std::size_t n : {1ul, 700ul, 256ul * 3 * 9 + 5, 40009ul}) {
+      for (std::size_t n : {1ul, 700ul, 256ul * 3 * 9 + 5, 40009ul, 2000003ul}) {
         auto in = make_input<std::int32_t>(n, Op::Sum, n);
         DeviceBuffer<std::int32_t> d_in(n + 1), d_out(n + 1);
         d_in.upload(in, 1);
