@@ -145,8 +145,7 @@ __device__ __forceinline__ T finish_lookback(unsigned long long* slots, unsigned
   if (tile == 0) return init;
   const T prefix =
       lookback_warp<T, Op, P::backoff_ns, P::lookback_span, P::reproducible>(slots, tile, gen, op);
-  if (lane_id() == 0)
-    tile_status<T>::publish(slots, tile, make_flag(gen, true), op(prefix, aggregate));
+  if (lane_id() == 0) publish_inclusive(slots, tile, gen, prefix, aggregate, op);
   return prefix;
 }
 
@@ -174,7 +173,7 @@ __device__ __forceinline__ T resolve_prefix(unsigned long long* slots, unsigned 
     }
   }
   prefix = shfl_idx(prefix, 0u);
-  if (leader) tile_status<T>::publish(slots, tile, make_flag(gen, true), op(prefix, aggregate));
+  if (leader) publish_inclusive(slots, tile, gen, prefix, aggregate, op);
   return prefix;
 }
 
@@ -488,8 +487,7 @@ struct ticket_prefix {
     T prefix;
     if (G > 1 && t % G != 0) {
       prefix = carry;
-      if (lane_id() == 0)
-        tile_status<T>::publish(slots, t, make_flag(gen, true), op(prefix, aggregate));
+      if (lane_id() == 0) publish_inclusive(slots, t, gen, prefix, aggregate, op);
     } else {
       prefix = finish_lookback<T, Op, KIND, P>(slots, t, gen, aggregate, init);
     }
@@ -1173,8 +1171,7 @@ __device__ __forceinline__ T segmented_lookback(unsigned long long* slots, unsig
   if (first_is_head || tile == 0) return Op::identity();
   const T prefix =
       lookback_warp<T, Op, P::backoff_ns, P::lookback_span, P::reproducible>(slots, tile, gen, op);
-  if (!has_head && lane_id() == 0)
-    tile_status<T>::publish(slots, tile, make_flag(gen, true), op(prefix, aggregate));
+  if (!has_head && lane_id() == 0) publish_inclusive(slots, tile, gen, prefix, aggregate, op);
   return prefix;
 }
 

@@ -192,6 +192,13 @@ struct tile_status<T, 12, SLOT> : tile_status_words<T, 3, SLOT> {};
 template <class T, int SLOT>
 struct tile_status<T, 16, SLOT> : tile_status_words<T, 4, SLOT> {};
 
+// A tile's inclusive prefix: its exclusive prefix combined with its aggregate.
+template <class T, class Op>
+__device__ __forceinline__ void publish_inclusive(unsigned long long* slots, unsigned tile,
+                                                  unsigned gen, T prefix, T aggregate, Op op) {
+  tile_status<T>::publish(slots, tile, make_flag(gen, true), op(prefix, aggregate));
+}
+
 template <int BACKOFF_NS>
 __device__ __forceinline__ void poll_backoff() {
   if (BACKOFF_NS > 0) __nanosleep(BACKOFF_NS);
