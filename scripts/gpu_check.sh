@@ -7,8 +7,9 @@
 # N processes side by side (gpu_tests.I.log each), balanced by scripts/gpu_test_times.txt
 # (the longest test, about 5 minutes on an H100, bounds the wall time). suites: the same
 # with 12 shards by default, beside the tuner's and the CLI's Gpu* suites: what a change
-# to kernels or dispatch runs. sanitize:
-# SANITIZE_FILTER (default GpuSanitize*). example: examples/ built against an
+# to kernels or dispatch runs. sanitize: memcheck and racecheck on SANITIZE_FILTER
+# (default GpuSanitize*), memcheck alone on GpuMemcheck* too (mbarrier rings that wrap,
+# where racecheck reports hazards of its own: docs/decisions.md). example: examples/ built against an
 # install in $BUILD/prefix (LD_LIBRARY_PATH, as the install's RPATH is this machine's).
 # bench: `scantune bench` of int32/float32/int64/float64 sums (BENCH_ARGS, if set,
 # replaces those options) to bench.md/.json/.csv.
@@ -83,8 +84,10 @@ for step in "${steps[@]}"; do
         python3 scripts/gpu_shards.py record "${logs[@]}" >"$OUT/gpu_test_times.txt" ;;
     sanitize)
       for tool in memcheck racecheck; do
+        filter=${SANITIZE_FILTER:-GpuSanitize*}
+        [ $tool = memcheck ] && filter="$filter:GpuMemcheck*"
         compute-sanitizer --tool $tool --error-exitcode 9 \
-          "$BUILD/tests/runtime/scantune_runtime_tests" --gtest_filter="${SANITIZE_FILTER:-GpuSanitize*}" \
+          "$BUILD/tests/runtime/scantune_runtime_tests" --gtest_filter="$filter" \
           >"$OUT/sanitize_$tool.log" 2>&1
         s=$?; echo "compute-sanitizer $tool: exit $s; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize_$tool.log" | tail -1)"
         [ $s -eq 0 ] || rc=1
