@@ -206,8 +206,8 @@ TEST_F(Cli, TuneDryRunPrintsTheSizeOfTheSearch) {
   EXPECT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("21 sizes (2^10 .. 2^30), strategy halving"), std::string::npos)
       << r.output;
-  EXPECT_NE(r.output.find("int32 sum inclusive: 33528 candidates"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("409176 candidate-sizes"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("int32 sum inclusive: 34128 candidates"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("414576 candidate-sizes"), std::string::npos) << r.output;
   r = run("tune --dry-run --type int64,float32 --op sum,bit_and --kind all --strategy exhaustive");
   EXPECT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("skipping bit_and on float32"), std::string::npos) << r.output;

@@ -229,9 +229,9 @@ const std::vector<SpaceField> kSpaceFields{
     {"tiles_per_ticket", SCANTUNE_SPACE_VALUES(other_values(space, "tiles_per_ticket")), false, 12,
      "--tiles-per-ticket",
      "Consecutive tiles a lookback_bulk ticket gives a block (.tk<N>), 1..8:\n"
-     "only the first looks back. Default: 1. Example: --tiles-per-ticket 1,2",
+     "only the first looks back. Default: 1,2. Example: --tiles-per-ticket 1",
      SCANTUNE_SPACE_PARSE(space.other_fields["tiles_per_ticket"] = parse_int_list(text, option)),
-     {1}},
+     {1, 2}},
 };
 // clang-format on
 

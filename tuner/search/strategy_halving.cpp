@@ -88,8 +88,8 @@ const CoreField kCoreFields[] = {
     {"tile_loop", 0, 0},
     // Every bulk shape holds 0; an early release comes in as a leader's neighbour.
     {"early_release", 0, 0},
-    // One tile a ticket, as segmented and compaction kernels take; more (when asked for)
-    // come in as a leader's neighbours.
+    // One tile a ticket, as segmented and compaction kernels take; more come in as a
+    // leader's neighbours.
     {"tiles_per_ticket", 1, 1},
 };
 
