@@ -9,8 +9,9 @@
 # with 12 shards by default, beside the tuner's and the CLI's Gpu* suites: what a change
 # to kernels or dispatch runs. sanitize: memcheck and racecheck on SANITIZE_FILTER
 # (default GpuSanitize*), memcheck alone on GpuMemcheck* too (mbarrier rings that wrap,
-# where racecheck reports hazards of its own: docs/decisions.md). example: examples/ built against an
-# install in $BUILD/prefix (LD_LIBRARY_PATH, as the install's RPATH is this machine's).
+# where racecheck reports hazards of its own: docs/decisions.md). example: examples/
+# built against an install in $BUILD/prefix (LD_LIBRARY_PATH, as the install's RPATH is
+# this machine's).
 # bench: `scantune bench` of int32/float32/int64/float64 sums (BENCH_ARGS, if set,
 # replaces those options) to bench.md/.json/.csv.
 # clibench: `scantune bench` with every algorithm (bench_all.md/.json/.svg), the
