@@ -25,7 +25,7 @@ TEST_F(GpuSanitize, EveryAlgorithmAndBlockScanAtSmallSizes) {
           policies.push_back(p); // lookback_bulk has one block scan
   Policy ring =
       make_policy(Algorithm::LookbackBulk, 64, 4, 4, BlockScan::WarpScans, TileIO::Transpose);
-  ring.stages = 8; // tiles round the ring several times per block
+  ring.stages = 8; // a tile or two a block: no wrap (GpuMemcheck.BulkRingsWrap wraps it)
   policies.push_back(ring);
   Policy early = ring; // consumers hand stages back before the prefix: the rings of 2S
   early.early_release = true;
