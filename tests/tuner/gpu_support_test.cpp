@@ -204,6 +204,21 @@ TEST_F(GpuSupportCompare, IntegersIgnoreTolerance) {
 
 // The converting sums the built-in tables hold have a CUB baseline in the tuner, so
 // their tunes and benchmarks print x CUB; other kinds and operators are refused.
+// Scan by key takes 32- and 64-bit keys (the problem's own); other widths and
+// operators other than sums are refused, by name, before any CUDA call.
+TEST(GpuSupportHost, CubByKeyRefusesOtherKeyWidthsAndOperators) {
+  try {
+    gpu::cub_by_key_temp_bytes(DataType::Int32, Op::Sum, ScanKind::Inclusive, 100, 2);
+    FAIL() << "2-byte keys were taken";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("2-byte keys"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(gpu::cub_by_key_supports(DataType::Float64, Op::Sum));
+  EXPECT_FALSE(gpu::cub_by_key_supports(DataType::Int32, Op::Max));
+  EXPECT_THROW(gpu::cub_by_key_temp_bytes(DataType::Int32, Op::Max, ScanKind::Inclusive, 100, 8),
+               Error);
+}
+
 TEST(GpuSupportHost, CubConvertingBaselinesCoverTheBuiltinTables) {
   int converting = 0;
   for (const detail::BuiltinEntry& e : detail::builtin_table()) {

@@ -114,12 +114,13 @@ TEST_F(GpuEvaluatorTest, SegmentedDispatchAndCubByKey) {
 
 // Keys, offsets and axis scans: the dispatch and an explicit candidate verify against
 // the host reference (offsets at a smaller size too: its own end offset); CUB by key
-// for keys and offsets, none for axis scans.
+// for keys (reading the problem's own 32- or 64-bit keys) and offsets, none for axis
+// scans.
 TEST_F(GpuEvaluatorTest, KeysOffsetsAndAxisScansVerify) {
   Scanner scanner;
   constexpr std::uint64_t n = 1 << 18;
   const Policy warp = Policy::parse("lookback_warp.tpb256.ipt8.vec4.warp_scans");
-  for (const char* spec : {"keys64:random", "offsets:300", "axis:5x96"})
+  for (const char* spec : {"keys:random", "keys64:random", "offsets:300", "axis:5x96"})
     for (ScanKind kind : {ScanKind::Inclusive, ScanKind::Exclusive}) {
       const Segmentation s = parse_segments(spec);
       const Problem p{DataType::Int32, detail::OpSpec::from(Op::Sum), kind, s};

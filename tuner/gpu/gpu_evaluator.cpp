@@ -684,11 +684,15 @@ struct GpuEvaluator::Impl {
       return b;
     }
     const Op op = problem.op.op;
-    reserve_cub_temp(gpu::cub_by_key_temp_bytes(problem.type, op, problem.kind, n));
-    const auto* k = static_cast<const std::int32_t*>(keys.ptr);
+    // CUB reads the problem's own keys where it has them (64-bit keys are 8 bytes an
+    // element for both), else int32 keys of the same segments.
+    const bool own_keys = problem.segments.kind == Segmentation::Kind::Keys;
+    const void* k = own_keys ? words.ptr : keys.ptr;
+    const std::size_t key_bytes = own_keys ? problem.segments.word_bytes : 4;
+    reserve_cub_temp(gpu::cub_by_key_temp_bytes(problem.type, op, problem.kind, n, key_bytes));
     const auto call = [&](const void* in, void* out) {
-      gpu::cub_scan_by_key(problem.type, op, problem.kind, k, in, out, n, &init, cub_temp.ptr,
-                           cub_temp_bytes, stream);
+      gpu::cub_scan_by_key(problem.type, op, problem.kind, k, key_bytes, in, out, n, &init,
+                           cub_temp.ptr, cub_temp_bytes, stream);
     };
     return verified_timing(n, "CUB", cub_verified, call);
   }

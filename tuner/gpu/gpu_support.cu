@@ -300,30 +300,46 @@ bool cub_by_key_supports(DataType type, Op op) {
   return op == Op::Sum && op_applies(type, op);
 }
 
-std::size_t cub_by_key_temp_bytes(DataType type, Op op, ScanKind kind, std::size_t n) {
+// Calls cub_baseline::scan_by_key<T, K> with the key type of key_bytes.
+template <class T>
+cudaError_t by_key_call(Op op, ScanKind kind, const void* keys, std::size_t key_bytes, const T* in,
+                        T* out, std::size_t n, T init, void* temp, std::size_t& temp_bytes,
+                        cudaStream_t stream) {
+  if (key_bytes == 8)
+    return cub_baseline::scan_by_key(op, kind, static_cast<const std::uint64_t*>(keys), in, out, n,
+                                     init, temp, temp_bytes, stream);
+  if (key_bytes == 4)
+    return cub_baseline::scan_by_key(op, kind, static_cast<const std::int32_t*>(keys), in, out, n,
+                                     init, temp, temp_bytes, stream);
+  throw Error("scantune tuner: no CUB scan-by-key baseline for " + std::to_string(key_bytes) +
+              "-byte keys (4 or 8)");
+}
+
+std::size_t cub_by_key_temp_bytes(DataType type, Op op, ScanKind kind, std::size_t n,
+                                  std::size_t key_bytes) {
   require_by_key(type, op, kind, n);
   std::size_t bytes = 0;
   const cudaError_t e = with_type(type, [&](auto tag) {
     using T = decltype(tag);
-    return cub_baseline::scan_by_key<T>(op, kind, nullptr, nullptr, nullptr, n, T{}, nullptr, bytes,
-                                        nullptr);
+    return by_key_call<T>(op, kind, nullptr, key_bytes, nullptr, nullptr, n, T{}, nullptr, bytes,
+                          nullptr);
   });
   check(e, "temporary storage size of " + cub_label(type, op, kind, n, std::nullopt, true));
   return bytes;
 }
 
-void cub_scan_by_key(DataType type, Op op, ScanKind kind, const std::int32_t* keys, const void* in,
-                     void* out, std::size_t n, const void* init, void* temp, std::size_t temp_bytes,
-                     cudaStream_t stream) {
+void cub_scan_by_key(DataType type, Op op, ScanKind kind, const void* keys, std::size_t key_bytes,
+                     const void* in, void* out, std::size_t n, const void* init, void* temp,
+                     std::size_t temp_bytes, cudaStream_t stream) {
   require_by_key(type, op, kind, n);
   const auto label = [&] { return cub_label(type, op, kind, n, std::nullopt, true); };
   if (n == 0) return;
   check_cub_call(kind, init, temp, label);
   const cudaError_t e = with_type(type, [&](auto tag) {
     using T = decltype(tag);
-    return cub_baseline::scan_by_key<T>(op, kind, keys, static_cast<const T*>(in),
-                                        static_cast<T*>(out), n, init_of<T>(kind, init), temp,
-                                        temp_bytes, stream);
+    return by_key_call<T>(op, kind, keys, key_bytes, static_cast<const T*>(in),
+                          static_cast<T*>(out), n, init_of<T>(kind, init), temp, temp_bytes,
+                          stream);
   });
   if (e != cudaSuccess) check(e, label());
 }

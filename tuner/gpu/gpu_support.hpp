@@ -78,12 +78,14 @@ void cub_convert_scan(const ScanTypes& types, const void* in, void* out, std::si
 /// Whether CUB's scan by key is a baseline for segmented scans of (type, op): sums
 /// (cub_baseline_by_key.cuh says why only those).
 bool cub_by_key_supports(DataType type, Op op);
-/// Temporary storage CUB's scan by key needs for n elements.
-std::size_t cub_by_key_temp_bytes(DataType type, Op op, ScanKind kind, std::size_t n);
+/// Temporary storage CUB's scan by key needs for n elements and keys of key_bytes.
+std::size_t cub_by_key_temp_bytes(DataType type, Op op, ScanKind kind, std::size_t n,
+                                  std::size_t key_bytes);
 /// One CUB InclusiveScanByKey / ExclusiveScanByKey call, a segment being a run of
-/// equal `keys` (n device int32s); otherwise as cub_scan.
-void cub_scan_by_key(DataType type, Op op, ScanKind kind, const std::int32_t* keys, const void* in,
-                     void* out, std::size_t n, const void* init, void* temp, std::size_t temp_bytes,
-                     cudaStream_t stream);
+/// equal `keys` (n device words of key_bytes: int32 for 4, uint64 for 8); otherwise as
+/// cub_scan.
+void cub_scan_by_key(DataType type, Op op, ScanKind kind, const void* keys, std::size_t key_bytes,
+                     const void* in, void* out, std::size_t n, const void* init, void* temp,
+                     std::size_t temp_bytes, cudaStream_t stream);
 
 } // namespace scantune::tuner::gpu
