@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Packs a build folder (BUILD, default build-gpu) for a GPU machine that receives the
 # working tree but not the build (the device tool: `carry: [".gpu"]`): the CLI, the
-# library and the three test binaries holding Gpu* suites, stripped (unstripped they pass
-# the 64 MiB a call may carry), in OUT.tar.xz (default .gpu/build.tar.xz), plus the
+# library and the three test binaries holding Gpu* suites (and the NCCL component's tests
+# and bench where built), stripped (unstripped they pass the 64 MiB a call may carry), in
+# OUT.tar.xz (default .gpu/build.tar.xz), plus the
 # libraries they need that such a machine may lack (fmt, SQLite) in .gpu/lib. On the GPU
 # machine, from the repository root:
 #   tar xJf .gpu/build.tar.xz && LD_LIBRARY_PATH=$PWD/.gpu/lib scripts/gpu_check.sh suites
@@ -21,6 +22,17 @@ for f in tuner/scantune tests/runtime/scantune_runtime_tests tests/tuner/scantun
 done
 ln -s libscantune.so.0.1.0 "$stage/$BUILD/runtime/libscantune.so.0"
 ln -s libscantune.so.0 "$stage/$BUILD/runtime/libscantune.so"
+# The NCCL component's tests and benchmark where it was built. libnccl itself (200 MB)
+# stays behind: the GPU machine's own (its Python's nvidia-nccl) goes on LD_LIBRARY_PATH.
+if [ -e "$BUILD/runtime/nccl/libscantune_nccl.so.0.1.0" ]; then
+  for f in runtime/nccl/libscantune_nccl.so.0.1.0 tests/nccl/scantune_nccl_tests \
+    bench/scantune_nccl_bench; do
+    [ -e "$BUILD/$f" ] || continue
+    mkdir -p "$stage/$BUILD/$(dirname "$f")"
+    strip -o "$stage/$BUILD/$f" "$BUILD/$f"
+  done
+  ln -s libscantune_nccl.so.0.1.0 "$stage/$BUILD/runtime/nccl/libscantune_nccl.so.0"
+fi
 cp -r "$BUILD/tests/tuner/data" "$stage/$BUILD/tests/tuner/"
 mkdir -p "$(dirname "$OUT")" .gpu/lib
 tar cf - -C "$stage" "$BUILD" | xz -T0 -6 >"$OUT.tar.xz"
