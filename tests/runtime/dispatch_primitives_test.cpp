@@ -162,6 +162,27 @@ TEST(PrimitiveDispatchBuiltin, TheH200SortsOnItsOwnRowsAtEverySize) {
               std::string::npos);
 }
 
+// The shipped tables: 8-byte segmented scans run the H200's float64 rows (int64 as its
+// nearest tuned problem) on the H200 and, lacking rows of its own, on the H100.
+TEST(PrimitiveDispatchBuiltin, EightByteSegmentedScansTakeTheH200Rows) {
+  const DispatchTable h200(90, "NVIDIA H200 (sm_90, 132 SMs)", {}, "");
+  const DispatchTable h100(90, "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)", {}, "");
+  for (Heads h : {Heads::Flags, Heads::Keys32, Heads::Keys64})
+    for (DataType t : {DataType::Float64, DataType::Int64})
+      for (unsigned log2n = 16; log2n <= 28; log2n += 2) {
+        const auto p = ProblemName::of(t, Op::Sum, ScanKind::Inclusive, h);
+        const Choice c = h200.resolve(p, std::uint64_t{1} << log2n);
+        EXPECT_EQ(c.match, Match::BuiltIn) << c.source;
+        EXPECT_EQ(c.tuned_size, std::uint64_t{1} << log2n) << c.source;
+        EXPECT_NE(c.source.find("built-in table: NVIDIA H200"), std::string::npos) << c.source;
+        EXPECT_NE(c.source.find("float64 sum inclusive"), std::string::npos) << c.source;
+        // The H100's table has none: the same architecture's rows, the H200's.
+        const Choice o = h100.resolve(p, std::uint64_t{1} << log2n);
+        EXPECT_EQ(o.policy, c.policy) << o.source;
+        EXPECT_NE(o.source.find("built-in table: NVIDIA H200"), std::string::npos) << o.source;
+      }
+}
+
 TEST_F(PrimitiveDispatch, CompactionsFollowTheFallbackChain) {
   const Policy select_builtin = Policy::parse("lookback_warp.tpb512.ipt8.vec4.warp_scans.wxpose");
   const std::string key = select_builtin.key();
