@@ -204,7 +204,8 @@ std::string bench_markdown(const BenchReport& r) {
       r.extra_bytes_per_element == 0
           ? "GB/s = bytes read + written per second"
           : fmt::format("GB/s = bytes read + written per second, with {} byte(s) of head flags "
-                        "or keys per element for the scans and CUB, not CUB's own keys",
+                        "or keys per element for the scans and CUB (CUB reads the same keys; for "
+                        "flags, int32 keys of the same segments)",
                         r.extra_bytes_per_element);
   std::string out = fmt::format("{} on {} ({})\n\n", r.problem(), r.device, bytes);
   out += t.markdown();
