@@ -3,10 +3,11 @@
 # working tree but not the build (the device tool: `carry: [".gpu"]`): the CLI, the
 # library and the three test binaries holding Gpu* suites (and the NCCL component's tests
 # and bench where built), stripped (unstripped they pass the 64 MiB a call may carry), in
-# OUT.tar.xz (default .gpu/build.tar.xz), plus the
-# libraries they need that such a machine may lack (fmt, SQLite) in .gpu/lib. On the GPU
-# machine, from the repository root:
+# OUT.tar.xz (default .gpu/build.tar.xz), plus the libraries they need that such a machine
+# may lack (fmt, SQLite) in .gpu/lib. On the GPU machine, from the repository root:
 #   tar xJf .gpu/build.tar.xz && LD_LIBRARY_PATH=$PWD/.gpu/lib scripts/gpu_check.sh suites
+#   nl=$(python3 -c 'import nvidia.nccl as m, os; print(os.path.join(list(m.__path__)[0], "lib"))')
+#   NCCL_NVLS_ENABLE=0 LD_LIBRARY_PATH=$PWD/.gpu/lib:$nl build-gpu/tests/nccl/scantune_nccl_tests
 # The test binaries find the CLI and their data through paths of this machine's
 # checkout: make that path point at the copy there when it differs (ln -s).
 set -euo pipefail

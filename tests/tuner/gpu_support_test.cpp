@@ -202,8 +202,6 @@ TEST_F(GpuSupportCompare, IntegersIgnoreTolerance) {
   EXPECT_EQ(r.first, 0u);
 }
 
-// The converting sums the built-in tables hold have a CUB baseline in the tuner, so
-// their tunes and benchmarks print x CUB; other kinds and operators are refused.
 // Scan by key takes 32- and 64-bit keys (the problem's own); other widths and
 // operators other than sums are refused, by name, before any CUDA call.
 TEST(GpuSupportHost, CubByKeyRefusesOtherKeyWidthsAndOperators) {
@@ -219,6 +217,8 @@ TEST(GpuSupportHost, CubByKeyRefusesOtherKeyWidthsAndOperators) {
                Error);
 }
 
+// The converting sums the built-in tables hold have a CUB baseline in the tuner, so
+// their tunes and benchmarks print x CUB; other kinds and operators are refused.
 TEST(GpuSupportHost, CubConvertingBaselinesCoverTheBuiltinTables) {
   int converting = 0;
   for (const detail::BuiltinEntry& e : detail::builtin_table()) {
