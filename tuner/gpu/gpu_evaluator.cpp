@@ -93,7 +93,7 @@ struct GpuEvaluator::Impl {
   std::uint64_t init = 0;
   std::uint64_t pool_elems = 0;
   DeviceBuffer in_pool, out_pool, ref, cub_temp;
-  DeviceBuffer heads, keys; // segmented: flags (not for rows) and CUB's int32 keys
+  DeviceBuffer heads, keys; // segmented: flags (not for rows), CUB's int32 keys (not keys)
   DeviceBuffer words;       // keys or CSR offsets of the problem's word size
   // Offsets: every segment start of max_n, then max_n. A call of n elements reads the
   // starts below n and one end entry: the entry at `patched` holds `patched_n` (written
@@ -314,7 +314,7 @@ struct GpuEvaluator::Impl {
     return static_cast<std::size_t>(std::clamp<std::uint64_t>(want, 1, fit));
   }
 
-  /// Uploads the head flags (not for rows) and CUB's keys of elements [0, max_n);
+  /// Uploads the head flags (not for rows) and the keys CUB reads of elements [0, max_n);
   /// returns the flags, which the host reference takes.
   std::vector<std::uint8_t> upload_segments() {
     std::vector<std::uint8_t> flags = head_flags(problem.segments, options.seed, max_n);
@@ -324,15 +324,17 @@ struct GpuEvaluator::Impl {
           cudaMemcpyAsync(heads.ptr, flags.data(), max_n, cudaMemcpyHostToDevice, stream));
     }
     const std::vector<std::int32_t> host_keys = segment_keys(flags);
-    keys.allocate(max_n * sizeof(std::int32_t), "CUB's segment keys");
-    SCANTUNE_CUDA_TRY(cudaMemcpyAsync(keys.ptr, host_keys.data(), max_n * sizeof(std::int32_t),
-                                      cudaMemcpyHostToDevice, stream));
     if (problem.segments.kind == Segmentation::Kind::Keys) {
+      // CUB reads these keys too (time_cub_by_key).
       if (problem.segments.word_bytes == 8)
         upload_words(segment_keys64(flags), "segment keys");
       else
         upload_words(std::vector<std::uint32_t>(host_keys.begin(), host_keys.end()),
                      "segment keys");
+    } else {
+      keys.allocate(max_n * sizeof(std::int32_t), "CUB's segment keys");
+      SCANTUNE_CUDA_TRY(cudaMemcpyAsync(keys.ptr, host_keys.data(), max_n * sizeof(std::int32_t),
+                                        cudaMemcpyHostToDevice, stream));
     }
     if (problem.segments.kind == Segmentation::Kind::Offsets) {
       starts = segment_starts(flags);
