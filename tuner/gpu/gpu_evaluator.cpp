@@ -93,7 +93,7 @@ struct GpuEvaluator::Impl {
   std::uint64_t init = 0;
   std::uint64_t pool_elems = 0;
   DeviceBuffer in_pool, out_pool, ref, cub_temp;
-  DeviceBuffer heads, keys; // segmented: flags (not for rows), CUB's int32 keys (not keys)
+  DeviceBuffer heads, keys; // segmented: flags (not for rows), CUB's int32 keys (not by key)
   DeviceBuffer words;       // keys or CSR offsets of the problem's word size
   // Offsets: every segment start of max_n, then max_n. A call of n elements reads the
   // starts below n and one end entry: the entry at `patched` holds `patched_n` (written
