@@ -29,6 +29,18 @@ cudaError_t scan_twin(Twin twin, ScanKind kind, const T* in, T* out, std::size_t
 
 } // namespace scantune::tuner::gpu::cub_baseline
 
+/// Instantiates the baseline for element type T (in namespace scope of one .cu).
+#define SCANTUNE_CUB_BASELINE_INSTANTIATE(T)                                                       \
+  template cudaError_t scantune::tuner::gpu::cub_baseline::scan<T>(                                \
+      scantune::Op, scantune::ScanKind, const T*, T*, std::size_t, T, void*, std::size_t&,         \
+      cudaStream_t)
+
+/// Instantiates the custom-operator twins for element type T.
+#define SCANTUNE_CUB_TWIN_INSTANTIATE(T)                                                           \
+  template cudaError_t scantune::tuner::gpu::cub_baseline::scan_twin<T>(                           \
+      scantune::tuner::Twin, scantune::ScanKind, const T*, T*, std::size_t, T, void*,              \
+      std::size_t&, cudaStream_t)
+
 #if defined(SCANTUNE_CUB_BASELINE_DEFINE)
 
 #include <climits>
@@ -123,17 +135,5 @@ cudaError_t scan(Op op, ScanKind kind, const T* in, T* out, std::size_t n, T ini
 }
 
 } // namespace scantune::tuner::gpu::cub_baseline
-
-/// Instantiates the baseline for element type T (in namespace scope of one .cu).
-#define SCANTUNE_CUB_BASELINE_INSTANTIATE(T)                                                       \
-  template cudaError_t scantune::tuner::gpu::cub_baseline::scan<T>(                                \
-      scantune::Op, scantune::ScanKind, const T*, T*, std::size_t, T, void*, std::size_t&,         \
-      cudaStream_t)
-
-/// Instantiates the custom-operator twins for element type T.
-#define SCANTUNE_CUB_TWIN_INSTANTIATE(T)                                                           \
-  template cudaError_t scantune::tuner::gpu::cub_baseline::scan_twin<T>(                           \
-      scantune::tuner::Twin, scantune::ScanKind, const T*, T*, std::size_t, T, void*,              \
-      std::size_t&, cudaStream_t)
 
 #endif // SCANTUNE_CUB_BASELINE_DEFINE

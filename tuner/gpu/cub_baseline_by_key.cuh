@@ -26,6 +26,19 @@ cudaError_t scan_by_key(Op op, ScanKind kind, const K* keys, const T* in, T* out
 
 } // namespace scantune::tuner::gpu::cub_baseline
 
+// Every element type the flat baseline takes, with keys of type K.
+#define SCANTUNE_CUB_BY_KEY_INSTANTIATE_TYPE(T, K)                                                 \
+  template cudaError_t scantune::tuner::gpu::cub_baseline::scan_by_key<T, K>(                      \
+      scantune::Op, scantune::ScanKind, const K*, const T*, T*, std::size_t, T, void*,             \
+      std::size_t&, cudaStream_t)
+#define SCANTUNE_CUB_BY_KEY_INSTANTIATE(K)                                                         \
+  SCANTUNE_CUB_BY_KEY_INSTANTIATE_TYPE(std::int32_t, K);                                           \
+  SCANTUNE_CUB_BY_KEY_INSTANTIATE_TYPE(std::uint32_t, K);                                          \
+  SCANTUNE_CUB_BY_KEY_INSTANTIATE_TYPE(std::int64_t, K);                                           \
+  SCANTUNE_CUB_BY_KEY_INSTANTIATE_TYPE(std::uint64_t, K);                                          \
+  SCANTUNE_CUB_BY_KEY_INSTANTIATE_TYPE(float, K);                                                  \
+  SCANTUNE_CUB_BY_KEY_INSTANTIATE_TYPE(double, K)
+
 #if defined(SCANTUNE_CUB_BASELINE_DEFINE)
 
 namespace scantune::tuner::gpu::cub_baseline {
@@ -48,18 +61,5 @@ cudaError_t scan_by_key(Op op, ScanKind kind, const K* keys, const T* in, T* out
 }
 
 } // namespace scantune::tuner::gpu::cub_baseline
-
-// Every element type the flat baseline takes, with keys of type K.
-#define SCANTUNE_CUB_BY_KEY_INSTANTIATE_TYPE(T, K)                                                 \
-  template cudaError_t scantune::tuner::gpu::cub_baseline::scan_by_key<T, K>(                      \
-      scantune::Op, scantune::ScanKind, const K*, const T*, T*, std::size_t, T, void*,             \
-      std::size_t&, cudaStream_t)
-#define SCANTUNE_CUB_BY_KEY_INSTANTIATE(K)                                                         \
-  SCANTUNE_CUB_BY_KEY_INSTANTIATE_TYPE(std::int32_t, K);                                           \
-  SCANTUNE_CUB_BY_KEY_INSTANTIATE_TYPE(std::uint32_t, K);                                          \
-  SCANTUNE_CUB_BY_KEY_INSTANTIATE_TYPE(std::int64_t, K);                                           \
-  SCANTUNE_CUB_BY_KEY_INSTANTIATE_TYPE(std::uint64_t, K);                                          \
-  SCANTUNE_CUB_BY_KEY_INSTANTIATE_TYPE(float, K);                                                  \
-  SCANTUNE_CUB_BY_KEY_INSTANTIATE_TYPE(double, K)
 
 #endif

@@ -1,63 +1,22 @@
 // CUB baselines of converting sums (gpu_support.hpp: cub_convert_*): cub::DeviceScan::
 // InclusiveScan over the input read through a conversion into the accumulator, written
 // as the output type, as a CUB user writes a widening or half-precision cumsum. Only
-// inclusive sums of the type triples below are compiled (each costs an instantiation
-// of build time): the converting scans the built-in table and the frameworks' default
-// result types use.
+// inclusive sums of the type triples cub_baseline_convert.cuh lists are compiled (each
+// costs an instantiation of build time).
 #include <climits>
 #include <cstdint>
-#include <tuple>
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 #include <thrust/iterator/transform_iterator.h>
 
 #define SCANTUNE_CUB_BASELINE_DEFINE
 #include "tuner/gpu/cub_baseline.cuh"
+#include "tuner/gpu/cub_baseline_convert.cuh"
 #include "tuner/gpu/gpu_support.hpp"
 
 namespace scantune::tuner::gpu {
 namespace {
 
-template <class In, class Acc, class Out>
-struct Triple {
-  using in = In;
-  using acc = Acc;
-  using out = Out;
-};
-
-// Bytes and booleans into counts, 16-bit types through their accumulator and back,
-// half and bfloat16 into float, and what torch.cumsum returns for small integers (int64).
-using Triples =
-    std::tuple<Triple<std::int8_t, std::int32_t, std::int8_t>,
-               Triple<std::uint8_t, std::uint32_t, std::uint8_t>,
-               Triple<std::int16_t, std::int32_t, std::int16_t>,
-               Triple<std::uint16_t, std::uint32_t, std::uint16_t>, Triple<__half, float, __half>,
-               Triple<__nv_bfloat16, float, __nv_bfloat16>,
-               Triple<std::uint8_t, std::int32_t, std::int32_t>, Triple<__half, float, float>,
-               Triple<__nv_bfloat16, float, float>,
-               Triple<std::int32_t, std::int64_t, std::int64_t>,
-               Triple<std::int8_t, std::int64_t, std::int64_t>,
-               Triple<std::uint8_t, std::int64_t, std::int64_t>,
-               Triple<std::int16_t, std::int64_t, std::int64_t>>;
-
-template <class Tr>
-bool matches(const ScanTypes& t) {
-  return t.in == data_type_of<typename Tr::in>() && t.acc == data_type_of<typename Tr::acc>() &&
-         t.out == data_type_of<typename Tr::out>();
-}
-
-// Calls f(Triple{}) for the triple of t; false where none is compiled.
-template <class F>
-bool with_triple(const ScanTypes& t, F&& f) {
-  bool found = false;
-  std::apply(
-      [&](auto... tr) {
-        ((!found && matches<decltype(tr)>(t) ? (f(tr), found = true) : false), ...);
-      },
-      Triples{});
-  return found;
-}
+using convert_baseline::with_triple;
 
 // Integer sums run on the accumulator's unsigned twin (cub_baseline::Arith): they wrap
 // modulo 2^bits, as the library's do, without signed overflow.
@@ -94,15 +53,11 @@ cudaError_t run(const ScanTypes& t, const void* in, void* out, std::size_t n, vo
       with_triple(t, [&](auto tr) { e = sum<decltype(tr)>(in, out, n, temp, temp_bytes, stream); });
   if (!found)
     throw Error("scantune tuner: no CUB baseline for " + label(t, n) +
-                " (converting sums of the types cub_baseline_convert.cu lists)");
+                " (converting sums of the types cub_baseline_convert.cuh lists)");
   return e;
 }
 
 } // namespace
-
-bool cub_convert_supports(const ScanTypes& types, Op op, ScanKind kind) {
-  return op == Op::Sum && kind == ScanKind::Inclusive && with_triple(types, [](auto) {});
-}
 
 std::size_t cub_convert_temp_bytes(const ScanTypes& types, std::size_t n) {
   std::size_t bytes = 0;

@@ -1,10 +1,11 @@
 // Device helpers of the tuner (gpu_support.hpp): input fill, on-device comparison,
 // and the type dispatch of the CUB baselines (cub_baseline_<type>.cu).
-#include "tuner/gpu/gpu_support.hpp"
-#include "tuner/gpu/type_dispatch.hpp"
-
+// Before scantune's headers: data_type_of knows __half and __nv_bfloat16 only after these.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+
+#include "tuner/gpu/gpu_support.hpp"
+#include "tuner/gpu/type_dispatch.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -13,6 +14,7 @@
 
 #include "tuner/gpu/cub_baseline.cuh"
 #include "tuner/gpu/cub_baseline_by_key.cuh"
+#include "tuner/gpu/cub_baseline_convert.cuh"
 
 namespace scantune::tuner::gpu {
 
@@ -294,6 +296,11 @@ void cub_scan(DataType type, Op op, ScanKind kind, const void* in, void* out, st
                        init_of<T>(kind, init), temp, temp_bytes, stream);
   });
   if (e != cudaSuccess) check(e, label());
+}
+
+bool cub_convert_supports(const ScanTypes& types, Op op, ScanKind kind) {
+  return op == Op::Sum && kind == ScanKind::Inclusive &&
+         convert_baseline::with_triple(types, [](auto) {});
 }
 
 bool cub_by_key_supports(DataType type, Op op) {

@@ -65,7 +65,7 @@ void cub_scan(DataType type, Op op, ScanKind kind, const void* in, void* out, st
               std::optional<Twin> twin = {});
 
 /// Whether CUB DeviceScan is a baseline for the converting scan `types`: inclusive sums
-/// of the type triples cub_baseline_convert.cu compiles (uint8:int32, int32:int64,
+/// of the type triples cub_baseline_convert.cuh lists (uint8:int32, int32:int64,
 /// float16:float32:float16, ...).
 bool cub_convert_supports(const ScanTypes& types, Op op, ScanKind kind);
 /// Temporary storage CUB needs for a converting inclusive sum of n elements.
