@@ -237,6 +237,29 @@ TEST_F(GpuTest, SegmentedKeysAndOffsets) {
         }
 }
 
+// A full tile's keys: a thread reads its own by vectors where they are aligned as the
+// values are (read_heads::load_keys), one by one where the keys are shifted against the
+// values. Every tile I/O, both key widths, 4- and 8-byte values, a misaligned input.
+TEST_F(GpuTest, SegmentedKeysByVectorsOrOneByOne) {
+  Scanner scanner;
+  for (TileIO io : all_tile_ios()) {
+    const Policy p4 = make_policy(Algorithm::LookbackWarp, 128, 8, 4, BlockScan::WarpScans, io);
+    const Policy p8 = make_policy(Algorithm::LookbackWarp, 64, 12, 2, BlockScan::WarpScans, io);
+    for (Source src : {Source::Keys32, Source::Keys64})
+      for (std::size_t head_shift : {0, 1})
+        for (int pattern : {0, 1, 4})
+          for (std::size_t n : sizes(p8.tile_items())) {
+            const auto heads = make_heads(n, pattern, p8.tile_items(), 9);
+            check_at<std::int32_t>(scanner, &p4, Op::Sum, ScanKind::Inclusive, n, heads, 0,
+                                   {0, false, head_shift}, src);
+            check_at<std::int64_t>(scanner, &p8, Op::Sum, ScanKind::Exclusive, n, heads, 0,
+                                   {1, false, head_shift}, src);
+            check_at<double>(scanner, &p8, Op::Max, ScanKind::Inclusive, n, heads, 0,
+                             {0, true, head_shift}, src);
+          }
+  }
+}
+
 // lookback_bulk's segmented kernel (sm_90): flags or keys bulk-copied beside the values
 // where the tile's part starts on 16 bytes, else copied by the producer's lanes. One,
 // two and eight consumer warps; 1, 3, 4 and 6 rows a segment (the reducer's rotated
