@@ -8,7 +8,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#include "scantune/scantune.hpp" // data_type_of: __half only where cuda_fp16.h came first
+#include "scantune/scantune.hpp" // its data_type_of names __half only after cuda_fp16.h
 
 namespace scantune::tuner::gpu::convert_baseline {
 
