@@ -323,7 +323,11 @@ struct GpuEvaluator::Impl {
       SCANTUNE_CUDA_TRY(
           cudaMemcpyAsync(heads.ptr, flags.data(), max_n, cudaMemcpyHostToDevice, stream));
     }
-    const std::vector<std::int32_t> host_keys = segment_keys(flags);
+    // By 64-bit keys neither the kernel nor CUB reads int32 keys: none are made.
+    const std::vector<std::int32_t> host_keys =
+        problem.segments.kind == Segmentation::Kind::Keys && problem.segments.word_bytes == 8
+            ? std::vector<std::int32_t>{}
+            : segment_keys(flags);
     if (problem.segments.kind == Segmentation::Kind::Keys) {
       // CUB reads these keys too (time_cub_by_key).
       if (problem.segments.word_bytes == 8)
