@@ -232,8 +232,9 @@ def masked_select(x, mask, *, out=None):
     call is not asynchronous and cannot be captured in a CUDA graph). The result is
     the first ``count`` elements of a buffer of ``len(x)`` (a view; JAX: a copy);
     ``out=``, of ``x``'s shape and dtype and dense, is that buffer, and may be ``x``
-    itself. Needs a torch, cupy, numba or JAX array (the count lives in device
-    memory the framework allocates).
+    itself. The GPU writes the count into pinned host memory, so no copy follows the
+    kernel. Without ``out=``, needs an array whose framework allocates (torch, cupy,
+    numba, JAX).
 
     Example:
         >>> x = torch.tensor([5, 6, 7, 8], device="cuda", dtype=torch.int32)

@@ -57,22 +57,17 @@ def run(how, x, mask, out):
         if m.shape[0] != n:
             raise bad_argument(f"mask has {m.shape[0]} elements, the input {n}")
     _check_out(fw, name, how, out, v, m)
-    if not fw.allocates:
-        raise bad_argument(f"{name} needs a torch, cupy, numba or JAX array: its count of "
-                           "selected items goes through device memory the framework allocates")
     y = out if out is not None else fw.empty((n,), v.dtype, x)
     if n == 0:
         return fw, y, 0
-    # 8 bytes for the C API's uint64 count, as two int32: every framework has int32
-    # (JAX without x64 has no 64-bit types); fresh allocations are 8-byte aligned.
-    count = fw.empty((2,), "int32", x)
     lib = _loader.library()
     stream = fw.stream(x)
-    c = fw.view(count).ptr
+    c, count = _loader.count_word()
     _loader.check(lib.scantune_compact(_loader.scanner(fw.device(x)), how, t, v.ptr,
                                        m.ptr if m is not None else None, None, None,
                                        fw.view(y).ptr, n, c, stream))
-    return fw, y, _loader.selected_count(c, stream)
+    _loader.stream_synchronize(stream)
+    return fw, y, count.value
 
 
 def select(how, x, mask, out):

@@ -53,7 +53,6 @@ class _Framework:
 
     rule = "numpy"
     name = "__cuda_array_interface__"
-    allocates = False  # empty() works: compactions need it for their device-side count
 
     def view(self, x):
         return _cai_view(x)
@@ -120,7 +119,6 @@ def _slice(self, x, count):
 
 class _Numba(_Framework):
     name = "numba"
-    allocates = True
     prefix = _slice
 
     def empty(self, shape, dtype, like):
@@ -131,7 +129,6 @@ class _Numba(_Framework):
 class _Torch(_Framework):
     rule = "torch"
     name = "torch"
-    allocates = True
     prefix = _slice
 
     def __init__(self):
@@ -184,7 +181,6 @@ class _Torch(_Framework):
 
 class _Cupy(_Framework):
     name = "cupy"
-    allocates = True
     prefix = _slice
 
     def __init__(self):
@@ -237,7 +233,6 @@ class _Jax(_Framework):
     since JAX arrays are immutable."""
 
     name = "jax"
-    allocates = True
     prefix = _slice  # a copy: JAX slices are new arrays
 
     def __init__(self):

@@ -170,6 +170,29 @@ def selected_count(d_count, stream):
     return count.value
 
 
+_counts = threading.local()
+_HOST_ALLOC_PORTABLE_MAPPED = 0x01 | 0x02  # cudaHostAllocPortable | cudaHostAllocMapped
+
+
+def count_word():
+    """This thread's 8-byte word of pinned host memory that every GPU can write (mapped,
+    portable): a compaction writes its count there and the host reads it once the
+    stream is synchronized, with no device-to-host copy after the kernel (a copy and
+    its wait cost more than the kernel up to 2^20 elements). Returns (address for the
+    device, ctypes view for the host); one word a thread, kept for the thread's life."""
+    word = getattr(_counts, "word", None)
+    if word is None:
+        host, dev = ctypes.c_void_p(), ctypes.c_void_p()
+        rc = cudart().cudaHostAlloc(ctypes.byref(host), ctypes.c_size_t(8),
+                                    ctypes.c_uint(_HOST_ALLOC_PORTABLE_MAPPED))
+        if rc == 0:
+            rc = cudart().cudaHostGetDevicePointer(ctypes.byref(dev), host, ctypes.c_uint(0))
+        if rc != 0:
+            raise ScantuneRuntimeError(f"pinned memory for the count: CUDA error {rc}", "cuda")
+        word = _counts.word = (dev.value, ctypes.c_uint64.from_address(host.value))
+    return word
+
+
 _scanners = {}
 
 

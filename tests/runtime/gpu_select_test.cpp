@@ -351,6 +351,32 @@ TEST_F(GpuSelect, BulkSelectsByFlags) {
   }
 }
 
+// The count may go to mapped pinned host memory (what the Python package does): the
+// GPU writes it, a partition's kernels read it back, the host reads it after a sync.
+TEST_F(GpuSelect, CountInMappedHostMemory) {
+  Scanner s;
+  std::uint64_t* count = nullptr;
+  SCANTUNE_CUDA_TRY(cudaHostAlloc(reinterpret_cast<void**>(&count), sizeof *count,
+                                  cudaHostAllocMapped | cudaHostAllocPortable));
+  for (Compaction how : kAll)
+    for (std::size_t n : {0ul, 1ul, 4097ul, 1000003ul}) {
+      const Inputs<std::int32_t> host =
+          make_inputs<std::int32_t>(how, make_pattern(n, Pattern::Sparse, 3), 3);
+      std::uint64_t want_count = 0;
+      const auto want = reference(how, host, want_count);
+      DeviceBuffer<std::int32_t> d_in(n + 1), d_out(n + 1);
+      DeviceBuffer<std::uint8_t> d_flags(n + 1);
+      d_in.upload(host.values);
+      d_flags.upload(host.flags);
+      *count = ~0ull;
+      run<std::int32_t>(s, how, d_in.ptr, d_flags.ptr, d_out.ptr, n, count);
+      SCANTUNE_CUDA_TRY(cudaStreamSynchronize(nullptr));
+      ASSERT_EQ(*count, want_count) << static_cast<int>(how) << " n=" << n;
+      ASSERT_EQ(d_out.download(want.size()), want) << static_cast<int>(how) << " n=" << n;
+    }
+  SCANTUNE_CUDA_TRY(cudaFreeHost(count));
+}
+
 // std::unique compares with ==: NaNs never repeat, -0.0 and +0.0 do.
 TEST_F(GpuSelect, UniqueComparesFloatsAsEquality) {
   Scanner s;

@@ -223,7 +223,8 @@ SCANTUNE_API scantune_status_t scantune_reduce(scantune_scanner_t scanner, scant
                                                size_t n, cudaStream_t stream);
 
 /* Stream compaction (scantune::Scanner::select_flagged ...): the selected items in input
- * order to d_out, their count to *d_num_selected (device memory). d_flags (n bytes,
+ * order to d_out, their count to *d_num_selected (device memory, or mapped pinned host
+ * memory read after a stream synchronize). d_flags (n bytes,
  * nonzero = selected) for the FLAGGED ones; predicate_name and predicate_body (a function
  * body of x returning bool, e.g. "return x > 0;") for the IF ones; partitions store the
  * rejected items after the selected ones. Selections and unique may run in place. */

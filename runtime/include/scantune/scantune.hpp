@@ -299,7 +299,9 @@ public:
   /// Stream compaction, on the same single-pass engine (one launch; partitions two):
   /// the selected items, in input order, to d_out[0 .. count), and the count to
   /// *d_num_selected (device memory, written when the kernel runs, so calls stay
-  /// asynchronous; selected_count() reads it back). Every element type.
+  /// asynchronous; selected_count() reads it back; or mapped pinned host memory,
+  /// cudaHostAllocMapped, read once the stream is synchronized, with no copy after
+  /// the kernel). Every element type.
   ///   select_flagged: keeps d_in[i] where d_flags[i] != 0 (CUB DeviceSelect::Flagged)
   ///   select_if:      keeps d_in[i] where the predicate holds (DeviceSelect::If)
   ///   unique:         keeps d_in[0] and each d_in[i] != d_in[i - 1] (DeviceSelect::Unique)
