@@ -85,6 +85,20 @@ TEST_F(Cli, CompilePrintsEachKernelsResources) {
   EXPECT_NE(r.output.find("segmented_kernel"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("blocks an SM"), std::string::npos) << r.output;
   EXPECT_EQ(run("compile --segments bogus:1").code, 2);
+  // A compaction's kernels: select by flags on the bulk roles, a partition's two.
+  r = run("compile --select select_flags --policy lookback_bulk.tpb128.ipt8.vec4.warp_scans.st4");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("|select_flags: sm_90"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("select_bulk_kernel"), std::string::npos) << r.output;
+  r = run("compile --select partition_flags --policy lookback_warp.tpb256.ipt8.vec4.warp_scans");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("select_count_kernel"), std::string::npos) << r.output;
+  EXPECT_EQ(run("compile --select select_flags,unique").code, 2);
+  EXPECT_EQ(run("compile --select bogus").code, 2);
+  EXPECT_EQ(
+      run("compile --select unique --policy lookback_bulk.tpb128.ipt8.vec4.warp_scans.st4").code,
+      2); // the bulk roles select by flags only
+  EXPECT_EQ(run("compile --select unique --segments keys:32").code, 2);
 }
 
 TEST_F(Cli, CompileWritesTheCubinForADisassembler) {

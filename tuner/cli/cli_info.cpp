@@ -22,6 +22,7 @@
 #include "tuner/report/text_table.hpp"
 #include "tuner/run/bench_run.hpp"
 #include "tuner/run/tune.hpp"
+#include "tuner/run/tune_primitives.hpp"
 #include "tuner/search/problem.hpp"
 
 namespace scantune::cli {
@@ -134,6 +135,7 @@ void register_info_commands(CLI::App& app) {
   auto show_source = std::make_shared<bool>(false);
   auto out = std::make_shared<std::string>();
   auto segments = std::make_shared<std::string>();
+  auto select = std::make_shared<std::string>();
   compile->add_option("--policy", *policy, "Policy key")->capture_default_str();
   compile->add_option("--type", *type, "Element type, or converting types (uint8:int32, int8)")
       ->capture_default_str();
@@ -143,20 +145,32 @@ void register_info_commands(CLI::App& app) {
   compile->add_option("--segments", *segments,
                       "A segmented problem's kernel instead, as for tune and bench:\n"
                       "flags:32, keys:32, offsets:random, rows:1000, axis:8x64");
+  compile
+      ->add_option("--select", *select,
+                   "A compaction's kernels instead: select_flags, unique, partition_flags")
+      ->excludes("--segments");
   compile->add_flag("--source", *show_source, "Print the generated source");
   compile->add_option("--out", *out, "Write the CUBIN to this file (for cuobjdump --dump-sass)");
   compile->callback([=] {
     const ScanTypes types = parse_scan_types(*type);
     tuner::Problem problem =
         tuner::Problem::of(types, detail::OpSpec::from(parse_op(*op)), parse_scan_kind(*kind));
+    std::vector<detail::Heads> compactions;
     try {
       if (!segments->empty()) problem.segments = tuner::parse_segments(*segments);
+      if (!select->empty()) compactions = tuner::parse_compactions(*select);
     } catch (const tuner::UsageError& e) {
       throw Exit(kExitUsage, e.what());
     }
-    const detail::KernelSpec spec = problem.spec(Policy::parse(*policy));
+    if (compactions.size() > 1) throw Exit(kExitUsage, "--select takes one compaction");
+    detail::KernelSpec spec = problem.spec(Policy::parse(*policy));
+    if (!compactions.empty()) spec.heads = compactions.front();
     detail::check_op(spec.type, spec.op);
     if (auto why = spec.policy.invalid_reason(types)) throw Exit(kExitUsage, *why);
+    if (auto why = spec.heads != detail::Heads::None
+                       ? detail::problem_invalid_reason(spec.policy, spec.heads)
+                       : std::nullopt)
+      throw Exit(kExitUsage, *why);
     auto gen = detail::generate({spec});
     if (*show_source) fmt::print("{}\n", gen.source);
     auto prog = detail::nvrtc_compile(gen.name, gen.source, gen.name_expressions.front(), *arch,
