@@ -451,31 +451,13 @@ void Scanner::run_sort(DataType key_type, const void* keys_in, void* keys_out,
                                       value_bytes, n, order, begin_bit, end_bit, stream});
 }
 
-namespace {
-
-// This thread's pinned word for selected_count: a copy into pageable memory goes
-// through the driver's staging buffer and costs more than the copy itself.
-std::uint64_t* pinned_count_word() {
-  struct Word {
-    std::uint64_t* p = nullptr;
-    ~Word() {
-      if (p) cudaFreeHost(p); // at exit the runtime may be gone: nothing to report
-    }
-  };
-  thread_local Word word;
-  if (!word.p) SCANTUNE_CUDA_TRY(cudaMallocHost(reinterpret_cast<void**>(&word.p), sizeof *word.p));
-  return word.p;
-}
-
-} // namespace
-
 std::uint64_t selected_count(const std::uint64_t* d_num_selected, cudaStream_t stream) {
   if (!d_num_selected) detail::fail("null device pointer for the count of selected items");
-  std::uint64_t* count = pinned_count_word();
+  std::uint64_t count = 0;
   SCANTUNE_CUDA_TRY(
-      cudaMemcpyAsync(count, d_num_selected, sizeof *count, cudaMemcpyDeviceToHost, stream));
+      cudaMemcpyAsync(&count, d_num_selected, sizeof count, cudaMemcpyDeviceToHost, stream));
   SCANTUNE_CUDA_TRY(cudaStreamSynchronize(stream));
-  return *count;
+  return count;
 }
 
 void Scanner::run(DataType type, ScanKind kind, OpRef op, const void* in, void* out, std::size_t n,
