@@ -252,7 +252,7 @@ def _flat(fw, x, v, out, out_view, shape, types, call):
         dst, dst_ptr = out, out_view.ptr
     else:
         dst = fw.empty(shape, types[2], x)
-        dst_ptr = fw.view(dst).ptr
+        dst_ptr = fw.ptr(dst)
     call(v.ptr, dst_ptr, math.prod(shape))
     return dst if out is None or dst is out else fw.assign(out, dst)
 

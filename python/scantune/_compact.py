@@ -65,7 +65,7 @@ def run(how, x, mask, out):
     c, count = _loader.count_word()
     _loader.check(lib.scantune_compact(_loader.scanner(fw.device(x)), how, t, v.ptr,
                                        m.ptr if m is not None else None, None, None,
-                                       fw.view(y).ptr, n, c, stream))
+                                       fw.ptr(y), n, c, stream))
     _loader.stream_synchronize(stream)
     return fw, y, count.value
 
@@ -97,6 +97,6 @@ def reduce(x, op, out):
     lib = _loader.library()
     stream = fw.stream(x)
     _loader.check(lib.scantune_reduce(_loader.scanner(fw.device(x)), t, op, v.ptr,
-                                      fw.view(y).ptr, math.prod(v.shape), stream))
+                                      fw.ptr(y), math.prod(v.shape), stream))
     fw.finish(stream)
     return y

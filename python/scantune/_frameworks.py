@@ -57,6 +57,10 @@ class _Framework:
     def view(self, x):
         return _cai_view(x)
 
+    def ptr(self, x):
+        """The device pointer of an array this framework allocated (no checks)."""
+        return self.view(x).ptr
+
     def device(self, x):
         return _loader.current_device()
 
@@ -147,6 +151,9 @@ class _Torch(_Framework):
             return View(x.data_ptr(), x.shape, None, name)
         size = x.element_size()
         return View(x.data_ptr(), x.shape, tuple(s * size for s in x.stride()), name)
+
+    def ptr(self, x):  # a View costs 1.3 us a call more (H200, Python 3.12)
+        return x.data_ptr()
 
     def device(self, x):
         if not x.is_cuda:  # is_cuda and get_device() are cheaper than building x.device

@@ -163,13 +163,6 @@ def stream_synchronize(stream):
         raise ScantuneRuntimeError(f"cudaStreamSynchronize failed with error {rc}", "cuda")
 
 
-def selected_count(d_count, stream):
-    """A compaction's count, read back once the stream's work is done (synchronizes it)."""
-    count = ctypes.c_uint64()
-    check(library().scantune_selected_count(d_count, stream, ctypes.byref(count)))
-    return count.value
-
-
 _counts = threading.local()
 _HOST_ALLOC_PORTABLE_MAPPED = 0x01 | 0x02  # cudaHostAllocPortable | cudaHostAllocMapped
 

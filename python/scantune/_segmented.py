@@ -61,7 +61,7 @@ def run(x, op, flags, keys, offsets, exclusive, init, out):
     lib = _loader.library()
     s = _loader.scanner(fw.device(x))
     stream = fw.stream(x)
-    o = fw.view(y).ptr
+    o = fw.ptr(y)
     ref = ctypes.byref(c_init) if c_init is not None else None
     width = _dtypes.itemsize(h.dtype) if flags is None else 1
     if flags is not None:

@@ -85,8 +85,6 @@ def make_framework():
     from scantune import _frameworks
 
     class RecordingFramework(_frameworks._Framework):
-        allocates = True
-
         def __init__(self, rule):
             self.rule, self.name, self.copies, self.next_ptr = rule, f"fake {rule}", [], 0x100000
 

@@ -2,6 +2,8 @@
 argument check. The calls themselves run against the real library and torch in
 test_gpu_select.py."""
 
+import ctypes
+
 import pytest
 
 import scantune
@@ -91,7 +93,7 @@ def test_library_checks_compaction_arguments():
         _loader.check(lib.scantune_compact(None, 0, 0, None, None, None, None, None, 4, None,
                                            None))
     with pytest.raises(ValueError, match="null device pointer for the count"):
-        _loader.selected_count(None, None)
+        _loader.check(lib.scantune_selected_count(None, None, ctypes.byref(ctypes.c_uint64())))
 
 
 def test_no_gpu_gives_a_clear_runtime_error():
