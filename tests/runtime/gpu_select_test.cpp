@@ -159,6 +159,22 @@ void run_policy(Scanner& s, const Policy& policy, Compaction how, const T* in,
   detail::ScannerAccess::scan(s, r);
 }
 
+// An int32 case on the device (one spare element: n may be 0) and what it gives.
+struct Int32Case {
+  std::uint64_t want_count = 0;
+  std::vector<std::int32_t> want;
+  DeviceBuffer<std::int32_t> in, out;
+  DeviceBuffer<std::uint8_t> flags;
+  Int32Case(Compaction how, std::size_t n, Pattern p, unsigned seed)
+      : in(n + 1), out(n + 1), flags(n + 1) {
+    const Inputs<std::int32_t> host =
+        make_inputs<std::int32_t>(how, make_pattern(n, p, seed), seed);
+    want = reference(how, host, want_count);
+    in.upload(host.values);
+    flags.upload(host.flags);
+  }
+};
+
 bool same_bits(const void* a, const void* b, std::size_t bytes) {
   return std::memcmp(a, b, bytes) == 0;
 }
@@ -293,19 +309,12 @@ TEST_F(GpuSelect, OtherShapesAndTickets) {
       const Policy policy = Policy::parse(key);
       for (Compaction how : kAll)
         for (std::size_t n : {1ul, 97ul, 20011ul, 300007ul}) {
-          const Inputs<std::int32_t> host =
-              make_inputs<std::int32_t>(how, make_pattern(n, Pattern::Half, 5), 5);
-          std::uint64_t want_count = 0;
-          const auto want = reference(how, host, want_count);
-          DeviceBuffer<std::int32_t> d_in(n), d_out(n);
-          DeviceBuffer<std::uint8_t> d_flags(n);
+          const Int32Case c(how, n, Pattern::Half, 5);
           DeviceBuffer<std::uint64_t> d_count(1);
-          d_in.upload(host.values);
-          d_flags.upload(host.flags);
-          run_policy<std::int32_t>(s, policy, how, d_in.ptr, d_flags.ptr, d_out.ptr, n,
+          run_policy<std::int32_t>(s, policy, how, c.in.ptr, c.flags.ptr, c.out.ptr, n,
                                    d_count.ptr);
-          ASSERT_EQ(d_count.download(1)[0], want_count) << key << " n=" << n << " " << tickets;
-          ASSERT_EQ(d_out.download(want.size()), want) << key << " n=" << n << " " << tickets;
+          ASSERT_EQ(d_count.download(1)[0], c.want_count) << key << " n=" << n << " " << tickets;
+          ASSERT_EQ(c.out.download(c.want.size()), c.want) << key << " n=" << n << " " << tickets;
         }
     }
   }
@@ -360,19 +369,12 @@ TEST_F(GpuSelect, CountInMappedHostMemory) {
                                   cudaHostAllocMapped | cudaHostAllocPortable));
   for (Compaction how : kAll)
     for (std::size_t n : {0ul, 1ul, 4097ul, 1000003ul}) {
-      const Inputs<std::int32_t> host =
-          make_inputs<std::int32_t>(how, make_pattern(n, Pattern::Sparse, 3), 3);
-      std::uint64_t want_count = 0;
-      const auto want = reference(how, host, want_count);
-      DeviceBuffer<std::int32_t> d_in(n + 1), d_out(n + 1);
-      DeviceBuffer<std::uint8_t> d_flags(n + 1);
-      d_in.upload(host.values);
-      d_flags.upload(host.flags);
+      const Int32Case c(how, n, Pattern::Sparse, 3);
       *count = ~0ull;
-      run<std::int32_t>(s, how, d_in.ptr, d_flags.ptr, d_out.ptr, n, count);
+      run<std::int32_t>(s, how, c.in.ptr, c.flags.ptr, c.out.ptr, n, count);
       SCANTUNE_CUDA_TRY(cudaStreamSynchronize(nullptr));
-      ASSERT_EQ(*count, want_count) << static_cast<int>(how) << " n=" << n;
-      ASSERT_EQ(d_out.download(want.size()), want) << static_cast<int>(how) << " n=" << n;
+      ASSERT_EQ(*count, c.want_count) << static_cast<int>(how) << " n=" << n;
+      ASSERT_EQ(c.out.download(c.want.size()), c.want) << static_cast<int>(how) << " n=" << n;
     }
   SCANTUNE_CUDA_TRY(cudaFreeHost(count));
 }
