@@ -61,11 +61,11 @@ def run(how, x, mask, out):
     if n == 0:
         return fw, y, 0
     lib = _loader.library()
+    scanner = _loader.scanner(fw.device(x))  # without a GPU: the clear no_device error
     stream = fw.stream(x)
     c, count = _loader.count_word()
-    _loader.check(lib.scantune_compact(_loader.scanner(fw.device(x)), how, t, v.ptr,
-                                       m.ptr if m is not None else None, None, None,
-                                       fw.ptr(y), n, c, stream))
+    _loader.check(lib.scantune_compact(scanner, how, t, v.ptr, m.ptr if m is not None else None,
+                                       None, None, fw.ptr(y), n, c, stream))
     _loader.stream_synchronize(stream)
     return fw, y, count.value
 

@@ -96,8 +96,14 @@ def test_library_checks_compaction_arguments():
         _loader.check(lib.scantune_selected_count(None, None, ctypes.byref(ctypes.c_uint64())))
 
 
-def test_no_gpu_gives_a_clear_runtime_error():
+@pytest.mark.parametrize("call", [
+    lambda: scantune.reduce(Fake((8,)), out=Fake((), ptr=0x40000)),
+    # out= lets a plain __cuda_array_interface__ array compact: the count goes through
+    # pinned host memory, which needs a device too
+    lambda: ms(Fake((8,)), Fake((8,), B, ptr=0x20000), out=Fake((8,), ptr=0x30000)),
+])
+def test_no_gpu_gives_a_clear_runtime_error(call):
     skip_unless_no_gpu()
     with pytest.raises(RuntimeError, match="no usable CUDA device") as e:
-        scantune.reduce(Fake((8,)), out=Fake((), ptr=0x40000))
+        call()
     assert e.value.kind == "no_device"
