@@ -58,7 +58,7 @@ class _Framework:
         return _cai_view(x)
 
     def ptr(self, x):
-        """The device pointer of an array this framework allocated (no checks)."""
+        """The device pointer of an array already checked (a result or a validated out=)."""
         return self.view(x).ptr
 
     def device(self, x):
