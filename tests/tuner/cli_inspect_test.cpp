@@ -333,7 +333,14 @@ TEST_F(CliInspect, UsageErrorsExitTwoNamingTheProblem) {
       {"bench --sort keys --types uint32 --policy int65=radix.tpb256.ipt8.rb8", "int65"},
       {"bench --sort keys,indices --types uint64 --policy radix.tpb1024.ipt32.rb8",
        "invalid for uint64 keys with 8-byte values"},
-      {"bench --select flags:0.5 --policy radix.tpb256.ipt8.rb8", "--policy"},
+      // --policy with --select: a compaction policy that selects the type by flags.
+      {"bench --select flags:0.5 --policy radix.tpb256.ipt8.rb8", "radix"},
+      {"bench --select flags:0.5 --types int32 --policy "
+       "lookback_pipelined.tpb256.ipt12.vec4.warp_scans",
+       "cannot select int32 by flags: lookback_pipelined has no compaction kernel"},
+      {"bench --select flags:0.5 --types int64 --policy "
+       "int64=lookback_bulk.tpb256.ipt16.vec2.warp_scans.direct.st4",
+       "cannot select int64 by flags"},
       {"bench --select flags:0.5 --csv s.csv", "--csv"},
       {"bench --sort keys --json s.json", "--json"},
       {"bench --type int64:int32", "int64:int32"},
@@ -634,6 +641,13 @@ TEST(GpuCliBench, SelectRunsTimeScantuneCubAndMemcpy) {
   ASSERT_EQ(doc.size(), 1u) << doc;
   EXPECT_EQ(doc[0]["select"], "flags:0.5");
   EXPECT_GT(doc[0]["series"][0]["points"][0]["ns"].get<double>(), 0.0) << doc;
+  // --policy: that compaction policy runs (and is checked against CUB) instead.
+  const std::string key = "lookback_bulk.tpb256.ipt16.vec2.warp_scans.st4";
+  r = run_cli("bench -q --select flags:0.05 --types int64 --sizes 3000017 --policy " + key,
+              "2>/dev/null", env);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("| int64 | flags:0.05 | 3000017 |"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(key + " |"), std::string::npos) << r.output;
 }
 
 // The radix sort: one row per (type, mode, size), each checked against CUB before timing.

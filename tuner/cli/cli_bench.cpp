@@ -13,6 +13,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "algorithms.hpp"
 #include "codegen.hpp"
 #include "tuner/cli/cli.hpp"
 #include "tuner/cli/cli_shared.hpp"
@@ -111,9 +112,9 @@ std::vector<tuner::BenchOptions> build_bench_options(const BenchCliOptions& raw)
   return runs;
 }
 
-// --select and --sort time one primitive alone: none of the scan bench's options but,
-// for the sort, --policy (a radix policy instead of the dispatch's) and, for compaction,
-// --json.
+// --select and --sort time one primitive alone: none of the scan bench's options but
+// --policy (a radix policy, or a compaction policy, instead of the dispatch's) and, for
+// compaction, --json.
 void require_alone(const BenchCliOptions& raw, const char* flag, const char* what,
                    bool takes_policy, bool takes_json) {
   if (!raw.segments.empty() || !raw.algorithms.empty() ||
@@ -149,6 +150,24 @@ std::map<DataType, detail::SortPolicy> sort_policies(const std::vector<std::stri
   return policies;
 }
 
+/// --policy with --select: per type its compaction policy (TYPE=KEY, else KEY), checked
+/// as dispatch checks a select_flags row.
+std::map<DataType, Policy> select_policies(const std::vector<std::string>& given,
+                                           const std::vector<DataType>& types) {
+  std::map<DataType, Policy> policies;
+  for (DataType t : types) {
+    const std::optional<std::string> key =
+        chosen_policy(given, [&](const std::string& name) { return parse_data_type(name) == t; });
+    if (!key) continue;
+    const Policy p = Policy::parse(*key);
+    if (auto why = detail::stored_problem_invalid_reason(p, t, "select_flags"))
+      throw Error(fmt::format("--policy {} cannot select {} by flags: {} (give TYPE=KEY per type)",
+                              *key, to_string(t), *why));
+    policies.emplace(t, p);
+  }
+  return policies;
+}
+
 // Runs `bench` on the chosen GPU and prints its table; `bench` gets the progress log.
 void run_alone(
     const BenchCliOptions& raw,
@@ -168,19 +187,21 @@ void run_alone(
 
 // --select: compaction against CUB DeviceSelect::Flagged and memcpy, a table of its own.
 void run_select_command(const BenchCliOptions& raw) {
-  require_alone(raw, "--select", "compaction", false, true);
+  require_alone(raw, "--select", "compaction", true, true);
   std::vector<tuner::SelectPattern> patterns;
   std::vector<std::uint64_t> sizes;
   std::vector<DataType> types;
+  std::map<DataType, Policy> policies;
   try {
     patterns = tuner::parse_select_patterns(raw.select);
     sizes = sizes_of(raw);
     types = parse_names(raw.types, kAllTypes, parse_data_type);
+    policies = select_policies(raw.policies, types);
   } catch (const Error& e) {
     fail(kExitUsage, "bench", e.what());
   }
   run_alone(raw, [&](const auto& log) {
-    const auto rows = tuner::run_select_bench(types, patterns, sizes, raw.db, log);
+    const auto rows = tuner::run_select_bench(types, patterns, sizes, raw.db, policies, log);
     if (!raw.json.empty())
       write_file("bench", raw.json, tuner::select_bench_to_json(rows).dump(2) + "\n");
     return tuner::select_bench_markdown(rows);
@@ -401,7 +422,8 @@ void register_bench_commands(CLI::App& app) {
       ->add_option("--policy", bo->policies,
                    "Also time this policy (series 'policy'): KEY for every type, or\n"
                    "TYPE=KEY for one type as --type spells it (repeatable). With --sort:\n"
-                   "a radix policy (radix.tpb384.ipt20.rb8...) run instead of the dispatch's")
+                   "a radix policy (radix.tpb384.ipt20.rb8...), with --select a compaction\n"
+                   "policy, run instead of the dispatch's")
       ->type_name("KEY|TYPE=KEY");
   bench
       ->add_option("--select", bo->select,

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cuda_check.hpp"
+#include "scan_request.hpp"
 #include "strings.hpp"
 #include "tuner/gpu/cub_baseline_select.cuh"
 #include "tuner/gpu/gpu_support.hpp"
@@ -45,8 +46,29 @@ void make_flags(const SelectPattern& p, std::uint64_t first, std::vector<std::ui
   }
 }
 
-SelectBenchRow run_case(Scanner& scanner, DataType type, const SelectPattern& pattern,
-                        std::uint64_t n, cudaStream_t stream) {
+// Scanner::run_select's compaction, through `policy` where one is given.
+void select_with(Scanner& scanner, DataType type, const Policy* policy, const void* in,
+                 const std::uint8_t* flags, void* out, std::uint64_t n, std::uint64_t* count,
+                 cudaStream_t stream) {
+  if (!policy) {
+    scanner.run_select(type, Compaction::SelectFlagged, in, flags, nullptr, out, n, count, stream);
+    return;
+  }
+  ScanRequest r;
+  r.set_types(scan_types(type));
+  r.in = in;
+  r.out = out;
+  r.n = n;
+  r.stream = stream;
+  r.compaction = detail::Heads::SelectFlags;
+  r.num_selected = count;
+  r.segments.head_flags = flags;
+  r.policy = policy;
+  detail::ScannerAccess::scan(scanner, r);
+}
+
+SelectBenchRow run_case(Scanner& scanner, DataType type, const Policy* policy,
+                        const SelectPattern& pattern, std::uint64_t n, cudaStream_t stream) {
   const std::size_t w = size_of(type);
   // Outputs hold n items plus n bytes: the memcpy moves up to n * w + n / 2 bytes each way.
   Device<std::uint8_t> in(n * w), flags(n), out(n * w + n), cub_out(n * w + n);
@@ -67,8 +89,7 @@ SelectBenchRow run_case(Scanner& scanner, DataType type, const SelectPattern& pa
       w, in.ptr, flags.ptr, cub_out.ptr, counts.ptr + 1, n, nullptr, temp_bytes, stream));
   Device<std::uint8_t> temp(temp_bytes);
   auto ours = [&] {
-    scanner.run_select(type, Compaction::SelectFlagged, in.ptr, flags.ptr, nullptr, out.ptr, n,
-                       counts.ptr, stream);
+    select_with(scanner, type, policy, in.ptr, flags.ptr, out.ptr, n, counts.ptr, stream);
   };
   auto cub = [&] {
     SCANTUNE_CUDA_TRY(gpu::cub_baseline::select_flagged(
@@ -87,10 +108,15 @@ SelectBenchRow run_case(Scanner& scanner, DataType type, const SelectPattern& pa
     throw Error(fmt::format("select_flagged {} {} n = {}: {} items differ from CUB's, the first "
                             "at {}",
                             to_string(type), pattern.text, n, cmp.mismatches, cmp.first));
-  SelectBenchRow row{type, pattern.text,
-                     n,    got[0],
-                     0,    0,
-                     0,    scanner.select_plan(type, Compaction::SelectFlagged, n).policy};
+  SelectBenchRow row{
+      type,
+      pattern.text,
+      n,
+      got[0],
+      0,
+      0,
+      0,
+      policy ? policy->key() : scanner.select_plan(type, Compaction::SelectFlagged, n).policy};
   const auto half_moved = static_cast<std::size_t>(select_bytes_moved(row)) / 2;
   row.scantune_ns = time_call(ours, stream);
   row.cub_ns = time_call(cub, stream);
@@ -117,18 +143,22 @@ std::vector<SelectBenchRow> run_select_bench(const std::vector<DataType>& types,
                                              const std::vector<SelectPattern>& patterns,
                                              const std::vector<std::uint64_t>& sizes,
                                              const std::string& db_path,
+                                             const std::map<DataType, Policy>& policies,
                                              const std::function<void(const std::string&)>& log) {
   ScannerOptions options;
   options.database = db_path;
   Scanner scanner(options);
   const OwnStream own;
   std::vector<SelectBenchRow> rows;
-  for (DataType type : types)
+  for (DataType type : types) {
+    const auto given = policies.find(type);
+    const Policy* policy = given == policies.end() ? nullptr : &given->second;
     for (const SelectPattern& p : patterns)
       for (std::uint64_t n : sizes) {
         log(fmt::format("select_flagged {} {} n = {}", to_string(type), p.text, n));
-        rows.push_back(run_case(scanner, type, p, n, own.stream));
+        rows.push_back(run_case(scanner, type, policy, p, n, own.stream));
       }
+  }
   return rows;
 }
 

@@ -7,12 +7,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "policy.hpp"
 #include "scantune/scantune.hpp"
 
 namespace scantune::tuner {
@@ -33,15 +35,17 @@ struct SelectBenchRow {
   std::string pattern;
   std::uint64_t n = 0, selected = 0;
   double scantune_ns = 0, cub_ns = 0, memcpy_ns = 0;
-  std::string policy; ///< what the dispatch ran (Scanner::select_plan)
+  std::string policy; ///< what ran: --policy, else the dispatch's (Scanner::select_plan)
 };
 
 /// Runs the benchmark on the current device (the scanner reads `db_path`, empty = the
-/// default database); `log` hears progress lines.
+/// default database; a type in `policies` runs that compaction policy instead of the
+/// dispatch's); `log` hears progress lines.
 std::vector<SelectBenchRow> run_select_bench(const std::vector<DataType>& types,
                                              const std::vector<SelectPattern>& patterns,
                                              const std::vector<std::uint64_t>& sizes,
                                              const std::string& db_path,
+                                             const std::map<DataType, Policy>& policies,
                                              const std::function<void(const std::string&)>& log);
 
 /// A markdown table of the rows: times, scantune's speed against CUB's and memcpy's.
