@@ -108,15 +108,9 @@ SelectBenchRow run_case(Scanner& scanner, DataType type, const Policy* policy,
     throw Error(fmt::format("select_flagged {} {} n = {}: {} items differ from CUB's, the first "
                             "at {}",
                             to_string(type), pattern.text, n, cmp.mismatches, cmp.first));
-  SelectBenchRow row{
-      type,
-      pattern.text,
-      n,
-      got[0],
-      0,
-      0,
-      0,
-      policy ? policy->key() : scanner.select_plan(type, Compaction::SelectFlagged, n).policy};
+  const std::string ran =
+      policy ? policy->key() : scanner.select_plan(type, Compaction::SelectFlagged, n).policy;
+  SelectBenchRow row{type, pattern.text, n, got[0], 0, 0, 0, ran};
   const auto half_moved = static_cast<std::size_t>(select_bytes_moved(row)) / 2;
   row.scantune_ns = time_call(ours, stream);
   row.cub_ns = time_call(cub, stream);
