@@ -48,6 +48,10 @@ inline Heads compaction_heads(Compaction how) {
                              Heads::PartitionFlags, Heads::PartitionIf};
   return kinds[static_cast<std::size_t>(how)];
 }
+/// The compaction of a problem kind (`h`: a compaction's).
+inline Compaction compaction_of(Heads h) {
+  return static_cast<Compaction>(static_cast<int>(h) - static_cast<int>(Heads::SelectFlags));
+}
 /// A predicate as the custom operator routes and kernel specs key on (its identity is
 /// never used).
 inline CustomOp predicate_op(const Predicate& p) {

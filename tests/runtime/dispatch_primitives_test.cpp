@@ -186,6 +186,37 @@ TEST(PrimitiveDispatchBuiltin, EightByteSegmentedScansTakeTheH200Rows) {
       }
 }
 
+// The shipped tables: the nine conversions tuned on the H200 run its own rows at every
+// size; a conversion it lacks (bfloat16 into float32) keeps the H100's own rows, not
+// another conversion's.
+TEST(PrimitiveDispatchBuiltin, TheH200ConvertsOnItsOwnRowsWhereTuned) {
+  const DispatchTable h200(90, "NVIDIA H200 (sm_90, 132 SMs)", {}, "");
+  auto resolve = [&](const char* types, std::uint64_t n) {
+    const ScanTypes t = parse_scan_types(types);
+    ProblemName p = ProblemName::of(t.acc, Op::Sum, ScanKind::Inclusive);
+    p.converts = t;
+    return h200.resolve(p, n);
+  };
+  for (const char* types :
+       {"float16:float32:float16", "bfloat16:float32:bfloat16", "int32:int64", "int8:int64",
+        "uint8:int64", "uint8:int32", "float16:float32", "int8:int32:int8", "int16:int32:int16"})
+    for (unsigned log2n = 10; log2n <= 30; log2n += 2) {
+      const Choice c = resolve(types, std::uint64_t{1} << log2n);
+      EXPECT_EQ(c.tuned_size, std::uint64_t{1} << log2n) << types << ": " << c.source;
+      EXPECT_NE(c.source.find("built-in table: NVIDIA H200"), std::string::npos)
+          << types << ": " << c.source;
+    }
+  const Choice other = resolve("bfloat16:float32", 1u << 24);
+  EXPECT_NE(other.source.find("built-in table: NVIDIA H100"), std::string::npos) << other.source;
+}
+
+// A compaction's problem kind and back.
+TEST(PrimitiveProblems, CompactionKindsRoundTrip) {
+  for (Compaction c : {Compaction::SelectFlagged, Compaction::SelectIf, Compaction::Unique,
+                       Compaction::PartitionFlagged, Compaction::PartitionIf})
+    EXPECT_EQ(compaction_of(compaction_heads(c)), c);
+}
+
 TEST_F(PrimitiveDispatch, CompactionsFollowTheFallbackChain) {
   const Policy select_builtin = Policy::parse("lookback_warp.tpb512.ipt8.vec4.warp_scans.wxpose");
   const std::string key = select_builtin.key();

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "algorithms.hpp"
@@ -175,8 +176,9 @@ TEST(PrimitiveTune, DryRunListsProblemsAndCandidates) {
   EXPECT_NE(text.find("  radix.tpb384.ipt12.rb8\n"), std::string::npos) << text;
 }
 
-// A small tune stores one winner per bucket; a scanner reading that database then runs
-// them (Exact), with results equal to the host reference's.
+// A small tune stores one winner per bucket, each timed against what dispatch ran there
+// (the built-in table's row, a candidate outside the narrowed space); a scanner reading
+// that database then runs them (Exact), with results equal to the host reference's.
 class GpuPrimitiveTune : public test::GpuTest {};
 
 TEST_F(GpuPrimitiveTune, WinnersAreStoredAndDispatched) {
@@ -191,9 +193,15 @@ TEST_F(GpuPrimitiveTune, WinnersAreStoredAndDispatched) {
   o.select_space.items_per_thread = {8, 16};
   o.select_space.ios = {TileIO::WarpTranspose};
   o.db_path = (dir / "t.db").string();
-  std::FILE* quiet = std::tmpfile();
-  ASSERT_EQ(run_primitive_tune(o, quiet), 0);
-  std::fclose(quiet);
+  const std::string report = printed_by([&](std::FILE* f) { return run_primitive_tune(o, f); });
+  const Scanner builtin(ScannerOptions{-1, "off", {}});
+  for (std::uint64_t n : o.sizes) {
+    const std::string ran = builtin.select_plan(DataType::Int32, Compaction::Unique, n).policy;
+    EXPECT_NE(report.find(fmt::format("int32 unique n = {}: ", db::size_label(n))),
+              std::string::npos)
+        << report;
+    EXPECT_NE(report.find("x what dispatch ran, " + ran + ")"), std::string::npos) << report;
+  }
   const auto db = db::TuningDb::open(o.db_path);
   std::map<std::pair<std::string, std::uint64_t>, std::string> stored;
   for (const db::BestEntry& e : db.list_best())
