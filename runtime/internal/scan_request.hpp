@@ -59,6 +59,22 @@ struct ScanRequest {
     converts.reset();
     if (!t.uniform()) converts = t;
   }
+
+  /// A compaction `how` of n elements of `type` (`flags`: those of the flag kinds).
+  static ScanRequest compaction_of(DataType type, detail::Heads how, const void* in,
+                                   const std::uint8_t* flags, void* out, std::size_t n,
+                                   std::uint64_t* num_selected, cudaStream_t stream) {
+    ScanRequest r;
+    r.set_types(scan_types(type));
+    r.in = in;
+    r.out = out;
+    r.n = n;
+    r.stream = stream;
+    r.compaction = how;
+    r.num_selected = num_selected;
+    r.segments.head_flags = flags;
+    return r;
+  }
 };
 
 namespace detail {

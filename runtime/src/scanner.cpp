@@ -425,15 +425,8 @@ void Scanner::run_reduce(DataType type, OpRef op, const void* in, void* result, 
 void Scanner::run_select(DataType type, Compaction how, const void* in, const std::uint8_t* flags,
                          const Predicate* predicate, void* out, std::size_t n,
                          std::uint64_t* d_num_selected, cudaStream_t stream) {
-  ScanRequest r;
-  r.set_types(scan_types(type));
-  r.in = in;
-  r.out = out;
-  r.n = n;
-  r.stream = stream;
-  r.compaction = detail::compaction_heads(how);
-  r.num_selected = d_num_selected;
-  r.segments.head_flags = flags;
+  ScanRequest r = ScanRequest::compaction_of(type, detail::compaction_heads(how), in, flags, out, n,
+                                             d_num_selected, stream);
   CustomOp as_op;
   if (detail::takes_predicate(r.compaction)) {
     if (!predicate) detail::fail("null predicate for a {}", detail::to_string(r.compaction));

@@ -145,15 +145,9 @@ void run(Scanner& s, Compaction how, const T* in, const std::uint8_t* flags, T* 
 template <class T>
 void run_policy(Scanner& s, const Policy& policy, Compaction how, const T* in,
                 const std::uint8_t* flags, T* out, std::size_t n, std::uint64_t* count) {
-  ScanRequest r;
-  r.type = data_type_of<T>();
-  r.in = in;
-  r.out = out;
-  r.n = n;
+  ScanRequest r = ScanRequest::compaction_of(data_type_of<T>(), detail::compaction_heads(how), in,
+                                             flags, out, n, count, nullptr);
   r.policy = &policy;
-  r.compaction = detail::compaction_heads(how);
-  r.num_selected = count;
-  r.segments.head_flags = flags;
   const CustomOp as_op{kPositive.name, kPositive.body, "false"};
   if (detail::takes_predicate(r.compaction)) r.op = as_op;
   detail::ScannerAccess::scan(s, r);

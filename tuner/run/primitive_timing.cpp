@@ -65,15 +65,9 @@ PrimitiveSize time_select(Scanner& scanner, const PrimitiveProblem& p, std::uint
   auto call = [&](const std::string& key) {
     policy = Policy::parse(key);
     return [&] {
-      ScanRequest r;
-      r.set_types(scan_types(p.type));
-      r.in = in.ptr;
-      r.out = out.ptr;
-      r.n = n;
-      r.stream = stream;
-      r.compaction = p.compaction;
-      r.num_selected = count.ptr;
-      r.segments.head_flags = flagged ? flags.ptr : nullptr;
+      ScanRequest r =
+          ScanRequest::compaction_of(p.type, p.compaction, in.ptr, flagged ? flags.ptr : nullptr,
+                                     out.ptr, n, count.ptr, stream);
       r.policy = &policy;
       detail::ScannerAccess::scan(scanner, r);
     };

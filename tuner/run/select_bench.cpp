@@ -54,15 +54,8 @@ void select_with(Scanner& scanner, DataType type, const Policy* policy, const vo
     scanner.run_select(type, Compaction::SelectFlagged, in, flags, nullptr, out, n, count, stream);
     return;
   }
-  ScanRequest r;
-  r.set_types(scan_types(type));
-  r.in = in;
-  r.out = out;
-  r.n = n;
-  r.stream = stream;
-  r.compaction = detail::Heads::SelectFlags;
-  r.num_selected = count;
-  r.segments.head_flags = flags;
+  ScanRequest r = ScanRequest::compaction_of(type, detail::Heads::SelectFlags, in, flags, out, n,
+                                             count, stream);
   r.policy = policy;
   detail::ScannerAccess::scan(scanner, r);
 }
