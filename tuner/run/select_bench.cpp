@@ -46,14 +46,10 @@ void make_flags(const SelectPattern& p, std::uint64_t first, std::vector<std::ui
   }
 }
 
-// Scanner::run_select's compaction, through `policy` where one is given.
+// Scanner::select_flagged, through `policy` where one is given (null: the dispatch's).
 void select_with(Scanner& scanner, DataType type, const Policy* policy, const void* in,
                  const std::uint8_t* flags, void* out, std::uint64_t n, std::uint64_t* count,
                  cudaStream_t stream) {
-  if (!policy) {
-    scanner.run_select(type, Compaction::SelectFlagged, in, flags, nullptr, out, n, count, stream);
-    return;
-  }
   ScanRequest r = ScanRequest::compaction_of(type, detail::Heads::SelectFlags, in, flags, out, n,
                                              count, stream);
   r.policy = policy;
