@@ -337,10 +337,16 @@ TEST_F(CliInspect, UsageErrorsExitTwoNamingTheProblem) {
       {"bench --select flags:0.5 --policy radix.tpb256.ipt8.rb8", "radix"},
       {"bench --select flags:0.5 --types int32 --policy "
        "lookback_pipelined.tpb256.ipt12.vec4.warp_scans",
-       "cannot select int32 by flags: lookback_pipelined has no compaction kernel"},
+       "cannot run int32 select_flags: lookback_pipelined has no compaction kernel"},
       {"bench --select flags:0.5 --types int64 --policy "
        "int64=lookback_bulk.tpb256.ipt16.vec2.warp_scans.direct.st4",
-       "cannot select int64 by flags"},
+       "cannot run int64 select_flags"},
+      // ... of every compaction the patterns run: bulk selects by flags only.
+      {"bench --select flags:0.5,unique:0.5 --types int32 --policy "
+       "lookback_bulk.tpb256.ipt16.vec4.warp_scans.st4",
+       "cannot run int32 unique"},
+      {"bench --select unique:2", "unique:2"},
+      {"bench --select partition", "partition"},
       {"bench --select flags:0.5 --csv s.csv", "--csv"},
       {"bench --sort keys --json s.json", "--json"},
       {"bench --type int64:int32", "int64:int32"},
@@ -622,16 +628,20 @@ TEST(GpuCliBench, SelectRunsTimeScantuneCubAndMemcpy) {
   if (!scantune::test::has_gpu()) GTEST_SKIP() << "no CUDA device";
   TempDir dir;
   const std::string env = "SCANTUNE_DB=" + (dir / "none.db").string() + " ";
-  auto r = run_cli("bench --select flags:0.5,clustered:0.05 --types int32,float64 --sizes "
-                   "2^12,2^20",
+  auto r = run_cli("bench --select flags:0.5,clustered:0.05,unique:0.3,partition:0.5 --types "
+                   "int32,float64 --sizes 2^12,2^20",
                    "2>/dev/null", env);
   ASSERT_EQ(r.code, 0) << r.output;
   std::istringstream in(r.output);
   int rows = 0;
   for (std::string line; std::getline(in, line);)
     rows += line.rfind("| int32 | ", 0) == 0 || line.rfind("| float64 | ", 0) == 0;
-  EXPECT_EQ(rows, 8) << r.output;
+  EXPECT_EQ(rows, 16) << r.output;
   EXPECT_NE(r.output.find("| float64 | clustered:0.05 | 1048576 |"), std::string::npos) << r.output;
+  // unique and partition, checked against CUB's DeviceSelect::Unique and
+  // DevicePartition::Flagged.
+  EXPECT_NE(r.output.find("| int32 | unique:0.3 | 1048576 |"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("| float64 | partition:0.5 | 4096 |"), std::string::npos) << r.output;
   // --json: a document per type and pattern, as scripts/ab_summary.py reads them.
   r = run_cli("bench -q --select flags:0.5 --types int32 --sizes 2^20 --json " +
                   (dir / "s.json").string(),

@@ -151,18 +151,22 @@ std::map<DataType, detail::SortPolicy> sort_policies(const std::vector<std::stri
 }
 
 /// --policy with --select: per type its compaction policy (TYPE=KEY, else KEY), checked
-/// as dispatch checks a select_flags row.
+/// as dispatch checks a row of each compaction the patterns run.
 std::map<DataType, Policy> select_policies(const std::vector<std::string>& given,
-                                           const std::vector<DataType>& types) {
+                                           const std::vector<DataType>& types,
+                                           const std::vector<tuner::SelectPattern>& patterns) {
   std::map<DataType, Policy> policies;
   for (DataType t : types) {
     const std::optional<std::string> key =
         chosen_policy(given, [&](const std::string& name) { return parse_data_type(name) == t; });
     if (!key) continue;
     const Policy p = Policy::parse(*key);
-    if (auto why = detail::stored_problem_invalid_reason(p, t, "select_flags"))
-      throw Error(fmt::format("--policy {} cannot select {} by flags: {} (give TYPE=KEY per type)",
-                              *key, to_string(t), *why));
+    for (const tuner::SelectPattern& pattern : patterns) {
+      const std::string problem(detail::to_string(detail::compaction_heads(pattern.how)));
+      if (auto why = detail::stored_problem_invalid_reason(p, t, problem))
+        throw Error(fmt::format("--policy {} cannot run {} {}: {} (give TYPE=KEY per type)", *key,
+                                to_string(t), problem, *why));
+    }
     policies.emplace(t, p);
   }
   return policies;
@@ -185,7 +189,8 @@ void run_alone(
   }
 }
 
-// --select: compaction against CUB DeviceSelect::Flagged and memcpy, a table of its own.
+// --select: compaction against CUB's (DeviceSelect, DevicePartition) and memcpy, a table of
+// its own.
 void run_select_command(const BenchCliOptions& raw) {
   require_alone(raw, "--select", "compaction", true, true);
   std::vector<tuner::SelectPattern> patterns;
@@ -196,7 +201,7 @@ void run_select_command(const BenchCliOptions& raw) {
     patterns = tuner::parse_select_patterns(raw.select);
     sizes = sizes_of(raw);
     types = parse_names(raw.types, kAllTypes, parse_data_type);
-    policies = select_policies(raw.policies, types);
+    policies = select_policies(raw.policies, types, patterns);
   } catch (const Error& e) {
     fail(kExitUsage, "bench", e.what());
   }
@@ -427,10 +432,12 @@ void register_bench_commands(CLI::App& app) {
       ->type_name("KEY|TYPE=KEY");
   bench
       ->add_option("--select", bo->select,
-                   "Stream compaction instead: flag patterns flags:P (each item with\n"
-                   "probability P) or clustered:P (runs), comma-separated. Times\n"
-                   "select_flagged, CUB DeviceSelect::Flagged and a memcpy of the bytes\n"
-                   "moved (n values and flags read, the selected values written)")
+                   "Stream compaction instead, comma-separated: flags:P (select_flagged,\n"
+                   "each item with probability P), clustered:P (the same in runs),\n"
+                   "unique:P (each item new with probability P), partition:P\n"
+                   "(partition_flagged). Times it, CUB's DeviceSelect or DevicePartition\n"
+                   "and a memcpy of the bytes moved (values and flags read, kept values\n"
+                   "written)")
       ->type_name("LIST");
   bench
       ->add_option("--sort", bo->sort,

@@ -1,29 +1,44 @@
-// CUB's DeviceSelect::Flagged for 4- and 8-byte items (see cub_baseline_select.cuh).
+// CUB's compactions for 4- and 8-byte items (see cub_baseline_select.cuh).
 #include "tuner/gpu/cub_baseline_select.cuh"
 
+#include <cub/device/device_partition.cuh>
 #include <cub/device/device_select.cuh>
 
 namespace scantune::tuner::gpu::cub_baseline {
 namespace {
 
 template <class W>
-cudaError_t flagged(const void* in, const std::uint8_t* flags, void* out,
-                    std::uint64_t* d_num_selected, std::size_t n, void* temp,
-                    std::size_t& temp_bytes, cudaStream_t stream) {
-  return cub::DeviceSelect::Flagged(temp, temp_bytes, static_cast<const W*>(in), flags,
-                                    static_cast<W*>(out), d_num_selected,
-                                    static_cast<::cuda::std::int64_t>(n), stream);
+cudaError_t compact_words(Compaction how, const void* in, const std::uint8_t* flags, void* out,
+                          std::uint64_t* d_num_selected, std::size_t n, void* temp,
+                          std::size_t& temp_bytes, cudaStream_t stream) {
+  const auto* items = static_cast<const W*>(in);
+  auto* kept = static_cast<W*>(out);
+  const auto count = static_cast<::cuda::std::int64_t>(n);
+  switch (how) {
+  case Compaction::SelectFlagged:
+    return cub::DeviceSelect::Flagged(temp, temp_bytes, items, flags, kept, d_num_selected, count,
+                                      stream);
+  case Compaction::Unique:
+    return cub::DeviceSelect::Unique(temp, temp_bytes, items, kept, d_num_selected, count, stream);
+  case Compaction::PartitionFlagged:
+    return cub::DevicePartition::Flagged(temp, temp_bytes, items, flags, kept, d_num_selected,
+                                         count, stream);
+  default:
+    return cudaErrorInvalidValue;
+  }
 }
 
 } // namespace
 
-cudaError_t select_flagged(std::size_t item_bytes, const void* in, const std::uint8_t* flags,
-                           void* out, std::uint64_t* d_num_selected, std::size_t n, void* temp,
-                           std::size_t& temp_bytes, cudaStream_t stream) {
+cudaError_t compact(Compaction how, std::size_t item_bytes, const void* in,
+                    const std::uint8_t* flags, void* out, std::uint64_t* d_num_selected,
+                    std::size_t n, void* temp, std::size_t& temp_bytes, cudaStream_t stream) {
   if (item_bytes == 4)
-    return flagged<std::uint32_t>(in, flags, out, d_num_selected, n, temp, temp_bytes, stream);
+    return compact_words<std::uint32_t>(how, in, flags, out, d_num_selected, n, temp, temp_bytes,
+                                        stream);
   if (item_bytes == 8)
-    return flagged<std::uint64_t>(in, flags, out, d_num_selected, n, temp, temp_bytes, stream);
+    return compact_words<std::uint64_t>(how, in, flags, out, d_num_selected, n, temp, temp_bytes,
+                                        stream);
   return cudaErrorInvalidValue;
 }
 

@@ -40,8 +40,8 @@ cudaError_t scan_by_key(Op, ScanKind, const K*, const T*, T*, std::size_t, T, vo
   not_built();
 }
 
-cudaError_t select_flagged(std::size_t, const void*, const std::uint8_t*, void*, std::uint64_t*,
-                           std::size_t, void*, std::size_t&, cudaStream_t) {
+cudaError_t compact(Compaction, std::size_t, const void*, const std::uint8_t*, void*,
+                    std::uint64_t*, std::size_t, void*, std::size_t&, cudaStream_t) {
   not_built();
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -27,15 +28,21 @@ SelectPattern parse_pattern(std::string_view spec) {
   char* end = nullptr;
   const std::string number(colon == std::string_view::npos ? "" : spec.substr(colon + 1));
   p.fraction = std::strtod(number.c_str(), &end);
-  if ((kind != "flags" && kind != "clustered") || number.empty() || *end != '\0' ||
-      !(p.fraction >= 0 && p.fraction <= 1))
-    throw UsageError(
-        fmt::format("--select {}: expected flags:P or clustered:P with P in [0, 1]", spec));
+  const bool known =
+      kind == "flags" || kind == "clustered" || kind == "unique" || kind == "partition";
+  if (!known || number.empty() || *end != '\0' || !(p.fraction >= 0 && p.fraction <= 1))
+    throw UsageError(fmt::format("--select {}: expected flags:P, clustered:P, unique:P or "
+                                 "partition:P with P in [0, 1]",
+                                 spec));
   p.clustered = kind == "clustered";
+  p.how = kind == "unique"      ? Compaction::Unique
+          : kind == "partition" ? Compaction::PartitionFlagged
+                                : Compaction::SelectFlagged;
   return p;
 }
 
 // Flags of items [first, first + count): a counter hash, so any chunk is reproducible.
+// For unique, a flag starts a new value there.
 void make_flags(const SelectPattern& p, std::uint64_t first, std::vector<std::uint8_t>& out) {
   const auto threshold = static_cast<std::uint64_t>(p.fraction * 18446744073709551615.0);
   for (std::size_t k = 0; k < out.size(); ++k) {
@@ -46,11 +53,75 @@ void make_flags(const SelectPattern& p, std::uint64_t first, std::vector<std::ui
   }
 }
 
-// Scanner::select_flagged, through `policy` where one is given (null: the dispatch's).
-void select_with(Scanner& scanner, DataType type, const Policy* policy, const void* in,
-                 const std::uint8_t* flags, void* out, std::uint64_t n, std::uint64_t* count,
-                 cudaStream_t stream) {
-  ScanRequest r = ScanRequest::compaction_of(type, detail::Heads::SelectFlags, in, flags, out, n,
+// Unique's input, as words of the item's width: a run id, a new one where make_flags
+// flags an item, over the bits of the smallest normal float of the width, so that no
+// item is zero and distinct ids stay distinct normal values of any element type of the
+// width (up to 2^31 runs).
+template <class W>
+void upload_runs(const SelectPattern& p, std::uint64_t n, void* in) {
+  std::vector<std::uint8_t> starts;
+  std::vector<W> words;
+  W run = sizeof(W) == 4 ? W{0x00800000u} : static_cast<W>(std::uint64_t{1} << 52);
+  for (std::uint64_t first = 0; first < n; first += starts.size()) {
+    starts.resize(std::min<std::uint64_t>(n - first, 1u << 24));
+    words.resize(starts.size());
+    make_flags(p, first, starts);
+    for (std::size_t k = 0; k < starts.size(); ++k)
+      words[k] = run += (starts[k] || (first == 0 && k == 0)) ? 1 : 0;
+    SCANTUNE_CUDA_TRY(cudaMemcpy(static_cast<W*>(in) + first, words.data(),
+                                 words.size() * sizeof(W), cudaMemcpyHostToDevice));
+  }
+}
+
+// The case's input: a walk of values and the pattern's flags, or unique's runs.
+void upload_case(const SelectPattern& p, DataType type, std::uint64_t n, std::uint8_t* in,
+                 std::uint8_t* flags, cudaStream_t stream) {
+  if (p.how == Compaction::Unique) {
+    if (size_of(type) == 4)
+      upload_runs<std::uint32_t>(p, n, in);
+    else
+      upload_runs<std::uint64_t>(p, n, in);
+  } else {
+    gpu::fill_input(type, ValueSet::Walk, 1, 0, n, in, stream);
+    std::vector<std::uint8_t> chunk;
+    for (std::uint64_t first = 0; first < n; first += chunk.size()) {
+      chunk.resize(std::min<std::uint64_t>(n - first, 1u << 24));
+      make_flags(p, first, chunk);
+      SCANTUNE_CUDA_TRY(
+          cudaMemcpy(flags + first, chunk.data(), chunk.size(), cudaMemcpyHostToDevice));
+    }
+  }
+  // A copy from pageable memory may return before it lands, and it is not ordered with
+  // `stream` (non-blocking): without this the first calls read half-copied inputs.
+  SCANTUNE_CUDA_TRY(cudaDeviceSynchronize());
+}
+
+// Whether the two outputs agree: the kept items in order; a partition's rejected items
+// in order against CUB's reversed tail (compared on the host, once a case).
+std::string differences(const SelectPattern& p, DataType type, const std::uint8_t* ours,
+                        const std::uint8_t* cub, std::uint64_t n, std::uint64_t kept,
+                        cudaStream_t stream) {
+  const gpu::CompareResult c = gpu::compare(type, ours, cub, kept, 0.0, stream);
+  if (c.mismatches)
+    return fmt::format("{} kept items differ from CUB's, the first at {}", c.mismatches, c.first);
+  if (p.how != Compaction::PartitionFlagged || kept == n) return "";
+  const std::size_t w = size_of(type), tail = (n - kept) * w;
+  std::vector<std::uint8_t> a(tail), b(tail);
+  SCANTUNE_CUDA_TRY(cudaMemcpy(a.data(), ours + kept * w, tail, cudaMemcpyDeviceToHost));
+  SCANTUNE_CUDA_TRY(cudaMemcpy(b.data(), cub + kept * w, tail, cudaMemcpyDeviceToHost));
+  const std::uint64_t rejected = n - kept;
+  for (std::uint64_t j = 0; j < rejected; ++j)
+    if (std::memcmp(&a[j * w], &b[(rejected - 1 - j) * w], w) != 0)
+      return fmt::format("rejected item {} differs from CUB's (reversed) one", j);
+  return "";
+}
+
+// The scanner's compaction, through `policy` where one is given (null: the dispatch's).
+void compact_with(Scanner& scanner, DataType type, Compaction how, const Policy* policy,
+                  const void* in, const std::uint8_t* flags, void* out, std::uint64_t n,
+                  std::uint64_t* count, cudaStream_t stream) {
+  ScanRequest r = ScanRequest::compaction_of(type, detail::compaction_heads(how), in,
+                                             how == Compaction::Unique ? nullptr : flags, out, n,
                                              count, stream);
   r.policy = policy;
   detail::ScannerAccess::scan(scanner, r);
@@ -59,30 +130,22 @@ void select_with(Scanner& scanner, DataType type, const Policy* policy, const vo
 SelectBenchRow run_case(Scanner& scanner, DataType type, const Policy* policy,
                         const SelectPattern& pattern, std::uint64_t n, cudaStream_t stream) {
   const std::size_t w = size_of(type);
-  // Outputs hold n items plus n bytes: the memcpy moves up to n * w + n / 2 bytes each way.
+  const Compaction how = pattern.how;
+  // Outputs hold n items plus n bytes: the memcpy moves up to n w + n / 2 bytes each way.
   Device<std::uint8_t> in(n * w), flags(n), out(n * w + n), cub_out(n * w + n);
   Device<std::uint64_t> counts(2);
-  gpu::fill_input(type, ValueSet::Walk, 1, 0, n, in.ptr, stream);
-  std::vector<std::uint8_t> chunk;
-  for (std::uint64_t first = 0; first < n; first += chunk.size()) {
-    chunk.resize(std::min<std::uint64_t>(n - first, 1u << 24));
-    make_flags(pattern, first, chunk);
-    SCANTUNE_CUDA_TRY(
-        cudaMemcpy(flags.ptr + first, chunk.data(), chunk.size(), cudaMemcpyHostToDevice));
-  }
-  // A copy from pageable memory may return before it lands, and it is not ordered with
-  // `stream` (non-blocking): without this the first calls read half-copied flags.
-  SCANTUNE_CUDA_TRY(cudaDeviceSynchronize());
+  upload_case(pattern, type, n, in.ptr, flags.ptr, stream);
+  const std::uint8_t* cub_flags = how == Compaction::Unique ? nullptr : flags.ptr;
   std::size_t temp_bytes = 0;
-  SCANTUNE_CUDA_TRY(gpu::cub_baseline::select_flagged(
-      w, in.ptr, flags.ptr, cub_out.ptr, counts.ptr + 1, n, nullptr, temp_bytes, stream));
+  SCANTUNE_CUDA_TRY(gpu::cub_baseline::compact(how, w, in.ptr, cub_flags, cub_out.ptr,
+                                               counts.ptr + 1, n, nullptr, temp_bytes, stream));
   Device<std::uint8_t> temp(temp_bytes);
   auto ours = [&] {
-    select_with(scanner, type, policy, in.ptr, flags.ptr, out.ptr, n, counts.ptr, stream);
+    compact_with(scanner, type, how, policy, in.ptr, flags.ptr, out.ptr, n, counts.ptr, stream);
   };
   auto cub = [&] {
-    SCANTUNE_CUDA_TRY(gpu::cub_baseline::select_flagged(
-        w, in.ptr, flags.ptr, cub_out.ptr, counts.ptr + 1, n, temp.ptr, temp_bytes, stream));
+    SCANTUNE_CUDA_TRY(gpu::cub_baseline::compact(how, w, in.ptr, cub_flags, cub_out.ptr,
+                                                 counts.ptr + 1, n, temp.ptr, temp_bytes, stream));
   };
   ours();
   cub();
@@ -90,16 +153,13 @@ SelectBenchRow run_case(Scanner& scanner, DataType type, const Policy* policy,
   SCANTUNE_CUDA_TRY(cudaMemcpyAsync(got, counts.ptr, sizeof got, cudaMemcpyDeviceToHost, stream));
   SCANTUNE_CUDA_TRY(cudaStreamSynchronize(stream));
   if (got[0] != got[1])
-    throw Error(fmt::format("select_flagged {} {} n = {}: {} selected, CUB {}", to_string(type),
-                            pattern.text, n, got[0], got[1]));
-  const gpu::CompareResult cmp = gpu::compare(type, out.ptr, cub_out.ptr, got[0], 0.0, stream);
-  if (cmp.mismatches)
-    throw Error(fmt::format("select_flagged {} {} n = {}: {} items differ from CUB's, the first "
-                            "at {}",
-                            to_string(type), pattern.text, n, cmp.mismatches, cmp.first));
-  const std::string ran =
-      policy ? policy->key() : scanner.select_plan(type, Compaction::SelectFlagged, n).policy;
-  SelectBenchRow row{type, pattern.text, n, got[0], 0, 0, 0, ran};
+    throw Error(fmt::format("{} {} n = {}: {} kept, CUB {}", to_string(type), pattern.text, n,
+                            got[0], got[1]));
+  const std::string why = differences(pattern, type, out.ptr, cub_out.ptr, n, got[0], stream);
+  if (!why.empty())
+    throw Error(fmt::format("{} {} n = {}: {}", to_string(type), pattern.text, n, why));
+  const std::string ran = policy ? policy->key() : scanner.select_plan(type, how, n).policy;
+  SelectBenchRow row{type, pattern.text, n, got[0], 0, 0, 0, ran, how};
   const auto half_moved = static_cast<std::size_t>(select_bytes_moved(row)) / 2;
   row.scantune_ns = time_call(ours, stream);
   row.cub_ns = time_call(cub, stream);
@@ -115,7 +175,9 @@ SelectBenchRow run_case(Scanner& scanner, DataType type, const Policy* policy,
 } // namespace
 
 std::vector<SelectPattern> parse_select_patterns(std::string_view list) {
-  if (list.empty()) throw UsageError("--select: expected flags:P or clustered:P, comma-separated");
+  if (list.empty())
+    throw UsageError(
+        "--select: expected flags:P, clustered:P, unique:P or partition:P, comma-separated");
   std::vector<SelectPattern> v;
   for (std::string_view item : detail::split(list, ','))
     v.push_back(parse_pattern(item));
@@ -138,7 +200,7 @@ std::vector<SelectBenchRow> run_select_bench(const std::vector<DataType>& types,
     const Policy* policy = given == policies.end() ? nullptr : &given->second;
     for (const SelectPattern& p : patterns)
       for (std::uint64_t n : sizes) {
-        log(fmt::format("select_flagged {} {} n = {}", to_string(type), p.text, n));
+        log(fmt::format("compaction {} {} n = {}", to_string(type), p.text, n));
         rows.push_back(run_case(scanner, type, policy, p, n, own.stream));
       }
   }
@@ -146,12 +208,14 @@ std::vector<SelectBenchRow> run_select_bench(const std::vector<DataType>& types,
 }
 
 double select_bytes_moved(const SelectBenchRow& r) {
-  return static_cast<double>(r.n * size_of(r.type) + r.n + r.selected * size_of(r.type));
+  const std::uint64_t flag_bytes = r.how == Compaction::Unique ? 0 : r.n;
+  const std::uint64_t written = r.how == Compaction::PartitionFlagged ? r.n : r.selected;
+  return static_cast<double>((r.n + written) * size_of(r.type) + flag_bytes);
 }
 
 std::string select_bench_markdown(const std::vector<SelectBenchRow>& rows) {
   std::string s =
-      "| type | flags | n | selected | scantune us | CUB us | memcpy us | vs CUB | "
+      "| type | pattern | n | selected | scantune us | CUB us | memcpy us | vs CUB | "
       "of memcpy | scantune GB/s | policy |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const SelectBenchRow& r : rows) {
     const double moved = select_bytes_moved(r);

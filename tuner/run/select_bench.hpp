@@ -1,7 +1,7 @@
-// `scantune bench --select`: stream compaction on this GPU now. Per element type, flag
-// pattern and size: the scanner's select_flagged (its dispatch), CUB's
-// DeviceSelect::Flagged, and a device memcpy moving the bytes the compaction moves
-// (n values and n flags read, the selected values written). Both compactions are
+// `scantune bench --select`: stream compaction on this GPU now. Per element type, pattern
+// and size: the scanner's compaction (its dispatch, or a given policy), CUB's (DeviceSelect
+// Flagged or Unique, DevicePartition::Flagged), and a device memcpy moving the bytes the
+// compaction moves (values and flags read, the kept values written). Both compactions are
 // checked against each other once, then timed like the tuner times its baselines.
 #pragma once
 
@@ -19,10 +19,13 @@
 
 namespace scantune::tuner {
 
-/// Which items are flagged: "flags:P" (each with probability P, independently) or
-/// "clustered:P" (each block of 256 items split at a hashed point into two runs, each run
-/// flagged with probability P).
+/// A compaction and the items it keeps: "flags:P" (select_flagged, each item flagged with
+/// probability P, independently), "clustered:P" (select_flagged, each block of 256 items
+/// split at a hashed point into two runs, each run flagged with probability P),
+/// "unique:P" (unique, each item unlike the one before with probability P) or
+/// "partition:P" (partition_flagged, flagged as flags:P).
 struct SelectPattern {
+  Compaction how = Compaction::SelectFlagged;
   bool clustered = false;
   double fraction = 0.5;
   std::string text;
@@ -36,6 +39,7 @@ struct SelectBenchRow {
   std::uint64_t n = 0, selected = 0;
   double scantune_ns = 0, cub_ns = 0, memcpy_ns = 0;
   std::string policy; ///< what ran: --policy, else the dispatch's (Scanner::select_plan)
+  Compaction how = Compaction::SelectFlagged;
 };
 
 /// Runs the benchmark on the current device (the scanner reads `db_path`, empty = the
@@ -51,8 +55,8 @@ std::vector<SelectBenchRow> run_select_bench(const std::vector<DataType>& types,
 /// A markdown table of the rows: times, scantune's speed against CUB's and memcpy's.
 std::string select_bench_markdown(const std::vector<SelectBenchRow>& rows);
 
-/// Bytes a compaction moves (bench_report's GB/s): n values and n flags read, the
-/// selected values written.
+/// Bytes a compaction moves (bench_report's GB/s): n values and (but for unique) n flags
+/// read, the kept values written (a partition's: all n).
 double select_bytes_moved(const SelectBenchRow& r);
 
 /// What `bench --select --json` writes: an array of one document per type and pattern,
