@@ -199,15 +199,19 @@ TEST(PrimitiveDispatchBuiltin, TheH200ConvertsOnItsOwnRowsWhereTuned) {
   };
   for (const char* types :
        {"float16:float32:float16", "bfloat16:float32:bfloat16", "int32:int64", "int8:int64",
-        "uint8:int64", "uint8:int32", "float16:float32", "int8:int32:int8", "int16:int32:int16"})
+        "uint8:int64", "uint8:int32", "float16:float32", "int8:int32:int8", "int16:int32:int16",
+        "uint8:uint32:uint8", "uint16:uint32:uint16", "bfloat16:float32", "int16:int64",
+        "uint16:uint32"})
     for (unsigned log2n = 10; log2n <= 30; log2n += 2) {
       const Choice c = resolve(types, std::uint64_t{1} << log2n);
       EXPECT_EQ(c.tuned_size, std::uint64_t{1} << log2n) << types << ": " << c.source;
       EXPECT_NE(c.source.find("built-in table: NVIDIA H200"), std::string::npos)
           << types << ": " << c.source;
     }
-  const Choice other = resolve("bfloat16:float32", 1u << 24);
-  EXPECT_NE(other.source.find("built-in table: NVIDIA H100"), std::string::npos) << other.source;
+  // A conversion no table tuned takes the H200's shape for its accumulator.
+  const Choice other = resolve("uint16:int64", 1u << 24);
+  EXPECT_NE(other.source.find("built-in table: NVIDIA H200"), std::string::npos) << other.source;
+  EXPECT_NE(other.source.find("(its shape, for uint16:int64)"), std::string::npos) << other.source;
 }
 
 // A compaction's problem kind and back.
