@@ -189,6 +189,20 @@ TEST(PrimitiveDispatchBuiltin, EightByteSegmentedScansTakeTheH200Rows) {
 // The shipped tables: the nine conversions tuned on the H200 run its own rows at every
 // size; a conversion it lacks (bfloat16 into float32) keeps the H100's own rows, not
 // another conversion's.
+// Batched rows of every length class take the H200's own rows (2^16-2^28 tuned there).
+TEST(PrimitiveDispatchBuiltin, TheH200ScansRowsOfEveryLengthOnItsOwnRows) {
+  const DispatchTable h200(90, "NVIDIA H200 (sm_90, 132 SMs)", {}, "");
+  for (std::uint64_t len : {2, 4, 8, 16, 256, 4096, 1 << 20})
+    for (unsigned log2n = 16; log2n <= 28; log2n += 4) {
+      const auto p = ProblemName::of(DataType::Int32, Op::Sum, ScanKind::Inclusive,
+                                     Heads::Periodic, length_class(len));
+      const Choice c = h200.resolve(p, std::uint64_t{1} << log2n);
+      EXPECT_EQ(c.tuned_size, std::uint64_t{1} << log2n) << len << ": " << c.source;
+      EXPECT_NE(c.source.find("built-in table: NVIDIA H200"), std::string::npos)
+          << len << ": " << c.source;
+    }
+}
+
 TEST(PrimitiveDispatchBuiltin, TheH200ConvertsOnItsOwnRowsWhereTuned) {
   const DispatchTable h200(90, "NVIDIA H200 (sm_90, 132 SMs)", {}, "");
   auto resolve = [&](const char* types, std::uint64_t n) {
