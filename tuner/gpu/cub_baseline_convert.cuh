@@ -20,7 +20,8 @@ struct Triple {
 };
 
 // Bytes and booleans into counts, 16-bit types through their accumulator and back,
-// half and bfloat16 into float, and what torch.cumsum returns for small integers (int64).
+// half and bfloat16 into float, uint16 into uint32 counts, and what torch.cumsum returns for
+// small integers (int64).
 using Triples =
     std::tuple<Triple<std::int8_t, std::int32_t, std::int8_t>,
                Triple<std::uint8_t, std::uint32_t, std::uint8_t>,
@@ -32,7 +33,8 @@ using Triples =
                Triple<std::int32_t, std::int64_t, std::int64_t>,
                Triple<std::int8_t, std::int64_t, std::int64_t>,
                Triple<std::uint8_t, std::int64_t, std::int64_t>,
-               Triple<std::int16_t, std::int64_t, std::int64_t>>;
+               Triple<std::int16_t, std::int64_t, std::int64_t>,
+               Triple<std::uint16_t, std::uint32_t, std::uint32_t>>;
 
 template <class Tr>
 bool matches(const ScanTypes& t) {
