@@ -194,8 +194,8 @@ TEST(PrimitiveDispatchBuiltin, TheH200ScansRowsOfEveryLengthOnItsOwnRows) {
   const DispatchTable h200(90, "NVIDIA H200 (sm_90, 132 SMs)", {}, "");
   for (std::uint64_t len : {2, 4, 8, 16, 256, 4096, 1 << 20})
     for (unsigned log2n = 16; log2n <= 28; log2n += 4) {
-      const auto p = ProblemName::of(DataType::Int32, Op::Sum, ScanKind::Inclusive,
-                                     Heads::Periodic, length_class(len));
+      const auto p = ProblemName::of(DataType::Int32, Op::Sum, ScanKind::Inclusive, Heads::Periodic,
+                                     length_class(len));
       const Choice c = h200.resolve(p, std::uint64_t{1} << log2n);
       EXPECT_EQ(c.tuned_size, std::uint64_t{1} << log2n) << len << ": " << c.source;
       EXPECT_NE(c.source.find("built-in table: NVIDIA H200"), std::string::npos)
