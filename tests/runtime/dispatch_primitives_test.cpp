@@ -186,9 +186,6 @@ TEST(PrimitiveDispatchBuiltin, EightByteSegmentedScansTakeTheH200Rows) {
       }
 }
 
-// The shipped tables: the nine conversions tuned on the H200 run its own rows at every
-// size; a conversion it lacks (bfloat16 into float32) keeps the H100's own rows, not
-// another conversion's.
 // Batched rows of every length class take the H200's own rows (2^16-2^28 tuned there).
 TEST(PrimitiveDispatchBuiltin, TheH200ScansRowsOfEveryLengthOnItsOwnRows) {
   const DispatchTable h200(90, "NVIDIA H200 (sm_90, 132 SMs)", {}, "");
@@ -203,6 +200,9 @@ TEST(PrimitiveDispatchBuiltin, TheH200ScansRowsOfEveryLengthOnItsOwnRows) {
     }
 }
 
+// The shipped tables: the fourteen conversions tuned on the H200 run its own rows at every
+// size; a conversion no table holds takes its accumulator's shape, not another
+// conversion's rows.
 TEST(PrimitiveDispatchBuiltin, TheH200ConvertsOnItsOwnRowsWhereTuned) {
   const DispatchTable h200(90, "NVIDIA H200 (sm_90, 132 SMs)", {}, "");
   auto resolve = [&](const char* types, std::uint64_t n) {
