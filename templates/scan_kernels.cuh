@@ -1733,12 +1733,17 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
 // from 2^24). Every output index is at most its item's index and a tile stores only
 // once every earlier tile has been counted: in place, a tile's flags land on `full`
 // with its values, so counted means loaded, and no store overwrites unread input.
+// A partition by flags (after select_count_kernel wrote the total) compacts each
+// segment's rejected items after its selected ones and stores them, in input order, at
+// total + (valid items before them - selected items before them); not in place.
 template <class T, class Op, int KIND, class P, int MODE>
 __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::min_blocks : 1)
     select_bulk_kernel(SCANTUNE_KERNEL_PARAMS, segment_args seg) {
   await_previous_grid();
-  static_assert(P::algorithm == ALG_LOOKBACK_BULK && P::reverse == 0 && MODE == SELECT_FLAGS,
-                "select_bulk_kernel selects by flags on lookback_bulk, forward");
+  static_assert(P::algorithm == ALG_LOOKBACK_BULK && P::reverse == 0 &&
+                    (MODE == SELECT_FLAGS || MODE == PARTITION_FLAGS),
+                "select_bulk_kernel selects or partitions by flags on lookback_bulk, forward");
+  const bool PARTITION = MODE == PARTITION_FLAGS;
   typedef unsigned long long count_t;
   typedef op_sum<count_t> count_op;
   const int S = P::stages, CONSUMERS = P::block_threads / 32, VEC = P::vector_width;
@@ -1841,7 +1846,7 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
         [&](unsigned t, count_t agg) {
           const count_t prefix = finish_lookback<count_t, count_op, KIND_INCLUSIVE, P>(
               span.slots, t, s_gen, agg, 0ull);
-          if (lane == 0 && t == span.tiles - 1) *seg.num_selected = prefix + agg;
+          if (!PARTITION && lane == 0 && t == span.tiles - 1) *seg.num_selected = prefix + agg;
           return prefix;
         });
     return;
@@ -1852,17 +1857,20 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
           span.slots, t, s_gen, s_agg[s], 0ull);
       if (lane == 0) {
         s_prefix[s] = prefix;
-        if (t == span.tiles - 1) *seg.num_selected = prefix + s_agg[s];
+        if (!PARTITION && t == span.tiles - 1) *seg.num_selected = prefix + s_agg[s];
       }
     });
     return;
   }
 
   // Consumers: read the segment and its flags, compact the flagged items in place over
-  // the segment (ranked by a warp scan of each row's counts), store them coalesced, then
-  // hand the stage back (early: read them back, hand the stage back, store from
-  // registers). Storing each item from the registers that ranked it took a store
-  // instruction per vector element, scattered over the row's range.
+  // the segment (ranked by a warp scan of each row's counts; a partition's rejected items
+  // after them), store them coalesced, then hand the stage back (early: read them back,
+  // hand the stage back, store from registers). Storing each item from the registers
+  // that ranked it took a store instruction per vector element, scattered over the row's
+  // range.
+  const count_t total = PARTITION ? *seg.num_selected : 0ull; // select_count_kernel's
+  auto clamp_n = [&](long long g) { return g < 0 ? 0ll : g > (long long)n ? (long long)n : g; };
   for (unsigned k = 0;; ++k) {
     const int s = int(k % S);
     mbar_wait(&flagged[s], (k / S) & 1u);
@@ -1871,6 +1879,8 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
     if (t >= span.tiles) break;
     T* vseg = values(s) + warp * SEG;
     const unsigned char* fseg = flags_of(s) + warp * SEG;
+    const long long gs = start_of(t) + (long long)warp * SEG; // the segment's first element
+    const long long first_valid = clamp_n(gs);
     T x[ROWS][VEC];
     unsigned bits[ROWS];
 #pragma unroll
@@ -1881,7 +1891,15 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
         x[r][e] = reinterpret_cast<const T*>(&w)[e];
       bits[r] = flag_byte_bits<VEC>(fseg + (r * 32 + lane) * VEC);
     }
-    __syncwarp(); // every lane has read the segment before it is overwritten
+    __syncwarp();          // every lane has read the segment before it is overwritten
+    unsigned seg_kept = 0; // a partition's: its rejected items go after all selected ones
+    if (PARTITION) {
+      unsigned c = 0;
+#pragma unroll
+      for (int r = 0; r < ROWS; ++r)
+        c += unsigned(__popc(bits[r]));
+      seg_kept = __shfl_sync(FULL_WARP, warp_inclusive_scan(c, op_sum<unsigned>()), 31);
+    }
     unsigned kept = 0;
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
@@ -1889,31 +1907,43 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
       const unsigned incl = warp_inclusive_scan(c, op_sum<unsigned>());
       unsigned pos = kept + incl - c;
 #pragma unroll
-      for (int e = 0; e < VEC; ++e)
-        if ((bits[r] >> e) & 1u) vseg[pos++] = x[r][e];
+      for (int e = 0; e < VEC; ++e) {
+        if ((bits[r] >> e) & 1u) {
+          vseg[pos++] = x[r][e];
+        } else if (PARTITION) { // padding outside [0, n) is never flagged nor stored
+          const long long g = gs + (r * 32 + lane) * VEC + e;
+          if (g >= 0 && g < (long long)n)
+            vseg[seg_kept + unsigned(g - first_valid) - pos] = x[r][e];
+        }
+      }
       kept += __shfl_sync(FULL_WARP, incl, 31);
     }
+    const unsigned stored = PARTITION ? unsigned(clamp_n(gs + SEG) - first_valid) : kept;
+    // Item j of the compacted segment, whose selected items follow `sel` selected ones.
+    auto dest = [&](count_t sel, unsigned j) {
+      return PARTITION && j >= kept ? total + (count_t(first_valid) - sel) + (j - kept) : sel + j;
+    };
     if (EARLY) {
       __syncwarp();
       T held[HELD];
 #pragma unroll
       for (int i = 0; i < HELD; ++i)
-        if (unsigned(lane + 32 * i) < kept) held[i] = vseg[lane + 32 * i];
+        if (unsigned(lane + 32 * i) < stored) held[i] = vseg[lane + 32 * i];
       // The reducer counts this stage's flags and leaves the segment's offset: the stage
       // goes back only after it.
       mbar_wait(&reduced[s], (k / S) & 1u);
-      const unsigned before = s_seg[s][warp];
-      T* to = out + ring.take(empty, s, int(k % (2 * S)), k) + before;
+      const unsigned before = s_seg[s][warp]; // read before take() hands the stage back
+      const count_t sel = ring.take(empty, s, int(k % (2 * S)), k) + before;
 #pragma unroll
       for (int i = 0; i < HELD; ++i)
-        if (unsigned(lane + 32 * i) < kept) to[lane + 32 * i] = held[i];
+        if (unsigned(lane + 32 * i) < stored) out[dest(sel, unsigned(lane + 32 * i))] = held[i];
       continue;
     }
     mbar_wait(&ready[s], (k / S) & 1u);
     __syncwarp();
-    T* to = out + s_prefix[s] + s_seg[s][warp];
-    for (unsigned j = lane; j < kept; j += 32)
-      to[j] = vseg[j];
+    const count_t sel = s_prefix[s] + s_seg[s][warp];
+    for (unsigned j = lane; j < stored; j += 32)
+      out[dest(sel, j)] = vseg[j];
     __syncwarp(); // the stage's values are read
     if (lane == 0) mbar_arrive(&empty[s]);
   }

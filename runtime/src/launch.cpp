@@ -333,11 +333,11 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
   cudaLaunchAttribute pdl[1] = {};
   pdl[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   pdl[0].val.programmaticStreamSerializationAllowed = 1;
-  auto launch = [&](std::size_t k, unsigned grid, unsigned block) {
+  auto launch = [&](std::size_t k, unsigned grid, unsigned block, bool staged = true) {
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(grid);
     config.blockDim = dim3(block);
-    config.dynamicSmemBytes = dynamic_bytes;
+    config.dynamicSmemBytes = staged ? dynamic_bytes : 0;
     config.stream = r.stream;
     config.attrs = pdl;
     config.numAttrs = target.programmatic ? 1 : 0;
@@ -362,10 +362,11 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
   LaunchGeometry geometry = launch_geometry(tiling, tiles, resident, target.tiles_by_block);
   flags |= geometry.flags;
   if (al.lanes) geometry.launches[0].grid = static_cast<unsigned>(al.grid);
-  // A partition counts its selected items first (its second kernel, codegen.cpp): its
-  // rejected items are stored after all the selected ones.
+  // A partition counts its selected items first (its second kernel, codegen.cpp; one
+  // block a tile, without lookback_bulk's stages): its rejected items are stored after
+  // all the selected ones.
   if (is_partition(r.compaction))
-    launch(1, static_cast<unsigned>(tiles), static_cast<unsigned>(policy.block_threads));
+    launch(1, static_cast<unsigned>(tiles), static_cast<unsigned>(policy.block_threads), false);
   for (int k = 0; k < geometry.count; ++k)
     launch(static_cast<std::size_t>(k), geometry.launches[k].grid, geometry.launches[k].block);
   if (captured && ws) SCANTUNE_CUDA_TRY(cudaFreeAsync(ws, r.stream));

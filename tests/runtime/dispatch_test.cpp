@@ -242,7 +242,7 @@ TEST_F(Dispatch, SegmentedProblemsHaveTheirOwnWinners) {
   EXPECT_FALSE(problem_invalid_reason(bulk, Heads::SelectFlags));
   const auto why = problem_invalid_reason(bulk, Heads::Unique);
   ASSERT_TRUE(why);
-  EXPECT_NE(why->find("lookback_bulk has no unique kernel (it selects by flags)"),
+  EXPECT_NE(why->find("lookback_bulk has no unique kernel (it selects and partitions by flags)"),
             std::string::npos)
       << *why;
   // select_bulk_kernel stages a flag byte per element beside the values.

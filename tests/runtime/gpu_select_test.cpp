@@ -319,8 +319,9 @@ TEST_F(GpuSelect, OtherShapesAndTickets) {
 // 4- and 8-byte types, every pattern, sizes on its tile edges, aligned (the flags on a
 // barrier of their own), misaligned (flags copied by the producer's lanes) and in place
 // (the flags on the values' barrier); stages released early (the compacted items held
-// in registers while the offset comes through the prefix ring), 3 and 6 stages.
-TEST_F(GpuSelect, BulkSelectsByFlags) {
+// in registers while the offset comes through the prefix ring), 3 and 6 stages. The
+// same for a partition by flags, never in place.
+TEST_F(GpuSelect, BulkSelectsAndPartitionsByFlags) {
   if (device_arch() < 90) GTEST_SKIP() << "lookback_bulk needs sm_90";
   Scanner s;
   for (const char* key : {"lookback_bulk.tpb32.ipt4.vec4.warp_scans.st3",
@@ -336,21 +337,33 @@ TEST_F(GpuSelect, BulkSelectsByFlags) {
         if (p.vector_width == 4) {
           check<std::int32_t>(s, Compaction::SelectFlagged, n, pat, Layout{0, 0, 0, false, &p});
           check<float>(s, Compaction::SelectFlagged, n, pat, Layout{0, 0, 0, true, &p});
+          check<std::int32_t>(s, Compaction::PartitionFlagged, n, pat, Layout{0, 0, 0, false, &p});
         } else {
           check<double>(s, Compaction::SelectFlagged, n, pat, Layout{0, 0, 0, false, &p});
           check<std::uint64_t>(s, Compaction::SelectFlagged, n, pat, Layout{0, 0, 0, true, &p});
+          check<double>(s, Compaction::PartitionFlagged, n, pat, Layout{0, 0, 0, false, &p});
         }
       }
     for (std::size_t in_off : {0ul, 1ul, 3ul})
       for (std::size_t flags_off : {0ul, 5ul}) {
         const std::size_t n = 100003;
-        if (p.vector_width == 4)
+        if (p.vector_width == 4) {
           check<std::uint32_t>(s, Compaction::SelectFlagged, n, Pattern::Half,
                                Layout{in_off, 2, flags_off, false, &p});
-        else
+          check<std::uint32_t>(s, Compaction::PartitionFlagged, n, Pattern::Sparse,
+                               Layout{in_off, 2, flags_off, false, &p});
+        } else {
           check<std::int64_t>(s, Compaction::SelectFlagged, n, Pattern::Clustered,
                               Layout{in_off, 0, flags_off, in_off == 1, &p});
+          check<std::int64_t>(s, Compaction::PartitionFlagged, n, Pattern::Clustered,
+                              Layout{in_off, 1, flags_off, false, &p});
+        }
       }
+    // Enough tiles a block that every stage comes back many times: an early release
+    // hands its stage back while the segment's offset is still read.
+    if (p.early_release)
+      for (Compaction how : {Compaction::SelectFlagged, Compaction::PartitionFlagged})
+        check<std::int32_t>(s, how, (1ul << 24) + 3, Pattern::Half, Layout{0, 0, 0, false, &p});
   }
 }
 
@@ -456,6 +469,10 @@ TEST_F(GpuSanitizeCompaction, EveryModeAtSmallSizes) {
                           Layout{1, 2, 3, false, &bulk});
       check<std::int32_t>(s, Compaction::SelectFlagged, n, Pattern::Clustered,
                           Layout{0, 0, 0, true, &bulk});
+      check<std::int32_t>(s, Compaction::PartitionFlagged, n, Pattern::Half,
+                          Layout{1, 2, 3, false, &bulk});
+      check<std::int32_t>(s, Compaction::PartitionFlagged, n, Pattern::Sparse,
+                          Layout{0, 0, 0, false, &bulk});
     }
   }
 }

@@ -341,7 +341,7 @@ TEST_F(CliInspect, UsageErrorsExitTwoNamingTheProblem) {
       {"bench --select flags:0.5 --types int64 --policy "
        "int64=lookback_bulk.tpb256.ipt16.vec2.warp_scans.direct.st4",
        "cannot run int64 select_flags"},
-      // ... of every compaction the patterns run: bulk selects by flags only.
+      // ... of every compaction the patterns run: bulk selects and partitions by flags only.
       {"bench --select flags:0.5,unique:0.5 --types int32 --policy "
        "lookback_bulk.tpb256.ipt16.vec4.warp_scans.st4",
        "cannot run int32 unique"},

@@ -93,11 +93,16 @@ TEST_F(Cli, CompilePrintsEachKernelsResources) {
   r = run("compile --select partition_flags --policy lookback_warp.tpb256.ipt8.vec4.warp_scans");
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("select_count_kernel"), std::string::npos) << r.output;
+  r = run("compile --select partition_flags --type int64 --policy "
+          "lookback_bulk.tpb256.ipt12.vec2.warp_scans.st6.early");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("select_bulk_kernel"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("select_count_kernel"), std::string::npos) << r.output;
   EXPECT_EQ(run("compile --select select_flags,unique").code, 2);
   EXPECT_EQ(run("compile --select bogus").code, 2);
   EXPECT_EQ(
       run("compile --select unique --policy lookback_bulk.tpb128.ipt8.vec4.warp_scans.st4").code,
-      2); // the bulk roles select by flags only
+      2); // the bulk roles select and partition by flags only
   EXPECT_EQ(run("compile --select unique --segments keys:32").code, 2);
 }
 

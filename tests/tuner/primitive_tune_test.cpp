@@ -76,9 +76,10 @@ TEST(PrimitiveSpace, SelectCandidatesAreCompactionKernelShapes) {
       k += p.algorithm == Algorithm::LookbackBulk;
     return k;
   };
-  EXPECT_GT(bulk_shapes(Heads::SelectFlags), 0u); // select_bulk_kernel selects by flags only
+  // select_bulk_kernel selects and partitions by flags only
+  EXPECT_GT(bulk_shapes(Heads::SelectFlags), 0u);
+  EXPECT_EQ(bulk_shapes(Heads::PartitionFlags), bulk_shapes(Heads::SelectFlags));
   EXPECT_EQ(bulk_shapes(Heads::Unique), 0u);
-  EXPECT_EQ(bulk_shapes(Heads::PartitionFlags), 0u);
   SpaceOptions direct = select_space();
   direct.ios = {TileIO::Direct};
   EXPECT_TRUE(select_candidates(DataType::Int32, Heads::SelectFlags, direct).empty());

@@ -19,9 +19,9 @@
 namespace scantune::tuner {
 
 /// The compaction grid: lookback_warp and lookback_bulk (the algorithms with a
-/// compaction kernel; bulk selects by flags only, in its default stage counts) with
-/// warp_scans, the staged tile I/Os, 16-byte vectors, no cache hint, backoff or tile
-/// loop; block threads 64..512 and items per thread 8..24. The scan options
+/// compaction kernel; bulk selects and partitions by flags only, in its default stage
+/// counts) with warp_scans, the staged tile I/Os, 16-byte vectors, no cache hint,
+/// backoff or tile loop; block threads 64..512 and items per thread 8..24. The scan options
 /// (--block-threads, --items-per-thread, --vector-bytes, --tile-io, ...) replace a list.
 SpaceOptions select_space();
 
