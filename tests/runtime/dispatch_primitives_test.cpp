@@ -186,18 +186,21 @@ TEST(PrimitiveDispatchBuiltin, EightByteSegmentedScansTakeTheH200Rows) {
       }
 }
 
-// Batched rows of every length class take the H200's own rows (2^16-2^28 tuned there).
+// Batched rows of every length class take the H200's own rows (2^16-2^28 tuned there),
+// 4- and 8-byte types alike.
 TEST(PrimitiveDispatchBuiltin, TheH200ScansRowsOfEveryLengthOnItsOwnRows) {
   const DispatchTable h200(90, "NVIDIA H200 (sm_90, 132 SMs)", {}, "");
-  for (std::uint64_t len : {2, 4, 8, 16, 256, 4096, 1 << 20})
-    for (unsigned log2n = 16; log2n <= 28; log2n += 4) {
-      const auto p = ProblemName::of(DataType::Int32, Op::Sum, ScanKind::Inclusive, Heads::Periodic,
-                                     length_class(len));
-      const Choice c = h200.resolve(p, std::uint64_t{1} << log2n);
-      EXPECT_EQ(c.tuned_size, std::uint64_t{1} << log2n) << len << ": " << c.source;
-      EXPECT_NE(c.source.find("built-in table: NVIDIA H200"), std::string::npos)
-          << len << ": " << c.source;
-    }
+  for (DataType t : {DataType::Int32, DataType::Int64, DataType::Float64})
+    for (std::uint64_t len : {2, 4, 8, 16, 256, 4096, 1 << 20})
+      for (unsigned log2n = 16; log2n <= 28; log2n += 4) {
+        const auto p =
+            ProblemName::of(t, Op::Sum, ScanKind::Inclusive, Heads::Periodic, length_class(len));
+        const Choice c = h200.resolve(p, std::uint64_t{1} << log2n);
+        const std::string what = std::string(to_string(t)) + " rows of " + std::to_string(len);
+        EXPECT_EQ(c.tuned_size, std::uint64_t{1} << log2n) << what << ": " << c.source;
+        EXPECT_NE(c.source.find("built-in table: NVIDIA H200"), std::string::npos)
+            << what << ": " << c.source;
+      }
 }
 
 // The shipped tables: the fourteen conversions tuned on the H200 run its own rows at every
