@@ -10,6 +10,10 @@
 #include "scantune/scantune.hpp"
 #include "segments.hpp"
 
+namespace scantune {
+struct ScanRequest;
+} // namespace scantune
+
 namespace scantune::detail {
 
 /// An owned operator: a built-in Op or a copy of a CustomOp.
@@ -42,6 +46,10 @@ struct KernelSpec {
   /// Stable text naming the specialization (used in cache keys and logs).
   std::string id() const;
 };
+
+/// The kernels a Scanner loads to run `r` with `policy` (scanner.cpp): what the tuner
+/// compiles ahead of its calls.
+KernelSpec kernel_spec_of(const Policy& policy, const ScanRequest& r);
 
 /// Throws InvalidArgument/Unsupported when (type, op) cannot be combined or a
 /// custom operator is malformed; policy problems are checked separately.

@@ -251,9 +251,8 @@ struct Scanner::Impl {
   detail::RouteCache& current_routes() const { return *routes.load(std::memory_order_acquire); }
 
   std::shared_ptr<const detail::KernelSet> kernels_for(const Policy& policy, const ScanRequest& r) {
-    const detail::KernelSpec spec{
-        policy, r.type, detail::OpSpec::from(r.op), r.kind, detail::problem_of(r), r.converts};
-    return detail::KernelRegistry::instance().get(spec, arch, disk_cache ? &*disk_cache : nullptr);
+    return detail::KernelRegistry::instance().get(detail::kernel_spec_of(policy, r), arch,
+                                                  disk_cache ? &*disk_cache : nullptr);
   }
 
   // The route's kernels, loaded (compiled, or read from the disk cache) on its first call.
@@ -584,6 +583,10 @@ Heads problem_of(const ScanRequest& r) {
   if (r.compaction != Heads::None) return r.compaction;
   if (r.reduce) return Heads::Reduce;
   return r.axis.inner ? Heads::Axis : heads_of(r.segments);
+}
+
+KernelSpec kernel_spec_of(const Policy& policy, const ScanRequest& r) {
+  return KernelSpec{policy, r.type, OpSpec::from(r.op), r.kind, problem_of(r), r.converts};
 }
 
 ShapeClass shape_class_of(const ScanRequest& r) {

@@ -241,6 +241,7 @@ tuner::PrimitiveTuneOptions build_primitive_options(const RawOptions& raw) {
   o.device = checked_device(raw.device);
   o.seed = raw.seed;
   o.command_line = command_line;
+  o.compile_worker = own_executable();
   return o;
 }
 

@@ -21,8 +21,8 @@
 #include "kernel_registry.hpp"
 #include "scan_request.hpp"
 #include "struct_values.hpp"
-#include "tuner/gpu/compile_worker.hpp"
 #include "tuner/gpu/gpu_support.hpp"
+#include "tuner/gpu/helper_compiler.hpp"
 #include "tuner/gpu/reference.hpp"
 #include "tuner/search/search_space.hpp"
 
@@ -219,13 +219,7 @@ struct GpuEvaluator::Impl {
 
   void compile_loop() {
     cudaSetDevice(device);
-    std::unique_ptr<CompileWorker> helper;
-    if (!options.compile_worker.empty()) try {
-        helper = std::make_unique<CompileWorker>(options.compile_worker);
-      } catch (const std::exception&) { // compiles in this process instead
-      }
-    const detail::KernelRegistry::Compiler by_helper = [&](const detail::GeneratedSource& g,
-                                                           int a) { return helper->compile(g, a); };
+    HelperCompiler compiler(options.compile_worker);
     while (true) {
       Policy p;
       {
@@ -235,14 +229,7 @@ struct GpuEvaluator::Impl {
         p = queue.front();
         queue.pop_front();
       }
-      // A failure is reported when the candidate is measured (compiled again then);
-      // after any but NVRTC's own, this thread stops using its helper.
-      try {
-        kernels(p, helper ? &by_helper : nullptr);
-      } catch (const detail::CompileError&) {
-      } catch (...) {
-        helper.reset();
-      }
+      compiler.run([&](const detail::KernelRegistry::Compiler* c) { kernels(p, c); });
     }
   }
 

@@ -4,14 +4,20 @@
 
 #include <fmt/format.h>
 
+#include "cache/kernel_cache.hpp"
 #include "cache/tuning_db.hpp"
 #include "codegen.hpp"
 #include "cuda_check.hpp"
 #include "default_policies.hpp"
 #include "device_query.hpp"
+#include "kernel_registry.hpp"
 #include "nvrtc_compiler.hpp"
+#include "scan_request.hpp"
+#include "sort.hpp"
+#include "sort_policy.hpp"
 #include "strings.hpp"
 #include "tuner/gpu/gpu_device.hpp"
+#include "tuner/gpu/helper_compiler.hpp"
 #include "tuner/run/bench_timing.hpp"
 #include "tuner/run/primitive_timing.hpp"
 #include "tuner/run/tune.hpp"
@@ -96,6 +102,38 @@ const PrimitiveTiming& timing_of(const PrimitiveSize& s, const std::string& key)
                        [&](const PrimitiveTiming& t) { return t.policy == key; });
 }
 
+// Compiles a problem's candidates on every core but two, in compile helpers, before any
+// is timed: the scanner then finds them in the kernel registry. Compiled one by one at
+// their first call, they took most of a tune (partition_flags, int32, 2^16-2^26: 200 s).
+void compile_ahead(const PrimitiveTuneOptions& o, const PrimitiveProblem& p,
+                   const std::vector<std::string>& candidates, KernelCache* cache, int device) {
+  int major = 0, minor = 0;
+  SCANTUNE_CUDA_TRY(cudaSetDevice(device)); // compile_all's threads take the caller's
+  SCANTUNE_CUDA_TRY(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  SCANTUNE_CUDA_TRY(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  const int arch = major * 10 + minor;
+  detail::KernelRegistry& registry = detail::KernelRegistry::instance();
+  std::vector<RegistryLoad> loads;
+  for (const std::string& key : candidates) {
+    if (p.sort_values) {
+      const detail::SortSpec spec{detail::SortPolicy::parse(key), p.type, *p.sort_values, false,
+                                  false};
+      loads.push_back([=, &registry](const detail::KernelRegistry::Compiler* c) {
+        registry.get_generated(
+            spec.id(), [&] { return detail::generate_sort(spec); }, arch, cache, c);
+      });
+    } else {
+      const ScanRequest r = ScanRequest::compaction_of(p.type, p.compaction, nullptr, nullptr,
+                                                       nullptr, 0, nullptr, nullptr);
+      const detail::KernelSpec spec = detail::kernel_spec_of(Policy::parse(key), r);
+      loads.push_back([=, &registry](const detail::KernelRegistry::Compiler* c) {
+        registry.get(spec, arch, cache, c);
+      });
+    }
+  }
+  compile_all(loads, o.compile_worker, 0, [] { return interrupt_requested(); });
+}
+
 // One size: every candidate and what dispatch runs there, the fastest stored as the
 // bucket's winner.
 void tune_size(Run& r, const PrimitiveTuneOptions& o, const PrimitiveProblem& p,
@@ -135,6 +173,7 @@ void tune_size(Run& r, const PrimitiveTuneOptions& o, const PrimitiveProblem& p,
              p.label(), size_label(n), e.policy, e.ns / 1e3, e.gbs,
              untuned.ns ? *untuned.ns / e.ns : 0.0, untuned.policy, ran.ns ? *ran.ns / e.ns : 0.0,
              ran.policy);
+  std::fflush(r.out); // each bucket as it is stored, also through a pipe or into a file
 }
 
 int tune_all(const PrimitiveTuneOptions& o, const std::vector<std::uint64_t>& sizes, int ordinal,
@@ -153,8 +192,10 @@ int tune_all(const PrimitiveTuneOptions& o, const std::vector<std::uint64_t>& si
   Run r{db, device_id, run_id, scanner, own.stream, out};
   int rc = 0;
   try {
+    std::optional<KernelCache> cache = KernelCache::open_default("");
     for (const PrimitiveProblem& p : o.problems) {
       const auto candidates = primitive_candidates(p, o);
+      compile_ahead(o, p, candidates, cache ? &*cache : nullptr, scanner.device());
       for (std::uint64_t n : fitting(p, sizes, out))
         tune_size(r, o, p, candidates, n);
     }

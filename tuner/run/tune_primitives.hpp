@@ -40,6 +40,8 @@ struct PrimitiveTuneOptions {
   int device = -1;
   std::uint64_t seed = 1;
   std::string command_line;
+  /// The compile helper (GpuEvaluatorOptions::compile_worker): the CLI names itself.
+  std::string compile_worker;
 };
 
 /// "select_flags,unique,partition_flags" or "all"; throws UsageError (tune.hpp) for
