@@ -103,4 +103,13 @@ std::size_t dynamic_shared_bytes(const Policy& p, const ScanTypes& types,
 /// byte or a key per element, a bit per element for CSR offsets.
 std::size_t staged_head_bytes(const Policy& p, Heads heads);
 
+/// How kernel `k` of a problem's set (codegen.cpp's order) launches. A partition's count
+/// kernel (its second) runs the policy's block threads without the staged tiles; every
+/// other kernel the policy's launch threads with them.
+struct KernelShape {
+  int threads = 0;
+  std::size_t dynamic_bytes = 0;
+};
+KernelShape kernel_shape(const Policy& p, const ScanTypes& types, Heads heads, std::size_t k);
+
 } // namespace scantune::detail

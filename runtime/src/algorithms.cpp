@@ -231,4 +231,9 @@ std::size_t dynamic_shared_bytes(const Policy& p, const ScanTypes& types, Heads 
   return dynamic_shared_bytes(p, in) + (out > in ? 2 * p.tile_items() * out : 0);
 }
 
+KernelShape kernel_shape(const Policy& p, const ScanTypes& types, Heads heads, std::size_t k) {
+  if (is_partition(heads) && k == 1) return {p.block_threads, 0};
+  return {p.launch_threads(), dynamic_shared_bytes(p, types, heads)};
+}
+
 } // namespace scantune::detail

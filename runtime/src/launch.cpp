@@ -333,11 +333,11 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
   cudaLaunchAttribute pdl[1] = {};
   pdl[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   pdl[0].val.programmaticStreamSerializationAllowed = 1;
-  auto launch = [&](std::size_t k, unsigned grid, unsigned block, bool staged = true) {
+  auto launch = [&](std::size_t k, unsigned grid, unsigned block, std::size_t dynamic) {
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(grid);
     config.blockDim = dim3(block);
-    config.dynamicSmemBytes = staged ? dynamic_bytes : 0;
+    config.dynamicSmemBytes = dynamic;
     config.stream = r.stream;
     config.attrs = pdl;
     config.numAttrs = target.programmatic ? 1 : 0;
@@ -348,7 +348,8 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
                       cudaGetErrorString(e));
   };
   if (r.reduce) {
-    launch(0, static_cast<unsigned>(reduce_grid), static_cast<unsigned>(policy.block_threads));
+    launch(0, static_cast<unsigned>(reduce_grid), static_cast<unsigned>(policy.block_threads),
+           dynamic_bytes);
     if (captured && ws) SCANTUNE_CUDA_TRY(cudaFreeAsync(ws, r.stream));
     return;
   }
@@ -362,13 +363,16 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
   LaunchGeometry geometry = launch_geometry(tiling, tiles, resident, target.tiles_by_block);
   flags |= geometry.flags;
   if (al.lanes) geometry.launches[0].grid = static_cast<unsigned>(al.grid);
-  // A partition counts its selected items first (its second kernel, codegen.cpp; one
-  // block a tile, without lookback_bulk's stages): its rejected items are stored after
-  // all the selected ones.
-  if (is_partition(r.compaction))
-    launch(1, static_cast<unsigned>(tiles), static_cast<unsigned>(policy.block_threads), false);
+  // A partition counts its selected items first (its second kernel, one block a tile):
+  // its rejected items are stored after all the selected ones.
+  if (is_partition(r.compaction)) {
+    const KernelShape count = kernel_shape(policy, scan_types(r.type), r.compaction, 1);
+    launch(1, static_cast<unsigned>(tiles), static_cast<unsigned>(count.threads),
+           count.dynamic_bytes);
+  }
   for (int k = 0; k < geometry.count; ++k)
-    launch(static_cast<std::size_t>(k), geometry.launches[k].grid, geometry.launches[k].block);
+    launch(static_cast<std::size_t>(k), geometry.launches[k].grid, geometry.launches[k].block,
+           dynamic_bytes);
   if (captured && ws) SCANTUNE_CUDA_TRY(cudaFreeAsync(ws, r.stream));
 }
 

@@ -97,7 +97,12 @@ TEST_F(Cli, CompilePrintsEachKernelsResources) {
           "lookback_bulk.tpb256.ipt12.vec2.warp_scans.st6.early");
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("select_bulk_kernel"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("select_count_kernel"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(" B dynamic shared, 352 threads"), std::string::npos) << r.output;
+  // Its count kernel launches one block of the policy's threads a tile, without stages.
+  const std::size_t count = r.output.find("select_count_kernel");
+  ASSERT_NE(count, std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("+ 0 B dynamic shared, 256 threads", count), std::string::npos)
+      << r.output;
   EXPECT_EQ(run("compile --select select_flags,unique").code, 2);
   EXPECT_EQ(run("compile --select bogus").code, 2);
   EXPECT_EQ(

@@ -28,14 +28,14 @@
 namespace scantune::cli {
 namespace {
 
-/// ptxas's numbers of one kernel and the blocks an SM holds by them (the policy's
-/// launch threads and dynamic shared memory, staged heads included; sm_limits' table of
-/// the architecture).
+/// ptxas's numbers of kernel `index` of a set and the blocks an SM holds by them (its
+/// launch threads and dynamic shared memory, staged heads included: kernel_shape;
+/// sm_limits' table of the architecture).
 void print_resources(const detail::KernelResources& k, const detail::KernelSpec& spec,
-                     const ScanTypes& types, int arch) {
-  const Policy& policy = spec.policy;
-  const std::size_t dynamic = detail::dynamic_shared_bytes(policy, types, spec.heads);
-  const int threads = policy.launch_threads();
+                     const ScanTypes& types, int arch, std::size_t index) {
+  const detail::KernelShape shape = detail::kernel_shape(spec.policy, types, spec.heads, index);
+  const std::size_t dynamic = shape.dynamic_bytes;
+  const int threads = shape.threads;
   fmt::print("    {} registers, {} B spilled ({} B stack), {} B static + {} B dynamic shared, {} "
              "threads",
              k.registers, k.spill_store_bytes, k.stack_bytes, k.static_shared_bytes, dynamic,
@@ -178,10 +178,11 @@ void register_info_commands(CLI::App& app) {
     fmt::print("{}: sm_{} CUBIN {} bytes in {:.1f} ms\n", spec.id(), *arch, prog.cubin.size(),
                prog.compile_ms);
     const auto resources = detail::parse_ptxas_log(prog.log);
-    for (const auto& n : prog.lowered_names) {
+    for (std::size_t i = 0; i < prog.lowered_names.size(); ++i) {
+      const std::string& n = prog.lowered_names[i];
       fmt::print("  kernel {}\n", n);
       for (const auto& k : resources)
-        if (k.name == n) print_resources(k, spec, types, *arch);
+        if (k.name == n) print_resources(k, spec, types, *arch, i);
     }
     if (!out->empty())
       write_file("compile", *out, std::string_view(prog.cubin.data(), prog.cubin.size()));
