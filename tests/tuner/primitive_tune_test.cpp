@@ -195,6 +195,11 @@ TEST_F(GpuPrimitiveTune, WinnersAreStoredAndDispatched) {
   o.select_space.ios = {TileIO::WarpTranspose};
   o.db_path = (dir / "t.db").string();
   const std::string report = printed_by([&](std::FILE* f) { return run_primitive_tune(o, f); });
+  for (const PrimitiveProblem& p : o.problems) // every candidate compiled before any is timed
+    EXPECT_NE(report.find(fmt::format("{}: {} candidates compiled or loaded in ", p.label(),
+                                      primitive_candidates(p, o).size())),
+              std::string::npos)
+        << report;
   const Scanner builtin(ScannerOptions{-1, "off", {}});
   for (std::uint64_t n : o.sizes) {
     const std::string ran = builtin.select_plan(DataType::Int32, Compaction::Unique, n).policy;

@@ -1,6 +1,7 @@
 #include "tuner/run/tune_primitives.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 #include <fmt/format.h>
 
@@ -106,7 +107,8 @@ const PrimitiveTiming& timing_of(const PrimitiveSize& s, const std::string& key)
 // is timed: the scanner then finds them in the kernel registry. Compiled one by one at
 // their first call, they took most of a tune (partition_flags, int32, 2^16-2^26: 200 s).
 void compile_ahead(const PrimitiveTuneOptions& o, const PrimitiveProblem& p,
-                   const std::vector<std::string>& candidates, KernelCache* cache, int device) {
+                   const std::vector<std::string>& candidates, KernelCache* cache, int device,
+                   std::FILE* out) {
   int major = 0, minor = 0;
   SCANTUNE_CUDA_TRY(cudaSetDevice(device)); // compile_all's threads take the caller's
   SCANTUNE_CUDA_TRY(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
@@ -131,7 +133,12 @@ void compile_ahead(const PrimitiveTuneOptions& o, const PrimitiveProblem& p,
       });
     }
   }
+  const auto start = std::chrono::steady_clock::now();
   compile_all(loads, o.compile_worker, 0, [] { return interrupt_requested(); });
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  fmt::print(out, "{}: {} candidates compiled or loaded in {:.1f} s\n", p.label(), loads.size(),
+             took.count());
+  std::fflush(out);
 }
 
 // One size: every candidate and what dispatch runs there, the fastest stored as the
@@ -195,7 +202,7 @@ int tune_all(const PrimitiveTuneOptions& o, const std::vector<std::uint64_t>& si
     std::optional<KernelCache> cache = KernelCache::open_default("");
     for (const PrimitiveProblem& p : o.problems) {
       const auto candidates = primitive_candidates(p, o);
-      compile_ahead(o, p, candidates, cache ? &*cache : nullptr, scanner.device());
+      compile_ahead(o, p, candidates, cache ? &*cache : nullptr, scanner.device(), out);
       for (std::uint64_t n : fitting(p, sizes, out))
         tune_size(r, o, p, candidates, n);
     }
