@@ -117,7 +117,7 @@ void compile_ahead(const PrimitiveTuneOptions& o, const PrimitiveProblem& p,
   detail::KernelRegistry& registry = detail::KernelRegistry::instance();
   std::vector<RegistryLoad> loads;
   for (const std::string& key : candidates) {
-    if (p.sort_values) {
+    if (p.sort_values) { // time_sort passes its values in: no indices made, none widened
       const detail::SortSpec spec{detail::SortPolicy::parse(key), p.type, *p.sort_values, false,
                                   false};
       loads.push_back([=, &registry](const detail::KernelRegistry::Compiler* c) {
