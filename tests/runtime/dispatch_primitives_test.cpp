@@ -162,6 +162,24 @@ TEST(PrimitiveDispatchBuiltin, TheH200SortsOnItsOwnRowsAtEverySize) {
               std::string::npos);
 }
 
+// The shipped tables: the H200 compacts int32 and int64 on its own rows at every size
+// (select and partition by flags, unique); it partitions by flags on the bulk roles
+// (1.2-1.3x the lookback_warp rows it borrowed from the H100 before).
+TEST(PrimitiveDispatchBuiltin, TheH200CompactsOnItsOwnRows) {
+  const DispatchTable h200(90, "NVIDIA H200 (sm_90, 132 SMs)", {}, "");
+  for (Heads h : {Heads::SelectFlags, Heads::Unique, Heads::PartitionFlags})
+    for (DataType t : {DataType::Int32, DataType::Int64})
+      for (unsigned log2n = 16; log2n <= 28; log2n += 2) {
+        const auto p = ProblemName::of(t, Op::Sum, ScanKind::Inclusive, h);
+        const Choice c = h200.resolve(p, std::uint64_t{1} << log2n);
+        EXPECT_EQ(c.tuned_size, std::uint64_t{1} << log2n) << c.source;
+        EXPECT_NE(c.source.find("built-in table: NVIDIA H200"), std::string::npos) << c.source;
+        if (h == Heads::PartitionFlags) {
+          EXPECT_EQ(c.policy.algorithm, Algorithm::LookbackBulk) << c.policy.key();
+        }
+      }
+}
+
 // The shipped tables: 8-byte segmented scans run the H200's float64 rows (int64 as its
 // nearest tuned problem) on the H200 and, lacking rows of its own, on the H100.
 TEST(PrimitiveDispatchBuiltin, EightByteSegmentedScansTakeTheH200Rows) {
@@ -201,6 +219,45 @@ TEST(PrimitiveDispatchBuiltin, TheH200ScansRowsOfEveryLengthOnItsOwnRows) {
         EXPECT_NE(c.source.find("built-in table: NVIDIA H200"), std::string::npos)
             << what << ": " << c.source;
       }
+}
+
+// The shipped tables: axis scans (`cumsum(x, dim)` along an outer dimension) take the
+// H200's own rows of their type in every class tuned there: int64 and float64 in every
+// class, and columns of at most 16 rows over more than 64 columns of every type; short
+// columns from 2^16, longer ones from 2^20 (2^24 where a slice holds 2^21 or more). The
+// H100, lacking 8-byte axis rows, takes the H200's.
+TEST(PrimitiveDispatchBuiltin, TheH200ScansAxesOnItsOwnRows) {
+  const DispatchTable h200(90, "NVIDIA H200 (sm_90, 132 SMs)", {}, "");
+  const DispatchTable h100(90, "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)", {}, "");
+  struct Shape {
+    std::uint64_t len, inner;
+    unsigned first_log2n;
+  };
+  auto check = [&](DataType t, Shape s) {
+    for (unsigned log2n = s.first_log2n; log2n <= 28; log2n += 4) {
+      ProblemName p = ProblemName::of(t, Op::Sum, ScanKind::Inclusive, Heads::Axis);
+      p.shape = axis_class(s.len, s.inner);
+      const Choice c = h200.resolve(p, std::uint64_t{1} << log2n);
+      const std::string what = std::string(to_string(t)) + " axis " + std::to_string(s.len) + "x" +
+                               std::to_string(s.inner);
+      EXPECT_EQ(c.tuned_size, std::uint64_t{1} << log2n) << what << ": " << c.source;
+      EXPECT_NE(c.source.find("built-in table: NVIDIA H200"), std::string::npos)
+          << what << ": " << c.source;
+      EXPECT_NE(c.source.find(std::string(to_string(t)) + " sum inclusive axis."),
+                std::string::npos)
+          << what << ": " << c.source;
+      if (t == DataType::Int64 || t == DataType::Float64) {
+        EXPECT_EQ(h100.resolve(p, std::uint64_t{1} << log2n).policy, c.policy) << what;
+      }
+    }
+  };
+  for (DataType t : {DataType::Int32, DataType::Float32, DataType::Int64, DataType::Float64})
+    for (std::uint64_t len : {2, 4, 8, 16})
+      check(t, Shape{len, 1024, 16});
+  for (DataType t : {DataType::Int64, DataType::Float64})
+    for (Shape s : {Shape{2, 32, 16}, Shape{16, 64, 16}, Shape{64, 1024, 20}, Shape{1024, 16, 20},
+                    Shape{8192, 64, 20}, Shape{8192, 1024, 24}})
+      check(t, s);
 }
 
 // The shipped tables: the fourteen conversions tuned on the H200 run its own rows at every
