@@ -7,7 +7,7 @@ float32 against a float64 reference, no further off than twice torch's float32 e
 plus 1e-5 relative. Prints a markdown table; "x memcpy" is
 the copy's time over the scan's (the same bytes read and written).
 
-    python3 tests/python/bench_dims.py [--repeats 30]
+    python3 tests/python/bench_dims.py [--repeats 30] [--dtypes float32,int32,int64,float64]
 """
 
 import math
@@ -31,13 +31,13 @@ def data(shape, dtype):
 
 def checked(x, dim, out):
     """scantune's result against a wide reference: 'ok' or how many elements differ.
-    Integers exactly (the exactness check); float32 within (len / 32 + 64) float32
-    epsilons of the running sum of magnitudes: the carries between chunks of a column
+    Integers exactly (the exactness check); floats within (len / 32 + 64) epsilons of
+    their type of the running sum of magnitudes: the carries between chunks of a column
     add up one after another, so the rounding bound grows with len (a sanity check)."""
     scantune.cumsum(x, dim=dim, dtype=x.dtype, out=out)
     if x.dtype.is_floating_point:
         ref = torch.cumsum(x.double(), dim=dim)
-        bound = 2.0 ** -24 * (x.shape[dim] / 32 + 64)
+        bound = torch.finfo(x.dtype).eps / 2 * (x.shape[dim] / 32 + 64)
         bad = (out.double() - ref).abs() > bound * torch.cumsum(x.double().abs(), dim=dim) + 1e-6
     else:
         bad = out != torch.cumsum(x, dim=dim, dtype=x.dtype)
@@ -71,11 +71,13 @@ def timed_batches(fn, repeats):
 
 
 def main():
-    args, cp = setup(__doc__.splitlines()[0])
+    args, cp = setup(__doc__.splitlines()[0],
+                     [("--dtypes", "comma-separated torch dtypes",
+                       {"default": "float32,int32"})])
     print("| dtype | shape | dim | check | scantune us | x memcpy | torch us | x memcpy | "
           "x torch | cupy us | x cupy |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
-    for dtype in (torch.float32, torch.int32):
+    for dtype in (getattr(torch, name) for name in args.dtypes.split(",")):
         for shape, dims in SHAPES:
             x = data(shape, dtype)
             out = torch.empty_like(x)
