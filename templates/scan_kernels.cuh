@@ -1693,26 +1693,36 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
 }
 
 // A partition's first pass: the count of selected items into *seg.num_selected, which
-// select_kernel reads when it starts. One block per tile; blocks add their counts into
-// status-workspace word 1 and count themselves done in word 2; the last block writes
-// the total and zeroes both for the stream's next call.
+// the compaction kernel reads when it starts. Blocks stride over the tiles (the host
+// launches about as many as fit at once), then add their counts into status-workspace
+// word 1 and count themselves done in word 2; the last block writes the total and
+// zeroes both for the stream's next call. Why a loop: a block a tile made 2^15 blocks at
+// 2^28 int32, each with two same-address atomics and a fence around 8 KiB of flags.
 template <class T, class Op, int KIND, class P, int MODE>
 __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
     select_count_kernel(SCANTUNE_KERNEL_PARAMS, segment_args seg) {
   await_previous_grid();
   typedef select_tile<T, Op, P, MODE> st;
   const int TILE = P::tile_items, IPT = P::items_per_thread;
-  const long long g_start = (long long)blockIdx.x * TILE - (long long)shift;
-  const long long g0 = g_start + (long long)threadIdx.x * IPT;
-  T items[P::items_per_thread];
-  if (!select_mode<MODE>::flags) st::load(in, n, g_start, items, select_smem<T, P>::get());
-  const unsigned bits = st::select_bits(in, g0, n, items, seg);
-  const unsigned count = block_reduce_ascending<unsigned, op_sum<unsigned>, P::block_threads>(
-      __popc(bits), op_sum<unsigned>());
+  const unsigned long long tiles = (n + shift + TILE - 1) / TILE;
+  unsigned mine = 0;
+  for (unsigned long long t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const long long g_start = (long long)t * TILE - (long long)shift;
+    const long long g0 = g_start + (long long)threadIdx.x * IPT;
+    T items[P::items_per_thread];
+    if (!select_mode<MODE>::flags) {
+      st::load(in, n, g_start, items, select_smem<T, P>::get());
+      __syncthreads(); // a staged load's buffer is free for the next tile's
+    }
+    mine += __popc(st::select_bits(in, g0, n, items, seg));
+  }
+  typedef unsigned long long count_t; // a block may count more than 2^32 items
+  const count_t count = block_reduce_ascending<count_t, op_sum<count_t>, P::block_threads>(
+      count_t(mine), op_sum<count_t>());
   if (threadIdx.x != 0) return;
   unsigned long long* sum = ws + 1;
   unsigned long long* done = ws + 2;
-  atomicAdd(sum, (unsigned long long)count);
+  atomicAdd(sum, count);
   __threadfence(); // the count is in before this block counts as done
   if (atomicAdd(done, 1ull) != gridDim.x - 1) return;
   __threadfence();

@@ -111,5 +111,8 @@ struct KernelShape {
   std::size_t dynamic_bytes = 0;
 };
 KernelShape kernel_shape(const Policy& p, const ScanTypes& types, Heads heads, std::size_t k);
+/// Blocks of a partition's count kernel over `tiles` tiles: as many as an SM's 2048 threads
+/// hold on each of `sm_count` SMs, at most one a tile, at least one; they stride over the tiles.
+std::size_t partition_count_blocks(std::size_t tiles, int threads, int sm_count);
 
 } // namespace scantune::detail

@@ -2,6 +2,8 @@
 // (templates/scan_kernels.cuh declares the same arrays).
 #include "algorithms.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "shape_class.hpp"
@@ -234,6 +236,12 @@ std::size_t dynamic_shared_bytes(const Policy& p, const ScanTypes& types, Heads 
 KernelShape kernel_shape(const Policy& p, const ScanTypes& types, Heads heads, std::size_t k) {
   if (is_partition(heads) && k == 1) return {p.block_threads, 0};
   return {p.launch_threads(), dynamic_shared_bytes(p, types, heads)};
+}
+
+std::size_t partition_count_blocks(std::size_t tiles, int threads, int sm_count) {
+  const auto per_sm = static_cast<std::size_t>(std::max(1, 2048 / std::max(threads, 1)));
+  return std::max<std::size_t>(
+      1, std::min(tiles, per_sm * static_cast<std::size_t>(std::max(sm_count, 1))));
 }
 
 } // namespace scantune::detail

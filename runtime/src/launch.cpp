@@ -363,12 +363,12 @@ void launch_scan(const KernelSet& kernels, const Policy& policy, const ScanReque
   LaunchGeometry geometry = launch_geometry(tiling, tiles, resident, target.tiles_by_block);
   flags |= geometry.flags;
   if (al.lanes) geometry.launches[0].grid = static_cast<unsigned>(al.grid);
-  // A partition counts its selected items first (its second kernel, one block a tile):
-  // its rejected items are stored after all the selected ones.
+  // A partition counts its selected items first (its second kernel): its rejected items
+  // are stored after all the selected ones.
   if (is_partition(r.compaction)) {
     const KernelShape count = kernel_shape(policy, scan_types(r.type), r.compaction, 1);
-    launch(1, static_cast<unsigned>(tiles), static_cast<unsigned>(count.threads),
-           count.dynamic_bytes);
+    launch(1, static_cast<unsigned>(partition_count_blocks(tiles, count.threads, target.sm_count)),
+           static_cast<unsigned>(count.threads), count.dynamic_bytes);
   }
   for (int k = 0; k < geometry.count; ++k)
     launch(static_cast<std::size_t>(k), geometry.launches[k].grid, geometry.launches[k].block,

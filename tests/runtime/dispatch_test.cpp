@@ -248,6 +248,16 @@ TEST_F(Dispatch, SegmentedProblemsHaveTheirOwnWinners) {
   // select_bulk_kernel stages a flag byte per element beside the values.
   const ScanTypes i32{DataType::Int32, DataType::Int32, DataType::Int32};
   EXPECT_EQ(dynamic_shared_bytes(bulk, i32, Heads::SelectFlags), 6u * 1536 * 5);
+  // A partition's count kernel (its second) runs the block threads without the stages,
+  // in as many blocks as the SMs hold at 2048 threads each, at most one a tile.
+  const KernelShape count = kernel_shape(bulk, i32, Heads::PartitionFlags, 1);
+  EXPECT_EQ(count.threads, 128);
+  EXPECT_EQ(count.dynamic_bytes, 0u);
+  EXPECT_EQ(kernel_shape(bulk, i32, Heads::PartitionFlags, 0).threads, 128 + 96);
+  EXPECT_EQ(partition_count_blocks(std::size_t{1} << 15, 512, 132), 4u * 132);
+  EXPECT_EQ(partition_count_blocks(100, 512, 132), 100u);
+  EXPECT_EQ(partition_count_blocks(std::size_t{1} << 20, 1024, 132), 2u * 132);
+  EXPECT_EQ(partition_count_blocks(0, 256, 132), 1u);
 }
 
 // Untuned axis scans: the default follows the columns' length class, the same policy
