@@ -1746,32 +1746,24 @@ __global__ void __launch_bounds__(P::block_threads, P::min_blocks)
 // A partition by flags (after select_count_kernel wrote the total) compacts each
 // segment's rejected items after its selected ones and stores them, in input order, at
 // total + (valid items before them - selected items before them); not in place.
-// Unique stages no flags: the reducer compares the stage's values (unique_row_bits), with
-// the element before the tile read from global memory, before it publishes, so before any
-// store of this tile or a later one; an earlier tile can have stored there only that same
-// element. It leaves each segment the element before it (`s_before`), and a consumer
-// waits for the reducer before it compacts over its segment, whose last element the next
-// segment's count reads.
 template <class T, class Op, int KIND, class P, int MODE>
 __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::min_blocks : 1)
     select_bulk_kernel(SCANTUNE_KERNEL_PARAMS, segment_args seg) {
   await_previous_grid();
   static_assert(P::algorithm == ALG_LOOKBACK_BULK && P::reverse == 0 &&
-                    (MODE == SELECT_FLAGS || MODE == PARTITION_FLAGS || MODE == SELECT_UNIQUE),
-                "select_bulk_kernel selects or partitions by flags and drops duplicates on "
-                "lookback_bulk, forward");
-  const bool PARTITION = MODE == PARTITION_FLAGS, UNIQUE = MODE == SELECT_UNIQUE;
+                    (MODE == SELECT_FLAGS || MODE == PARTITION_FLAGS),
+                "select_bulk_kernel selects or partitions by flags on lookback_bulk, forward");
+  const bool PARTITION = MODE == PARTITION_FLAGS;
   typedef unsigned long long count_t;
   typedef op_sum<count_t> count_op;
   const int S = P::stages, CONSUMERS = P::block_threads / 32, VEC = P::vector_width;
   const int ROWS = P::items_per_thread / VEC, SEG = 32 * P::items_per_thread;
   const long long TILE = P::tile_items;
-  // S value stages, then (flags) S flag stages
-  extern __shared__ __align__(128) unsigned char dynamic_smem[];
+  typedef typename raw_vector<VEC * sizeof(T)>::type V;
+  extern __shared__ __align__(128) unsigned char dynamic_smem[]; // S value stages, S flag stages
   __shared__ __align__(8) unsigned long long full[S], reduced[S], ready[S], empty[S], flagged[S];
   __shared__ unsigned s_tile[S], s_gen, s_seg[S][CONSUMERS];
   __shared__ count_t s_agg[S], s_prefix[S];
-  __shared__ T s_before[UNIQUE ? S : 1][UNIQUE ? CONSUMERS : 1];
   const bulk_span span(ws, n, shift, TILE);
   const int warp = int(threadIdx.x >> 5), lane = int(lane_id());
   auto values = [&](int s) { return reinterpret_cast<T*>(dynamic_smem) + s * TILE; };
@@ -1794,9 +1786,7 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
       reinterpret_cast<const unsigned char*>(out) <
           reinterpret_cast<const unsigned char*>(in + n) &&
       reinterpret_cast<const unsigned char*>(in) < reinterpret_cast<const unsigned char*>(out + n);
-  // What the reducer waits for: the flags, or the values too where stores may overwrite
-  // input (in place) or the values are what it compares (unique).
-  unsigned long long* counted = in_place || UNIQUE ? full : flagged;
+  unsigned long long* counted = in_place ? full : flagged; // what the reducer waits for
 
   if (warp == CONSUMERS) { // producer
     unsigned long long cursor = 0;
@@ -1805,20 +1795,7 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
         [&](int s, unsigned t) {
           const long long at = start_of(t);
           const bool whole = at >= 0 && (unsigned long long)(at + TILE) <= n;
-          if (UNIQUE) { // values alone; `flagged` carries no bytes
-            if (whole && lane == 0) {
-              mbar_expect_tx(&full[s], unsigned(TILE * sizeof(T)));
-              bulk_load(values(s), in + at, unsigned(TILE * sizeof(T)), &full[s]);
-            } else if (!whole) {
-              for (long long i = lane; i < TILE; i += 32) {
-                const long long g = at + i;
-                values(s)[i] = g >= 0 && (unsigned long long)g < n ? in[g] : T();
-              }
-              fence_shared_to_async(); // a later bulk load into this stage comes after these
-            }
-            mbar_arrive(&flagged[s]);
-            mbar_arrive(&full[s]);
-          } else if (whole && reinterpret_cast<unsigned long long>(seg.flags + at) % 16 == 0) {
+          if (whole && reinterpret_cast<unsigned long long>(seg.flags + at) % 16 == 0) {
             if (lane == 0) {
               mbar_expect_tx(&counted[s], unsigned(TILE));
               bulk_load(flags_of(s), seg.flags + at, unsigned(TILE), &counted[s]);
@@ -1842,27 +1819,8 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
     relay_stages<S>(counted, reduced, s_tile, span.tiles, [&](int s, unsigned t) {
       const bool WORDS = SEG % 128 == 0;
       unsigned part[CONSUMERS];
-      if (UNIQUE) {
-        const long long at = start_of(t);
-        T before = T();
-        if (lane == 0 && at > 0) before = in[at - 1];
-        before = __shfl_sync(FULL_WARP, before, 0);
 #pragma unroll
-        for (int c = 0; c < CONSUMERS; ++c) {
-          T x[ROWS][VEC];
-          unsigned bits[ROWS];
-          read_rows<ROWS, VEC>(values(s) + c * SEG, x);
-          if (lane == 0) s_before[s][c] = before;
-          unique_row_bits(x, before, at + (long long)c * SEG, n, bits);
-          part[c] = 0;
-#pragma unroll
-          for (int r = 0; r < ROWS; ++r)
-            part[c] += unsigned(__popc(bits[r]));
-          before = __shfl_sync(FULL_WARP, x[ROWS - 1][VEC - 1], 31);
-        }
-      }
-#pragma unroll
-      for (int c = 0; c < (UNIQUE ? 0 : CONSUMERS); ++c) {
+      for (int c = 0; c < CONSUMERS; ++c) {
         const unsigned char* f = flags_of(s) + c * SEG;
         unsigned count = 0;
         if (WORDS) {
@@ -1930,19 +1888,18 @@ __global__ void __launch_bounds__(P::block_threads + 96, P::min_blocks > 1 ? P::
     const unsigned t = s_tile[s];
     if (t >= span.tiles) break;
     T* vseg = values(s) + warp * SEG;
+    const unsigned char* fseg = flags_of(s) + warp * SEG;
     const long long gs = start_of(t) + (long long)warp * SEG; // the segment's first element
     const long long first_valid = clamp_n(gs);
     T x[ROWS][VEC];
     unsigned bits[ROWS];
-    if (UNIQUE) mbar_wait(&reduced[s], (k / S) & 1u); // the reducer has read the stage
-    read_rows<ROWS, VEC>(vseg, x);
-    if (UNIQUE) {
-      unique_row_bits(x, s_before[s][warp], gs, n, bits);
-    } else {
-      const unsigned char* fseg = flags_of(s) + warp * SEG;
 #pragma unroll
-      for (int r = 0; r < ROWS; ++r)
-        bits[r] = flag_byte_bits<VEC>(fseg + (r * 32 + lane) * VEC);
+    for (int r = 0; r < ROWS; ++r) {
+      const V w = reinterpret_cast<const V*>(vseg)[r * 32 + lane];
+#pragma unroll
+      for (int e = 0; e < VEC; ++e)
+        x[r][e] = reinterpret_cast<const T*>(&w)[e];
+      bits[r] = flag_byte_bits<VEC>(fseg + (r * 32 + lane) * VEC);
     }
     __syncwarp();          // every lane has read the segment before it is overwritten
     unsigned seg_kept = 0; // a partition's: its rejected items go after all selected ones

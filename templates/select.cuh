@@ -177,44 +177,4 @@ struct select_tile {
   }
 };
 
-// A warp's segment of a bulk stage as ROWS rows of VEC: the lane's vector r is the one at
-// segment index (r * 32 + lane) * VEC.
-template <int ROWS, int VEC, class T>
-__device__ __forceinline__ void read_rows(const T* seg, T (&x)[ROWS][VEC]) {
-  typedef typename raw_vector<VEC * sizeof(T)>::type V;
-#pragma unroll
-  for (int r = 0; r < ROWS; ++r) {
-    const V w = reinterpret_cast<const V*>(seg)[r * 32 + lane_id()];
-#pragma unroll
-    for (int e = 0; e < VEC; ++e)
-      x[r][e] = reinterpret_cast<const T*>(&w)[e];
-  }
-}
-
-// Unique on the bulk roles: the selection bits of a warp's segment held as ROWS rows of
-// VEC (bit e of bits[r]: the element at segment index (r * 32 + lane) * VEC + e, input
-// index gs + that), each element against the one before it; `before`: the element before
-// the segment. The reducer counts them and the consumer ranks them, alike. Elements
-// outside [0, n) are never kept, element 0 always is.
-template <int ROWS, int VEC, class T>
-__device__ __forceinline__ void unique_row_bits(const T (&x)[ROWS][VEC], T before, long long gs,
-                                                unsigned long long n, unsigned (&bits)[ROWS]) {
-  const int lane = int(lane_id());
-  T carry = before; // the last element of the row before, lane 31's
-#pragma unroll
-  for (int r = 0; r < ROWS; ++r) {
-    T prev = __shfl_up_sync(FULL_WARP, x[r][VEC - 1], 1);
-    if (lane == 0) prev = carry;
-    carry = __shfl_sync(FULL_WARP, x[r][VEC - 1], 31);
-    unsigned b = 0;
-#pragma unroll
-    for (int e = 0; e < VEC; ++e) {
-      const long long g = gs + (long long)(r * 32 + lane) * VEC + e;
-      if (g >= 0 && (unsigned long long)g < n && (g == 0 || !(x[r][e] == prev))) b |= 1u << e;
-      prev = x[r][e];
-    }
-    bits[r] = b;
-  }
-}
-
 } // namespace scantune

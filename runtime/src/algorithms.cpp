@@ -116,14 +116,13 @@ const std::array<AlgorithmDesc, kAlgorithmCount> kAlgorithms{{
      pipelined_shared, pipelined_constraint},
     // Producer, reducer and look-back warps beside the consumers; 16-byte bulk copies.
     // Segmented: head flags and keys staged beside the values, offsets as head bits;
-    // compaction: select and partition by flags, unique (a partition counts first).
+    // compaction: select and partition by flags (a partition counts first, one block a tile).
     {Algorithm::LookbackBulk, "lookback_bulk", "ALG_LOOKBACK_BULK", true, true, false, true, true,
      false, 90, 96, 16, {{{"bulk_kernel", "", Grid::ResidentWave}}}, 1, bulk_shared,
      bulk_constraint, "segmented_bulk_kernel", "", "", "select_bulk_kernel", "select_count_kernel",
      1u << int(Heads::Flags) | 1u << int(Heads::Keys32) | 1u << int(Heads::Keys64) |
          1u << int(Heads::Offsets32) | 1u << int(Heads::Offsets64) |
-         1u << int(Heads::SelectFlags) | 1u << int(Heads::PartitionFlags) |
-         1u << int(Heads::Unique)},
+         1u << int(Heads::SelectFlags) | 1u << int(Heads::PartitionFlags)},
 }};
 // clang-format on
 
@@ -161,8 +160,8 @@ std::optional<std::string> select_invalid_reason(const Policy& p, Heads how) {
   const AlgorithmDesc& a = describe(p.algorithm);
   if (a.select_entry.empty()) return fmt::format("{} has no compaction kernel", a.name);
   if (!(a.segmented_heads >> int(how) & 1u))
-    return fmt::format("{} has no {} kernel (it selects and partitions by flags, and unique)",
-                       a.name, to_string(how));
+    return fmt::format("{} has no {} kernel (it selects and partitions by flags)", a.name,
+                       to_string(how));
   if (p.tile_loop || p.io == TileIO::Direct)
     return std::string("compaction takes a staged tile I/O (xpose or wxpose) without a tile loop");
   if (p.tiles_per_ticket != 1) return std::string("compaction takes one tile a ticket (no .tk<N>)");

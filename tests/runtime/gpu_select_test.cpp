@@ -320,10 +320,8 @@ TEST_F(GpuSelect, OtherShapesAndTickets) {
 // barrier of their own), misaligned (flags copied by the producer's lanes) and in place
 // (the flags on the values' barrier); stages released early (the compacted items held
 // in registers while the offset comes through the prefix ring), 3 and 6 stages. The
-// same for a partition by flags, never in place, and for unique (no flags: the reducer
-// compares the staged values, the element before a tile read from global memory), in
-// place too.
-TEST_F(GpuSelect, BulkSelectsPartitionsAndDropsDuplicates) {
+// same for a partition by flags, never in place.
+TEST_F(GpuSelect, BulkSelectsAndPartitionsByFlags) {
   if (device_arch() < 90) GTEST_SKIP() << "lookback_bulk needs sm_90";
   Scanner s;
   for (const char* key : {"lookback_bulk.tpb32.ipt4.vec4.warp_scans.st3",
@@ -340,12 +338,10 @@ TEST_F(GpuSelect, BulkSelectsPartitionsAndDropsDuplicates) {
           check<std::int32_t>(s, Compaction::SelectFlagged, n, pat, Layout{0, 0, 0, false, &p});
           check<float>(s, Compaction::SelectFlagged, n, pat, Layout{0, 0, 0, true, &p});
           check<std::int32_t>(s, Compaction::PartitionFlagged, n, pat, Layout{0, 0, 0, false, &p});
-          check<std::int32_t>(s, Compaction::Unique, n, pat, Layout{0, 0, 0, n % 2 == 1, &p});
         } else {
           check<double>(s, Compaction::SelectFlagged, n, pat, Layout{0, 0, 0, false, &p});
           check<std::uint64_t>(s, Compaction::SelectFlagged, n, pat, Layout{0, 0, 0, true, &p});
           check<double>(s, Compaction::PartitionFlagged, n, pat, Layout{0, 0, 0, false, &p});
-          check<std::int64_t>(s, Compaction::Unique, n, pat, Layout{0, 0, 0, n % 2 == 0, &p});
         }
       }
     for (std::size_t in_off : {0ul, 1ul, 3ul})
@@ -356,22 +352,17 @@ TEST_F(GpuSelect, BulkSelectsPartitionsAndDropsDuplicates) {
                                Layout{in_off, 2, flags_off, false, &p});
           check<std::uint32_t>(s, Compaction::PartitionFlagged, n, Pattern::Sparse,
                                Layout{in_off, 2, flags_off, false, &p});
-          check<float>(s, Compaction::Unique, n, Pattern::Clustered,
-                       Layout{in_off + flags_off, 1, 0, false, &p});
         } else {
           check<std::int64_t>(s, Compaction::SelectFlagged, n, Pattern::Clustered,
                               Layout{in_off, 0, flags_off, in_off == 1, &p});
           check<std::int64_t>(s, Compaction::PartitionFlagged, n, Pattern::Clustered,
                               Layout{in_off, 1, flags_off, false, &p});
-          check<double>(s, Compaction::Unique, n, Pattern::Sparse,
-                        Layout{in_off, 0, 0, flags_off == 0, &p});
         }
       }
     // Enough tiles a block that every stage comes back many times: an early release
     // hands its stage back while the segment's offset is still read.
     if (p.early_release)
-      for (Compaction how :
-           {Compaction::SelectFlagged, Compaction::PartitionFlagged, Compaction::Unique})
+      for (Compaction how : {Compaction::SelectFlagged, Compaction::PartitionFlagged})
         check<std::int32_t>(s, how, (1ul << 24) + 3, Pattern::Half, Layout{0, 0, 0, false, &p});
   }
 }
@@ -482,9 +473,6 @@ TEST_F(GpuSanitizeCompaction, EveryModeAtSmallSizes) {
                           Layout{1, 2, 3, false, &bulk});
       check<std::int32_t>(s, Compaction::PartitionFlagged, n, Pattern::Sparse,
                           Layout{0, 0, 0, false, &bulk});
-      check<std::int32_t>(s, Compaction::Unique, n, Pattern::Half, Layout{1, 2, 0, false, &bulk});
-      check<std::int32_t>(s, Compaction::Unique, n, Pattern::Clustered,
-                          Layout{0, 0, 0, true, &bulk});
     }
   }
 }

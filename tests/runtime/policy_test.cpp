@@ -147,11 +147,10 @@ TEST(PolicyKey, EarlyReleaseIsAFlagOfBulkRows) {
             "uint8 -> int32");
   using detail::Heads;
   for (Heads h : {Heads::Flags, Heads::Keys32, Heads::Keys64, Heads::Offsets32, Heads::Offsets64,
-                  Heads::SelectFlags, Heads::PartitionFlags, Heads::Unique})
+                  Heads::SelectFlags, Heads::PartitionFlags})
     EXPECT_FALSE(detail::problem_invalid_reason(p, h)) << detail::to_string(h);
-  EXPECT_EQ(detail::problem_invalid_reason(p, Heads::PartitionIf).value_or("valid"),
-            "lookback_bulk has no partition_if kernel (it selects and partitions by flags, and "
-            "unique)");
+  EXPECT_EQ(detail::problem_invalid_reason(p, Heads::Unique).value_or("valid"),
+            "lookback_bulk has no unique kernel (it selects and partitions by flags)");
 }
 
 TEST(PolicyKey, TilesPerTicketAreANumberOfFlatBulkRows) {

@@ -6,8 +6,8 @@ namespace scantune::tuner {
 
 SpaceOptions select_space() {
   SpaceOptions s = default_space();
-  // lookback_bulk selects and partitions by flags and runs unique (select_bulk_kernel);
-  // problem_invalid_reason drops its shapes for the predicates.
+  // lookback_bulk selects and partitions by flags only (select_bulk_kernel);
+  // problem_invalid_reason drops its shapes for the other compactions.
   s.algorithms = {Algorithm::LookbackWarp, Algorithm::LookbackBulk};
   s.block_scans = {BlockScan::WarpScans};
   s.block_threads = {64, 128, 256, 512};
