@@ -55,6 +55,10 @@ private:
 void check_compaction(const ScanRequest& r) {
   using detail::fail;
   const detail::Heads h = r.compaction;
+  if (r.converts) // a narrow element type, which scans widen into an accumulator
+    fail<detail::Unsupported>("compactions take 4- and 8-byte elements (int32, uint32, float32, "
+                              "int64, uint64, float64), not {}",
+                              to_string(r.in_type()));
   if (detail::takes_predicate(h))
     detail::check_predicate(*r.op.custom);
   else

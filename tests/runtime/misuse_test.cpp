@@ -311,6 +311,18 @@ TEST(Misuse, CompactionArguments) {
                            fake_ptr<int>(0x40000), 4, count, nullptr);
             }),
             "null predicate for a select_if");
+  // Narrow elements (scans widen them into an accumulator) are refused by name.
+  EXPECT_EQ(error_of([&] {
+              s.select_flagged(fake_ptr<std::uint8_t>(), flags, fake_ptr<std::uint8_t>(0x40000), 4,
+                               count);
+            }),
+            "compactions take 4- and 8-byte elements (int32, uint32, float32, int64, uint64, "
+            "float64), not uint8");
+  EXPECT_EQ(kind_of([&] {
+              s.run_select(DataType::Float16, Compaction::Unique, fake_ptr<std::uint16_t>(),
+                           nullptr, nullptr, fake_ptr<std::uint16_t>(0x40000), 4, count, nullptr);
+            }),
+            ErrorKind::Unsupported);
 }
 
 TEST(CApi, CompactionArguments) {
@@ -333,6 +345,12 @@ TEST(CApi, CompactionArguments) {
                              nullptr),
             SCANTUNE_ERROR_INVALID_ARGUMENT);
   EXPECT_STREQ(scantune_last_error(), "null flags pointer with n = 4");
+  EXPECT_EQ(scantune_compact(s, SCANTUNE_PARTITION_FLAGGED, SCANTUNE_INT16, fake_ptr<short>(),
+                             fake_ptr<std::uint8_t>(0xa0000), nullptr, nullptr,
+                             fake_ptr<short>(0x40000), 4, count, nullptr),
+            SCANTUNE_ERROR_UNSUPPORTED);
+  EXPECT_NE(std::string(scantune_last_error()).find("not int16"), std::string::npos)
+      << scantune_last_error();
   EXPECT_EQ(scantune_compact(nullptr, SCANTUNE_UNIQUE, SCANTUNE_INT32, fake_ptr<int>(), nullptr,
                              nullptr, nullptr, fake_ptr<int>(0x40000), 4, count, nullptr),
             SCANTUNE_ERROR_INVALID_ARGUMENT);

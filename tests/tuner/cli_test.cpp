@@ -98,12 +98,16 @@ TEST_F(Cli, CompilePrintsEachKernelsResources) {
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("select_bulk_kernel"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find(" B dynamic shared, 352 threads"), std::string::npos) << r.output;
-  // Its count kernel launches one block of the policy's threads a tile, without stages.
+  // Its count kernel launches blocks of the policy's threads, without stages.
   const std::size_t count = r.output.find("select_count_kernel");
   ASSERT_NE(count, std::string::npos) << r.output;
   EXPECT_NE(r.output.find("+ 0 B dynamic shared, 256 threads", count), std::string::npos)
       << r.output;
   EXPECT_EQ(run("compile --select select_flags,unique").code, 2);
+  r = run("compile --select unique --type uint8");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("compactions take element types of 4 and 8 bytes"), std::string::npos)
+      << r.output;
   EXPECT_EQ(run("compile --select bogus").code, 2);
   EXPECT_EQ(
       run("compile --select unique --policy lookback_bulk.tpb128.ipt8.vec4.warp_scans.st4").code,
@@ -341,6 +345,7 @@ TEST_F(Cli, TuneDryRunOfCompactionsAndSorts) {
       {"--sort pairs16", "pairs16"},
       {"--sort keys --type uint8", "uint8"},
       {"--sort keys --type uint8:int32", "element types"},
+      {"--select unique --type float16", "element types of 4 and 8 bytes"},
       {"--radix-bits 8", "--radix-bits applies to --sort"},
       {"--sort keys --radix-bits 3:x", "--radix-bits"},
   };

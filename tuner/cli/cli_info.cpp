@@ -163,6 +163,10 @@ void register_info_commands(CLI::App& app) {
       throw Exit(kExitUsage, e.what());
     }
     if (compactions.size() > 1) throw Exit(kExitUsage, "--select takes one compaction");
+    if (!compactions.empty() && !types.uniform())
+      throw Exit(kExitUsage, fmt::format("--type {}: compactions take element types of 4 and 8 "
+                                         "bytes, without conversions",
+                                         to_string(types)));
     detail::KernelSpec spec = problem.spec(Policy::parse(*policy));
     if (!compactions.empty()) spec.heads = compactions.front();
     detail::check_op(spec.type, spec.op);

@@ -219,8 +219,9 @@ tuner::PrimitiveTuneOptions build_primitive_options(const RawOptions& raw) {
   std::vector<DataType> types;
   for (const ScanTypes& t : parse_scan_type_list(raw.types)) {
     if (!t.uniform())
-      throw Exit(kExitUsage,
-                 fmt::format("--type {}: compactions and sorts take element types", to_string(t)));
+      throw Exit(kExitUsage, fmt::format("--type {}: compactions and sorts take element types of "
+                                         "4 and 8 bytes, without conversions",
+                                         to_string(t)));
     types.push_back(t.acc);
   }
   const auto compactions =
