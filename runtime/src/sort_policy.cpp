@@ -102,6 +102,10 @@ unsigned sort_histogram_grid(const SortPolicy& p, std::size_t n, int sm_count) {
 }
 
 void check_sort(const SortRequest& r) {
+  if (!is_accumulator(r.key)) // radix_key has the ordered words of these alone
+    fail<Unsupported>("sorts take keys of 4 and 8 bytes (int32, uint32, float32, int64, uint64, "
+                      "float64), not {}",
+                      to_string(r.key));
   const std::size_t key_bytes = size_of(r.key), bits = 8 * key_bytes;
   if (r.begin_bit >= r.end_bit || r.end_bit > bits)
     fail("bit range [{}, {}) of a sort of {} keys: expected begin_bit < end_bit <= {}", r.begin_bit,

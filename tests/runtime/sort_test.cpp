@@ -336,6 +336,15 @@ TEST(SortArguments, ClearErrors) {
     EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
     EXPECT_STREQ(e.what(), "values of 16 bytes: a sort moves values of 4 or 8 bytes");
   }
+  // Narrow keys have no ordered word (radix_key): refused by name, at any n.
+  try {
+    s.sort_keys(fake<std::uint8_t>(), fake<std::uint8_t>(0x40000), 4);
+    ADD_FAILURE() << "uint8 keys accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+    EXPECT_STREQ(e.what(), "sorts take keys of 4 and 8 bytes (int32, uint32, float32, int64, "
+                           "uint64, float64), not uint8");
+  }
   // n = 0 is a no-op, even with null pointers; n = 1 needs a device.
   EXPECT_NO_THROW(s.sort_keys(static_cast<const int*>(nullptr), static_cast<int*>(nullptr), 0));
 }
@@ -353,6 +362,9 @@ TEST(SortArguments, CApi) {
                           fake<int>(0xc0000), 2, 4, 0, 0, 32, nullptr),
             SCANTUNE_ERROR_UNSUPPORTED);
   EXPECT_STREQ(scantune_last_error(), "values of 2 bytes: a sort moves values of 4 or 8 bytes");
+  EXPECT_EQ(scantune_sort(s, SCANTUNE_FLOAT16, fake<short>(), fake<short>(0x40000), nullptr,
+                          nullptr, 0, 4, 0, 0, 16, nullptr),
+            SCANTUNE_ERROR_UNSUPPORTED);
   EXPECT_EQ(scantune_sort(s, static_cast<scantune_dtype_t>(17), fake<int>(), fake<int>(0x40000),
                           nullptr, nullptr, 0, 4, 0, 0, 32, nullptr),
             SCANTUNE_ERROR_INVALID_ARGUMENT);

@@ -244,7 +244,8 @@ SCANTUNE_API scantune_status_t scantune_compact(scantune_scanner_t scanner,
                                                 const char* predicate_body, void* d_out, size_t n,
                                                 uint64_t* d_num_selected, cudaStream_t stream);
 /* Stable LSD radix sort (scantune::Scanner::sort_keys, sort_pairs): d_keys_out = d_keys_in
- * sorted (equal keys in input order), keys of `key_type`, by bits [begin_bit, end_bit) of
+ * sorted (equal keys in input order), keys of `key_type` (4 or 8 bytes; a narrower type
+ * returns SCANTUNE_ERROR_UNSUPPORTED), by bits [begin_bit, end_bit) of
  * their order-preserving unsigned image (0 and 8 * key size: all bits); floats in IEEE
  * total order (-0.0 before +0.0, positive NaNs last). descending != 0 reverses the order.
  * d_values_in and d_values_out null sort keys only; d_values_in null and d_values_out not

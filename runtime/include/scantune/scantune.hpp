@@ -351,7 +351,8 @@ public:
 
   /// Stable LSD radix sort (onesweep: one histogram pass over the keys, then one pass
   /// per 8-bit digit): d_keys_out = d_keys_in sorted, equal keys in input order
-  /// (std::stable_sort). Every element type as keys. Floats sort in IEEE total order:
+  /// (std::stable_sort). Keys of 4 and 8 bytes (int32, uint32, float32, int64, uint64,
+  /// float64; narrower ones throw ErrorKind::Unsupported). Floats sort in IEEE total order:
   /// -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN (NaNs by their bit pattern;
   /// std::numeric_limits' NaNs are positive: last). Descending reverses the key order,
   /// still stable. sort_pairs moves each value with its key; values are any type of 4
