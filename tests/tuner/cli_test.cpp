@@ -104,6 +104,11 @@ TEST_F(Cli, CompilePrintsEachKernelsResources) {
   EXPECT_NE(r.output.find("+ 0 B dynamic shared, 256 threads", count), std::string::npos)
       << r.output;
   EXPECT_EQ(run("compile --select select_flags,unique").code, 2);
+  r = run("compile --segments axis:8x64 --type float16");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("float16:float32:float16: segmented, batched and axis scans take"),
+            std::string::npos)
+      << r.output;
   r = run("compile --select unique --type uint8");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.output.find("compactions take element types of 4 and 8 bytes"), std::string::npos)
