@@ -4,6 +4,10 @@
 // today's heuristic policies).
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <string>
+#include <string_view>
+
 #include "cache/tuning_db_test_util.hpp"
 #include "default_policies.hpp"
 #include "dispatch.hpp"
@@ -145,10 +149,22 @@ TEST_F(PrimitiveDispatch, SortsFollowTheFallbackChain) {
   EXPECT_EQ(exact.plan().policy, kSort);
 }
 
+const char* const kH200 = "NVIDIA H200 (sm_90, 132 SMs)";
+
+// `p` at n on the H200's built-in table: a row of the H200's own, tuned at n itself.
+Choice expect_own_h200_row(const DispatchTable& h200, const ProblemName& p, std::uint64_t n,
+                           std::string_view what) {
+  const Choice c = h200.resolve(p, n);
+  EXPECT_EQ(c.tuned_size, n) << what << ": " << c.source;
+  EXPECT_NE(c.source.find("built-in table: NVIDIA H200"), std::string::npos)
+      << what << ": " << c.source;
+  return c;
+}
+
 // The shipped tables: the H200 sorts on its own rows where they were tuned at every size
 // (a model's own rows serve every size) and on the H100's for the sorts it lacks.
 TEST(PrimitiveDispatchBuiltin, TheH200SortsOnItsOwnRowsAtEverySize) {
-  const DispatchTable h200(90, "NVIDIA H200 (sm_90, 132 SMs)", {}, "");
+  const DispatchTable h200(90, kH200, {}, "");
   for (DataType key : {DataType::UInt32, DataType::UInt64})
     for (std::size_t value_bytes : {0, 4, 8})
       for (unsigned log2n = 16; log2n <= 28; log2n += 2) {
@@ -166,14 +182,12 @@ TEST(PrimitiveDispatchBuiltin, TheH200SortsOnItsOwnRowsAtEverySize) {
 // (select and partition by flags, unique); it partitions by flags on the bulk roles
 // (1.2-1.3x the lookback_warp rows it borrowed from the H100 before).
 TEST(PrimitiveDispatchBuiltin, TheH200CompactsOnItsOwnRows) {
-  const DispatchTable h200(90, "NVIDIA H200 (sm_90, 132 SMs)", {}, "");
+  const DispatchTable h200(90, kH200, {}, "");
   for (Heads h : {Heads::SelectFlags, Heads::Unique, Heads::PartitionFlags})
     for (DataType t : {DataType::Int32, DataType::Int64})
       for (unsigned log2n = 16; log2n <= 28; log2n += 2) {
         const auto p = ProblemName::of(t, Op::Sum, ScanKind::Inclusive, h);
-        const Choice c = h200.resolve(p, std::uint64_t{1} << log2n);
-        EXPECT_EQ(c.tuned_size, std::uint64_t{1} << log2n) << c.source;
-        EXPECT_NE(c.source.find("built-in table: NVIDIA H200"), std::string::npos) << c.source;
+        const Choice c = expect_own_h200_row(h200, p, std::uint64_t{1} << log2n, to_string(h));
         if (h == Heads::PartitionFlags) {
           EXPECT_EQ(c.policy.algorithm, Algorithm::LookbackBulk) << c.policy.key();
         }
@@ -183,16 +197,14 @@ TEST(PrimitiveDispatchBuiltin, TheH200CompactsOnItsOwnRows) {
 // The shipped tables: 8-byte segmented scans run the H200's float64 rows (int64 as its
 // nearest tuned problem) on the H200 and, lacking rows of its own, on the H100.
 TEST(PrimitiveDispatchBuiltin, EightByteSegmentedScansTakeTheH200Rows) {
-  const DispatchTable h200(90, "NVIDIA H200 (sm_90, 132 SMs)", {}, "");
+  const DispatchTable h200(90, kH200, {}, "");
   const DispatchTable h100(90, "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)", {}, "");
   for (Heads h : {Heads::Flags, Heads::Keys32, Heads::Keys64})
     for (DataType t : {DataType::Float64, DataType::Int64})
       for (unsigned log2n = 16; log2n <= 28; log2n += 2) {
         const auto p = ProblemName::of(t, Op::Sum, ScanKind::Inclusive, h);
-        const Choice c = h200.resolve(p, std::uint64_t{1} << log2n);
+        const Choice c = expect_own_h200_row(h200, p, std::uint64_t{1} << log2n, to_string(h));
         EXPECT_EQ(c.match, Match::BuiltIn) << c.source;
-        EXPECT_EQ(c.tuned_size, std::uint64_t{1} << log2n) << c.source;
-        EXPECT_NE(c.source.find("built-in table: NVIDIA H200"), std::string::npos) << c.source;
         // Each 8-byte type has rows of its own (int64 tuned apart: float64's shapes take
         // more registers for int64).
         const std::string own = std::string(to_string(t)) + " sum inclusive";
@@ -207,17 +219,14 @@ TEST(PrimitiveDispatchBuiltin, EightByteSegmentedScansTakeTheH200Rows) {
 // Batched rows of every length class take the H200's own rows (2^16-2^28 tuned there),
 // 4- and 8-byte types alike.
 TEST(PrimitiveDispatchBuiltin, TheH200ScansRowsOfEveryLengthOnItsOwnRows) {
-  const DispatchTable h200(90, "NVIDIA H200 (sm_90, 132 SMs)", {}, "");
+  const DispatchTable h200(90, kH200, {}, "");
   for (DataType t : {DataType::Int32, DataType::Int64, DataType::Float64})
     for (std::uint64_t len : {2, 4, 8, 16, 256, 4096, 1 << 20})
       for (unsigned log2n = 16; log2n <= 28; log2n += 4) {
         const auto p =
             ProblemName::of(t, Op::Sum, ScanKind::Inclusive, Heads::Periodic, length_class(len));
-        const Choice c = h200.resolve(p, std::uint64_t{1} << log2n);
-        const std::string what = std::string(to_string(t)) + " rows of " + std::to_string(len);
-        EXPECT_EQ(c.tuned_size, std::uint64_t{1} << log2n) << what << ": " << c.source;
-        EXPECT_NE(c.source.find("built-in table: NVIDIA H200"), std::string::npos)
-            << what << ": " << c.source;
+        expect_own_h200_row(h200, p, std::uint64_t{1} << log2n,
+                            std::string(to_string(t)) + " rows of " + std::to_string(len));
       }
 }
 
@@ -227,7 +236,7 @@ TEST(PrimitiveDispatchBuiltin, TheH200ScansRowsOfEveryLengthOnItsOwnRows) {
 // columns from 2^16, longer ones from 2^20 (2^24 where a slice holds 2^21 or more). The
 // H100, lacking 8-byte axis rows, takes the H200's.
 TEST(PrimitiveDispatchBuiltin, TheH200ScansAxesOnItsOwnRows) {
-  const DispatchTable h200(90, "NVIDIA H200 (sm_90, 132 SMs)", {}, "");
+  const DispatchTable h200(90, kH200, {}, "");
   const DispatchTable h100(90, "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)", {}, "");
   struct Shape {
     std::uint64_t len, inner;
@@ -237,12 +246,9 @@ TEST(PrimitiveDispatchBuiltin, TheH200ScansAxesOnItsOwnRows) {
     for (unsigned log2n = s.first_log2n; log2n <= 28; log2n += 4) {
       ProblemName p = ProblemName::of(t, Op::Sum, ScanKind::Inclusive, Heads::Axis);
       p.shape = axis_class(s.len, s.inner);
-      const Choice c = h200.resolve(p, std::uint64_t{1} << log2n);
       const std::string what = std::string(to_string(t)) + " axis " + std::to_string(s.len) + "x" +
                                std::to_string(s.inner);
-      EXPECT_EQ(c.tuned_size, std::uint64_t{1} << log2n) << what << ": " << c.source;
-      EXPECT_NE(c.source.find("built-in table: NVIDIA H200"), std::string::npos)
-          << what << ": " << c.source;
+      const Choice c = expect_own_h200_row(h200, p, std::uint64_t{1} << log2n, what);
       EXPECT_NE(c.source.find(std::string(to_string(t)) + " sum inclusive axis."),
                 std::string::npos)
           << what << ": " << c.source;
@@ -264,26 +270,22 @@ TEST(PrimitiveDispatchBuiltin, TheH200ScansAxesOnItsOwnRows) {
 // size; a conversion no table holds takes its accumulator's shape, not another
 // conversion's rows.
 TEST(PrimitiveDispatchBuiltin, TheH200ConvertsOnItsOwnRowsWhereTuned) {
-  const DispatchTable h200(90, "NVIDIA H200 (sm_90, 132 SMs)", {}, "");
-  auto resolve = [&](const char* types, std::uint64_t n) {
+  const DispatchTable h200(90, kH200, {}, "");
+  auto converting = [&](const char* types) {
     const ScanTypes t = parse_scan_types(types);
     ProblemName p = ProblemName::of(t.acc, Op::Sum, ScanKind::Inclusive);
     p.converts = t;
-    return h200.resolve(p, n);
+    return p;
   };
   for (const char* types :
        {"float16:float32:float16", "bfloat16:float32:bfloat16", "int32:int64", "int8:int64",
         "uint8:int64", "uint8:int32", "float16:float32", "int8:int32:int8", "int16:int32:int16",
         "uint8:uint32:uint8", "uint16:uint32:uint16", "bfloat16:float32", "int16:int64",
         "uint16:uint32"})
-    for (unsigned log2n = 10; log2n <= 30; log2n += 2) {
-      const Choice c = resolve(types, std::uint64_t{1} << log2n);
-      EXPECT_EQ(c.tuned_size, std::uint64_t{1} << log2n) << types << ": " << c.source;
-      EXPECT_NE(c.source.find("built-in table: NVIDIA H200"), std::string::npos)
-          << types << ": " << c.source;
-    }
+    for (unsigned log2n = 10; log2n <= 30; log2n += 2)
+      expect_own_h200_row(h200, converting(types), std::uint64_t{1} << log2n, types);
   // A conversion no table tuned takes the H200's shape for its accumulator.
-  const Choice other = resolve("uint16:int64", 1u << 24);
+  const Choice other = h200.resolve(converting("uint16:int64"), 1u << 24);
   EXPECT_NE(other.source.find("built-in table: NVIDIA H200"), std::string::npos) << other.source;
   EXPECT_NE(other.source.find("(its shape, for uint16:int64)"), std::string::npos) << other.source;
 }
