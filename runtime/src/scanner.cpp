@@ -55,10 +55,6 @@ private:
 void check_compaction(const ScanRequest& r) {
   using detail::fail;
   const detail::Heads h = r.compaction;
-  if (r.converts) // a narrow element type, which scans widen into an accumulator
-    fail<detail::Unsupported>("compactions take 4- and 8-byte elements (int32, uint32, float32, "
-                              "int64, uint64, float64), not {}",
-                              to_string(r.in_type()));
   if (detail::takes_predicate(h))
     detail::check_predicate(*r.op.custom);
   else
@@ -78,14 +74,16 @@ void check_compaction(const ScanRequest& r) {
     fail("the count of selected items overlaps the output");
 }
 
-// The element types of a converting scan, and where they can run.
+// The element types of a converting scan, and where they can run: flat scans only. The
+// other calls convert only a narrow element type (widened into its accumulator), which
+// the message names as the caller gave it.
 void check_conversion(const ScanRequest& r) {
   check_scan_types(*r.converts);
   if (detail::problem_of(r) != detail::Heads::None)
     detail::fail<detail::Unsupported>(
-        "{} scans elements of the accumulator types only (int32 .. float64), not {}",
+        "{} takes 4- and 8-byte elements (int32, uint32, float32, int64, uint64, float64), not {}",
         r.reduce ? std::string_view("a reduction") : detail::to_string(detail::problem_of(r)),
-        to_string(*r.converts));
+        to_string(r.in_type()));
   if (r.in == r.out && r.n && size_of(r.converts->in) != size_of(r.converts->out))
     detail::fail("an in-place scan from {} to {} changes the element size", to_string(r.in_type()),
                  to_string(r.out_type()));

@@ -316,7 +316,7 @@ TEST(Misuse, CompactionArguments) {
               s.select_flagged(fake_ptr<std::uint8_t>(), flags, fake_ptr<std::uint8_t>(0x40000), 4,
                                count);
             }),
-            "compactions take 4- and 8-byte elements (int32, uint32, float32, int64, uint64, "
+            "select_flags takes 4- and 8-byte elements (int32, uint32, float32, int64, uint64, "
             "float64), not uint8");
   EXPECT_EQ(kind_of([&] {
               s.run_select(DataType::Float16, Compaction::Unique, fake_ptr<std::uint16_t>(),
