@@ -116,7 +116,7 @@ const std::array<AlgorithmDesc, kAlgorithmCount> kAlgorithms{{
      pipelined_shared, pipelined_constraint},
     // Producer, reducer and look-back warps beside the consumers; 16-byte bulk copies.
     // Segmented: head flags and keys staged beside the values, offsets as head bits;
-    // compaction: select and partition by flags (a partition counts first, one block a tile).
+    // compaction: select and partition by flags (a partition counts first).
     {Algorithm::LookbackBulk, "lookback_bulk", "ALG_LOOKBACK_BULK", true, true, false, true, true,
      false, 90, 96, 16, {{{"bulk_kernel", "", Grid::ResidentWave}}}, 1, bulk_shared,
      bulk_constraint, "segmented_bulk_kernel", "", "", "select_bulk_kernel", "select_count_kernel",
