@@ -164,12 +164,8 @@ void register_info_commands(CLI::App& app) {
     }
     if (compactions.size() > 1) throw Exit(kExitUsage, "--select takes one compaction");
     // Only flat scans convert (the library refuses the rest by name too).
-    if ((!compactions.empty() || !problem.segments.flat()) && !types.uniform())
-      throw Exit(kExitUsage, fmt::format("--type {}: {} take element types of 4 and 8 bytes, "
-                                         "without conversions",
-                                         to_string(types),
-                                         compactions.empty() ? "segmented, batched and axis scans"
-                                                             : "compactions"));
+    if (!compactions.empty()) require_element_type(types, "compactions");
+    if (!problem.segments.flat()) require_element_type(types, "segmented, batched and axis scans");
     detail::KernelSpec spec = problem.spec(Policy::parse(*policy));
     if (!compactions.empty()) spec.heads = compactions.front();
     detail::check_op(spec.type, spec.op);

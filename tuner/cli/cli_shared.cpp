@@ -11,6 +11,13 @@
 
 namespace scantune::cli {
 
+void require_element_type(const ScanTypes& t, std::string_view what) {
+  if (!t.uniform())
+    throw Exit(kExitUsage,
+               fmt::format("--type {}: {} take element types of 4 and 8 bytes, without conversions",
+                           to_string(t), what));
+}
+
 std::vector<ScanTypes> parse_scan_type_list(std::string_view list) {
   std::vector<ScanTypes> out;
   if (list == "all") {

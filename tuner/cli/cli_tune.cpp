@@ -218,10 +218,7 @@ tuner::PrimitiveTuneOptions build_primitive_options(const RawOptions& raw) {
   tuner::PrimitiveTuneOptions o;
   std::vector<DataType> types;
   for (const ScanTypes& t : parse_scan_type_list(raw.types)) {
-    if (!t.uniform())
-      throw Exit(kExitUsage, fmt::format("--type {}: compactions and sorts take element types of "
-                                         "4 and 8 bytes, without conversions",
-                                         to_string(t)));
+    require_element_type(t, "compactions and sorts");
     types.push_back(t.acc);
   }
   const auto compactions =
