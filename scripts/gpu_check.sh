@@ -2,6 +2,7 @@
 # Runs on the GPU machine from the repository root, with a build folder made on
 # the development machine (BUILD, default build-gpu): the GPU test suites,
 # compute-sanitizer on the small suite, and the benchmark. Logs go to $OUT.
+# scripts/gpu_run.sh runs it over a build that scripts/gpu_stage.sh packed.
 #   scripts/gpu_check.sh [tests|suites] [sanitize] [bench] [cache] [clibench] [segmented] [python] [example]
 # tests: GTEST_FILTER picks the suites (default every Gpu* test), SHARDS=N runs them as
 # N processes side by side (gpu_tests.I.log each), balanced by scripts/gpu_test_times.txt

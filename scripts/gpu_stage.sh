@@ -5,6 +5,7 @@
 # and bench where built), stripped (unstripped they pass the 64 MiB a call may carry), in
 # OUT.tar.xz (default .gpu/build.tar.xz), plus the libraries they need that such a machine
 # may lack (fmt, SQLite) in .gpu/lib. On the GPU machine, from the repository root:
+#   scripts/gpu_run.sh suites   # or by hand:
 #   tar xJf .gpu/build.tar.xz && LD_LIBRARY_PATH=$PWD/.gpu/lib scripts/gpu_check.sh suites
 #   nl=$(python3 -c 'import nvidia.nccl as m, os; print(os.path.join(list(m.__path__)[0], "lib"))')
 #   NCCL_NVLS_ENABLE=0 LD_LIBRARY_PATH=$PWD/.gpu/lib:$nl build-gpu/tests/nccl/scantune_nccl_tests
@@ -36,6 +37,7 @@ if [ -e "$BUILD/runtime/nccl/libscantune_nccl.so.0.1.0" ]; then
 fi
 cp -r "$BUILD/tests/tuner/data" "$stage/$BUILD/tests/tuner/"
 mkdir -p "$(dirname "$OUT")" .gpu/lib
+pwd >.gpu/origin # the checkout the binaries were built in (scripts/gpu_run.sh links it)
 tar cf - -C "$stage" "$BUILD" | xz -T0 -6 >"$OUT.tar.xz"
 for lib in $(ldd "$BUILD/tuner/scantune" | awk '/libfmt|libsqlite3/ {print $3}'); do
   cp -L "$lib" .gpu/lib/
