@@ -327,6 +327,107 @@ FROM best b
 ORDER BY device, b.type, b.op, b.kind, b.problem, b.size;
 )sql";
 
+// Version 6. Why: compactions move narrow elements as they are (int8 .. bfloat16, no
+// accumulator), so their measurements, CUB baselines and winners are stored under their
+// own element type; the type CHECKs of measurements, baselines and best take every
+// element type. SQLite cannot change a CHECK: each table is copied out, recreated with
+// its columns in the same order and filled back, and measurements' indexes recreated.
+// The views read the same columns: they stay.
+constexpr const char* kMigrate5To6 = R"sql(
+CREATE TABLE measurements_v5 AS SELECT * FROM measurements;
+DROP TABLE measurements;
+CREATE TABLE measurements (
+  id          INTEGER PRIMARY KEY,
+  run_id      INTEGER NOT NULL REFERENCES tuning_runs(id) ON DELETE CASCADE,
+  device_id   INTEGER NOT NULL REFERENCES devices(id),
+  type        TEXT    NOT NULL
+              CHECK (type IN ('int32', 'uint32', 'int64', 'uint64', 'float32', 'float64',
+                              'int8', 'uint8', 'int16', 'uint16', 'float16', 'bfloat16')),
+  op          TEXT    NOT NULL CHECK (op <> ''),
+  op_hash     TEXT    NOT NULL DEFAULT '',
+  kind        TEXT    NOT NULL CHECK (kind IN ('inclusive', 'exclusive')),
+  size        INTEGER NOT NULL CHECK (size >= 0),
+  policy      TEXT    NOT NULL CHECK (policy <> ''),
+  status      TEXT    NOT NULL CHECK (status IN ('ok', 'compile_error', 'launch_error',
+                                                 'wrong_result', 'timeout', 'rejected')),
+  median_ns   REAL,
+  min_ns      REAL,
+  max_ns      REAL,
+  samples     INTEGER NOT NULL DEFAULT 0 CHECK (samples >= 0),
+  gbs         REAL    CHECK (gbs IS NULL OR gbs >= 0),
+  message     TEXT    NOT NULL DEFAULT '',
+  registers   INTEGER CHECK (registers IS NULL OR registers BETWEEN 0 AND 255),
+  spill_bytes INTEGER CHECK (spill_bytes IS NULL OR spill_bytes >= 0),
+  problem     TEXT    NOT NULL DEFAULT '',
+  CHECK (status <> 'ok' OR (median_ns IS NOT NULL AND min_ns IS NOT NULL AND max_ns IS NOT NULL
+                            AND gbs IS NOT NULL AND samples > 0 AND min_ns > 0
+                            AND min_ns <= median_ns AND median_ns <= max_ns))
+);
+INSERT INTO measurements SELECT * FROM measurements_v5;
+DROP TABLE measurements_v5;
+CREATE INDEX measurements_run ON measurements(run_id);
+CREATE INDEX measurements_key ON measurements(device_id, type, op, op_hash, kind, size);
+
+CREATE TABLE baselines_v5 AS SELECT * FROM baselines;
+DROP TABLE baselines;
+CREATE TABLE baselines (
+  id          INTEGER PRIMARY KEY,
+  device_id   INTEGER NOT NULL REFERENCES devices(id),
+  run_id      INTEGER REFERENCES tuning_runs(id) ON DELETE SET NULL,
+  baseline    TEXT    NOT NULL CHECK (baseline IN ('memcpy', 'cub')),
+  type        TEXT    NOT NULL
+              CHECK (type IN ('int32', 'uint32', 'int64', 'uint64', 'float32', 'float64',
+                              'int8', 'uint8', 'int16', 'uint16', 'float16', 'bfloat16')),
+  op          TEXT    NOT NULL DEFAULT '',
+  op_hash     TEXT    NOT NULL DEFAULT '',
+  kind        TEXT    NOT NULL DEFAULT '',
+  problem     TEXT    NOT NULL DEFAULT '',
+  size        INTEGER NOT NULL CHECK (size > 0),
+  ns          REAL    NOT NULL CHECK (ns > 0),
+  gbs         REAL    NOT NULL CHECK (gbs >= 0),
+  measured_at TEXT    NOT NULL,
+  CHECK ((baseline = 'memcpy' AND op = '' AND op_hash = '' AND kind = '' AND problem = '')
+      OR (baseline = 'cub' AND op <> '' AND kind IN ('inclusive', 'exclusive'))),
+  UNIQUE (device_id, baseline, type, op, op_hash, kind, problem, size)
+);
+INSERT INTO baselines SELECT * FROM baselines_v5;
+DROP TABLE baselines_v5;
+
+CREATE TABLE best_v5 AS SELECT * FROM best;
+DROP TABLE best;
+CREATE TABLE best (
+  id           INTEGER PRIMARY KEY,
+  model        TEXT    NOT NULL CHECK (model <> ''),
+  device_id    INTEGER NOT NULL REFERENCES devices(id),
+  run_id       INTEGER REFERENCES tuning_runs(id) ON DELETE SET NULL,
+  type         TEXT    NOT NULL
+               CHECK (type IN ('int32', 'uint32', 'int64', 'uint64', 'float32', 'float64',
+                              'int8', 'uint8', 'int16', 'uint16', 'float16', 'bfloat16')),
+  op           TEXT    NOT NULL CHECK (op <> ''),
+  op_hash      TEXT    NOT NULL DEFAULT '',
+  kind         TEXT    NOT NULL CHECK (kind IN ('inclusive', 'exclusive')),
+  problem      TEXT    NOT NULL DEFAULT '',
+  size_bucket  INTEGER NOT NULL CHECK (size_bucket BETWEEN 0 AND 124),
+  size         INTEGER NOT NULL CHECK (size > 0),
+  policy       TEXT    NOT NULL CHECK (policy <> ''),
+  ns           REAL    NOT NULL CHECK (ns > 0),
+  gbs          REAL    NOT NULL CHECK (gbs >= 0),
+  updated_at   TEXT    NOT NULL,
+  lower_policy TEXT    NOT NULL DEFAULT '',
+  lower_upto   INTEGER NOT NULL DEFAULT 0
+               CHECK (lower_upto >= 0 AND (lower_upto = 0) = (lower_policy = '')
+                      AND lower_upto < size),
+  CHECK (size <= (CASE size_bucket % 2 WHEN 0 THEN 1 << (size_bucket / 2)
+                                       ELSE 3 << ((size_bucket - 3) / 2) END)
+         AND (size_bucket = 0
+              OR size > (CASE (size_bucket - 1) % 2 WHEN 0 THEN 1 << ((size_bucket - 1) / 2)
+                                                   ELSE 3 << ((size_bucket - 4) / 2) END))),
+  UNIQUE (model, type, op, op_hash, kind, problem, size_bucket)
+);
+INSERT INTO best SELECT * FROM best_v5;
+DROP TABLE best_v5;
+)sql";
+
 struct Migration {
   const char* description;
   const char* sql;
@@ -338,6 +439,7 @@ constexpr Migration kMigrations[] = {
     {"size buckets of half an octave (2^k and 1.5 x 2^k)", kMigrate2To3},
     {"a problem kind beside flat scans (segmented, batched and axis scans)", kMigrate3To4},
     {"a second winner for a size bucket's lower part", kMigrate4To5},
+    {"narrow element types (compactions of int8 .. bfloat16)", kMigrate5To6},
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion - 1,
               "one migration per schema version step");

@@ -17,7 +17,7 @@ namespace scantune::db {
 /// PRAGMA application_id of every scantune tuning database: 'SCTN'.
 inline constexpr std::uint32_t kApplicationId = 0x5343544e;
 /// PRAGMA user_version written by this library.
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 
 /// The script that created a version-1 database (tables only; no PRAGMAs).
 const char* schema_v1_sql();

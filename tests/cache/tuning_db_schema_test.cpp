@@ -170,8 +170,10 @@ TEST_F(TuningDbSchema, ConstraintsRejectBadRows) {
   std::int64_t dev = db.add_device(h100());
   std::int64_t run = db.begin_run(sample_run(dev));
   Measurement m = ok_measurement(run, dev, "sequential", 1e6);
-  m.type = "int8";
+  m.type = "int128";
   EXPECT_DB_ERROR(db.add_measurement(m), "CHECK constraint failed", file_.string());
+  m.type = "int8"; // compactions store narrow element types as themselves
+  EXPECT_GT(db.add_measurement(m), 0);
   m = ok_measurement(run, dev, "sequential", 1e6);
   m.median_ns.reset(); // status ok needs timings
   EXPECT_DB_ERROR(db.add_measurement(m), "CHECK constraint failed");
@@ -208,7 +210,7 @@ TEST_F(TuningDbSchema, ConstraintsRejectBadRows) {
   e.size = 10;
   e.ns = -5;
   EXPECT_DB_ERROR(db.set_best(e), "CHECK constraint failed");
-  EXPECT_EQ(db.counts().measurements, 0);
+  EXPECT_EQ(db.counts().measurements, 1); // the int8 one
   EXPECT_EQ(db.counts().baselines, 0);
   EXPECT_EQ(db.counts().best, 0);
 }
