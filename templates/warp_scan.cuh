@@ -2,7 +2,8 @@
 // Operand order is kept (lower lanes on the left), so operators need not commute.
 // Values shuffle through shfl_up/down/idx: the scalar types by the intrinsics, a
 // struct-valued custom operator's struct as 4-byte words (the intrinsics take
-// scalars only; codegen guarantees its size is a multiple of 4).
+// scalars only; codegen guarantees its size is a multiple of 4), a narrow element
+// (1 or 2 bytes, which compactions move) in the low bytes of one word.
 #pragma once
 
 namespace scantune {
@@ -78,6 +79,15 @@ __device__ __forceinline__ T shuffle(T x, unsigned arg) {
     if (MODE == SHFL_UP) return __shfl_up_sync(FULL_WARP, x, arg);
     if (MODE == SHFL_DOWN) return __shfl_down_sync(FULL_WARP, x, arg);
     return __shfl_sync(FULL_WARP, x, int(arg));
+  } else if constexpr (sizeof(T) < 4) { // a narrow element (compaction): in one word
+    union {
+      T t;
+      unsigned w;
+    } b;
+    b.w = 0u;
+    b.t = x;
+    b.w = shuffle_word<MODE>(b.w, arg);
+    return b.t;
   } else {
     static_assert(sizeof(T) % 4 == 0, "a shuffled struct is a whole number of 4-byte words");
     union {

@@ -226,7 +226,8 @@ def reduce(x, op="sum", *, out=None):
 def masked_select(x, mask, *, out=None):
     """The elements of the dense 1-d ``x`` where ``mask`` (bool or uint8, nonzero =
     selected, ``x``'s length) is set, in order, as ``torch.masked_select`` on 1-d
-    input (no broadcasting).
+    input (no broadcasting). Every dtype ``scan`` takes, the narrow ones and bool
+    too: the compactions move elements as they are.
 
     The count is read back to size the result, which synchronizes the stream (the
     call is not asynchronous and cannot be captured in a CUDA graph). The result is
@@ -248,7 +249,8 @@ def unique_consecutive(x, *, out=None):
     """The dense 1-d ``x`` with each run of equal consecutive elements reduced to
     its first, as ``torch.unique_consecutive`` (no counts or inverse indices).
     Synchronizes the stream to read the count back; ``out=`` as in ``masked_select``.
-    Floats compare with ``!=`` (each NaN is its own run).
+    Floats compare with ``!=`` (each NaN is its own run; float16 and bfloat16 as
+    float32: ``-0.0`` and ``0.0`` are one run).
 
     Example:
         >>> scantune.unique_consecutive(torch.tensor([1, 1, 2, 2, 3, 1], device="cuda"))

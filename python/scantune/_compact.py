@@ -49,7 +49,7 @@ def run(how, x, mask, out):
     synchronizes the stream. Returns (framework, result of len(x) elements, count)."""
     name = _NAMES[how]
     fw, v = input_view(x, f"{name} takes")
-    t = _dtypes.code(v.dtype)
+    t = _dtypes.scan_code(v.dtype)  # any element type: compactions move items as they are
     n = v.shape[0]
     m = None
     if how != UNIQUE:

@@ -73,8 +73,7 @@ def _name_of(dtype):
 
 def code(name):
     """The C enum value of an accumulator type, for the calls that take only those
-    (segmented, axis and batched scans, reductions, compactions); TypeError naming
-    any other."""
+    (segmented, axis and batched scans, reductions); TypeError naming any other."""
     if name not in ACCUMULATORS:
         raise unsupported(f"scantune does not support dtype {name} here (supported: "
                           f"{', '.join(ACCUMULATORS)})")
@@ -82,8 +81,9 @@ def code(name):
 
 
 def scan_code(name):
-    """The C enum value of a type a flat scan reads or writes: the accumulator types,
-    the narrow ones and bool (as uint8); TypeError naming any other."""
+    """The C enum value of a type a flat scan reads or writes or a compaction moves:
+    the accumulator types, the narrow ones and bool (as uint8); TypeError naming any
+    other."""
     name = _DATA.get(name, name)
     if name not in CODES:
         raise unsupported(f"scantune does not support dtype {name} (supported: "

@@ -80,8 +80,8 @@ const AlgorithmDesc& describe(Algorithm a);
 /// nothing when it can. Heads::Axis asks for the axis kernel.
 std::optional<std::string> segmented_invalid_reason(const Policy& p, Heads heads);
 /// Why `p` cannot run a problem with `heads` other than a flat scan (segmented, axis,
-/// reduction, compaction), or nothing when it can.
-std::optional<std::string> problem_invalid_reason(const Policy& p, Heads heads);
+/// reduction, compaction of `type` elements), or nothing when it can.
+std::optional<std::string> problem_invalid_reason(const Policy& p, Heads heads, DataType type);
 /// Why `p` cannot run the problem a tuning database names by its accumulator `type` and
 /// `problem` text ("" flat, "rows", ..., "@uint8:int32" converting), or nothing when it can:
 /// what dispatch and the built-in table check before taking a winner.

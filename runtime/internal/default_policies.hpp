@@ -34,8 +34,9 @@ bool axis_loop_chains(const Policy& p, AxisShape shape, std::size_t value_bytes)
 /// dispatcher passes its length class's largest shape (axis_class_shape).
 Policy default_axis_policy(DataType type, AxisShape shape = {});
 
-/// The same for compaction (select_kernel), untuned: 16-byte vectors, 4096 4-byte or
-/// 2048 8-byte items per tile (16 KB of shared memory for the gathered tile).
+/// The same for compaction (select_kernel), untuned: 16-byte vectors, 16 KB tiles (2048
+/// 8-byte, 4096 4-byte, 8192 2-byte items) or, bytes, 8192 items (a thread's selection
+/// is a 32-bit mask: at most 32 items a thread).
 Policy default_select_policy(DataType type);
 
 /// A converting scan's policy from its accumulator's (`tuned`): vectors of up to 16

@@ -90,12 +90,13 @@ private:
   struct SortRouteSet {
     std::array<SortRoute, kBuckets> by_bucket;
   };
+  // Every element type: compactions route narrow ones as themselves (no accumulator).
   static constexpr std::size_t kTypes = static_cast<std::size_t>(DataType::BFloat16) + 1;
 
   std::shared_ptr<const DispatchTable> table_;
   bool reproducible_ = false;
   // [problem_slot(heads, shape)][type][op][kind][reverse]
-  std::array<std::atomic<RouteSet*>, kProblemSlots * 6 * 7 * 2 * 2> builtin_{};
+  std::array<std::atomic<RouteSet*>, kProblemSlots * kTypes * 7 * 2 * 2> builtin_{};
   std::shared_mutex custom_mutex_;
   std::vector<CustomRoutes> custom_;
   std::mutex mutex_; // owned_, owned_sorts_ and kept_

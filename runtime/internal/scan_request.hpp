@@ -60,12 +60,14 @@ struct ScanRequest {
     if (!t.uniform()) converts = t;
   }
 
-  /// A compaction `how` of n elements of `type` (`flags`: those of the flag kinds).
+  /// A compaction `how` of n elements of `type` (`flags`: those of the flag kinds). It
+  /// moves elements as they are, narrow ones too: `type` is the element type, no
+  /// accumulator, nothing converts.
   static ScanRequest compaction_of(DataType type, detail::Heads how, const void* in,
                                    const std::uint8_t* flags, void* out, std::size_t n,
                                    std::uint64_t* num_selected, cudaStream_t stream) {
     ScanRequest r;
-    r.set_types(scan_types(type));
+    r.type = type;
     r.in = in;
     r.out = out;
     r.n = n;

@@ -156,20 +156,23 @@ std::optional<std::string> segmented_invalid_reason(const Policy& p, Heads heads
 
 // Compaction gathers its selected items in a shared-memory tile: the staged tile I/Os,
 // whose tile the policy's shared-memory check counts, keep it within the limit.
-std::optional<std::string> select_invalid_reason(const Policy& p, Heads how) {
+// lookback_bulk's consumers rank and store rows of 4- and 8-byte items.
+std::optional<std::string> select_invalid_reason(const Policy& p, Heads how, DataType type) {
   const AlgorithmDesc& a = describe(p.algorithm);
   if (a.select_entry.empty()) return fmt::format("{} has no compaction kernel", a.name);
   if (!(a.segmented_heads >> int(how) & 1u))
     return fmt::format("{} has no {} kernel (it selects and partitions by flags)", a.name,
                        to_string(how));
+  if (p.algorithm == Algorithm::LookbackBulk && size_of(type) < 4)
+    return fmt::format("{} compacts 4- and 8-byte items, not {}", a.name, to_string(type));
   if (p.tile_loop || p.io == TileIO::Direct)
     return std::string("compaction takes a staged tile I/O (xpose or wxpose) without a tile loop");
   if (p.tiles_per_ticket != 1) return std::string("compaction takes one tile a ticket (no .tk<N>)");
   return std::nullopt;
 }
 
-std::optional<std::string> problem_invalid_reason(const Policy& p, Heads heads) {
-  if (is_compaction(heads)) return select_invalid_reason(p, heads);
+std::optional<std::string> problem_invalid_reason(const Policy& p, Heads heads, DataType type) {
+  if (is_compaction(heads)) return select_invalid_reason(p, heads, type);
   if (heads != Heads::Reduce) return segmented_invalid_reason(p, heads);
   if (describe(p.algorithm).reduce_entry.empty())
     return fmt::format("{} has no reduction kernel", describe(p.algorithm).name);
@@ -190,7 +193,7 @@ std::optional<std::string> stored_problem_invalid_reason(const Policy& p, DataTy
   const ScanTypes types{type, type, type};
   if (auto why = p.invalid_reason(types)) return why;
   if (h->heads == Heads::None) return std::nullopt;
-  if (auto why = problem_invalid_reason(p, h->heads)) return why;
+  if (auto why = problem_invalid_reason(p, h->heads, type)) return why;
   const std::size_t shared = p.shared_bytes(type) + dynamic_shared_bytes(p, types, h->heads);
   if (shared > kMaxDynamicSharedBytes)
     return fmt::format("needs {} bytes of shared memory for {} with staged heads (limit {})",

@@ -95,11 +95,13 @@ std::string custom_struct_valued(const KernelSpec& s, const std::string& name) {
       c.name, t, name, t, c.name, c.identity, t, t, t, c.name, c.body, name);
 }
 
-// A custom operator's functor, or a compaction's predicate (the body tests `x`).
+// A custom operator's functor, or a compaction's predicate (the body tests `x`: a half
+// or bfloat16 element as float, select.cuh's select_value).
 std::string custom_struct(const KernelSpec& s, const std::string& name) {
   if (s.op.custom.is_struct()) return custom_struct_valued(s, name);
-  const char* t = device_type_name(s.type);
   const CustomOp& c = s.op.custom;
+  const bool storage_float = s.type == DataType::Float16 || s.type == DataType::BFloat16;
+  const char* t = takes_predicate(s.heads) && storage_float ? "float" : device_type_name(s.type);
   if (takes_predicate(s.heads))
     return fmt::format("namespace scantune_user {{\n"
                        "// predicate '{}' on {}\n"

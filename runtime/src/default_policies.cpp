@@ -85,8 +85,9 @@ Policy default_select_policy(DataType type) {
   Policy p;
   p.algorithm = Algorithm::LookbackWarp;
   p.block_threads = 256;
-  p.items_per_thread = size_of(type) == 4 ? 16 : 8;
-  p.vector_width = size_of(type) == 4 ? 4 : 2;
+  const int size = static_cast<int>(size_of(type));
+  p.items_per_thread = std::min(32, 64 / size);
+  p.vector_width = 16 / size;
   return p;
 }
 

@@ -82,8 +82,9 @@ Route& RouteCache::route(DataType type, const OpRef& op, ScanKind kind, std::uin
                          Heads heads, bool reverse, const ScanTypes* converts, ShapeClass shape) {
   if (op.custom || converts)
     return searched_route(type, op, kind, n, heads, shape, reverse, converts);
-  const std::size_t by_op = (problem_slot(heads, shape) * 6 + static_cast<std::size_t>(type)) * 7 +
-                            static_cast<std::size_t>(op.op);
+  const std::size_t by_op =
+      (problem_slot(heads, shape) * kTypes + static_cast<std::size_t>(type)) * 7 +
+      static_cast<std::size_t>(op.op);
   const std::size_t slot = (by_op * 2 + static_cast<std::size_t>(kind)) * 2 + (reverse ? 1 : 0);
   RouteSet* set = builtin_[slot].load(std::memory_order_acquire);
   if (!set) {

@@ -657,7 +657,8 @@ void ScannerAccess::scan(Scanner& s, const ScanRequest& r) {
     const ScanTypes types = r.converts ? *r.converts : ScanTypes{r.type, r.type, r.type};
     if (auto why = r.policy->invalid_reason(types))
       fail("policy {} cannot run on {}: {}", r.policy->key(), to_string(types), *why);
-    if (auto why = heads != Heads::None ? problem_invalid_reason(*r.policy, heads) : std::nullopt)
+    if (auto why =
+            heads != Heads::None ? problem_invalid_reason(*r.policy, heads, r.type) : std::nullopt)
       fail("policy {} cannot run a {}: {}", r.policy->key(),
            heads == Heads::Reduce ? "reduction"
            : is_compaction(heads) ? "compaction"

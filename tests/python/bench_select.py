@@ -41,10 +41,11 @@ def main():
     print("| dtype | n | selected | scantune ms | torch ms | torch/scantune | cupy ms "
           "| cupy/scantune |")
     print("|---|---|---|---|---|---|---|---|")
-    for dtype in (torch.int32, torch.int64):
+    for dtype in (torch.int32, torch.int64, torch.int8, torch.float16):
+        high = 1 << 30 if dtype.itemsize >= 4 else 100
         for log_n in (int(s) for s in args.sizes.split(",")):
             n = 1 << log_n
-            x = torch.randint(1, 1 << 30, (n,), device="cuda").to(dtype)  # no zeros
+            x = torch.randint(1, high, (n,), device="cuda").to(dtype)  # no zeros
             for share in (0.5, 0.05):
                 mask = torch.rand(n, device="cuda") < share
                 assert torch.equal(scantune.masked_select(x, mask), torch.masked_select(x, mask))

@@ -13,10 +13,11 @@ torch = pytest.importorskip("torch")
 pytestmark = [pytest.mark.gpu,
               pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")]
 
-DTYPES = ["int32", "uint32", "int64", "uint64", "float32", "float64"]
+DTYPES = ["int32", "uint32", "int64", "uint64", "float32", "float64",
+          "int8", "uint8", "int16", "uint16", "float16", "bfloat16", "bool"]
 SIZES = [0, 1, 2, 3, 7, 1009, 100003, (1 << 20) + 3]
 MASKS = ["half", "sparse", "all", "none"]
-_BITS = {4: torch.int32, 8: torch.int64}
+_BITS = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
 
 
 def bits(t):

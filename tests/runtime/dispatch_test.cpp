@@ -211,9 +211,10 @@ TEST_F(Dispatch, SegmentedProblemsHaveTheirOwnWinners) {
   EXPECT_EQ(reduce.policy.block_threads, flat.policy.block_threads);
   EXPECT_EQ(reduce.policy.vector_width, flat.policy.vector_width);
   EXPECT_LE(reduce.policy.items_per_thread / reduce.policy.vector_width, 8);
-  EXPECT_FALSE(problem_invalid_reason(reduce.policy, Heads::Reduce));
-  EXPECT_TRUE(problem_invalid_reason(
-      Policy::parse("lookback_bulk.tpb256.ipt16.vec4.warp_scans.st4"), Heads::Reduce));
+  EXPECT_FALSE(problem_invalid_reason(reduce.policy, Heads::Reduce, DataType::Int32));
+  EXPECT_TRUE(
+      problem_invalid_reason(Policy::parse("lookback_bulk.tpb256.ipt16.vec4.warp_scans.st4"),
+                             Heads::Reduce, DataType::Int32));
   // Compactions, a problem kind each: select_flags, unique and partition_flags have
   // built-in rows (the table's own winner); the predicate kinds are untuned: their own
   // heuristic on lookback_warp.
@@ -225,7 +226,7 @@ TEST_F(Dispatch, SegmentedProblemsHaveTheirOwnWinners) {
       EXPECT_EQ(of(h).match, Match::BuiltIn) << to_string(h);
       EXPECT_NE(of(h).source.find("built-in table"), std::string::npos) << to_string(h);
     }
-    EXPECT_FALSE(problem_invalid_reason(of(h).policy, h));
+    EXPECT_FALSE(problem_invalid_reason(of(h).policy, h, DataType::Int32));
     EXPECT_EQ(parse_heads(to_string(h)), h);
   }
   // float64 borrows the nearest tuned problem of its width: int64's row.
@@ -234,13 +235,14 @@ TEST_F(Dispatch, SegmentedProblemsHaveTheirOwnWinners) {
         .policy.key();
   };
   EXPECT_EQ(unique_of(DataType::Float64), unique_of(DataType::Int64));
-  EXPECT_TRUE(problem_invalid_reason(
-      Policy::parse("lookback_warp.tpb256.ipt16.vec4.warp_scans.direct"), Heads::SelectFlags));
   EXPECT_TRUE(
-      problem_invalid_reason(Policy::parse("chained.tpb256.ipt16.vec4.warp_scans"), Heads::Unique));
+      problem_invalid_reason(Policy::parse("lookback_warp.tpb256.ipt16.vec4.warp_scans.direct"),
+                             Heads::SelectFlags, DataType::Int32));
+  EXPECT_TRUE(problem_invalid_reason(Policy::parse("chained.tpb256.ipt16.vec4.warp_scans"),
+                                     Heads::Unique, DataType::Int32));
   const Policy bulk = Policy::parse("lookback_bulk.tpb128.ipt12.vec4.warp_scans.st6");
-  EXPECT_FALSE(problem_invalid_reason(bulk, Heads::SelectFlags));
-  const auto why = problem_invalid_reason(bulk, Heads::Unique);
+  EXPECT_FALSE(problem_invalid_reason(bulk, Heads::SelectFlags, DataType::Int32));
+  const auto why = problem_invalid_reason(bulk, Heads::Unique, DataType::Int32);
   ASSERT_TRUE(why);
   EXPECT_NE(why->find("lookback_bulk has no unique kernel (it selects and partitions by flags)"),
             std::string::npos)
@@ -291,7 +293,7 @@ TEST_F(Dispatch, AxisDefaultsFollowTheShapeUnlessTuned) {
       for (std::size_t inner : {2, 31, 32, 33, 63, 64, 65, 128, 1000}) {
         const Policy p = default_axis_policy(t, axis_class_shape(axis_class(len, inner)));
         EXPECT_FALSE(p.invalid_reason(t)) << p.key();
-        EXPECT_FALSE(problem_invalid_reason(p, Heads::Axis)) << p.key();
+        EXPECT_FALSE(problem_invalid_reason(p, Heads::Axis, DataType::Int32)) << p.key();
         const auto rows = static_cast<std::size_t>(p.items_per_thread);
         if (len <= 8) { // each thread holds whole columns, at least a vector's rows
           EXPECT_TRUE(rows >= len && (rows <= 2 * len || rows == std::size_t(p.vector_width)))

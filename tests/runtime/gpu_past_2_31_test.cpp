@@ -1,8 +1,9 @@
 // Inputs past 2^31 elements, where tile, item and output indices need 64 bits: a flat
-// scan of both kinds, a scan by head flags and a selection by flags, each through the
-// dispatcher's choice and in place (half the device memory beside the suite's other
-// shards; a test skips where they leave too little). Inputs come from a counter hash,
-// and each check streams once over the downloaded result.
+// scan of both kinds, a scan by head flags, a selection and a byte partition by flags,
+// each through the dispatcher's choice and (but the partition) in place (half the device
+// memory beside the suite's other shards; a test skips where they leave too little).
+// Inputs come from a counter hash, and each check streams once over the downloaded
+// result.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -126,6 +127,38 @@ TEST_F(GpuPast31, SelectionByFlags) {
       if (y[k] != x[i] && !bad++) first = k;
       ++k;
     }
+  EXPECT_EQ(bad, 0u) << "the first wrong output is " << first;
+}
+
+// int8 items partitioned by a quarter of the flags: the rejected items' output indices
+// pass 2^31 in a type of one byte.
+TEST_F(GpuPast31, NarrowPartitionByFlags) {
+  const std::uint64_t n = kPast31;
+  if (!fits(3 * n)) GTEST_SKIP() << "needs ~11 GB of device memory";
+  std::vector<std::int8_t> x(n);
+  std::vector<std::uint8_t> flags(n);
+  std::uint64_t want_count = 0;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const std::uint64_t h = mix(i ^ 0x8B17);
+    x[i] = static_cast<std::int8_t>(h);
+    flags[i] = static_cast<std::uint8_t>((h >> 8 & 3) == 0);
+    want_count += flags[i];
+  }
+  DeviceBuffer<std::int8_t> in(n), out(n);
+  DeviceBuffer<std::uint8_t> d_flags(n);
+  DeviceBuffer<std::uint64_t> count(1);
+  in.upload(x);
+  d_flags.upload(flags);
+  Scanner s;
+  s.partition_flagged(in.ptr, d_flags.ptr, out.ptr, n, count.ptr);
+  SCANTUNE_CUDA_TRY(cudaDeviceSynchronize());
+  ASSERT_EQ(count.download(1)[0], want_count);
+  const std::vector<std::int8_t> y = out.download(n);
+  std::uint64_t kept = 0, rejected = want_count, bad = 0, first = n;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const std::uint64_t at = flags[i] ? kept++ : rejected++;
+    if (y[at] != x[i] && !bad++) first = at;
+  }
   EXPECT_EQ(bad, 0u) << "the first wrong output is " << first;
 }
 

@@ -1,5 +1,7 @@
 // Stream compaction (select by flags or by a predicate, unique, stable partition)
 // against std::copy_if, std::unique_copy and std::stable_partition on the host.
+#include <cuda_bf16.h> // before scantune.hpp: data_type_of knows __half and __nv_bfloat16
+#include <cuda_fp16.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,6 +12,7 @@
 #include <random>
 
 #include "common/gpu.hpp"
+#include "common/half_values.hpp"
 #include "common/scoped_env.hpp"
 #include "scan_request.hpp"
 #include "scantune/scantune.h"
@@ -62,8 +65,18 @@ bool is_partition(Compaction how) {
   return how == Compaction::PartitionFlagged || how == Compaction::PartitionIf;
 }
 
+// Equal as unique compares them: half and bfloat16 as float (the inputs hold no NaN).
+template <class T>
+bool same_value(T a, T b) {
+  if constexpr (is_half_like<T>)
+    return as_double(a) == as_double(b);
+  else
+    return a == b;
+}
+
 // Inputs whose selection is `pick`: flags (any nonzero byte selects), values above 0
-// for the predicate, a value differing from the one before for unique.
+// for the predicate, a value differing from the one before for unique. Narrow types'
+// values stay within their range (bytes: runs wrap modulo 256, still differing).
 template <class T>
 struct Inputs {
   std::vector<T> values;
@@ -76,19 +89,24 @@ Inputs<T> make_inputs(Compaction how, const std::vector<bool>& pick, unsigned se
   const std::size_t n = pick.size();
   in.values.resize(n);
   in.flags.resize(n);
+  const bool narrow = sizeof(T) < 4;
+  const long long range = sizeof(T) == 1 ? 100 : 1000;
+  const bool is_signed = std::is_signed<T>::value || is_half_like<T>;
   long long run = 0;
   for (std::size_t i = 0; i < n; ++i) {
     in.flags[i] = pick[i] ? static_cast<std::uint8_t>(1 + rng() % 255) : 0;
+    long long v = 0;
     if (how == Compaction::Unique) {
       if (pick[i]) run += 1 + static_cast<long long>(rng() % 3);
-      in.values[i] = static_cast<T>(run % 1000000);
+      v = run % (narrow ? 1000 : 1000000);
+      if (sizeof(T) == 1) v %= 256; // as the byte wraps, but exactly
     } else if (how == Compaction::SelectIf || how == Compaction::PartitionIf) {
-      const long long m = static_cast<long long>(rng() % 1000);
-      in.values[i] =
-          pick[i] ? static_cast<T>(1 + m) : static_cast<T>(std::is_signed<T>::value ? -m : 0);
+      const long long m = static_cast<long long>(rng() % range);
+      v = pick[i] ? 1 + m : is_signed ? -m : 0;
     } else {
-      in.values[i] = static_cast<T>(static_cast<long long>(rng() % 2001) - 1000);
+      v = static_cast<long long>(rng() % (2 * range + 1)) - range;
     }
+    in.values[i] = from_double<T>(static_cast<double>(v));
   }
   // unique keeps element 0 whatever its pattern says; runs started by pick[0] or not
   return in;
@@ -100,7 +118,7 @@ std::vector<T> reference(Compaction how, const Inputs<T>& in, std::uint64_t& cou
   const std::size_t n = in.values.size();
   std::vector<T> out;
   if (how == Compaction::Unique) {
-    std::unique_copy(in.values.begin(), in.values.end(), std::back_inserter(out));
+    std::unique_copy(in.values.begin(), in.values.end(), std::back_inserter(out), same_value<T>);
     count = out.size();
     return out;
   }
@@ -108,7 +126,7 @@ std::vector<T> reference(Compaction how, const Inputs<T>& in, std::uint64_t& cou
   for (std::size_t i = 0; i < n; ++i)
     index[i] = i;
   auto selected = [&](std::size_t i) {
-    return takes_flags(how) ? in.flags[i] != 0 : in.values[i] > T(0);
+    return takes_flags(how) ? in.flags[i] != 0 : as_double(in.values[i]) > 0;
   };
   if (is_partition(how)) {
     const auto mid = std::stable_partition(index.begin(), index.end(), selected);
@@ -214,7 +232,7 @@ void check(Scanner& s, Compaction how, std::size_t n, Pattern p, Layout at = {},
   if (at.in_place) return;
   // Nothing is stored past the selected items.
   T poison;
-  std::memset(&poison, 0xA5, sizeof poison);
+  std::memset(static_cast<void*>(&poison), 0xA5, sizeof poison);
   for (std::size_t i = want.size(); i < n; ++i)
     ASSERT_TRUE(same_bits(&got[i], &poison, sizeof(T))) << what << " stored at " << i;
 }
@@ -222,9 +240,10 @@ void check(Scanner& s, Compaction how, std::size_t n, Pattern p, Layout at = {},
 constexpr Compaction kAll[] = {Compaction::SelectFlagged, Compaction::SelectIf, Compaction::Unique,
                                Compaction::PartitionFlagged, Compaction::PartitionIf};
 
-// Tile edges of the default shapes (4096 4-byte, 2048 8-byte items), primes, warps.
-const std::size_t kSizes[] = {1,    2,    31,   32,   33,   1009,  2047,  2048,
-                              2049, 4095, 4096, 4097, 8191, 12289, 65537, 1000003};
+// Tile edges of the default shapes (2048 8-byte, 4096 4-byte, 8192 narrow items),
+// primes, warps.
+const std::size_t kSizes[] = {1,    2,    31,   32,   33,   1009, 2047,  2048,  2049,
+                              4095, 4096, 4097, 8191, 8192, 8193, 12289, 65537, 1000003};
 
 template <class T>
 void every_mode_size_and_pattern(Scanner& s) {
@@ -249,6 +268,18 @@ TEST_F(GpuSelect, EveryModeTypeSizeAndPattern) {
   every_mode_size_and_pattern<double>(s);
 }
 
+// Narrow elements move as they are (no accumulator); a predicate and unique take half
+// and bfloat16 as float.
+TEST_F(GpuSelect, EveryModeSizeAndPatternOfNarrowTypes) {
+  Scanner s;
+  every_mode_size_and_pattern<std::int8_t>(s);
+  every_mode_size_and_pattern<std::uint8_t>(s);
+  every_mode_size_and_pattern<std::int16_t>(s);
+  every_mode_size_and_pattern<std::uint16_t>(s);
+  every_mode_size_and_pattern<__half>(s);
+  every_mode_size_and_pattern<__nv_bfloat16>(s);
+}
+
 TEST_F(GpuSelect, NothingWritesACountOfZero) {
   Scanner s;
   DeviceBuffer<std::uint64_t> d_count(1);
@@ -268,6 +299,8 @@ TEST_F(GpuSelect, MisalignedPointers) {
         check<std::int32_t>(s, how, 100003, Pattern::Half, at);
         check<double>(s, how, 50021, Pattern::Clustered, at);
         check<std::uint64_t>(s, how, 4097, Pattern::Sparse, at);
+        check<std::int8_t>(s, how, 100003, Pattern::Half, at);
+        check<__half>(s, how, 50021, Pattern::Clustered, at);
       }
 }
 
@@ -278,6 +311,8 @@ TEST_F(GpuSelect, SelectionsAndUniqueInPlace) {
       check<std::int32_t>(s, how, (1u << 20) + 7, p, Layout{1, 0, 0, true});
       check<std::int64_t>(s, how, 300007, p, Layout{0, 0, 0, true});
       check<float>(s, how, 4097, p, Layout{2, 0, 0, true});
+      check<std::uint8_t>(s, how, (1u << 20) + 5, p, Layout{3, 0, 0, true});
+      check<__nv_bfloat16>(s, how, 300007, p, Layout{1, 0, 0, true});
     }
 }
 
@@ -288,6 +323,8 @@ TEST_F(GpuSelect, LargeInputs) {
   check<std::int32_t>(s, Compaction::PartitionFlagged, n, Pattern::Half);
   check<std::int64_t>(s, Compaction::SelectIf, n, Pattern::Clustered);
   check<std::uint32_t>(s, Compaction::Unique, n, Pattern::Half);
+  check<std::int8_t>(s, Compaction::PartitionIf, n, Pattern::Sparse);
+  check<std::uint16_t>(s, Compaction::SelectFlagged, n, Pattern::Clustered);
 }
 
 // Explicit shapes: small tiles (long look-backs), the shared-memory block scans, the
@@ -401,6 +438,24 @@ TEST_F(GpuSelect, UniqueComparesFloatsAsEquality) {
   EXPECT_TRUE(same_bits(got.data(), want.data(), want.size() * sizeof(double)));
 }
 
+// Half and bfloat16 compare as float too.
+TEST_F(GpuSelect, UniqueComparesHalvesAsFloats) {
+  Scanner s;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<double> values{nan, nan, -0.0, 0.0, 1.0, 1.0, nan, 2.0, 2.0};
+  std::vector<__half> in;
+  for (double v : values)
+    in.push_back(from_double<__half>(v));
+  DeviceBuffer<__half> d_in(in.size()), d_out(in.size());
+  DeviceBuffer<std::uint64_t> d_count(1);
+  d_in.upload(in);
+  s.unique(d_in.ptr, d_out.ptr, in.size(), d_count.ptr);
+  const std::vector<__half> want{in[0], in[1], in[2], in[4], in[6], in[7]};
+  ASSERT_EQ(selected_count(d_count.ptr), want.size());
+  const auto got = d_out.download(want.size());
+  EXPECT_TRUE(same_bits(got.data(), want.data(), want.size() * sizeof(__half)));
+}
+
 // Calls on a stream, back to back, the count read once at the end: asynchronous.
 TEST_F(GpuSelect, StreamOrderedCallsAndTheCApi) {
   Scanner s;
@@ -457,6 +512,8 @@ TEST_F(GpuSanitizeCompaction, EveryModeAtSmallSizes) {
     for (std::size_t n : {1ul, 33ul, 4097ul, 20011ul}) {
       check<std::int32_t>(s, how, n, Pattern::Half, Layout{1, 2, 3, false});
       check<double>(s, how, n, Pattern::Clustered);
+      check<std::int8_t>(s, how, n, Pattern::Half, Layout{3, 1, 2, false});
+      check<__half>(s, how, n, Pattern::Clustered, Layout{1, 0, 0, false});
       if (!is_partition(how))
         check<std::int32_t>(s, how, n, Pattern::Sparse, Layout{0, 0, 0, true});
     }

@@ -311,18 +311,26 @@ TEST(Misuse, CompactionArguments) {
                            fake_ptr<int>(0x40000), 4, count, nullptr);
             }),
             "null predicate for a select_if");
-  // Narrow elements (scans widen them into an accumulator) are refused by name.
+  // Narrow elements move as they are: their checks are the element's own (alignment to
+  // 2 bytes, a partition not in place), and lookback_bulk's 4- and 8-byte rows are refused.
   EXPECT_EQ(error_of([&] {
-              s.select_flagged(fake_ptr<std::uint8_t>(), flags, fake_ptr<std::uint8_t>(0x40000), 4,
-                               count);
-            }),
-            "select_flags takes 4- and 8-byte elements (int32, uint32, float32, int64, uint64, "
-            "float64), not uint8");
-  EXPECT_EQ(kind_of([&] {
-              s.run_select(DataType::Float16, Compaction::Unique, fake_ptr<std::uint16_t>(),
+              s.run_select(DataType::Float16, Compaction::Unique, fake_ptr<std::uint8_t>(0x1001),
                            nullptr, nullptr, fake_ptr<std::uint16_t>(0x40000), 4, count, nullptr);
             }),
-            ErrorKind::Unsupported);
+            "input pointer 0x1001 is not aligned to its 2-byte float16 elements");
+  EXPECT_EQ(error_of([&] {
+              s.partition_flagged(fake_ptr<std::int8_t>(), flags, fake_ptr<std::int8_t>(), 4,
+                                  count);
+            }),
+            "a partition cannot run in place (it stores rejected items past their own index)");
+  const Policy bulk = Policy::parse("lookback_bulk.tpb128.ipt32.vec16.warp_scans.st4");
+  ScanRequest r = ScanRequest::compaction_of(DataType::UInt8, detail::Heads::SelectFlags,
+                                             fake_ptr<std::uint8_t>(), flags,
+                                             fake_ptr<std::uint8_t>(0x40000), 4, count, nullptr);
+  r.policy = &bulk;
+  EXPECT_EQ(error_of([&] { detail::ScannerAccess::scan(s, r); }),
+            "policy lookback_bulk.tpb128.ipt32.vec16.warp_scans.st4 cannot run a compaction: "
+            "lookback_bulk compacts 4- and 8-byte items, not uint8");
 }
 
 TEST(CApi, CompactionArguments) {
@@ -345,12 +353,13 @@ TEST(CApi, CompactionArguments) {
                              nullptr),
             SCANTUNE_ERROR_INVALID_ARGUMENT);
   EXPECT_STREQ(scantune_last_error(), "null flags pointer with n = 4");
+  // Narrow elements are checked as themselves (2-byte int16 here), not refused.
   EXPECT_EQ(scantune_compact(s, SCANTUNE_PARTITION_FLAGGED, SCANTUNE_INT16, fake_ptr<short>(),
                              fake_ptr<std::uint8_t>(0xa0000), nullptr, nullptr,
-                             fake_ptr<short>(0x40000), 4, count, nullptr),
-            SCANTUNE_ERROR_UNSUPPORTED);
-  EXPECT_NE(std::string(scantune_last_error()).find("not int16"), std::string::npos)
-      << scantune_last_error();
+                             fake_ptr<short>(0x40001), 4, count, nullptr),
+            SCANTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(scantune_last_error(),
+               "output pointer 0x40001 is not aligned to its 2-byte int16 elements");
   EXPECT_EQ(scantune_compact(nullptr, SCANTUNE_UNIQUE, SCANTUNE_INT32, fake_ptr<int>(), nullptr,
                              nullptr, nullptr, fake_ptr<int>(0x40000), 4, count, nullptr),
             SCANTUNE_ERROR_INVALID_ARGUMENT);

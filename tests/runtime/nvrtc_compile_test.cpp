@@ -215,7 +215,9 @@ std::vector<KernelSpec> axis_paths() {
 }
 
 // Compaction: every mode x type on the default shape, the other block scans and tile
-// I/Os, a predicate per type.
+// I/Os, a predicate per type; narrow types on their default shape: unique (a shuffled
+// and compared narrow item) and a predicate partition each, selections by flags of
+// bytes and halves.
 std::vector<KernelSpec> compaction_paths() {
   const CustomOp positive{"positive", "return x > 0;", "false"};
   std::vector<KernelSpec> v;
@@ -240,6 +242,14 @@ std::vector<KernelSpec> compaction_paths() {
     b.stages = 6;
     b.early_release = size_of(t) == 8;
     v.push_back({b, t, OpSpec::from(Op::Sum), ScanKind::Inclusive, Heads::SelectFlags});
+  }
+  for (DataType t : {DataType::Int8, DataType::UInt8, DataType::Int16, DataType::UInt16,
+                     DataType::Float16, DataType::BFloat16}) {
+    const Policy p = default_select_policy(t);
+    v.push_back({p, t, OpSpec::from(Op::Sum), ScanKind::Inclusive, Heads::Unique});
+    v.push_back({p, t, OpSpec::from(positive), ScanKind::Inclusive, Heads::PartitionIf});
+    if (t == DataType::Int8 || t == DataType::Float16)
+      v.push_back({p, t, OpSpec::from(Op::Sum), ScanKind::Inclusive, Heads::SelectFlags});
   }
   return v;
 }

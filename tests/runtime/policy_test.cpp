@@ -148,8 +148,8 @@ TEST(PolicyKey, EarlyReleaseIsAFlagOfBulkRows) {
   using detail::Heads;
   for (Heads h : {Heads::Flags, Heads::Keys32, Heads::Keys64, Heads::Offsets32, Heads::Offsets64,
                   Heads::SelectFlags, Heads::PartitionFlags})
-    EXPECT_FALSE(detail::problem_invalid_reason(p, h)) << detail::to_string(h);
-  EXPECT_EQ(detail::problem_invalid_reason(p, Heads::Unique).value_or("valid"),
+    EXPECT_FALSE(detail::problem_invalid_reason(p, h, DataType::Int32)) << detail::to_string(h);
+  EXPECT_EQ(detail::problem_invalid_reason(p, Heads::Unique, DataType::Int32).value_or("valid"),
             "lookback_bulk has no unique kernel (it selects and partitions by flags)");
 }
 
@@ -173,10 +173,11 @@ TEST(PolicyKey, TilesPerTicketAreANumberOfFlatBulkRows) {
   EXPECT_EQ(why("lookback_bulk.tpb128.ipt8.vec4.warp_scans.st9.tk2"),
             "9 shared-memory stages is outside [3, 8]");
   using detail::Heads;
-  EXPECT_EQ(detail::problem_invalid_reason(p, Heads::Flags).value_or("valid"),
+  EXPECT_EQ(detail::problem_invalid_reason(p, Heads::Flags, DataType::Int32).value_or("valid"),
             "segmented scans take one tile a ticket (no .tk<N>)");
-  EXPECT_EQ(detail::problem_invalid_reason(p, Heads::SelectFlags).value_or("valid"),
-            "compaction takes one tile a ticket (no .tk<N>)");
+  EXPECT_EQ(
+      detail::problem_invalid_reason(p, Heads::SelectFlags, DataType::Int32).value_or("valid"),
+      "compaction takes one tile a ticket (no .tk<N>)");
 }
 
 TEST(PolicyValidation, RejectsInvalidCombinationsWithAReason) {

@@ -190,7 +190,7 @@ TEST(BenchSegments, CandidatesOfKeysOffsetsAndAxisScans) {
       EXPECT_LT(c.size(), segmented / 4) << spec;
       std::set<std::string> keys;
       for (const Policy& q : c) {
-        EXPECT_FALSE(detail::problem_invalid_reason(q, detail::Heads::Axis)) << q.key();
+        EXPECT_FALSE(detail::problem_invalid_reason(q, detail::Heads::Axis, t)) << q.key();
         EXPECT_TRUE(keys.insert(q.key()).second) << q.key();
       }
       // Shapes with a tile loop (whole chains a block), each beside its one-tile twin,

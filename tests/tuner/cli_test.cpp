@@ -109,9 +109,14 @@ TEST_F(Cli, CompilePrintsEachKernelsResources) {
   EXPECT_NE(r.output.find("float16:float32:float16: segmented, batched and axis scans take"),
             std::string::npos)
       << r.output;
+  // Compactions move narrow elements as they are (no accumulator), not converting ones.
   r = run("compile --select unique --type uint8");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("select_kernel"), std::string::npos) << r.output;
+  r = run("compile --select unique --type uint8:int32");
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.output.find("compactions take element types of 4 and 8 bytes"), std::string::npos)
+  EXPECT_NE(r.output.find("compactions move one element type, without conversions"),
+            std::string::npos)
       << r.output;
   EXPECT_EQ(run("compile --select bogus").code, 2);
   EXPECT_EQ(
@@ -350,7 +355,7 @@ TEST_F(Cli, TuneDryRunOfCompactionsAndSorts) {
       {"--sort pairs16", "pairs16"},
       {"--sort keys --type uint8", "uint8"},
       {"--sort keys --type uint8:int32", "element types"},
-      {"--select unique --type float16", "element types of 4 and 8 bytes"},
+      {"--select unique --type float16:float32", "without conversions"},
       {"--radix-bits 8", "--radix-bits applies to --sort"},
       {"--sort keys --radix-bits 3:x", "--radix-bits"},
   };

@@ -52,12 +52,12 @@ TEST(PrimitiveSpace, SortCandidatesAreTheFieldsProductWithinSharedMemory) {
 }
 
 TEST(PrimitiveSpace, SelectCandidatesAreCompactionKernelShapes) {
-  for (DataType t : {DataType::Int32, DataType::Float64})
+  for (DataType t : {DataType::Int32, DataType::Float64, DataType::Int8, DataType::Float16})
     for (Heads h : {Heads::SelectFlags, Heads::Unique, Heads::PartitionFlags}) {
       const auto c = select_candidates(t, h, select_space());
       ASSERT_FALSE(c.empty());
       for (const Policy& p : c) {
-        EXPECT_FALSE(detail::problem_invalid_reason(p, h)) << p.key();
+        EXPECT_FALSE(detail::problem_invalid_reason(p, h, t)) << p.key();
         // bulk shapes whose staged flags would not fit are not timed
         EXPECT_FALSE(detail::stored_problem_invalid_reason(p, t, detail::to_string(h))) << p.key();
         EXPECT_FALSE(p.invalid_reason(t)) << p.key();
@@ -80,6 +80,19 @@ TEST(PrimitiveSpace, SelectCandidatesAreCompactionKernelShapes) {
   EXPECT_GT(bulk_shapes(Heads::SelectFlags), 0u);
   EXPECT_EQ(bulk_shapes(Heads::PartitionFlags), bulk_shapes(Heads::SelectFlags));
   EXPECT_EQ(bulk_shapes(Heads::Unique), 0u);
+  // Narrow items: 16-byte vectors of 16 or 8 of them (or single items), 32 a thread
+  // too, no bulk roles.
+  for (DataType t : {DataType::UInt8, DataType::BFloat16}) {
+    const auto c = select_candidates(t, Heads::SelectFlags, select_space());
+    const int vec = 16 / static_cast<int>(size_of(t));
+    EXPECT_TRUE(std::any_of(c.begin(), c.end(), [&](const Policy& p) {
+      return p.items_per_thread == 32 && p.vector_width == vec;
+    }));
+    for (const Policy& p : c) {
+      EXPECT_TRUE(p.vector_width == vec || p.vector_width == 1) << p.key();
+      EXPECT_NE(p.algorithm, Algorithm::LookbackBulk) << p.key();
+    }
+  }
   SpaceOptions direct = select_space();
   direct.ios = {TileIO::Direct};
   EXPECT_TRUE(select_candidates(DataType::Int32, Heads::SelectFlags, direct).empty());
@@ -100,6 +113,11 @@ TEST(PrimitiveOptions, ListsAndProblems) {
   EXPECT_EQ(problems[5].label(), "float64 sort_pairs4");
   EXPECT_EQ(problems[5].problem(), "sort_pairs4");
   EXPECT_ERROR_NAMING(primitive_problems({DataType::Float16}, {}, {0}), "float16");
+  // Compactions move narrow items as they are: problems of their own element type.
+  const auto narrow = primitive_problems({DataType::Float16, DataType::Int8}, {Heads::Unique}, {});
+  ASSERT_EQ(narrow.size(), 2u);
+  EXPECT_EQ(narrow[0].label(), "float16 unique");
+  EXPECT_EQ(narrow[1].problem(), "unique");
   // The default policy is a candidate, last, once.
   PrimitiveTuneOptions o;
   for (const PrimitiveProblem& p : problems) {
@@ -258,6 +276,45 @@ TEST_F(GpuPrimitiveTune, WinnersAreStoredAndDispatched) {
     SCANTUNE_CUDA_TRY(cudaMemcpy(sorted.data(), keys_out.ptr, n * 4, cudaMemcpyDeviceToHost));
     EXPECT_EQ(sorted, as<std::int32_t>(k.expected_keys));
     scantune_scanner_destroy(cs);
+  }
+}
+
+// Narrow compactions are problems of their own element type: tuned (every candidate's
+// result checked), stored under that type, dispatched (Exact) and run right.
+TEST_F(GpuPrimitiveTune, NarrowCompactionsAreTunedAsThemselves) {
+  db::testing::TempDir dir;
+  PrimitiveTuneOptions o;
+  o.problems = primitive_problems({DataType::Int8, DataType::Float16},
+                                  {Heads::Unique, Heads::PartitionFlags}, {});
+  o.sizes = {(1u << 18) + 3};
+  o.select_space.block_threads = {256};
+  o.select_space.items_per_thread = {16};
+  o.db_path = (dir / "t.db").string();
+  const std::string report = printed_by([&](std::FILE* f) { return run_primitive_tune(o, f); });
+  const auto db = db::TuningDb::open(o.db_path);
+  std::map<std::pair<std::string, std::string>, std::string> stored;
+  for (const db::BestEntry& e : db.list_best())
+    stored[{e.type, e.problem}] = e.policy;
+  ASSERT_EQ(stored.size(), 4u) << report;
+  Scanner s(ScannerOptions{-1, o.db_path, {}});
+  const std::uint64_t n = o.sizes.front();
+  for (DataType t : {DataType::Int8, DataType::Float16}) {
+    for (Compaction how : {Compaction::Unique, Compaction::PartitionFlagged}) {
+      const Plan plan = s.select_plan(t, how, n);
+      EXPECT_EQ(plan.match, Match::Exact) << plan.source;
+      const std::string problem(detail::to_string(detail::compaction_heads(how)));
+      EXPECT_EQ(plan.policy, (stored[{std::string(to_string(t)), problem}]));
+      const SelectCase c = select_case(t, detail::compaction_heads(how), n, 3);
+      const std::size_t w = size_of(t);
+      test::DeviceBuffer<std::uint8_t> in(n * w), out(n * w), flags(n);
+      test::DeviceBuffer<std::uint64_t> count(1);
+      in.upload(c.items);
+      flags.upload(c.flags);
+      s.run_select(t, how, in.ptr, how == Compaction::Unique ? nullptr : flags.ptr, nullptr,
+                   out.ptr, n, count.ptr, nullptr);
+      ASSERT_EQ(selected_count(count.ptr), c.selected) << to_string(t) << " " << problem;
+      EXPECT_EQ(out.download(c.expected.size()), c.expected) << to_string(t) << " " << problem;
+    }
   }
 }
 

@@ -163,15 +163,21 @@ void register_info_commands(CLI::App& app) {
       throw Exit(kExitUsage, e.what());
     }
     if (compactions.size() > 1) throw Exit(kExitUsage, "--select takes one compaction");
-    // Only flat scans convert (the library refuses the rest by name too).
-    if (!compactions.empty()) require_element_type(types, "compactions");
+    // Only flat scans convert (the library refuses the rest by name too); compactions move
+    // their elements, narrow ones too, as they are.
     if (!problem.segments.flat()) require_element_type(types, "segmented, batched and axis scans");
     detail::KernelSpec spec = problem.spec(Policy::parse(*policy));
-    if (!compactions.empty()) spec.heads = compactions.front();
+    if (!compactions.empty()) {
+      spec.heads = compactions.front();
+      spec.type = compaction_element_type(types);
+      spec.converts.reset();
+    }
     detail::check_op(spec.type, spec.op);
-    if (auto why = spec.policy.invalid_reason(types)) throw Exit(kExitUsage, *why);
+    const ScanTypes moved =
+        spec.converts ? *spec.converts : ScanTypes{spec.type, spec.type, spec.type};
+    if (auto why = spec.policy.invalid_reason(moved)) throw Exit(kExitUsage, *why);
     if (auto why = spec.heads != detail::Heads::None
-                       ? detail::problem_invalid_reason(spec.policy, spec.heads)
+                       ? detail::problem_invalid_reason(spec.policy, spec.heads, spec.type)
                        : std::nullopt)
       throw Exit(kExitUsage, *why);
     auto gen = detail::generate({spec});

@@ -18,6 +18,15 @@ void require_element_type(const ScanTypes& t, std::string_view what) {
                            to_string(t), what));
 }
 
+DataType compaction_element_type(const ScanTypes& t) {
+  if (t.uniform()) return t.in;
+  if (t != scan_types(t.in))
+    throw Exit(kExitUsage,
+               fmt::format("--type {}: compactions move one element type, without conversions",
+                           to_string(t)));
+  return t.in;
+}
+
 std::vector<ScanTypes> parse_scan_type_list(std::string_view list) {
   std::vector<ScanTypes> out;
   if (list == "all") {

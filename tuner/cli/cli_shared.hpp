@@ -42,9 +42,12 @@ std::vector<E> parse_names(std::string_view list, const E (&all)[N], Parse parse
 /// an unknown type or a combination the library refuses (int64:int32).
 std::vector<ScanTypes> parse_scan_type_list(std::string_view list);
 
-/// A usage error (Exit) unless `t` is one element type: `what` (compactions, sorts,
-/// segmented scans) takes no conversion, so no narrow type either.
+/// A usage error (Exit) unless `t` is one element type: `what` (sorts, segmented scans)
+/// takes no conversion, so no narrow type either.
 void require_element_type(const ScanTypes& t, std::string_view what);
+/// The element type a compaction moves: `t` without a conversion, or a narrow type named
+/// alone (`int8`, which a scan reads as int8:int32:int8). A usage error (Exit) otherwise.
+DataType compaction_element_type(const ScanTypes& t);
 
 /// --custom-op "NAME:BODY:IDENTITY" (the body may contain ':': the name ends at the
 /// first ':', the identity starts after the last; a bare expression becomes

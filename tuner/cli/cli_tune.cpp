@@ -218,8 +218,8 @@ tuner::PrimitiveTuneOptions build_primitive_options(const RawOptions& raw) {
   tuner::PrimitiveTuneOptions o;
   std::vector<DataType> types;
   for (const ScanTypes& t : parse_scan_type_list(raw.types)) {
-    require_element_type(t, "compactions and sorts");
-    types.push_back(t.acc);
+    if (!raw.sort.empty()) require_element_type(t, "sorts");
+    types.push_back(compaction_element_type(t));
   }
   const auto compactions =
       raw.select.empty() ? std::vector<detail::Heads>{} : tuner::parse_compactions(raw.select);

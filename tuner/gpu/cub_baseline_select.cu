@@ -1,4 +1,5 @@
-// CUB's compactions for 4- and 8-byte items (see cub_baseline_select.cuh).
+// CUB's compactions of 1-, 2-, 4- and 8-byte items, moved as words of their width (see
+// cub_baseline_select.cuh).
 #include "tuner/gpu/cub_baseline_select.cuh"
 
 #include <cub/device/device_partition.cuh>
@@ -33,6 +34,12 @@ cudaError_t compact_words(Compaction how, const void* in, const std::uint8_t* fl
 cudaError_t compact(Compaction how, std::size_t item_bytes, const void* in,
                     const std::uint8_t* flags, void* out, std::uint64_t* d_num_selected,
                     std::size_t n, void* temp, std::size_t& temp_bytes, cudaStream_t stream) {
+  if (item_bytes == 1)
+    return compact_words<std::uint8_t>(how, in, flags, out, d_num_selected, n, temp, temp_bytes,
+                                       stream);
+  if (item_bytes == 2)
+    return compact_words<std::uint16_t>(how, in, flags, out, d_num_selected, n, temp, temp_bytes,
+                                        stream);
   if (item_bytes == 4)
     return compact_words<std::uint32_t>(how, in, flags, out, d_num_selected, n, temp, temp_bytes,
                                         stream);

@@ -11,7 +11,7 @@
 
 namespace scantune::tuner::gpu::cub_baseline {
 
-/// One CUB compaction of n items of `item_bytes` (4 or 8) bytes: SelectFlagged runs
+/// One CUB compaction of n items of `item_bytes` (1, 2, 4 or 8) bytes: SelectFlagged runs
 /// DeviceSelect::Flagged, Unique DeviceSelect::Unique (neighbours compared as words, bit
 /// for bit), PartitionFlagged DevicePartition::Flagged (the rejected items after the
 /// selected ones in reverse order, as CUB writes them; `flags` null for Unique). Items are

@@ -62,30 +62,49 @@ std::vector<std::uint32_t> sorted_order(const T* keys, std::size_t n) {
 
 } // namespace
 
+namespace {
+
+// Items base + item(): `base` keeps narrow floats' words distinct finite values.
+template <class T>
+void fill_select_case(SelectCase& c, detail::Heads how, std::uint64_t n, std::uint64_t seed,
+                      T base) {
+  c.items.resize(n * sizeof(T));
+  c.flags.resize(n);
+  c.expected.resize(n * sizeof(T));
+  std::vector<T> rejected;
+  T prev{};
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const T x = static_cast<T>(base + item<T>(seed, i));
+    put(c.items, i, x);
+    c.flags[i] = static_cast<std::uint8_t>(mix64(~i ^ mix64(seed + 1)) & 1u);
+    const bool keep = how == detail::Heads::Unique ? i == 0 || !(x == prev) : c.flags[i] != 0;
+    prev = x;
+    if (keep)
+      put(c.expected, c.selected++, x);
+    else if (detail::is_partition(how))
+      rejected.push_back(x);
+  }
+  for (std::size_t j = 0; j < rejected.size(); ++j)
+    put(c.expected, c.selected + j, rejected[j]);
+  c.expected.resize((c.selected + rejected.size()) * sizeof(T));
+}
+
+} // namespace
+
+// Narrow items are words of their width: bytes 0..63, and 2-byte words 0x3c00 + 0..63,
+// finite halves and bfloat16s that are equal as floats only where equal as bits (what
+// unique compares on the device).
 SelectCase select_case(DataType type, detail::Heads how, std::uint64_t n, std::uint64_t seed) {
   SelectCase c;
-  visit_type(type, [&](auto tag) {
-    using T = decltype(tag);
-    c.items.resize(n * sizeof(T));
-    c.flags.resize(n);
-    c.expected.resize(n * sizeof(T));
-    std::vector<T> rejected;
-    T prev{};
-    for (std::uint64_t i = 0; i < n; ++i) {
-      const T x = item<T>(seed, i);
-      put(c.items, i, x);
-      c.flags[i] = static_cast<std::uint8_t>(mix64(~i ^ mix64(seed + 1)) & 1u);
-      const bool keep = how == detail::Heads::Unique ? i == 0 || !(x == prev) : c.flags[i] != 0;
-      prev = x;
-      if (keep)
-        put(c.expected, c.selected++, x);
-      else if (detail::is_partition(how))
-        rejected.push_back(x);
-    }
-    for (std::size_t j = 0; j < rejected.size(); ++j)
-      put(c.expected, c.selected + j, rejected[j]);
-    c.expected.resize((c.selected + rejected.size()) * sizeof(T));
-  });
+  if (size_of(type) == 1)
+    fill_select_case<std::uint8_t>(c, how, n, seed, 0);
+  else if (size_of(type) == 2)
+    fill_select_case<std::uint16_t>(c, how, n, seed, 0x3c00);
+  else
+    visit_type(type, [&](auto tag) {
+      using T = decltype(tag);
+      fill_select_case<T>(c, how, n, seed, T{});
+    });
   return c;
 }
 

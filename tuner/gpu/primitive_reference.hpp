@@ -1,5 +1,6 @@
 // Inputs and host references of the tuned compactions and radix sorts (host code):
-// elements as the bytes of their type, one of the six 4- and 8-byte types.
+// elements as the bytes of their type: sorts' keys one of the six 4- and 8-byte types,
+// compactions' items any element type.
 #pragma once
 
 #include <cstddef>

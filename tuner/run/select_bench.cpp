@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -56,18 +57,29 @@ void make_flags(const SelectPattern& p, std::uint64_t first, std::vector<std::ui
 // Unique's input, as words of the item's width: a run id, a new one where make_flags
 // flags an item, over the bits of the smallest normal float of the width, so that no
 // item is zero and distinct ids stay distinct normal values of any element type of the
-// width (up to 2^31 runs).
+// width (up to 2^31 runs). Narrow ids wrap around before they leave the positive normal
+// halves and bfloat16s (0x0400 .. 0x7bff) or the positive bytes: neighbours still differ.
 template <class W>
 void upload_runs(const SelectPattern& p, std::uint64_t n, void* in) {
+  constexpr W kFirst = sizeof(W) == 8   ? static_cast<W>(std::uint64_t{1} << 52)
+                       : sizeof(W) == 4 ? static_cast<W>(0x00800000u)
+                       : sizeof(W) == 2 ? static_cast<W>(0x0400u)
+                                        : static_cast<W>(1u);
+  constexpr W kLast = sizeof(W) == 2   ? static_cast<W>(0x7bffu)
+                      : sizeof(W) == 1 ? static_cast<W>(0x7fu)
+                                       : std::numeric_limits<W>::max();
   std::vector<std::uint8_t> starts;
   std::vector<W> words;
-  W run = sizeof(W) == 4 ? W{0x00800000u} : static_cast<W>(std::uint64_t{1} << 52);
+  W run = kFirst - 1;
   for (std::uint64_t first = 0; first < n; first += starts.size()) {
     starts.resize(std::min<std::uint64_t>(n - first, 1u << 24));
     words.resize(starts.size());
     make_flags(p, first, starts);
-    for (std::size_t k = 0; k < starts.size(); ++k)
-      words[k] = run += (starts[k] || (first == 0 && k == 0)) ? 1 : 0;
+    for (std::size_t k = 0; k < starts.size(); ++k) {
+      if (starts[k] || (first == 0 && k == 0))
+        run = run == kLast ? kFirst : static_cast<W>(run + 1);
+      words[k] = run;
+    }
     SCANTUNE_CUDA_TRY(cudaMemcpy(static_cast<W*>(in) + first, words.data(),
                                  words.size() * sizeof(W), cudaMemcpyHostToDevice));
   }
@@ -77,10 +89,19 @@ void upload_runs(const SelectPattern& p, std::uint64_t n, void* in) {
 void upload_case(const SelectPattern& p, DataType type, std::uint64_t n, std::uint8_t* in,
                  std::uint8_t* flags, cudaStream_t stream) {
   if (p.how == Compaction::Unique) {
-    if (size_of(type) == 4)
+    switch (size_of(type)) {
+    case 1:
+      upload_runs<std::uint8_t>(p, n, in);
+      break;
+    case 2:
+      upload_runs<std::uint16_t>(p, n, in);
+      break;
+    case 4:
       upload_runs<std::uint32_t>(p, n, in);
-    else
+      break;
+    default:
       upload_runs<std::uint64_t>(p, n, in);
+    }
   } else {
     gpu::fill_input(type, ValueSet::Walk, 1, 0, n, in, stream);
     std::vector<std::uint8_t> chunk;

@@ -128,7 +128,8 @@ std::vector<Policy> axis_candidates(const Problem& p, const std::vector<Policy>&
     a.tile_loop = q.tile_loop &&
                   detail::axis_loop_chains(q, {s.length, s.inner}, size_of(p.size_types().acc));
     if (!seen.insert(a.key()).second) continue;
-    if (!detail::problem_invalid_reason(a, detail::Heads::Axis) && !a.invalid_reason(p.types()))
+    if (!detail::problem_invalid_reason(a, detail::Heads::Axis, p.types().acc) &&
+        !a.invalid_reason(p.types()))
       out.push_back(a);
   }
   return out;

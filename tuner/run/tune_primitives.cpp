@@ -255,11 +255,12 @@ std::vector<PrimitiveProblem> primitive_problems(const std::vector<DataType>& ty
                                                  const std::vector<detail::Heads>& compactions,
                                                  const std::vector<std::size_t>& sort_values) {
   std::vector<PrimitiveProblem> out;
-  for (DataType t : types)
-    if (size_of(t) != 4 && size_of(t) != 8)
-      throw UsageError(fmt::format("--type {}: compactions and sorts are tuned for int32, "
-                                   "uint32, int64, uint64, float32 and float64",
-                                   to_string(t)));
+  if (!sort_values.empty())
+    for (DataType t : types)
+      if (!is_accumulator(t))
+        throw UsageError(fmt::format("--type {}: sorts are tuned for int32, uint32, int64, "
+                                     "uint64, float32 and float64 keys",
+                                     to_string(t)));
   for (detail::Heads h : compactions)
     for (DataType t : types)
       out.push_back({t, h, std::nullopt});

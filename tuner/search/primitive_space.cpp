@@ -1,5 +1,7 @@
 #include "tuner/search/primitive_space.hpp"
 
+#include <algorithm>
+
 #include "algorithms.hpp"
 
 namespace scantune::tuner {
@@ -26,7 +28,12 @@ SpaceOptions select_space() {
   return s;
 }
 
-std::vector<Policy> select_candidates(DataType type, detail::Heads how, const SpaceOptions& space) {
+std::vector<Policy> select_candidates(DataType type, detail::Heads how, SpaceOptions space) {
+  // Narrow items' 16-byte vectors hold 8 or 16 of them: 32 a thread (a thread's
+  // selection mask's bits) makes their 8 or 16 KB tiles.
+  if (size_of(type) < 4 && std::find(space.items_per_thread.begin(), space.items_per_thread.end(),
+                                     32) == space.items_per_thread.end())
+    space.items_per_thread.push_back(32);
   std::vector<Policy> out;
   for (const Policy& p : enumerate(type, space)) // staged flags within shared memory too
     if (!detail::stored_problem_invalid_reason(p, type, detail::to_string(how))) out.push_back(p);

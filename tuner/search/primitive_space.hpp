@@ -25,8 +25,9 @@ namespace scantune::tuner {
 /// (--block-threads, --items-per-thread, --vector-bytes, --tile-io, ...) replace a list.
 SpaceOptions select_space();
 
-/// Every valid compaction policy of `space` for elements of `type`.
-std::vector<Policy> select_candidates(DataType type, detail::Heads how, const SpaceOptions& space);
+/// Every valid compaction policy of `space` for elements of `type` (for 1- and 2-byte
+/// elements the items per thread include 32).
+std::vector<Policy> select_candidates(DataType type, detail::Heads how, SpaceOptions space);
 
 /// The sort grid: each sort field's values by name.
 using SortSpace = std::map<std::string, std::vector<int>, std::less<>>;

@@ -228,8 +228,8 @@ SCANTUNE_API scantune_status_t scantune_reduce(scantune_scanner_t scanner, scant
  * nonzero = selected) for the FLAGGED ones; predicate_name and predicate_body (a function
  * body of x returning bool, e.g. "return x > 0;") for the IF ones; partitions store the
  * rejected items after the selected ones. Selections and unique may run in place.
- * Elements of 4 and 8 bytes (int32, uint32, float32, int64, uint64, float64); a narrower
- * type returns SCANTUNE_ERROR_UNSUPPORTED. */
+ * Every element type, moved as it is (no accumulator); a predicate's x and unique's
+ * comparison take FLOAT16 and BFLOAT16 elements as float. */
 typedef enum {
   SCANTUNE_SELECT_FLAGGED = 0,
   SCANTUNE_SELECT_IF = 1,

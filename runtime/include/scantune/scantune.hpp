@@ -301,8 +301,10 @@ public:
   /// *d_num_selected (device memory, written when the kernel runs, so calls stay
   /// asynchronous; selected_count() reads it back; or mapped pinned host memory,
   /// cudaHostAllocMapped, read once the stream is synchronized, with no copy after
-  /// the kernel). Elements of 4 and 8 bytes (int32, uint32, float32, int64, uint64,
-  /// float64); narrower ones throw an Error of ErrorKind::Unsupported.
+  /// the kernel). Every element type, the narrow ones too (int8_t .. uint16_t, __half,
+  /// __nv_bfloat16, bool as uint8): items move as they are, never through an
+  /// accumulator; a predicate's `x` and unique's comparison take half and bfloat16 as
+  /// float (unique: -0.0 equals 0.0, a NaN equals nothing, as std::unique with ==).
   ///   select_flagged: keeps d_in[i] where d_flags[i] != 0 (CUB DeviceSelect::Flagged)
   ///   select_if:      keeps d_in[i] where the predicate holds (DeviceSelect::If)
   ///   unique:         keeps d_in[0] and each d_in[i] != d_in[i - 1] (DeviceSelect::Unique)

@@ -129,7 +129,9 @@ SCANTUNE_API const CustomOp& argmax_op();
 /// partition_if), compiled with NVRTC like a custom operator.
 struct Predicate {
   std::string name; ///< identifier, e.g. "positive"
-  std::string body; ///< body of a function of `x` (the element type) returning bool
+  /// Body of a function of `x` returning bool: `x` is the element (int8_t, ..., double),
+  /// or for half and bfloat16 elements their value as float.
+  std::string body;
 };
 
 /// The operator of a scan: a built-in Op or a CustomOp (not owned).
