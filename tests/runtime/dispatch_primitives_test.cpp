@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "algorithms.hpp"
 #include "cache/tuning_db_test_util.hpp"
 #include "default_policies.hpp"
 #include "dispatch.hpp"
@@ -192,6 +193,33 @@ TEST(PrimitiveDispatchBuiltin, TheH200CompactsOnItsOwnRows) {
           EXPECT_EQ(c.policy.algorithm, Algorithm::LookbackBulk) << c.policy.key();
         }
       }
+}
+
+// The shipped tables: narrow compactions run the H200's int8 and float16 rows (tuned at
+// 2^20, 2^24 and 2^28), the other types of a width borrowing them, never the bulk roles
+// (which compact 4- and 8-byte items); other GPUs' untuned narrow compactions run the
+// default shape of their width.
+TEST(PrimitiveDispatchBuiltin, NarrowCompactionsTakeTheH200RowsOfTheirWidth) {
+  const DispatchTable h200(90, kH200, {}, "");
+  for (Heads h : {Heads::SelectFlags, Heads::Unique, Heads::PartitionFlags})
+    for (DataType t : {DataType::Int8, DataType::Float16}) {
+      for (unsigned log2n : {20u, 24u, 28u})
+        expect_own_h200_row(h200, ProblemName::of(t, Op::Sum, ScanKind::Inclusive, h),
+                            std::uint64_t{1} << log2n, to_string(h));
+      const DataType twin = t == DataType::Int8 ? DataType::UInt8 : DataType::BFloat16;
+      const auto p = ProblemName::of(twin, Op::Sum, ScanKind::Inclusive, h);
+      const Choice c = h200.resolve(p, 1u << 24);
+      EXPECT_EQ(c.policy,
+                h200.resolve(ProblemName::of(t, Op::Sum, ScanKind::Inclusive, h), 1u << 24).policy)
+          << c.source;
+      EXPECT_NE(c.policy.algorithm, Algorithm::LookbackBulk) << c.source;
+      EXPECT_FALSE(problem_invalid_reason(c.policy, h, twin)) << c.policy.key();
+    }
+  const DispatchTable a100(80, "NVIDIA A100 (sm_80, 108 SMs)", {}, "");
+  const Choice c = a100.resolve(
+      ProblemName::of(DataType::UInt16, Op::Sum, ScanKind::Inclusive, Heads::Unique), 1u << 24);
+  EXPECT_EQ(c.policy, default_select_policy(DataType::UInt16)) << c.source;
+  EXPECT_EQ(c.policy.key(), "lookback_warp.tpb256.ipt32.vec8.warp_scans");
 }
 
 // The shipped tables: 8-byte segmented scans run the H200's float64 rows (int64 as its
