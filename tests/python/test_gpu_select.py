@@ -13,8 +13,8 @@ torch = pytest.importorskip("torch")
 pytestmark = [pytest.mark.gpu,
               pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")]
 
-DTYPES = ["int32", "uint32", "int64", "uint64", "float32", "float64",
-          "int8", "uint8", "int16", "uint16", "float16", "bfloat16", "bool"]
+WIDE = ["int32", "uint32", "int64", "uint64", "float32", "float64"]  # what reduce takes
+DTYPES = WIDE + ["int8", "uint8", "int16", "uint16", "float16", "bfloat16", "bool"]
 SIZES = [0, 1, 2, 3, 7, 1009, 100003, (1 << 20) + 3]
 MASKS = ["half", "sparse", "all", "none"]
 _BITS = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
@@ -91,8 +91,8 @@ def test_errors_on_torch_arrays():
         scantune.masked_select(x[::2], make_mask(32, "half"))
     with pytest.raises(ValueError, match="dense 1-d"):
         scantune.unique_consecutive(x.view(8, 8))
-    with pytest.raises(TypeError, match="bool"):
-        scantune.masked_select(x.bool(), make_mask(64, "half"))
+    with pytest.raises(TypeError, match="complex64"):
+        scantune.masked_select(x.to(torch.complex64), make_mask(64, "half"))
     with pytest.raises(ValueError, match="mask of dtype float32"):
         scantune.partition(x, x.float())
 
@@ -112,7 +112,7 @@ def test_non_default_stream():
 
 
 @pytest.mark.parametrize("n", [0, 1, 1009, (1 << 20) + 3])
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", WIDE)
 @pytest.mark.parametrize("op", ["sum", "max", "min"])
 def test_reduce_matches_torch(op, dtype, n):
     x = values(n, dtype)
