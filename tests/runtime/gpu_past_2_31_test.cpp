@@ -99,6 +99,29 @@ TEST_F(GpuPast31, SegmentedScanByHeadFlags) {
   EXPECT_EQ(bad, 0u) << "the first wrong element is " << first;
 }
 
+// A compaction by flags of x on the device, its count checked: a selection in place (its
+// selected items back), a partition into a buffer of its own (all n items back).
+template <class T>
+std::vector<T> compacted_by_flags(Compaction how, const std::vector<T>& x,
+                                  const std::vector<std::uint8_t>& flags,
+                                  std::uint64_t want_count) {
+  const std::uint64_t n = x.size();
+  const bool partition = how == Compaction::PartitionFlagged;
+  DeviceBuffer<T> in(n), out(partition ? n : 1);
+  DeviceBuffer<std::uint8_t> d_flags(n);
+  DeviceBuffer<std::uint64_t> count(1);
+  in.upload(x);
+  d_flags.upload(flags);
+  Scanner s;
+  if (partition)
+    s.partition_flagged(in.ptr, d_flags.ptr, out.ptr, n, count.ptr);
+  else
+    s.select_flagged(in.ptr, d_flags.ptr, in.ptr, n, count.ptr);
+  SCANTUNE_CUDA_TRY(cudaDeviceSynchronize());
+  EXPECT_EQ(count.download(1)[0], want_count);
+  return partition ? out.download(n) : in.download(want_count);
+}
+
 // int32 items kept by half of the flags: the output index passes 2^30, the input 2^31.
 TEST_F(GpuPast31, SelectionByFlags) {
   const std::uint64_t n = kPast31;
@@ -111,16 +134,8 @@ TEST_F(GpuPast31, SelectionByFlags) {
     flags[i] = static_cast<std::uint8_t>(mix(i ^ 0xF1A6) & 1);
     want_count += flags[i];
   }
-  DeviceBuffer<std::int32_t> data(n);
-  DeviceBuffer<std::uint8_t> d_flags(n);
-  DeviceBuffer<std::uint64_t> count(1);
-  data.upload(x);
-  d_flags.upload(flags);
-  Scanner s;
-  s.select_flagged(data.ptr, d_flags.ptr, data.ptr, n, count.ptr);
-  SCANTUNE_CUDA_TRY(cudaDeviceSynchronize());
-  ASSERT_EQ(count.download(1)[0], want_count);
-  const std::vector<std::int32_t> y = data.download(want_count);
+  const std::vector<std::int32_t> y =
+      compacted_by_flags(Compaction::SelectFlagged, x, flags, want_count);
   std::uint64_t k = 0, bad = 0, first = want_count;
   for (std::uint64_t i = 0; i < n; ++i)
     if (flags[i]) {
@@ -144,16 +159,8 @@ TEST_F(GpuPast31, NarrowPartitionByFlags) {
     flags[i] = static_cast<std::uint8_t>((h >> 8 & 3) == 0);
     want_count += flags[i];
   }
-  DeviceBuffer<std::int8_t> in(n), out(n);
-  DeviceBuffer<std::uint8_t> d_flags(n);
-  DeviceBuffer<std::uint64_t> count(1);
-  in.upload(x);
-  d_flags.upload(flags);
-  Scanner s;
-  s.partition_flagged(in.ptr, d_flags.ptr, out.ptr, n, count.ptr);
-  SCANTUNE_CUDA_TRY(cudaDeviceSynchronize());
-  ASSERT_EQ(count.download(1)[0], want_count);
-  const std::vector<std::int8_t> y = out.download(n);
+  const std::vector<std::int8_t> y =
+      compacted_by_flags(Compaction::PartitionFlagged, x, flags, want_count);
   std::uint64_t kept = 0, rejected = want_count, bad = 0, first = n;
   for (std::uint64_t i = 0; i < n; ++i) {
     const std::uint64_t at = flags[i] ? kept++ : rejected++;
