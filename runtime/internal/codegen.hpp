@@ -43,6 +43,8 @@ struct KernelSpec {
   /// A converting flat scan's types (acc == type): its kernels name In and Out.
   std::optional<ScanTypes> converts = std::nullopt;
 
+  /// The element types in memory and the accumulator: `converts`, or `type` throughout.
+  ScanTypes types() const { return converts ? *converts : ScanTypes{type, type, type}; }
   /// Stable text naming the specialization (used in cache keys and logs).
   std::string id() const;
 };

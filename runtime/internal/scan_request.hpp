@@ -52,6 +52,8 @@ struct ScanRequest {
   std::size_t in_bytes() const { return struct_bytes() ? struct_bytes() : size_of(in_type()); }
   std::size_t out_bytes() const { return struct_bytes() ? struct_bytes() : size_of(out_type()); }
   DataType in_type() const { return converts ? converts->in : type; }
+  /// `converts`, or `type` throughout (a compaction's element type, a uniform scan's).
+  ScanTypes types() const { return converts ? *converts : ScanTypes{type, type, type}; }
   DataType out_type() const { return converts ? converts->out : type; }
   /// Sets `type` and `converts` from a scan's types (a narrow type: scan_types(t)).
   void set_types(const ScanTypes& t) {

@@ -654,7 +654,7 @@ void ScannerAccess::scan(Scanner& s, const ScanRequest& r) {
     if (auto why = struct_invalid_reason(*r.policy, r.struct_bytes()))
       fail("policy {} cannot run on {}-byte structs: {}", r.policy->key(), r.struct_bytes(), *why);
   } else if (r.policy) {
-    const ScanTypes types = r.converts ? *r.converts : ScanTypes{r.type, r.type, r.type};
+    const ScanTypes types = r.types();
     if (auto why = r.policy->invalid_reason(types))
       fail("policy {} cannot run on {}: {}", r.policy->key(), to_string(types), *why);
     if (auto why =

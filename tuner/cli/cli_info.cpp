@@ -173,9 +173,7 @@ void register_info_commands(CLI::App& app) {
       spec.converts.reset();
     }
     detail::check_op(spec.type, spec.op);
-    const ScanTypes moved =
-        spec.converts ? *spec.converts : ScanTypes{spec.type, spec.type, spec.type};
-    if (auto why = spec.policy.invalid_reason(moved)) throw Exit(kExitUsage, *why);
+    if (auto why = spec.policy.invalid_reason(spec.types())) throw Exit(kExitUsage, *why);
     if (auto why = spec.heads != detail::Heads::None
                        ? detail::problem_invalid_reason(spec.policy, spec.heads, spec.type)
                        : std::nullopt)
